@@ -1,0 +1,73 @@
+"""The one settings tree, read from `PAPERCHAT_*` environment variables and `.env`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Everything the CLI and the service can be configured with.
+
+    Every field has a working default except the secrets. The OpenAI client's
+    usual variables (`OPENAI_API_KEY`, `OPENAI_BASE_URL`) are read under
+    their own names.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERCHAT_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+    )
+
+    data_dir: Path = Path("./data")
+    chroma_url: str = ""
+    database_url: str = ""
+    embeddings: Literal["local", "openai"] = "local"
+    # How the local model runs: "onnx" (int8, the same model, faster) or "torch" (fp32).
+    embedder_backend: Literal["onnx", "torch"] = "onnx"
+    embeddings_model: str = "text-embedding-3-small"
+    llm: Literal["openai", "extractive", ""] = ""
+    llm_model: str = "gpt-4o-mini"
+    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str = Field(default="", validation_alias="OPENAI_BASE_URL")
+    secret_key: SecretStr | None = None
+    allow_signup: bool = False
+    cors_origins: str = ""
+    rate_limit: str = "30/minute"
+    pdf_timeout_s: float = 120.0
+    workers: int = 1
+
+    @model_validator(mode="after")
+    def _resolve_llm(self) -> Settings:
+        if not self.llm:
+            configured = self.openai_api_key is not None or bool(self.openai_base_url)
+            self.llm = "openai" if configured else "extractive"
+        return self
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    @property
+    def resolved_database_url(self) -> str:
+        return self.database_url or f"sqlite:///{(self.data_dir / 'paperchat.sqlite').resolve()}"
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,49 @@
+"""How text becomes lexical terms: lower case, word tokens, English stop words, Snowball stems.
+
+Ingest and search share this, so a query and the index always agree.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+import Stemmer
+
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+
+STOP_WORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been
+    before being below between both but by can cannot could couldn't did didn't do does
+    doesn't doing don't down during each few for from further had hadn't has hasn't have
+    haven't having he he'd he'll he's her here here's hers herself him himself his how how's
+    i i'd i'll i'm i've if in into is isn't it it's its itself let's me more most mustn't my
+    myself no nor not of off on once only or other ought our ours ourselves out over own same
+    shan't she she'd she'll she's should shouldn't so some such than that that's the their
+    theirs them themselves then there there's these they they'd they'll they're they've this
+    those through to too under until up very was wasn't we we'd we'll we're we've were weren't
+    what what's when when's where where's which while who who's whom why why's with won't
+    would wouldn't you you'd you'll you're you've your yours yourself yourselves also may
+    might must shall will us via etc
+    """.split()
+)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    return Stemmer.Stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, accents folded, stop words kept."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    return [w.replace("’", "'") for w in _WORD_RE.findall(folded)]
+
+
+def terms(text: str) -> list[str]:
+    """The stems that the lexical index stores and searches for."""
+    kept = [w for w in words(text) if w not in STOP_WORDS]
+    return [t.replace("'", "") for t in _stemmer().stemWords(kept)]

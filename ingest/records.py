@@ -1,0 +1,112 @@
+"""The records that flow through ingest: papers, parsed PDF text, chunks.
+
+Everything here is plain data. Sources produce `Paper`s and `ParsedPdf`s,
+chunking turns them into `Chunk`s, the indexes store chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# New-style ids (0704.0001, 2203.12533) and old-style ones (hep-th/9901001,
+# math.GT/0309136), each with an optional version suffix.
+_NEW_ID = r"\d{4}\.\d{4,5}"
+_OLD_ID = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
+ARXIV_ID_RE = re.compile(rf"(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?")
+_FULL_ID_RE = re.compile(rf"^(?:arxiv:)?(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?$", re.I)
+
+
+class InvalidPaperId(ValueError):
+    """A string that is not an arXiv id."""
+
+
+def split_arxiv_id(text: str) -> tuple[str, str | None]:
+    """Split `arXiv:2203.12533v2` into (`2203.12533`, `v2`); raise if it is no id."""
+    match = _FULL_ID_RE.match(text.strip())
+    if match is None:
+        raise InvalidPaperId(f"not an arXiv id: {text!r}")
+    return match["id"], match["version"]
+
+
+def is_arxiv_id(text: str) -> bool:
+    return _FULL_ID_RE.match(text.strip()) is not None
+
+
+def arxiv_url(paper_id: str) -> str:
+    return f"https://arxiv.org/abs/{paper_id}"
+
+
+def arxiv_pdf_url(paper_id: str) -> str:
+    return f"https://arxiv.org/pdf/{paper_id}"
+
+
+@dataclass(frozen=True)
+class Paper:
+    """One paper's metadata, from a metadata file, the arXiv API or a PDF.
+
+    `id` is the arXiv id without version, or, for a document that is not on
+    arXiv, a stable id made from its content hash (`is_arxiv` is then False
+    and the paper is cited as `[doc:<id>]`).
+    """
+
+    id: str
+    title: str
+    abstract: str = ""
+    authors: str = ""
+    categories: tuple[str, ...] = ()
+    version: str = ""
+    published: str = ""  # ISO date of the first version, "" when unknown
+    updated: str = ""  # ISO date of the record's last update, "" when unknown
+    is_arxiv: bool = True
+    comments: str = ""
+
+    @property
+    def primary_category(self) -> str:
+        return self.categories[0] if self.categories else ""
+
+    @property
+    def citation(self) -> str:
+        return f"[arXiv:{self.id}]" if self.is_arxiv else f"[doc:{self.id}]"
+
+
+@dataclass(frozen=True)
+class Block:
+    """Text of one page within one section of a PDF, in reading order."""
+
+    section: str
+    page: int  # 1-based
+    text: str
+    is_references: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedPdf:
+    """What the PDF parser hands back from its worker process."""
+
+    path: str
+    sha256: str
+    page_count: int
+    blocks: tuple[Block, ...]
+    stamp_id: str = ""  # arXiv id found in the page-1 margin stamp, without version
+    stamp_version: str = ""
+    stamp_category: str = ""
+    metadata_title: str = ""
+    metadata_authors: str = ""
+    first_page_title: str = ""
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed passage with everything a source citation needs."""
+
+    id: str
+    paper_id: str
+    kind: str  # "abstract" or "fulltext"
+    number: int
+    text: str
+    section: str
+    page_start: int
+    page_end: int
+    paper: Paper
