@@ -41,7 +41,12 @@ class Settings(BaseSettings):
     allow_signup: bool = False
     cors_origins: str = ""
     rate_limit: str = "30/minute"
+    models_cache: Path | None = None
     pdf_timeout_s: float = 120.0
+    arxiv_api_url: str = "http://export.arxiv.org/api/query"
+    arxiv_pdf_url: str = "https://arxiv.org/pdf"
+    # arXiv asks for one request every 3 seconds.
+    arxiv_interval_s: float = 3.0
     workers: int = 1
 
     @model_validator(mode="after")
@@ -61,7 +66,8 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        return self.data_dir / "models"
+        """Where derived model files (the int8 ONNX embedder) are cached."""
+        return self.models_cache or self.data_dir / "models"
 
     @property
     def resolved_database_url(self) -> str:

@@ -1,0 +1,72 @@
+"""Builds the index's clients from the settings: used by the CLI and the app factory only."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from chromadb.api import ClientAPI
+from ingest.embedding import Embedder, build_embedder
+
+from chat.settings import Settings
+from ingest.catalog import Catalog
+from ingest.indexer import Indexer
+from ingest.store import ChunkStore, open_chroma
+
+
+@dataclass
+class Index:
+    """The catalog, the Chroma store and (only when asked for) the embedder."""
+
+    settings: Settings
+    _closers: list[Catalog] = field(default_factory=list)
+
+    @cached_property
+    def catalog(self) -> Catalog:
+        return self.open_catalog()
+
+    def open_catalog(self) -> Catalog:
+        """A new connection to the catalog, for a thread of its own."""
+        catalog = Catalog(self.settings.catalog_path)
+        self._closers.append(catalog)
+        return catalog
+
+    @cached_property
+    def embedder(self) -> Embedder:
+        settings = self.settings
+        client = None
+        if settings.embeddings == "openai":
+            from openai import OpenAI
+
+            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+            client = OpenAI(api_key=key or "unused", base_url=settings.openai_base_url or None)
+        return build_embedder(
+            settings.embeddings,
+            backend=settings.embedder_backend,
+            cache_dir=settings.models_dir,
+            openai_model=settings.embeddings_model,
+            openai_client=client,
+        )
+
+    @cached_property
+    def store(self) -> ChunkStore:
+        """The Chroma collection, checked against the embedder that writes or queries it."""
+        return ChunkStore(self._chroma, self.embedder.name)
+
+    @cached_property
+    def unchecked_store(self) -> ChunkStore:
+        """The collection without loading the embedder: for deleting and counting."""
+        return ChunkStore(self._chroma, None)
+
+    @cached_property
+    def _chroma(self) -> ClientAPI:
+        return open_chroma(self.settings.chroma_path, self.settings.chroma_url)
+
+    @cached_property
+    def indexer(self) -> Indexer:
+        return Indexer(self.open_catalog(), self.store)
+
+    def close(self) -> None:
+        for catalog in self._closers:
+            catalog.close()
+        self._closers.clear()

@@ -1,0 +1,154 @@
+"""Split papers into chunks sized in the embedder's own word pieces.
+
+Abstract chunks start with the paper's title. Full-text chunks never cross a
+section boundary, keep the pages they came from, and leave the references
+out. Chunk ids are deterministic: the paper, the kind, the chunk number and a
+hash of the unit's content, so a changed paper gets new ids and a crash half
+way through replacing one never mixes two versions under one id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+from ingest.records import Block, Chunk, Paper
+
+CountTokens = Callable[[str], int]
+
+# all-MiniLM-L6-v2 reads 256 word pieces, two of them [CLS] and [SEP].
+MAX_CHUNK_TOKENS = 254
+FULLTEXT_CHUNK_TOKENS = 200
+FULLTEXT_OVERLAP_TOKENS = 40
+ABSTRACT_OVERLAP_TOKENS = 32
+_SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A chunk's text before it has an id."""
+
+    text: str
+    section: str
+    page_start: int
+    page_end: int
+
+
+def _splitter(size: int, overlap: int, count_tokens: CountTokens) -> RecursiveCharacterTextSplitter:
+    return RecursiveCharacterTextSplitter(
+        chunk_size=size,
+        chunk_overlap=overlap,
+        length_function=count_tokens,
+        separators=_SEPARATORS,
+        keep_separator="end",
+        strip_whitespace=True,
+    )
+
+
+def _fit(text: str, limit: int, count_tokens: CountTokens) -> list[str]:
+    """Halve a text at a space until every part is within `limit` tokens."""
+    if count_tokens(text) <= limit:
+        return [text]
+    middle = len(text) // 2
+    cut = text.rfind(" ", 0, middle)
+    cut = cut if cut > 0 else middle
+    return _fit(text[:cut].strip(), limit, count_tokens) + _fit(
+        text[cut:].strip(), limit, count_tokens
+    )
+
+
+def abstract_pieces(paper: Paper, count_tokens: CountTokens) -> list[Piece]:
+    """The title and abstract as one chunk, or several each starting with the title."""
+    whole = f"{paper.title}\n\n{paper.abstract}"
+    if count_tokens(whole) <= MAX_CHUNK_TOKENS:
+        return [Piece(whole, "Abstract", 0, 0)]
+    title_tokens = count_tokens(paper.title) + 2
+    room = max(MAX_CHUNK_TOKENS - title_tokens, 64)
+    parts = _splitter(room, ABSTRACT_OVERLAP_TOKENS, count_tokens).split_text(paper.abstract)
+    texts = [f"{paper.title}\n\n{part}" for part in parts]
+    fitted = [t for text in texts for t in _fit(text, MAX_CHUNK_TOKENS, count_tokens)]
+    return [Piece(text, "Abstract", 0, 0) for text in fitted]
+
+
+def _page_at(offset: int, starts: Sequence[tuple[int, int]]) -> int:
+    """The page of the block that holds character `offset`."""
+    page = starts[0][1]
+    for start, block_page in starts:
+        if start > offset:
+            break
+        page = block_page
+    return page
+
+
+def _section_pieces(
+    section: str, blocks: Sequence[Block], count_tokens: CountTokens
+) -> Iterable[Piece]:
+    starts: list[tuple[int, int]] = []
+    text = ""
+    for block in blocks:
+        if text:
+            text += " "
+        starts.append((len(text), block.page))
+        text += block.text.strip()
+    splitter = _splitter(FULLTEXT_CHUNK_TOKENS, FULLTEXT_OVERLAP_TOKENS, count_tokens)
+    start = 0
+    for part in splitter.split_text(text):
+        start = _locate(text, part, start)
+        end = start + max(len(part) - 1, 0)
+        for piece in _fit(part, MAX_CHUNK_TOKENS, count_tokens):
+            yield Piece(piece, section, _page_at(start, starts), _page_at(end, starts))
+
+
+def _locate(text: str, part: str, after: int) -> int:
+    """Where a chunk starts in its section's text, searching from the previous chunk's start."""
+    for probe in (part, part[:80]):
+        found = text.find(probe, after)
+        if found >= 0:
+            return found
+    return after
+
+
+def fulltext_pieces(blocks: Sequence[Block], count_tokens: CountTokens) -> list[Piece]:
+    """Chunks of every content section, in reading order; references left out."""
+    content = [b for b in blocks if not b.is_references and b.text.strip()]
+    pieces: list[Piece] = []
+    # Consecutive blocks of one section form one run; a heading repeated later
+    # (two "Results" sections) starts a run of its own.
+    for section, run in groupby(content, key=lambda b: b.section):
+        pieces.extend(_section_pieces(section, list(run), count_tokens))
+    return pieces
+
+
+def unit_hash(paper: Paper, kind: str, pieces: Sequence[Piece]) -> str:
+    """Fingerprint of everything stored for one paper's abstract or full text."""
+    digest = hashlib.sha256()
+    fields = (paper.id, paper.version, paper.title, paper.authors, " ".join(paper.categories))
+    for value in (*fields, paper.published, kind):
+        digest.update(value.encode())
+        digest.update(b"\x00")
+    for piece in pieces:
+        digest.update(f"{piece.section}\x00{piece.page_start}\x00{piece.page_end}\x00".encode())
+        digest.update(piece.text.encode())
+        digest.update(b"\x01")
+    return digest.hexdigest()
+
+
+def make_chunks(paper: Paper, kind: str, pieces: Sequence[Piece], digest: str) -> list[Chunk]:
+    return [
+        Chunk(
+            id=f"{paper.id}#{kind}-{number}@{digest[:10]}",
+            paper_id=paper.id,
+            kind=kind,
+            number=number,
+            text=piece.text,
+            section=piece.section,
+            page_start=piece.page_start,
+            page_end=piece.page_end,
+            paper=paper,
+        )
+        for number, piece in enumerate(pieces)
+    ]

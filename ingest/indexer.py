@@ -1,0 +1,87 @@
+"""Writes units (one paper's abstract or full text) to both indexes, crash-safely.
+
+The order of writes is what makes a killed run harmless:
+1. the units are marked pending in the catalog;
+2. their new chunks go to Chroma (ids carry a content hash, so old and new
+   never share an id);
+3. one catalog transaction swaps the chunks and records the units' hashes;
+4. the old chunks leave Chroma;
+5. the pending marks are cleared.
+A run that starts with pending units first deletes from Chroma whatever the
+catalog does not list for them, so both indexes agree again, and the units
+whose hash was not recorded are simply done again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ingest.catalog import KINDS, Catalog, Unit
+from ingest.records import Chunk, Paper
+from ingest.store import ChunkStore
+
+
+@dataclass(frozen=True)
+class UnitWork:
+    """One unit ready to be written: its chunks, their hash, where it came from."""
+
+    paper: Paper
+    kind: str
+    source: str  # "metadata", "arxiv" or "pdf"
+    origin: str  # the file or URL, for messages
+    digest: str
+    chunks: tuple[Chunk, ...]
+    pdf: tuple[str, int] | None = None  # (sha256, pages) for full text
+
+    @property
+    def unit(self) -> Unit:
+        return (self.paper.id, self.kind)
+
+
+class Indexer:
+    def __init__(self, catalog: Catalog, store: ChunkStore) -> None:
+        self.catalog = catalog
+        self.store = store
+
+    def recover(self) -> int:
+        """Put right what a killed run left half written; returns Chroma ids removed."""
+        removed = 0
+        pending = self.catalog.pending_units()
+        for paper_id, kind in pending:
+            known = set(self.catalog.chunk_ids(paper_id, kind))
+            orphans = [i for i in self.store.ids_of(paper_id, kind) if i not in known]
+            self.store.delete(orphans)
+            removed += len(orphans)
+        self.catalog.clear_pending(pending)
+        return removed
+
+    def write(self, works: Sequence[UnitWork], vectors: np.ndarray) -> int:
+        """Write the units; `vectors` holds one row per chunk, in order. Returns chunks deleted."""
+        units = [w.unit for w in works]
+        self.catalog.mark_pending(units)
+        self.store.upsert([c for w in works for c in w.chunks], vectors)
+        old_ids: list[str] = []
+        with self.catalog.transaction():
+            for work in works:
+                old_ids.extend(self.catalog.chunk_ids(*work.unit))
+                self.catalog.replace_unit(
+                    work.paper, work.source, work.kind, work.digest, work.chunks, work.pdf
+                )
+        new_ids = {c.id for w in works for c in w.chunks}
+        stale = [i for i in old_ids if i not in new_ids]
+        self.store.delete(stale)
+        self.catalog.clear_pending(units)
+        return len(old_ids)
+
+    def delete_paper(self, paper_id: str) -> int:
+        """Remove a paper from both indexes; returns the chunks removed (0 if unknown)."""
+        units = [(paper_id, kind) for kind in KINDS]
+        self.catalog.mark_pending(units)
+        with self.catalog.transaction():
+            removed = self.catalog.delete_paper(paper_id)
+        self.store.delete(self.store.ids_of(paper_id))
+        self.catalog.clear_pending(units)
+        return removed

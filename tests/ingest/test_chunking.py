@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ingest.chunking import (
+    MAX_CHUNK_TOKENS,
+    abstract_pieces,
+    fulltext_pieces,
+    make_chunks,
+    unit_hash,
+)
+from ingest.metadata import read_metadata
+from ingest.records import Block, Paper
+from tests.data import ABSTRACTS
+
+CountTokens = Callable[[str], int]
+
+
+def _paper(abstract: str, title: str = "Residual learning for deep networks") -> Paper:
+    return Paper(id="1512.03385", title=title, abstract=abstract, version="v1")
+
+
+def _sentences(n: int, topic: str = "residual") -> str:
+    return " ".join(f"Sentence {i} says something about {topic} networks." for i in range(n))
+
+
+def test_short_abstract_is_one_chunk_starting_with_the_title(count_tokens: CountTokens) -> None:
+    paper = _paper("We train very deep networks.")
+
+    pieces = abstract_pieces(paper, count_tokens)
+
+    assert len(pieces) == 1
+    assert pieces[0].text == "Residual learning for deep networks\n\nWe train very deep networks."
+    assert pieces[0].section == "Abstract"
+
+
+def test_long_abstract_splits_and_every_chunk_has_the_title(count_tokens: CountTokens) -> None:
+    paper = _paper(_sentences(60))
+
+    pieces = abstract_pieces(paper, count_tokens)
+
+    assert len(pieces) >= 2
+    assert all(p.text.startswith(paper.title + "\n\n") for p in pieces)
+    assert all(count_tokens(p.text) <= MAX_CHUNK_TOKENS for p in pieces)
+    assert "Sentence 59" in pieces[-1].text
+
+
+def test_no_real_abstract_chunk_exceeds_the_model_limit(count_tokens: CountTokens) -> None:
+    papers = [p for p in read_metadata(ABSTRACTS, limit=400) if isinstance(p, Paper)]
+
+    sizes = [count_tokens(piece.text) for p in papers for piece in abstract_pieces(p, count_tokens)]
+
+    assert max(sizes) <= MAX_CHUNK_TOKENS
+    assert len(sizes) >= len(papers)
+
+
+def test_fulltext_never_crosses_sections_and_keeps_pages(count_tokens: CountTokens) -> None:
+    blocks = [
+        Block("1 Introduction", 1, _sentences(30, "intro")),
+        Block("1 Introduction", 2, _sentences(30, "intro")),
+        Block("2 Method", 2, _sentences(10, "method")),
+        Block("References", 3, "[1] A. Author. A paper. 2015.", is_references=True),
+    ]
+
+    pieces = fulltext_pieces(blocks, count_tokens)
+
+    sections = [p.section for p in pieces]
+    assert sections == sorted(sections)  # runs in order, never interleaved
+    assert "References" not in sections
+    assert all(("intro" in p.text) != ("method" in p.text) for p in pieces)
+    assert {(p.page_start, p.page_end) for p in pieces if p.section == "2 Method"} == {(2, 2)}
+    assert pieces[0].page_start == 1
+    assert any(p.page_start == 1 and p.page_end == 2 for p in pieces)
+    assert all(count_tokens(p.text) <= MAX_CHUNK_TOKENS for p in pieces)
+
+
+def test_a_word_longer_than_the_limit_is_cut_to_fit(count_tokens: CountTokens) -> None:
+    blocks = [Block("Appendix", 9, "x" * 5000)]
+
+    pieces = fulltext_pieces(blocks, count_tokens)
+
+    assert pieces
+    assert all(count_tokens(p.text) <= MAX_CHUNK_TOKENS for p in pieces)
+
+
+def test_chunk_ids_are_deterministic_and_change_with_content(count_tokens: CountTokens) -> None:
+    paper = _paper("We train very deep networks.")
+    pieces = abstract_pieces(paper, count_tokens)
+    changed = abstract_pieces(_paper("We train shallow networks."), count_tokens)
+
+    first = make_chunks(paper, "abstract", pieces, unit_hash(paper, "abstract", pieces))
+    again = make_chunks(paper, "abstract", pieces, unit_hash(paper, "abstract", pieces))
+    other = make_chunks(paper, "abstract", changed, unit_hash(paper, "abstract", changed))
+
+    assert [c.id for c in first] == [c.id for c in again]
+    assert first[0].id.startswith("1512.03385#abstract-0@")
+    assert first[0].id != other[0].id

@@ -1,0 +1,221 @@
+"""`paperchat ingest` and `paperchat index` end to end, on real PDFs and metadata."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests import pdf_fixtures
+from tests.cli import environment, run
+from tests.data import PDFS
+
+pytestmark = pytest.mark.timeout(600)
+
+SMALL = ["2304.02623v1.pdf", "1503.02531v1.pdf"]
+HUMAN_NAMED = "Adam_ A Method for Stochastic Optimization.pdf"
+NOT_ON_ARXIV = "2020.acl-main.447.pdf"
+
+
+def _copy(names: list[str], folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(PDFS / name, folder / name)
+    return folder
+
+
+def _catalog(data_dir: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(data_dir / "catalog.sqlite")
+    db.row_factory = sqlite3.Row
+    return db
+
+
+@pytest.fixture
+def env(tmp_path: Path, models_cache: Path) -> dict[str, str]:
+    return environment(tmp_path / "data", models_cache)
+
+
+def test_ingest_pdfs_then_again_adds_nothing(env: dict[str, str], tmp_path: Path) -> None:
+    folder = _copy([*SMALL, HUMAN_NAMED, NOT_ON_ARXIV], tmp_path / "pdfs")
+
+    first = run(env, "ingest", "pdfs", str(folder), "--json")
+    stats_first = run(env, "index", "stats", "--json").json
+    second = run(env, "ingest", "pdfs", str(folder), "--json")
+    stats_second = run(env, "index", "stats", "--json").json
+
+    assert first.code == 0, first.stderr
+    assert first.json["added_papers"] == 4
+    assert first.json["chunks_added"] == stats_first["chunks"] > 0
+    assert second.code == 0
+    assert second.json["unchanged_papers"] == 4
+    assert (second.json["chunks_added"], second.json["chunks_deleted"]) == (0, 0)
+    assert stats_second == stats_first
+    assert stats_first["chunks_by_kind"]["abstract"] == 0
+    assert stats_first["papers_with_fulltext"] == 4
+    assert stats_first["vectors"] == stats_first["chunks"]
+
+
+def test_pdf_ids_come_from_name_stamp_or_content_hash(env: dict[str, str], tmp_path: Path) -> None:
+    folder = _copy([SMALL[0], HUMAN_NAMED, NOT_ON_ARXIV], tmp_path / "pdfs")
+
+    result = run(env, "ingest", "pdfs", str(folder), "--json")
+
+    assert result.code == 0, result.stderr
+    papers = {r["id"]: r for r in _catalog(Path(env["PAPERCHAT_DATA_DIR"])).execute(
+        "SELECT * FROM papers"
+    )}  # fmt: skip
+    assert papers["2304.02623"]["version"] == "v1"
+    assert papers["1412.6980"]["version"] == "v9"
+    assert papers["1412.6980"]["categories"] == "cs.LG"
+    docs = [p for p in papers.values() if not p["is_arxiv"]]
+    assert len(docs) == 1
+    assert len(docs[0]["id"]) == 16
+    assert docs[0]["title"] == "S2ORC: The Semantic Scholar Open Research Corpus"
+
+
+def test_pdf_attaches_to_its_metadata_record(env: dict[str, str], tmp_path: Path) -> None:
+    record = {
+        "id": "1503.02531",
+        "title": "Distilling the Knowledge in a Neural\n  Network",
+        "abstract": "A very simple way to improve the performance of almost any machine learning"
+        " algorithm is to train many different models on the same data.",
+        "authors": "Geoffrey Hinton, Oriol Vinyals, Jeff Dean",
+        "categories": "stat.ML cs.LG cs.NE",
+        "update_date": "2015-03-10",
+    }
+    metadata = tmp_path / "one.jsonl"
+    metadata.write_text(json.dumps(record) + "\n")
+    folder = _copy(["1503.02531v1.pdf"], tmp_path / "pdfs")
+
+    abstracts = run(env, "ingest", "abstracts", str(metadata), "--json")
+    pdfs = run(env, "ingest", "pdfs", str(folder), "--json")
+
+    assert abstracts.json["added_papers"] == 1
+    assert pdfs.json["updated_papers"] == 1
+    stats = run(env, "index", "stats", "--json").json
+    assert stats["papers"] == 1
+    assert stats["chunks_by_kind"]["abstract"] == 1
+    assert stats["chunks_by_kind"]["fulltext"] > 5
+    row = _catalog(Path(env["PAPERCHAT_DATA_DIR"])).execute("SELECT * FROM papers").fetchone()
+    assert row["title"] == "Distilling the Knowledge in a Neural Network"
+    assert row["categories"] == "stat.ML cs.LG cs.NE"
+
+
+def test_new_pdf_version_replaces_old_chunks(env: dict[str, str], tmp_path: Path) -> None:
+    old = _copy(["2304.02623v1.pdf"], tmp_path / "old")
+    new = tmp_path / "new"
+    new.mkdir()
+    shutil.copy(PDFS / "1503.02531v1.pdf", new / "2304.02623v2.pdf")  # other content, same paper
+    run(env, "ingest", "pdfs", str(old), "--json")
+    data = Path(env["PAPERCHAT_DATA_DIR"])
+    old_ids = {r[0] for r in _catalog(data).execute("SELECT id FROM chunks")}
+
+    result = run(env, "ingest", "pdfs", str(new), "--json")
+
+    assert result.json["updated_papers"] == 1
+    assert result.json["chunks_deleted"] == len(old_ids)
+    new_ids = {r[0] for r in _catalog(data).execute("SELECT id FROM chunks")}
+    assert not new_ids & old_ids
+    assert run(env, "index", "stats", "--json").json["vectors"] == len(new_ids)
+    version = _catalog(data).execute("SELECT fulltext_version FROM papers").fetchone()[0]
+    assert version == "v2"
+
+
+def test_bad_pdfs_are_skipped_with_reasons_and_good_ones_kept(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = _copy([SMALL[0]], tmp_path / "pdfs")
+    bad = {
+        "zero bytes": pdf_fixtures.write_empty_file(folder / "empty.pdf"),
+        "truncated": pdf_fixtures.write_truncated_pdf(folder / "cut.pdf", PDFS / SMALL[1]),
+        "encrypted": pdf_fixtures.write_encrypted_pdf(folder / "locked.pdf"),
+        "image only": pdf_fixtures.write_image_only_pdf(folder / "scan.pdf"),
+        "not a PDF": pdf_fixtures.write_not_a_pdf(folder / "page.pdf"),
+    }
+    missing = tmp_path / "nowhere.pdf"
+
+    first = run(env, "ingest", "pdfs", str(folder), str(missing), "--json")
+    second = run(env, "ingest", "pdfs", str(folder), str(missing), "--json")
+
+    assert first.code == 1
+    reasons = {Path(s["source"]).name: s["reason"] for s in first.json["skipped"]}
+    assert set(reasons) == {p.name for p in bad.values()} | {"nowhere.pdf"}
+    assert "no such file" in reasons["nowhere.pdf"]
+    for kind, path in bad.items():
+        assert reasons[path.name], kind
+    assert first.json["added_papers"] == 1
+    assert second.code == 1
+    assert second.json["unchanged_papers"] == 1
+    assert second.json["chunks_added"] == 0
+    assert len(second.json["skipped"]) == len(first.json["skipped"])
+
+
+def test_bad_metadata_lines_are_skipped_and_exit_code_is_one(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    good = {"id": "2101.00001", "title": "T", "abstract": "About retrieval.", "authors": "A"}
+    lines = [json.dumps(good), "{not json", json.dumps({**good, "id": None}), json.dumps(good)]
+    path = tmp_path / "meta.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+
+    result = run(env, "ingest", "abstracts", str(path), "--json")
+
+    assert result.code == 1
+    assert result.json["added_papers"] == 1
+    assert [s["source"] for s in result.json["skipped"]] == [
+        "meta.jsonl:2",
+        "meta.jsonl:3",
+        "meta.jsonl:4",
+    ]
+
+
+def test_configuration_errors_exit_two_with_one_line(env: dict[str, str], tmp_path: Path) -> None:
+    missing = run(env, "ingest", "abstracts", str(tmp_path / "none.jsonl"))
+    usage = run(env, "ingest", "arxiv")
+    bad_url = run(
+        {**env, "PAPERCHAT_CHROMA_URL": "ftp://127.0.0.1:1"}, "ingest", "pdfs", str(tmp_path)
+    )
+
+    for result in (missing, usage, bad_url):
+        assert result.code == 2
+        assert "Traceback" not in result.stderr
+    assert missing.stderr.strip().count("\n") == 0
+    assert "none.jsonl" in missing.stderr
+    assert "not an http" in bad_url.stderr
+
+
+def test_index_delete_removes_a_paper_from_both_indexes(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = _copy(SMALL, tmp_path / "pdfs")
+    run(env, "ingest", "pdfs", str(folder))
+
+    deleted = run(env, "index", "delete", "arXiv:2304.02623v1")
+    unknown = run(env, "index", "delete", "2304.02623")
+
+    assert deleted.code == 0, deleted.stderr
+    stats = run(env, "index", "stats", "--json").json
+    assert stats["papers"] == 1
+    assert stats["vectors"] == stats["chunks"]
+    data = Path(env["PAPERCHAT_DATA_DIR"])
+    rows = _catalog(data).execute("SELECT COUNT(*) FROM chunks WHERE paper_id = '2304.02623'")
+    assert rows.fetchone()[0] == 0
+    assert unknown.code == 2
+    assert "no paper" in unknown.stderr
+
+
+def test_ingest_into_a_chroma_server(
+    env: dict[str, str], tmp_path: Path, empty_chroma_server: str
+) -> None:
+    folder = _copy([SMALL[0]], tmp_path / "pdfs")
+    server_env = {**env, "PAPERCHAT_CHROMA_URL": empty_chroma_server}
+
+    result = run(server_env, "ingest", "pdfs", str(folder), "--json")
+    stats = run(server_env, "index", "stats", "--json").json
+
+    assert result.code == 0, result.stderr
+    assert stats["vectors"] == stats["chunks"] == result.json["chunks_added"] > 0
+    assert not (Path(env["PAPERCHAT_DATA_DIR"]) / "chroma").exists()
