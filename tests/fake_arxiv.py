@@ -12,7 +12,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -148,8 +148,10 @@ class FakeArxiv:
         *,
         rejected_ids: Iterable[str] = (),
         non_pdf_ids: Iterable[str] = (),
+        pdf_bodies: Mapping[str, bytes] | None = None,
     ) -> None:
         self.papers = {paper.id: paper for paper in papers}
+        self.pdf_bodies = dict(pdf_bodies or {})
         self.rejected_ids = frozenset(rejected_ids)
         self.non_pdf_ids = frozenset(non_pdf_ids)
         self._script: deque[_Scripted] = deque()
@@ -244,7 +246,7 @@ class FakeArxiv:
         if paper_id in self.non_pdf_ids:
             return 200, "text/html", NOT_A_PDF
         if paper_id in self.papers:
-            return 200, "application/pdf", PDF_BYTES
+            return 200, "application/pdf", self.pdf_bodies.get(paper_id, PDF_BYTES)
         return 404, "text/plain", b"not found"
 
     def take_scripted(self) -> _Scripted | None:

@@ -12,6 +12,7 @@ import pytest
 from tests import pdf_fixtures
 from tests.cli import environment, run
 from tests.data import PDFS
+from tests.fake_arxiv import FakeArxiv, FakePaper
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -219,3 +220,33 @@ def test_ingest_into_a_chroma_server(
     assert result.code == 0, result.stderr
     assert stats["vectors"] == stats["chunks"] == result.json["chunks_added"] > 0
     assert not (Path(env["PAPERCHAT_DATA_DIR"]) / "chroma").exists()
+
+
+def test_ingest_arxiv_harvests_metadata_and_pdf(env: dict[str, str]) -> None:
+    paper = FakePaper(
+        id="2304.02623",
+        title="Beyond Summarization: Designing AI Support for Real-World Expository Writing",
+        summary="Large language models have introduced exciting new opportunities.",
+        categories=("cs.CL", "cs.HC"),
+    )
+    body = (PDFS / "2304.02623v1.pdf").read_bytes()
+    with FakeArxiv([paper], pdf_bodies={paper.id: body}) as fake:
+        arxiv_env = {
+            **env,
+            "PAPERCHAT_ARXIV_API_URL": fake.api_url,
+            "PAPERCHAT_ARXIV_PDF_URL": fake.pdf_base_url,
+            "PAPERCHAT_ARXIV_INTERVAL_S": "0.05",
+        }
+
+        result = run(arxiv_env, "ingest", "arxiv", "--id", "2304.02623", "--id", "2304.99999",
+                     "--json")  # fmt: skip
+        agents = {r.headers.get("user-agent", "") for r in fake.requests}
+
+    assert result.code == 1, result.stderr
+    assert result.json["added_papers"] == 1
+    assert [s["source"] for s in result.json["skipped"]] == ["arXiv:2304.99999"]
+    stats = run(env, "index", "stats", "--json").json
+    assert stats["chunks_by_kind"]["abstract"] == 1
+    assert stats["chunks_by_kind"]["fulltext"] > 5
+    assert all(a.startswith("paperchat/") for a in agents)
+    assert (Path(env["PAPERCHAT_DATA_DIR"]) / "pdfs" / "2304.02623v1.pdf").exists()

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from ingest.pdf import PdfError, parse_pdf
+from tests import pdf_fixtures
+from tests.data import PDFS
+
+pytestmark = pytest.mark.timeout(60)
+
+ADAM = PDFS / "Adam_ A Method for Stochastic Optimization.pdf"
+ZERO_SHOT = PDFS / "Zhu et al. - 2020 - Zero-Shot Detection.pdf"
+S2ORC = PDFS / "2020.acl-main.447.pdf"
+LONGEVAL = PDFS / "2023.eacl-main.121.pdf"
+TRANSFORMER = PDFS / "1706.03762v7.pdf"
+
+
+def test_stamp_gives_id_version_and_category_of_a_human_named_pdf() -> None:
+    parsed = parse_pdf(str(ADAM))
+
+    assert (parsed.stamp_id, parsed.stamp_version, parsed.stamp_category) == (
+        "1412.6980",
+        "v9",
+        "cs.LG",
+    )
+
+
+def test_stamp_found_in_a_two_column_journal_paper() -> None:
+    parsed = parse_pdf(str(ZERO_SHOT))
+
+    assert (parsed.stamp_id, parsed.stamp_version, parsed.stamp_category) == (
+        "1803.07113",
+        "v2",
+        "cs.CV",
+    )
+
+
+@pytest.mark.parametrize("path", [S2ORC, LONGEVAL], ids=["acl-2020", "eacl-2023"])
+def test_anthology_pdf_has_no_stamp(path: Path) -> None:
+    parsed = parse_pdf(str(path))
+
+    assert (parsed.stamp_id, parsed.stamp_version, parsed.stamp_category) == ("", "", "")
+
+
+def test_metadata_title_and_authors_come_from_the_document_info() -> None:
+    parsed = parse_pdf(str(S2ORC))
+
+    assert parsed.metadata_title == "S2ORC: The Semantic Scholar Open Research Corpus"
+    assert parsed.metadata_authors.startswith("Kyle Lo ; Lucy Lu Wang")
+
+
+@pytest.mark.parametrize(
+    ("path", "title"),
+    [
+        (ADAM, "ADAM: A METHOD FOR STOCHASTIC OPTIMIZATION"),
+        (TRANSFORMER, "Attention Is All You Need"),
+        (ZERO_SHOT, "Zero Shot Detection"),
+        (
+            LONGEVAL,
+            "LONGEVAL: Guidelines for Human Evaluation of Faithfulness in Long-form Summarization",
+        ),
+    ],
+    ids=["adam", "transformer", "zero-shot", "longeval"],
+)
+def test_first_page_title_is_the_largest_line_without_the_venue_banner(
+    path: Path, title: str
+) -> None:
+    parsed = parse_pdf(str(path))
+
+    assert parsed.first_page_title == title
+
+
+def test_file_hash_and_page_count_describe_the_file() -> None:
+    parsed = parse_pdf(str(TRANSFORMER))
+
+    assert parsed.page_count == 15
+    assert len(parsed.sha256) == 64
+    assert parsed.path == str(TRANSFORMER)
+    assert {block.page for block in parsed.blocks} == set(range(1, 16))
+
+
+BadPdf = Callable[[Path], Path]
+
+
+def _truncated(path: Path) -> Path:
+    return pdf_fixtures.write_truncated_pdf(path, TRANSFORMER)
+
+
+@pytest.mark.parametrize(
+    ("write", "reason"),
+    [
+        (pdf_fixtures.write_empty_file, "the file is empty (0 bytes)"),
+        (pdf_fixtures.write_not_a_pdf, "not a PDF"),
+        (_truncated, "truncated"),
+        (pdf_fixtures.write_corrupt_pdf, "corrupt PDF"),
+        (pdf_fixtures.write_encrypted_pdf, "encrypted (a password is required)"),
+        (pdf_fixtures.write_image_only_pdf, "no text layer"),
+    ],
+    ids=["empty", "not-pdf", "truncated", "corrupt", "encrypted", "image-only"],
+)
+def test_bad_input_raises_pdf_error_naming_file_and_reason(
+    tmp_path: Path, write: BadPdf, reason: str
+) -> None:
+    path = write(tmp_path / "paper.pdf")
+
+    with pytest.raises(PdfError) as raised:
+        parse_pdf(str(path))
+
+    assert str(path) in str(raised.value)
+    assert reason in str(raised.value)
+
+
+def test_missing_file_raises_pdf_error(tmp_path: Path) -> None:
+    path = tmp_path / "absent.pdf"
+
+    with pytest.raises(PdfError, match="cannot read") as raised:
+        parse_pdf(str(path))
+
+    assert str(path) in str(raised.value)

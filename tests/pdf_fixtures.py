@@ -1,0 +1,109 @@
+"""Write broken and unusual PDF files at test time, into a temporary folder.
+
+Every file here is made by code: a few hand-written PDF objects, or a slice
+of a real paper's bytes. Nothing third-party is stored in the repository.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+
+def _pdf(objects: list[bytes], trailer: bytes = b"") -> bytes:
+    """Assemble numbered objects into a PDF file with a correct cross-reference table."""
+    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n%s\nendobj\n" % (number, body)
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    for offset in offsets:
+        out += b"%010d 00000 n \n" % offset
+    out += b"trailer\n<< /Size %d /Root 1 0 R %s >>\n" % (len(objects) + 1, trailer)
+    out += b"startxref\n%d\n%%%%EOF\n" % xref
+    return bytes(out)
+
+
+def _page_objects(content: bytes) -> list[bytes]:
+    return [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+
+
+def write_text_pdf(path: Path, lines: list[str]) -> Path:
+    """A one-page PDF with the given lines of plain ASCII text in Helvetica."""
+    commands = [b"BT /F1 11 Tf 72 720 Td 14 TL"]
+    for line in lines:
+        escaped = line.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        commands.append(b"(%s) Tj T*" % escaped.encode("ascii"))
+    commands.append(b"ET")
+    path.write_bytes(_pdf(_page_objects(b"\n".join(commands))))
+    return path
+
+
+def write_empty_file(path: Path) -> Path:
+    path.write_bytes(b"")
+    return path
+
+
+def write_not_a_pdf(path: Path) -> Path:
+    """An HTML error page saved under a .pdf name, as a failed download leaves it."""
+    path.write_text("<!DOCTYPE html>\n<html><body><h1>403 Forbidden</h1></body></html>\n")
+    return path
+
+
+def write_truncated_pdf(path: Path, source: Path) -> Path:
+    """The first half of a real PDF's bytes, as an interrupted download leaves it."""
+    data = source.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    return path
+
+
+def write_encrypted_pdf(path: Path) -> Path:
+    """A PDF encrypted with the standard handler (RC4, 40 bit) under an unknown user password.
+
+    The /O and /U entries are arbitrary bytes, so the empty password does not
+    open it, and a reader must ask for one.
+    """
+    owner = bytes(range(32)).hex().encode()
+    user = bytes(range(32, 64)).hex().encode()
+    objects = _page_objects(b"BT /F1 11 Tf 72 720 Td (secret) Tj ET")
+    objects.append(b"<< /Filter /Standard /V 1 /R 2 /O <%s> /U <%s> /P -44 >>" % (owner, user))
+    file_id = b"<00112233445566778899aabbccddeeff>"
+    trailer = b"/Encrypt 6 0 R /ID [%s %s]" % (file_id, file_id)
+    path.write_bytes(_pdf(objects, trailer))
+    return path
+
+
+def write_image_only_pdf(path: Path, pages: int = 2) -> Path:
+    """A scan-like PDF: each page holds one grey image and no text at all."""
+    document = pdfium.PdfDocument.new()
+    try:
+        for _ in range(pages):
+            page = document.new_page(612, 792)
+            bitmap = pdfium.PdfBitmap.new_native(200, 260, pdfium.raw.FPDFBitmap_BGR)
+            bitmap.fill_rect((200, 200, 200, 255), 0, 0, 200, 260)
+            image = pdfium.PdfImage.new(document)
+            image.set_bitmap(bitmap)
+            image.set_matrix(pdfium.PdfMatrix().scale(500, 650).translate(56, 71))
+            page.insert_obj(image)
+            page.gen_content()
+            page.close()
+        document.save(str(path))
+    finally:
+        document.close()
+    return path
+
+
+def write_corrupt_pdf(path: Path) -> Path:
+    """A header, an end marker, and nothing a reader can use in between."""
+    path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8 + b"\n%%EOF\n")
+    return path
