@@ -1,0 +1,109 @@
+"""Embedding speed and agreement: torch fp32, ONNX fp32 and ONNX int8 MiniLM.
+
+Embeds N real arXiv titles+abstracts with each backend and prints one table:
+texts per second, speedup over torch fp32, and the mean and minimum cosine
+of each backend's vectors to torch's. The texts are cut into slices and the
+backends take turns on each slice, so a change in machine load between runs
+falls on all of them alike.
+
+    python -m bench.embedder --n 1000 --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ingest.embedding import Embedder, Vectors, build_embedder
+
+ROOT = Path(__file__).resolve().parents[1]
+ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
+BACKENDS = ("torch", "onnx-fp32", "onnx")
+LABELS = {"torch": "torch fp32", "onnx-fp32": "onnx fp32", "onnx": "onnx int8"}
+
+
+@dataclass
+class Run:
+    backend: str
+    embedder: Embedder
+    load_s: float
+    seconds: float = 0.0
+    parts: list[Vectors] = field(default_factory=list)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parse(argv)
+    texts = _load_texts(args.abstracts, args.n)
+    print(f"$ {_command_line(args)}")
+    runs = [_load(backend, args.cache_dir, args.threads) for backend in BACKENDS]
+    for run in runs:
+        run.embedder.embed(texts[:64])  # warm-up: first-call allocations
+    for start in range(0, len(texts), args.slice):
+        part = texts[start : start + args.slice]
+        for run in runs:
+            began = time.perf_counter()
+            run.parts.append(run.embedder.embed(part))
+            run.seconds += time.perf_counter() - began
+    _print_table(runs, len(texts), args.threads)
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=1000, help="texts to embed (default 1000)")
+    parser.add_argument("--threads", type=int, default=2, help="intra-op threads (default 2)")
+    parser.add_argument("--slice", type=int, default=250, help="texts per turn (default 250)")
+    parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "models")
+    parser.add_argument("--abstracts", type=Path, default=ABSTRACTS)
+    return parser.parse_args(argv)
+
+
+def _command_line(args: argparse.Namespace) -> str:
+    options = ["--n", str(args.n), "--threads", str(args.threads), "--slice", str(args.slice)]
+    options += ["--cache-dir", str(args.cache_dir)]
+    if args.abstracts != ABSTRACTS:
+        options += ["--abstracts", str(args.abstracts)]
+    return f"python -m bench.embedder {shlex.join(options)}"
+
+
+def _load_texts(path: Path, count: int) -> list[str]:
+    texts: list[str] = []
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            texts.append(f"{record['title']}\n{record['abstract']}")
+            if len(texts) == count:
+                break
+    return texts
+
+
+def _load(backend: str, cache_dir: Path, threads: int) -> Run:
+    began = time.perf_counter()
+    embedder = build_embedder("local", backend=backend, cache_dir=cache_dir, threads=threads)
+    return Run(backend, embedder, time.perf_counter() - began)
+
+
+def _print_table(runs: list[Run], count: int, threads: int) -> None:
+    reference = np.concatenate(runs[0].parts)
+    base_rate = count / runs[0].seconds
+    print(f"{count} arXiv titles+abstracts, {threads} threads, batch 64, max 256 word pieces")
+    header = f"{'backend':<11} {'texts/s':>8} {'speedup':>8} {'mean cos':>9} {'min cos':>8}"
+    print(header + f" {'load s':>7}")
+    print("-" * (len(header) + 8))
+    for run in runs:
+        rate = count / run.seconds
+        cosines = np.sum(np.concatenate(run.parts) * reference, axis=1)
+        print(
+            f"{LABELS[run.backend]:<11} {rate:>8.1f} {rate / base_rate:>7.2f}x "
+            f"{cosines.mean():>9.4f} {cosines.min():>8.4f} {run.load_s:>7.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
