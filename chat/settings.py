@@ -31,7 +31,7 @@ class Settings(BaseSettings):
     database_url: str = ""
     embeddings: Literal["local", "openai"] = "local"
     # How the local model runs: "onnx" (int8, the same model, faster) or "torch" (fp32).
-    embedder_backend: Literal["onnx", "torch"] = "onnx"
+    embedder_backend: Literal["onnx", "onnx-fp32", "torch"] = "onnx"
     embeddings_model: str = "text-embedding-3-small"
     llm: Literal["openai", "extractive", ""] = ""
     llm_model: str = "gpt-4o-mini"

@@ -101,7 +101,7 @@ class ChunkStore:
                 ids=[c.id for c in part],
                 embeddings=vectors[start : start + len(part)],
                 documents=[c.text for c in part],
-                metadatas=[chunk_metadata(c) for c in part],  # type: ignore[misc] # plain scalars
+                metadatas=[chunk_metadata(c) for c in part],
             )
 
     def delete(self, ids: Sequence[str]) -> None:
@@ -112,7 +112,7 @@ class ChunkStore:
         where: dict[str, Any] = {"paper_id": paper_id}
         if kind is not None:
             where = {"$and": [{"paper_id": paper_id}, {"kind": kind}]}
-        return list(self.collection.get(where=where, include=[])["ids"])  # type: ignore[arg-type] # chroma's Where type is a deep union
+        return list(self.collection.get(where=where, include=[])["ids"])
 
     def count(self) -> int:
         return int(self.collection.count())

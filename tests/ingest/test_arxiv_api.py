@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from ingest.arxiv_api import (
-    ArxivApiError,
     ArxivClient,
     Harvested,
     IdFailure,
@@ -19,11 +18,11 @@ from ingest.arxiv_api import (
     download_pdf,
     fetch_by_ids,
     harvest,
-    parse_feed,
     search,
 )
+from ingest.arxiv_feed import ArxivApiError
 from ingest.records import Paper
-from tests.fake_arxiv import PDF_BYTES, FakeArxiv, FakePaper, feed_xml, unused_port
+from tests.fake_arxiv import PDF_BYTES, FakeArxiv, FakePaper, unused_port
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -138,22 +137,6 @@ def test_arxiv_error_entry_fails_that_id_and_the_others_are_asked_again(
     )
     assert [p.id for p in found if isinstance(p, Paper)] == ["2203.12533"]
     assert [r.params["id_list"] for r in fake.requests] == ["2203.12533,2213.00001", "2203.12533"]
-
-
-def test_blank_entry_for_an_unknown_id_yields_no_paper() -> None:
-    blank = "  <entry>\n    <id>http://arxiv.org/abs/2301.99999</id>\n    <title/>\n  </entry>\n"
-    xml = feed_xml([blank], query="id_list=2301.99999", total=1, start=0, per_page=1)
-
-    page = parse_feed(xml, "http://127.0.0.1/api/query")
-
-    assert (page.papers, page.errors, page.entry_count) == ((), (), 1)
-
-
-def test_unreadable_feed_raises_naming_its_url() -> None:
-    with pytest.raises(ArxivApiError) as raised:
-        parse_feed(b"<html>Service Unavailable", "http://127.0.0.1/q")
-
-    assert str(raised.value).startswith("cannot parse the Atom feed from http://127.0.0.1/q: ")
 
 
 def test_malformed_id_fails_without_asking_arxiv(client: ArxivClient, fake: FakeArxiv) -> None:

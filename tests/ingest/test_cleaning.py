@@ -4,9 +4,10 @@ import re
 
 import pytest
 
-from ingest.cleaning import SOFT_HYPHEN, clean_pages
+from ingest.cleaning import clean_pages
 from ingest.pdf import parse_pdf
 from ingest.records import Block, ParsedPdf
+from ingest.wordrepair import SOFT_HYPHEN
 from tests.data import PDFS
 
 pytestmark = pytest.mark.timeout(60)
@@ -134,27 +135,6 @@ def test_text_before_the_first_heading_is_front_matter(transformer: ParsedPdf) -
 
     assert (first.section, first.page) == ("", 1)
     assert "Attention Is All You Need" in first.text
-
-
-def test_numbered_list_items_and_table_rows_are_not_headings() -> None:
-    page = "\n".join(
-        [
-            "Abstract",
-            "We study things.",
-            "1 Introduction",
-            "We list three points:",
-            "1. Cosine Similarity: We prune neighbors of an item",
-            "2. Semantic Similarity: We prune neighbors that overlap",
-            "3 B 32 2560 2.985 x 109",
-            "P E(pos,2i) = sin(pos/100002i/dmodel)",
-            "2 Method",
-            "Our method.",
-        ]
-    )
-
-    blocks, _ = clean_pages([page])
-
-    assert _sections(blocks) == ["Abstract", "1 Introduction", "2 Method"]
 
 
 def test_references_end_at_a_lettered_appendix() -> None:

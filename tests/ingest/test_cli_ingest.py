@@ -7,12 +7,15 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from ingest.store import ChunkStore, open_chroma
 from tests import pdf_fixtures
 from tests.cli import environment, run
 from tests.data import PDFS
 from tests.fake_arxiv import FakeArxiv, FakePaper
+from tests.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -250,3 +253,31 @@ def test_ingest_arxiv_harvests_metadata_and_pdf(env: dict[str, str]) -> None:
     assert stats["chunks_by_kind"]["fulltext"] > 5
     assert all(a.startswith("paperchat/") for a in agents)
     assert (Path(env["PAPERCHAT_DATA_DIR"]) / "pdfs" / "2304.02623v1.pdf").exists()
+
+
+def test_ingest_with_an_openai_compatible_embeddings_endpoint(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    record = {"id": "2101.00001", "title": "T", "abstract": "About retrieval.", "authors": "A"}
+    path = tmp_path / "meta.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    with FakeOpenAI() as fake:
+        openai_env = {
+            **env,
+            "PAPERCHAT_EMBEDDINGS": "openai",
+            "PAPERCHAT_EMBEDDINGS_MODEL": "fake-embed",
+            "OPENAI_BASE_URL": fake.base_url,
+            "OPENAI_API_KEY": "test-key",
+        }
+
+        result = run(openai_env, "ingest", "abstracts", str(path), "--json")
+        inputs = [r.body["input"] for r in fake.requests if r.path.endswith("/embeddings")]
+        expected = fake.vector_for("T\n\nAbout retrieval.")
+
+    assert result.code == 0, result.stderr
+    assert ["T\n\nAbout retrieval."] in inputs
+    store = ChunkStore(open_chroma(Path(env["PAPERCHAT_DATA_DIR"]) / "chroma"), None)
+    stored = store.collection.get(include=["embeddings"])
+    assert store.collection.metadata == {"embedder": "openai/fake-embed"}
+    vector = np.asarray(stored["embeddings"])[0]
+    assert np.allclose(vector, expected / np.linalg.norm(expected), atol=1e-5)

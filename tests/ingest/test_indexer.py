@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ingest.catalog import Catalog
@@ -11,6 +10,7 @@ from ingest.indexer import Indexer, UnitWork
 from ingest.lexical import search
 from ingest.records import Paper
 from ingest.store import ChunkStore, open_chroma
+from tests.vectors import unit_vectors
 
 PAPER = Paper(
     id="2005.11401", title="Retrieval-augmented generation", abstract="RAG.", version="v1"
@@ -22,11 +22,6 @@ def _work(texts: list[str], kind: str = "fulltext", paper: Paper = PAPER) -> Uni
     digest = unit_hash(paper, kind, pieces)
     chunks = tuple(make_chunks(paper, kind, pieces, digest))
     return UnitWork(paper, kind, "pdf", "test.pdf", digest, chunks, ("sha", 19))
-
-
-def _vectors(n: int) -> np.ndarray:
-    rows = np.random.default_rng(n).normal(size=(n, 384)).astype(np.float32)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
 @pytest.fixture
@@ -43,7 +38,7 @@ def _both(indexer: Indexer) -> tuple[set[str], set[str]]:
 def test_write_puts_the_same_chunks_in_both_indexes(indexer: Indexer) -> None:
     work = _work(["marginalize over retrieved passages", "a dense passage retriever"])
 
-    indexer.write([work], _vectors(2))
+    indexer.write([work], unit_vectors(2))
 
     in_chroma, in_catalog = _both(indexer)
     assert in_chroma == in_catalog == {c.id for c in work.chunks}
@@ -51,10 +46,10 @@ def test_write_puts_the_same_chunks_in_both_indexes(indexer: Indexer) -> None:
 
 
 def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:
-    indexer.write([_work(["old text one", "old text two", "old three"])], _vectors(3))
+    indexer.write([_work(["old text one", "old text two", "old three"])], unit_vectors(3))
     new = _work(["new text"])
 
-    deleted = indexer.write([new], _vectors(1))
+    deleted = indexer.write([new], unit_vectors(1))
 
     assert deleted == 3
     in_chroma, in_catalog = _both(indexer)
@@ -64,10 +59,10 @@ def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:
 
 
 def test_recover_removes_what_a_killed_write_left_in_chroma(indexer: Indexer) -> None:
-    indexer.write([_work(["kept text"])], _vectors(1))
+    indexer.write([_work(["kept text"])], unit_vectors(1))
     half = _work(["half written one", "half written two"])
     indexer.catalog.mark_pending([half.unit])
-    indexer.store.upsert(list(half.chunks), _vectors(2))  # killed before the catalog commit
+    indexer.store.upsert(list(half.chunks), unit_vectors(2))  # killed before the catalog commit
 
     removed = indexer.recover()
 
@@ -78,7 +73,7 @@ def test_recover_removes_what_a_killed_write_left_in_chroma(indexer: Indexer) ->
 
 
 def test_delete_paper_empties_both_indexes(indexer: Indexer) -> None:
-    indexer.write([_work(["body"]), _work(["RAG abstract"], kind="abstract")], _vectors(2))
+    indexer.write([_work(["body"]), _work(["RAG abstract"], kind="abstract")], unit_vectors(2))
 
     removed = indexer.delete_paper(PAPER.id)
 
@@ -92,9 +87,9 @@ def test_pdf_record_does_not_overwrite_a_metadata_record(indexer: Indexer) -> No
     real = Paper(id=PAPER.id, title="The real title", abstract="From arXiv.", version="v4")
     abstract = _work(["The real title\n\nFrom arXiv."], kind="abstract", paper=real)
     abstract = UnitWork(real, "abstract", "metadata", "f", abstract.digest, abstract.chunks)
-    indexer.write([abstract], _vectors(1))
+    indexer.write([abstract], unit_vectors(1))
 
-    indexer.write([_work(["body text"])], _vectors(1))
+    indexer.write([_work(["body text"])], unit_vectors(1))
 
     paper = indexer.catalog.get_paper(PAPER.id)
     assert paper is not None

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ingest.records import Chunk, Paper
 from ingest.store import ChunkStore, EmbedderMismatch, IndexUnavailable, open_chroma
+from tests.vectors import unit_vectors
 
 PAPER = Paper(
     id="2112.04426",
@@ -25,11 +25,6 @@ def _chunks(n: int, kind: str = "fulltext") -> list[Chunk]:
     ]
 
 
-def _vectors(n: int) -> np.ndarray:
-    rows = np.random.default_rng(7).normal(size=(n, 384)).astype(np.float32)
-    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
-
-
 @pytest.fixture(params=["embedded", "server"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> ChunkStore:
     if request.param == "embedded":
@@ -41,7 +36,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> ChunkStore:
 def test_upsert_stores_vectors_documents_and_citation_metadata(store: ChunkStore) -> None:
     chunks = _chunks(3)
 
-    store.upsert(chunks, _vectors(3))
+    store.upsert(chunks, unit_vectors(3))
 
     got = store.collection.get(ids=[chunks[1].id], include=["metadatas", "documents"])
     meta = got["metadatas"][0]  # type: ignore[index]
@@ -57,7 +52,7 @@ def test_upsert_stores_vectors_documents_and_citation_metadata(store: ChunkStore
 
 def test_ids_of_filters_by_paper_and_kind_and_delete_removes(store: ChunkStore) -> None:
     chunks = _chunks(3) + _chunks(1, kind="abstract")
-    store.upsert(chunks, _vectors(4))
+    store.upsert(chunks, unit_vectors(4))
 
     fulltext = store.ids_of(PAPER.id, "fulltext")
     store.delete(fulltext[:2])

@@ -1,0 +1,161 @@
+"""Ingest speed and memory: PDF parsing, end to end, and the embedder alone, in one run.
+
+For each embedder backend, into a fresh data dir: parse the PDFs alone
+(pages/s), ingest the abstracts and the PDFs end to end (chunks/s), then embed
+the very same chunk texts with the embedder alone (chunks/s), and report the
+ratio of the two and the peak memory of the process and its PDF workers.
+
+    python -m bench.ingest --abstracts 5000 --backend onnx --backend torch
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+from chat.components import Index
+from chat.settings import Settings
+from ingest.isolation import Failure, run_isolated
+from ingest.pdf import parse_pdf
+from ingest.pipeline import Pipeline
+from ingest.progress import NoProgress
+from ingest.report import IngestReport
+from ingest.sources import find_pdfs, metadata_items, pdf_items
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+EMBED_BATCH = 256
+
+
+class PeakMemory:
+    """Samples the resident memory of this process and its children, keeps the peak."""
+
+    def __init__(self, interval_s: float = 0.1) -> None:
+        self.peak = 0
+        self._interval = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self) -> None:
+        me = psutil.Process()
+        while not self._stop.is_set():
+            total = me.memory_info().rss
+            for child in me.children(recursive=True):
+                try:
+                    total += child.memory_info().rss
+                except psutil.Error:
+                    continue
+            self.peak = max(self.peak, total)
+            self._stop.wait(self._interval)
+
+    def __enter__(self) -> PeakMemory:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+@dataclass
+class Row:
+    backend: str
+    pages: int
+    parse_s: float
+    chunks: int
+    end_to_end_s: float
+    embed_only_s: float
+    peak_mb: float
+
+    @property
+    def ratio(self) -> float:
+        return (self.chunks / self.end_to_end_s) / (self.chunks / self.embed_only_s)
+
+
+def parse_only(pdfs: Path) -> tuple[int, float]:
+    files, _ = find_pdfs([pdfs])
+    start = time.perf_counter()
+    pages = 0
+    for _, outcome in run_isolated(parse_pdf, [str(f) for f in files], workers=1, timeout_s=300):
+        if not isinstance(outcome, Failure):
+            pages += outcome.page_count
+    return pages, time.perf_counter() - start
+
+
+def end_to_end(index: Index, abstracts: Path, limit: int, pdfs: Path) -> tuple[int, float]:
+    embedder = index.embedder
+    embedder.embed(["warm up the model"])
+    report = IngestReport()
+    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
+    start = time.perf_counter()
+    pipeline.run(metadata_items(abstracts, embedder.count_tokens, limit), report)
+    items = pdf_items([pdfs], index.open_catalog(), embedder.count_tokens, workers=1)
+    pipeline.run(items, report)
+    return report.chunks_added, time.perf_counter() - start
+
+
+def embed_only(index: Index) -> float:
+    """The embedder alone on the texts just ingested, in the pipeline's batch size."""
+    texts = [row[0] for row in index.catalog.db.execute("SELECT text FROM chunks ORDER BY rowid")]
+    start = time.perf_counter()
+    for first in range(0, len(texts), EMBED_BATCH):
+        index.embedder.embed(texts[first : first + EMBED_BATCH])
+    return time.perf_counter() - start
+
+
+def measure(backend: str, args: argparse.Namespace) -> Row:
+    with tempfile.TemporaryDirectory(prefix="bench-ingest-") as data_dir:
+        settings = Settings(
+            data_dir=Path(data_dir), embedder_backend=backend, models_cache=args.models_cache
+        )
+        index = Index(settings)
+        with PeakMemory() as memory:
+            pages, parse_s = parse_only(args.pdfs)
+            chunks, e2e_s = end_to_end(index, args.abstracts_file, args.abstracts, args.pdfs)
+        embed_s = embed_only(index)
+        index.close()
+    return Row(backend, pages, parse_s, chunks, e2e_s, embed_s, memory.peak / 2**20)
+
+
+def print_table(rows: list[Row], args: argparse.Namespace) -> None:
+    print(f"command: python -m bench.ingest {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(f"corpus: {args.abstracts} abstracts + the PDFs in {args.pdfs}; cores: {os.cpu_count()}")
+    print()
+    print(
+        "| embedder | PDF pages/s parsed | chunks | end to end chunks/s "
+        "| embedder alone chunks/s | ratio | peak memory |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(
+            f"| {r.backend} | {r.pages / r.parse_s:.0f} ({r.pages} pages) | {r.chunks} "
+            f"| {r.chunks / r.end_to_end_s:.1f} | {r.chunks / r.embed_only_s:.1f} "
+            f"| {r.ratio:.2f} | {r.peak_mb:,.0f} MB |"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--abstracts", type=int, default=5000)
+    parser.add_argument(
+        "--abstracts-file", type=Path, default=SHARED / "arxiv" / "abstracts.jsonl.gz"
+    )
+    parser.add_argument("--pdfs", type=Path, default=SHARED / "pdfs")
+    parser.add_argument("--backend", action="append", choices=["onnx", "torch", "onnx-fp32"])
+    parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
+    args = parser.parse_args()
+    rows = [measure(backend, args) for backend in args.backend or ["onnx"]]
+    print_table(rows, args)
+
+
+if __name__ == "__main__":
+    main()
