@@ -18,10 +18,11 @@ import click
 from chat.components import Index
 from chat.settings import Settings, get_settings
 from ingest.arxiv_api import ArxivClient, harvest
+from ingest.metadata import count_records
 from ingest.pipeline import Pipeline
 from ingest.progress import BarProgress, NoProgress, wants_bar
 from ingest.report import IngestReport
-from ingest.sources import arxiv_items, metadata_items, pdf_items
+from ingest.sources import arxiv_items, find_pdfs, metadata_items, pdf_items
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -90,13 +91,14 @@ def ingest_options(func: F) -> F:
 def _run_ingest(
     index: Index,
     items: Iterable[Any],
-    total: int | None,
+    total: Callable[[], int | None],
     description: str,
     as_json: bool,
     report: IngestReport,
 ) -> None:
+    """Run the pipeline with a bar (`total` is only counted when a bar is shown), report, exit."""
     embedder = index.embedder
-    bar = BarProgress(description, total) if wants_bar(as_json) else None
+    bar = BarProgress(description, total()) if wants_bar(as_json) else None
     with bar if bar is not None else nullcontext():
         pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, bar or NoProgress())
         pipeline.run(items, report)
@@ -117,7 +119,8 @@ def ingest_abstracts(
         raise ConfigError(f"no such metadata file: {str(file)!r}")
     index = Index(_settings(data_dir))
     items = metadata_items(file, index.embedder.count_tokens, limit)
-    _run_ingest(index, items, limit, "abstracts", as_json, IngestReport())
+    total = (lambda: limit) if limit else (lambda: count_records(file))
+    _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
 
 
 @ingest.command("pdfs")
@@ -136,7 +139,11 @@ def ingest_pdfs(
         workers=workers or settings.workers,
         timeout_s=settings.pdf_timeout_s,
     )
-    _run_ingest(index, items, None, "pdfs", as_json, IngestReport())
+
+    def total() -> int:
+        return len(find_pdfs(paths)[0])
+
+    _run_ingest(index, items, total, "pdfs", as_json, IngestReport())
 
 
 @ingest.command("arxiv")
@@ -173,8 +180,7 @@ def ingest_arxiv(
         items = arxiv_items(
             harvested, index.open_catalog(), index.embedder.count_tokens, settings.pdf_timeout_s
         )
-        total = len(ids) if ids else max_results
-        _run_ingest(index, items, total, "arxiv", as_json, IngestReport())
+        _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())
 
 
 @main.group(cls=PaperchatGroup)

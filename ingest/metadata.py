@@ -95,6 +95,15 @@ def _open_text(path: Path) -> IO[str]:
         raise MetadataError(f"cannot read {str(path)!r}: {e.strerror or e}") from e
 
 
+def count_records(path: Path) -> int:
+    """Non-blank lines in a metadata file: the total a progress bar counts towards."""
+    with _open_text(path) as lines:
+        try:
+            return sum(1 for line in lines if line.strip())
+        except (OSError, EOFError, UnicodeDecodeError):
+            return 0
+
+
 def read_metadata(path: Path, limit: int | None = None) -> Iterator[Paper | Skipped]:
     """Yield the papers of a metadata file, and a `Skipped` for every bad line.
 
