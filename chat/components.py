@@ -6,10 +6,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from chromadb.api import ClientAPI
-from ingest.embedding import Embedder, build_embedder
 
 from chat.settings import Settings
 from ingest.catalog import Catalog
+from ingest.embedding import Embedder, build_embedder
 from ingest.indexer import Indexer
 from ingest.store import ChunkStore, open_chroma
 

@@ -262,6 +262,11 @@ class Catalog:
 
     # Reading
 
+    def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self.db.execute(f"SELECT * FROM chunks WHERE id IN ({marks})", list(chunk_ids))
+        return {str(r["id"]): r for r in rows}
+
     def stats(self) -> dict[str, int]:
         one = self.db.execute
         by_kind = dict(one("SELECT kind, COUNT(*) FROM chunks GROUP BY kind").fetchall())

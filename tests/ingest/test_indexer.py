@@ -42,7 +42,9 @@ def test_write_puts_the_same_chunks_in_both_indexes(indexer: Indexer) -> None:
 
     in_chroma, in_catalog = _both(indexer)
     assert in_chroma == in_catalog == {c.id for c in work.chunks}
-    assert [h.paper_id for h in search(indexer.catalog, "retriever passages")] == [PAPER.id] * 2
+    assert [paper for _, paper, _ in search(indexer.catalog, "retriever passages")] == [
+        PAPER.id
+    ] * 2
 
 
 def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:

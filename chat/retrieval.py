@@ -1,0 +1,204 @@
+"""Question -> the passages an answer is grounded in.
+
+Dense candidates (Chroma, cosine) and lexical ones (BM25 in the catalog) are
+fused by weighted reciprocal rank fusion that also looks at the scores, and
+the final list holds at most a few chunks of any one paper.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from chat.fusion import Candidate, FusionConfig, fuse
+from chat.sources import Source
+from ingest import lexical
+from ingest.catalog import Catalog
+from ingest.embedding import Embedder
+from ingest.records import ARXIV_ID_RE, arxiv_url
+from ingest.store import ChunkStore
+
+_QUESTION_ID_RE = re.compile(
+    rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions on what may be retrieved; empty means no restriction."""
+
+    paper_ids: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    published_from: str = ""  # ISO date, inclusive
+    published_to: str = ""
+
+    def with_papers(self, paper_ids: Sequence[str]) -> Filters:
+        return Filters(tuple(paper_ids), self.categories, self.published_from, self.published_to)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    k: int = 8  # chunks handed to the answerer
+    candidates: int = 100  # from each retriever
+    per_paper: int = 3  # chunks of one paper at most in the final list
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    sources: tuple[Source, ...]
+    ranked: tuple[Candidate, ...]  # every fused candidate, best first, before the per-paper cap
+    scoped_to: tuple[str, ...]  # papers named in the question or by the caller
+    timings: dict[str, float]
+
+    @property
+    def best_dense(self) -> float:
+        return max((c.dense for c in self.ranked), default=0.0)
+
+    @property
+    def best_lexical(self) -> float:
+        return max((c.lexical for c in self.ranked), default=0.0)
+
+    def paper_ranking(self) -> list[str]:
+        """Distinct papers in fused order."""
+        return list(dict.fromkeys(c.paper_id for c in self.ranked))
+
+
+def ids_in_question(question: str) -> list[str]:
+    """arXiv ids written in a question: `2203.12533`, `arXiv:2203.12533v2`, arxiv.org links."""
+    found = []
+    for match in _QUESTION_ID_RE.finditer(question):
+        found.append(match["id"])
+    return list(dict.fromkeys(found))
+
+
+class Retriever:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: ChunkStore,
+        embedder: Embedder,
+        config: RetrievalConfig | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+
+    def scope(self, question: str, filters: Filters) -> Filters:
+        """Papers named in the question narrow the search when the index has them."""
+        if filters.paper_ids:
+            return filters
+        named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
+        return filters.with_papers(named) if named else filters
+
+    def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
+        started = time.perf_counter()
+        filters = self.scope(question, filters or Filters())
+        dense = self.dense(question, filters)
+        after_dense = time.perf_counter()
+        lexical_hits = lexical.search(
+            self.catalog,
+            question,
+            self.config.candidates,
+            paper_ids=filters.paper_ids,
+            categories=filters.categories,
+            published_from=filters.published_from,
+            published_to=filters.published_to,
+        )
+        after_lexical = time.perf_counter()
+        ranked = fuse(question, dense, lexical_hits, self.config.fusion)
+        chosen = cap_per_paper(ranked, self.config.per_paper, self.config.k)
+        sources = self._sources(chosen)
+        done = time.perf_counter()
+        timings = {
+            "dense_ms": (after_dense - started) * 1000,
+            "lexical_ms": (after_lexical - after_dense) * 1000,
+            "fusion_ms": (done - after_lexical) * 1000,
+            "retrieval_ms": (done - started) * 1000,
+        }
+        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings)
+
+    def dense(self, question: str, filters: Filters) -> list[tuple[str, str, float]]:
+        """(chunk id, paper id, cosine similarity), best first."""
+        vector = self.embedder.embed([question])
+        where = _dense_where(filters)
+        result = self.store.collection.query(
+            query_embeddings=vector,
+            n_results=self.config.candidates,
+            where=where,  # type: ignore[arg-type] # chroma's Where type is a deep union
+            include=["metadatas", "distances"],
+        )
+        ids = result["ids"][0]
+        metadatas = (result["metadatas"] or [[]])[0]
+        distances = (result["distances"] or [[]])[0]
+        hits = [
+            (chunk_id, str(meta["paper_id"]), 1.0 - float(distance))
+            for chunk_id, meta, distance in zip(ids, metadatas, distances, strict=True)
+        ]
+        if filters.categories:
+            allowed = self._in_categories({p for _, p, _ in hits}, filters.categories)
+            hits = [h for h in hits if h[1] in allowed]
+        return hits
+
+    def _in_categories(self, paper_ids: set[str], categories: Sequence[str]) -> set[str]:
+        wanted = set(categories)
+        keep = set()
+        for paper_id in paper_ids:
+            paper = self.catalog.get_paper(paper_id)
+            if paper is not None and wanted & set(paper.categories):
+                keep.add(paper_id)
+        return keep
+
+    def _sources(self, chosen: Sequence[Candidate]) -> list[Source]:
+        rows = self.catalog.chunk_rows([c.chunk_id for c in chosen])
+        sources = []
+        for n, candidate in enumerate(chosen, start=1):
+            row = rows[candidate.chunk_id]
+            paper = self.catalog.get_paper(candidate.paper_id)
+            is_arxiv = paper.is_arxiv if paper is not None else True
+            sources.append(
+                Source(
+                    n=n,
+                    id=candidate.paper_id,
+                    is_arxiv=is_arxiv,
+                    title=paper.title if paper is not None else "",
+                    chunk_id=candidate.chunk_id,
+                    kind=row["kind"],
+                    section=row["section"],
+                    page=row["page_start"] or None,
+                    text=row["text"],
+                    score=candidate.score,
+                    url=arxiv_url(candidate.paper_id) if is_arxiv else "",
+                )
+            )
+        return sources
+
+
+def _dense_where(filters: Filters) -> dict[str, object] | None:
+    clauses: list[dict[str, object]] = []
+    if filters.paper_ids:
+        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
+    if filters.published_from:
+        clauses.append({"published_int": {"$gte": int(filters.published_from.replace("-", ""))}})
+    if filters.published_to:
+        clauses.append({"published_int": {"$lte": int(filters.published_to.replace("-", ""))}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def cap_per_paper(ranked: Sequence[Candidate], per_paper: int, k: int) -> list[Candidate]:
+    chosen: list[Candidate] = []
+    taken: dict[str, int] = {}
+    for candidate in ranked:
+        if taken.get(candidate.paper_id, 0) >= per_paper:
+            continue
+        taken[candidate.paper_id] = taken.get(candidate.paper_id, 0) + 1
+        chosen.append(candidate)
+        if len(chosen) == k:
+            break
+    return chosen

@@ -1,0 +1,49 @@
+"""The passages an answer is grounded in, as retrieval hands them to answering."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Source:
+    """One retrieved chunk, numbered for the prompt and the `sources` event."""
+
+    n: int
+    id: str  # arXiv id without version, or a document's hash id
+    is_arxiv: bool
+    title: str
+    chunk_id: str
+    kind: str  # "abstract" or "fulltext"
+    section: str
+    page: int | None  # first page of the chunk; None for an abstract
+    text: str  # the whole chunk, what the answer may quote
+    score: float
+    url: str
+
+    @property
+    def citation(self) -> str:
+        """How answers cite it: `[arXiv:2203.12533]` or `[doc:<id>]`."""
+        return f"[arXiv:{self.id}]" if self.is_arxiv else f"[doc:{self.id}]"
+
+    def snippet(self, length: int = 300) -> str:
+        if len(self.text) <= length:
+            return self.text
+        cut = self.text.rfind(" ", 0, length)
+        return self.text[: cut if cut > 0 else length] + "…"
+
+    def as_event(self) -> dict[str, Any]:
+        """The source as the `sources` event and `--json` show it."""
+        return {
+            "n": self.n,
+            "id": self.id,
+            "title": self.title,
+            "chunk_id": self.chunk_id,
+            "kind": self.kind,
+            "section": self.section,
+            "page": self.page,
+            "snippet": self.snippet(),
+            "score": round(self.score, 4),
+            "url": self.url,
+        }
