@@ -8,6 +8,7 @@ chunks given to the answerer".
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import statistics
 from collections import defaultdict
@@ -106,6 +107,8 @@ def evaluate(retriever: Retriever, questions: Iterable[Question]) -> dict[str, A
         if question.gold_id is None:
             unanswerable += 1
             continue
+        gold = retriever.catalog.resolve_id(question.gold_id) or question.gold_id
+        question = dataclasses.replace(question, gold_id=gold)
         retrieved = retriever.retrieve(question.question)
         latencies.append(retrieved.timings["retrieval_ms"])
         for name in RETRIEVERS:

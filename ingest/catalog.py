@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS papers (
     fulltext_hash TEXT,
     fulltext_version TEXT,
     pdf_sha256 TEXT,
-    pdf_pages INTEGER
+    pdf_pages INTEGER,
+    pdf_file TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY,
@@ -61,6 +62,10 @@ CREATE TABLE IF NOT EXISTS pending (
     paper_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (paper_id, kind)
 );
 """
+
+
+# (column, type) added to `papers` after the first release of the schema.
+_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"),)
 
 
 class CatalogError(RuntimeError):
@@ -107,6 +112,15 @@ class Catalog:
         except sqlite3.DatabaseError as e:
             raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
         self._check_version()
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Columns added since a catalog was created; existing rows keep their data."""
+        present = {row["name"] for row in self.db.execute("PRAGMA table_info(papers)")}
+        with self.db:
+            for column, kind in _ADDED_PAPER_COLUMNS:
+                if column not in present:
+                    self.db.execute(f"ALTER TABLE papers ADD COLUMN {column} {kind}")
 
     def _check_version(self) -> None:
         found = self.get_meta("schema_version")
@@ -149,8 +163,12 @@ class Catalog:
         ).fetchone()
         return row
 
-    def find_pdf(self, sha256: str) -> str | None:
-        row = self.db.execute("SELECT id FROM papers WHERE pdf_sha256 = ?", (sha256,)).fetchone()
+    def resolve_id(self, name: str) -> str | None:
+        """A paper's id from its id or its PDF's file name without extension."""
+        row = self.db.execute(
+            "SELECT id FROM papers WHERE id = ? OR pdf_file = ? ORDER BY id = ? DESC LIMIT 1",
+            (name, name, name),
+        ).fetchone()
         return None if row is None else str(row["id"])
 
     def unit_states(self, paper_ids: Iterable[str], kind: str) -> dict[str, UnitState]:
@@ -221,7 +239,7 @@ class Catalog:
 
     def replace_unit(
         self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
-        pdf: tuple[str, int] | None = None,
+        pdf: tuple[str, int, str] | None = None,
     ) -> None:  # fmt: skip
         """Within the caller's transaction: the paper row and one unit's chunks, new for old."""
         self._upsert_paper(paper, source)
@@ -230,11 +248,11 @@ class Catalog:
         if kind == "abstract":
             self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
         else:
-            sha256, pages = pdf if pdf is not None else ("", 0)
+            sha256, pages, name = pdf if pdf is not None else ("", 0, "")
             self.db.execute(
                 "UPDATE papers SET fulltext_hash = ?, fulltext_version = ?, pdf_sha256 = ?,"
-                " pdf_pages = ? WHERE id = ?",
-                (digest, paper.version, sha256, pages, paper.id),
+                " pdf_pages = ?, pdf_file = ? WHERE id = ?",
+                (digest, paper.version, sha256, pages, name, paper.id),
             )
 
     def delete_paper(self, paper_id: str) -> int:

@@ -34,7 +34,7 @@ class UnitWork:
     origin: str  # the file or URL, for messages
     digest: str
     chunks: tuple[Chunk, ...]
-    pdf: tuple[str, int] | None = None  # (sha256, pages) for full text
+    pdf: tuple[str, int, str] | None = None  # (sha256, pages, file name stem) for full text
 
     @property
     def unit(self) -> Unit:

@@ -78,6 +78,7 @@ def test_pdf_ids_come_from_name_stamp_or_content_hash(env: dict[str, str], tmp_p
     assert len(docs) == 1
     assert len(docs[0]["id"]) == 16
     assert docs[0]["title"] == "S2ORC: The Semantic Scholar Open Research Corpus"
+    assert docs[0]["pdf_file"] == "2020.acl-main.447"
 
 
 def test_pdf_attaches_to_its_metadata_record(env: dict[str, str], tmp_path: Path) -> None:
