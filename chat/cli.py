@@ -6,6 +6,8 @@ its reason); 2 usage or configuration error, with a one-line message.
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Iterable
@@ -201,11 +203,13 @@ def index_stats(data_dir: Path | None, as_json: bool) -> None:
         "chunks_by_kind": {"abstract": stats["abstract"], "fulltext": stats["fulltext"]},
         "papers_with_fulltext": stats["papers_with_fulltext"],
         "vectors": idx.unchecked_store.count(),
+        "lexical": idx.lexical.count(),
     }
     text = (
         f"papers: {payload['papers']} ({payload['papers_with_fulltext']} with full text)\n"
         f"chunks: {payload['chunks']} (abstract {stats['abstract']}, "
-        f"fulltext {stats['fulltext']}); vectors in Chroma: {payload['vectors']}"
+        f"fulltext {stats['fulltext']}); in Chroma: {payload['vectors']}, "
+        f"in the lexical index: {payload['lexical']}"
     )
     _emit(payload, as_json, text)
     idx.close()
@@ -226,9 +230,47 @@ def index_delete(paper_id: str, data_dir: Path | None) -> None:
         paper_id = paper_id.removeprefix("doc:")
     if idx.catalog.get_paper(paper_id) is None:
         raise ConfigError(f"no paper {paper_id!r} in the index")
-    removed = Indexer(idx.catalog, idx.unchecked_store).delete_paper(paper_id)
+    removed = Indexer(idx.catalog, idx.unchecked_store, idx.lexical).delete_paper(paper_id)
     click.echo(f"deleted {paper_id}: {removed} chunks")
     idx.close()
+
+
+@main.command("ask")
+@click.argument("question")
+@click.option("--paper", "papers", multiple=True, help="Answer from this paper only; repeatable.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a stream.")
+def ask(question: str, papers: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:
+    """Stream a cited answer from the indexed papers, then list its sources."""
+    from chat.asking import ask_once
+
+    index = Index(_settings(data_dir))
+    code = asyncio.run(ask_once(index.answerer, question, papers, as_json))
+    index.close()
+    sys.exit(code)
+
+
+@main.group(cls=PaperchatGroup, name="eval")
+def evaluate_group() -> None:
+    """Measure retrieval and answers on questions with gold answers."""
+
+
+@evaluate_group.command("retrieval")
+@click.argument("questions", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("--k", type=click.IntRange(min=1, max=50), default=10, show_default=True,
+              help="Chunks given to the answerer (for the gold-page measure).")  # fmt: skip
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+@click.option("--json", "as_json", is_flag=True)
+def eval_retrieval(questions: Path, k: int, data_dir: Path | None, as_json: bool) -> None:
+    """Recall@1/5/10 and MRR of the gold paper: dense, BM25 and hybrid, by question type."""
+    from chat.evaluation import evaluate, load_questions, table
+
+    index = Index(_settings(data_dir))
+    retriever = index.retriever
+    retriever.config = dataclasses.replace(retriever.config, k=k)
+    report = evaluate(retriever, load_questions(questions))
+    _emit(report, as_json, table(report))
+    index.close()
 
 
 if __name__ == "__main__":

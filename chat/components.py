@@ -6,11 +6,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from chromadb.api import ClientAPI
+from openai import AsyncOpenAI
 
+from chat.answering import Answerer
+from chat.llm import ChatModel
+from chat.prompts import load_prompts
+from chat.retrieval import Retriever
 from chat.settings import Settings
 from ingest.catalog import Catalog
 from ingest.embedding import Embedder, build_embedder
 from ingest.indexer import Indexer
+from ingest.lexical import LexicalIndex
 from ingest.store import ChunkStore, open_chroma
 
 
@@ -64,7 +70,27 @@ class Index:
 
     @cached_property
     def indexer(self) -> Indexer:
-        return Indexer(self.open_catalog(), self.store)
+        return Indexer(self.open_catalog(), self.store, self.lexical)
+
+    @cached_property
+    def lexical(self) -> LexicalIndex:
+        return LexicalIndex(self.settings.lexical_path)
+
+    @cached_property
+    def retriever(self) -> Retriever:
+        return Retriever(self.catalog, self.store, self.lexical, self.embedder)
+
+    @cached_property
+    def answerer(self) -> Answerer:
+        settings = self.settings
+        model = None
+        if settings.llm == "openai":
+            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
+            client = AsyncOpenAI(
+                api_key=key or "unused", base_url=settings.openai_base_url or None, max_retries=0
+            )
+            model = ChatModel(client, settings.llm_model)
+        return Answerer(self.retriever, load_prompts(), model, model_name=settings.llm_model)
 
     def close(self) -> None:
         for catalog in self._closers:

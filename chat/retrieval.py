@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from chat.fusion import Candidate, FusionConfig, fuse
 from chat.sources import Source
-from ingest import lexical
 from ingest.catalog import Catalog
 from ingest.embedding import Embedder
+from ingest.lexical import LexicalIndex
 from ingest.records import ARXIV_ID_RE, arxiv_url
 from ingest.store import ChunkStore
 
@@ -80,11 +80,13 @@ class Retriever:
         self,
         catalog: Catalog,
         store: ChunkStore,
+        lexical: LexicalIndex,
         embedder: Embedder,
         config: RetrievalConfig | None = None,
     ) -> None:
         self.catalog = catalog
         self.store = store
+        self.lexical = lexical
         self.embedder = embedder
         self.config = config or RetrievalConfig()
 
@@ -100,8 +102,7 @@ class Retriever:
         filters = self.scope(question, filters or Filters())
         dense = self.dense(question, filters)
         after_dense = time.perf_counter()
-        lexical_hits = lexical.search(
-            self.catalog,
+        lexical_hits = self.lexical.search(
             question,
             self.config.candidates,
             paper_ids=filters.paper_ids,

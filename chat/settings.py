@@ -61,6 +61,10 @@ class Settings(BaseSettings):
         return self.data_dir / "chroma"
 
     @property
+    def lexical_path(self) -> Path:
+        return self.data_dir / "lexical"
+
+    @property
     def catalog_path(self) -> Path:
         return self.data_dir / "catalog.sqlite"
 

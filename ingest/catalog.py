@@ -1,9 +1,10 @@
-"""The catalog: papers, their chunks and the BM25 index, in one SQLite file.
+"""The catalog: papers and their chunks, in one SQLite file.
 
-It sits beside Chroma in the data dir and holds the same chunk ids. Every
+It is the record of what the index holds: Chroma (vectors) and the lexical
+index (BM25) beside it in the data dir hold the same chunk ids. Every
 change to a paper's abstract or full text (a "unit") is one transaction
-here; `pending` remembers units whose Chroma side may be half written, so a
-run that was killed can be put right by the next one.
+here; `pending` remembers units whose other two sides may be half written,
+so a run that was killed can be put right by the next one.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.analysis import terms
 from ingest.records import Chunk, Paper
 
 SCHEMA_VERSION = "1"
@@ -57,7 +57,6 @@ CREATE TABLE IF NOT EXISTS chunks (
     text TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_unit ON chunks (paper_id, kind);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5 (terms, tokenize = 'unicode61');
 CREATE TABLE IF NOT EXISTS pending (
     paper_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (paper_id, kind)
 );
@@ -66,6 +65,8 @@ CREATE TABLE IF NOT EXISTS pending (
 
 # (column, type) added to `papers` after the first release of the schema.
 _ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"),)
+# Tables of earlier versions that are no longer used (BM25 moved to the lexical index).
+_DROPPED_TABLES = ("chunks_fts",)
 
 
 class CatalogError(RuntimeError):
@@ -76,13 +77,6 @@ class CatalogError(RuntimeError):
 class UnitState:
     digest: str | None
     source: str | None
-
-
-def lexical_text(chunk: Chunk) -> str:
-    """What the BM25 index reads for a chunk (full-text chunks get their title too)."""
-    if chunk.kind == "abstract":
-        return chunk.text
-    return f"{chunk.paper.title}\n{chunk.section}\n{chunk.text}"
 
 
 def paper_from_row(row: sqlite3.Row) -> Paper:
@@ -121,6 +115,8 @@ class Catalog:
             for column, kind in _ADDED_PAPER_COLUMNS:
                 if column not in present:
                     self.db.execute(f"ALTER TABLE papers ADD COLUMN {column} {kind}")
+            for table in _DROPPED_TABLES:
+                self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def _check_version(self) -> None:
         found = self.get_meta("schema_version")
@@ -215,27 +211,17 @@ class Catalog:
         return [str(r["id"]) for r in rows]
 
     def _delete_unit_chunks(self, paper_id: str, kind: str) -> None:
-        self.db.execute(
-            "DELETE FROM chunks_fts WHERE rowid IN"
-            " (SELECT rowid FROM chunks WHERE paper_id = ? AND kind = ?)",
-            (paper_id, kind),
-        )
         self.db.execute("DELETE FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind))
 
     def _insert_chunks(self, chunks: Sequence[Chunk]) -> None:
-        for chunk in chunks:
-            cursor = self.db.execute(
-                "INSERT INTO chunks (id, paper_id, kind, number, section, page_start, page_end,"
-                " text) VALUES (?,?,?,?,?,?,?,?)",
-                (
-                    chunk.id, chunk.paper_id, chunk.kind, chunk.number, chunk.section,
-                    chunk.page_start, chunk.page_end, chunk.text,
-                ),
-            )  # fmt: skip
-            self.db.execute(
-                "INSERT INTO chunks_fts (rowid, terms) VALUES (?, ?)",
-                (cursor.lastrowid, " ".join(terms(lexical_text(chunk)))),
-            )
+        self.db.executemany(
+            "INSERT INTO chunks (id, paper_id, kind, number, section, page_start, page_end,"
+            " text) VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (c.id, c.paper_id, c.kind, c.number, c.section, c.page_start, c.page_end, c.text)
+                for c in chunks
+            ],
+        )
 
     def replace_unit(
         self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
@@ -279,6 +265,27 @@ class Catalog:
         return [(str(r["paper_id"]), str(r["kind"])) for r in rows]
 
     # Reading
+
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def all_units(self) -> list[Unit]:
+        rows = self.db.execute("SELECT DISTINCT paper_id, kind FROM chunks ORDER BY 1, 2")
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def unit_chunks(self, paper_id: str, kind: str) -> list[Chunk]:
+        """The chunks of one unit as stored, with their paper's record."""
+        paper = self.get_paper(paper_id)
+        if paper is None:
+            return []
+        rows = self.db.execute(
+            "SELECT * FROM chunks WHERE paper_id = ? AND kind = ? ORDER BY number", (paper_id, kind)
+        )
+        return [
+            Chunk(r["id"], paper_id, kind, r["number"], r["text"], r["section"],
+                  r["page_start"], r["page_end"], paper)
+            for r in rows
+        ]  # fmt: skip
 
     def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, sqlite3.Row]:
         marks = ",".join("?" * len(chunk_ids))

@@ -1,15 +1,18 @@
 """Writes units (one paper's abstract or full text) to both indexes, crash-safely.
 
-The order of writes is what makes a killed run harmless:
+The catalog is the record of what the index holds. The order of writes is
+what makes a killed run harmless:
 1. the units are marked pending in the catalog;
 2. their new chunks go to Chroma (ids carry a content hash, so old and new
    never share an id);
 3. one catalog transaction swaps the chunks and records the units' hashes;
-4. the old chunks leave Chroma;
-5. the pending marks are cleared.
+4. the lexical index drops the units' old chunks and adds the new ones;
+5. the old chunks leave Chroma;
+6. the pending marks are cleared.
 A run that starts with pending units first deletes from Chroma whatever the
-catalog does not list for them, so both indexes agree again, and the units
-whose hash was not recorded are simply done again.
+catalog does not list for them and rewrites them in the lexical index from
+the catalog, so all three agree again; units whose hash was not recorded
+are simply done again.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ingest.catalog import KINDS, Catalog, Unit
+from ingest.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.records import Chunk, Paper
 from ingest.store import ChunkStore
 
@@ -42,9 +46,10 @@ class UnitWork:
 
 
 class Indexer:
-    def __init__(self, catalog: Catalog, store: ChunkStore) -> None:
+    def __init__(self, catalog: Catalog, store: ChunkStore, lexical: LexicalIndex) -> None:
         self.catalog = catalog
         self.store = store
+        self.lexical = lexical
 
     def recover(self) -> int:
         """Put right what a killed run left half written; returns Chroma ids removed."""
@@ -55,6 +60,9 @@ class Indexer:
             orphans = [i for i in self.store.ids_of(paper_id, kind) if i not in known]
             self.store.delete(orphans)
             removed += len(orphans)
+        rebuild_units(self.lexical, self.catalog, pending)
+        if self.lexical.count() != self.catalog.chunk_count():
+            rebuild_all(self.lexical, self.catalog)
         self.catalog.clear_pending(pending)
         return removed
 
@@ -70,6 +78,7 @@ class Indexer:
                 self.catalog.replace_unit(
                     work.paper, work.source, work.kind, work.digest, work.chunks, work.pdf
                 )
+        self.lexical.replace_units(units, [c for w in works for c in w.chunks])
         new_ids = {c.id for w in works for c in w.chunks}
         stale = [i for i in old_ids if i not in new_ids]
         self.store.delete(stale)
@@ -82,6 +91,7 @@ class Indexer:
         self.catalog.mark_pending(units)
         with self.catalog.transaction():
             removed = self.catalog.delete_paper(paper_id)
+        self.lexical.replace_units(units, [])
         self.store.delete(self.store.ids_of(paper_id))
         self.catalog.clear_pending(units)
         return removed

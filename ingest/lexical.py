@@ -1,58 +1,175 @@
-"""BM25 search over the catalog's full-text index, with the same analysis as ingest."""
+"""The lexical side of the index: BM25 over the chunks' stemmed terms, in tantivy.
+
+It lives in the data dir beside Chroma and the catalog and holds the same
+chunk ids. Ingest updates it unit by unit (a paper's abstract or full text);
+the catalog stays the record of what it should hold, so a missing or
+half-written lexical index is rebuilt from the catalog, never per query.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import tantivy
 
 from ingest.analysis import terms
-from ingest.catalog import Catalog
+from ingest.catalog import Catalog, Unit
+from ingest.records import Chunk
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)
+_WRITER_HEAP = 64_000_000
 
 
-def match_expression(query: str) -> str:
-    """An FTS5 query that matches any of the query's terms, each quoted."""
-    unique = dict.fromkeys(terms(query))
-    return " OR ".join(f'"{t}"' for t in unique)
+class LexicalIndexError(RuntimeError):
+    """The lexical index cannot be opened or written."""
 
 
-def search(
-    catalog: Catalog,
-    query: str,
-    limit: int = 50,
-    *,
-    paper_ids: Sequence[str] = (),
-    categories: Sequence[str] = (),
-    published_from: str = "",
-    published_to: str = "",
-) -> list[Hit]:
-    """The best chunks for `query`, optionally within some papers, categories or dates."""
-    expression = match_expression(query)
-    if not expression:
-        return []
-    sql = [
-        "SELECT c.id, c.paper_id, -bm25(chunks_fts) AS score FROM chunks_fts",
-        "JOIN chunks c ON c.rowid = chunks_fts.rowid",
-    ]
-    where = ["chunks_fts MATCH ?"]
-    params: list[object] = [expression]
-    if categories or published_from or published_to:
-        sql.append("JOIN papers p ON p.id = c.paper_id")
-    if paper_ids:
-        where.append(f"c.paper_id IN ({','.join('?' * len(paper_ids))})")
-        params.extend(paper_ids)
-    if categories:
-        where.append(
-            "(" + " OR ".join("(' ' || p.categories || ' ') LIKE ?" for _ in categories) + ")"
-        )
-        params.extend(f"% {c} %" for c in categories)
-    if published_from:
-        where.append("p.published >= ?")
-        params.append(published_from)
-    if published_to:
-        where.append("p.published <= ?")
-        params.append(published_to)
-    sql.append("WHERE " + " AND ".join(where) + " ORDER BY bm25(chunks_fts) LIMIT ?")
-    params.append(limit)
-    rows = catalog.db.execute(" ".join(sql), params)
-    return [(str(r[0]), str(r[1]), float(r[2])) for r in rows]
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("paper_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("unit", tokenizer_name="raw")
+    builder.add_text_field("category", tokenizer_name="raw")
+    builder.add_integer_field("published", indexed=True, fast=True)
+    builder.add_text_field("terms", tokenizer_name="default")
+    return builder.build()
+
+
+def lexical_text(chunk: Chunk) -> str:
+    """What BM25 reads for a chunk: full-text chunks get their paper's title and section."""
+    if chunk.kind == "abstract":
+        return chunk.text
+    return f"{chunk.paper.title}\n{chunk.section}\n{chunk.text}"
+
+
+def unit_key(unit: Unit) -> str:
+    return f"{unit[0]}\x1f{unit[1]}"
+
+
+def _document(chunk: Chunk) -> tantivy.Document:
+    paper = chunk.paper
+    published = int(paper.published.replace("-", "")) if paper.published else 0
+    return tantivy.Document(
+        chunk_id=chunk.id,
+        paper_id=chunk.paper_id,
+        unit=unit_key((chunk.paper_id, chunk.kind)),
+        category=list(paper.categories),
+        published=published,
+        terms=" ".join(terms(lexical_text(chunk))),
+    )
+
+
+class LexicalIndex:
+    def __init__(self, path: Path) -> None:
+        self.schema = _schema()
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
+        except (OSError, ValueError) as e:
+            raise LexicalIndexError(f"cannot open the lexical index {str(path)!r}: {e}") from e
+        self._writer: tantivy.IndexWriter | None = None
+
+    def _write(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self.index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+            except ValueError as e:
+                raise LexicalIndexError(f"cannot write the lexical index: {e}") from e
+        return self._writer
+
+    def replace_units(self, units: Iterable[Unit], chunks: Sequence[Chunk]) -> None:
+        """Drop every chunk of `units`, add `chunks`, and commit."""
+        writer = self._write()
+        for unit in units:
+            writer.delete_documents_by_term("unit", unit_key(unit))
+        for chunk in chunks:
+            writer.add_document(_document(chunk))
+        writer.commit()
+
+    def clear(self) -> None:
+        writer = self._write()
+        writer.delete_all_documents()
+        writer.commit()
+
+    def count(self) -> int:
+        self.index.reload()
+        return int(self.index.searcher().num_docs)
+
+    def chunk_ids(self) -> set[str]:
+        """Every chunk id the index holds (for checks; reads the whole index)."""
+        self.index.reload()
+        searcher = self.index.searcher()
+        total = max(int(searcher.num_docs), 1)
+        result = searcher.search(tantivy.Query.all_query(), total, count=False)
+        return {searcher.doc(address)["chunk_id"][0] for _, address in result.hits}
+
+    def search(
+        self,
+        query: str,
+        limit: int = 50,
+        *,
+        paper_ids: Sequence[str] = (),
+        categories: Sequence[str] = (),
+        published_from: str = "",
+        published_to: str = "",
+    ) -> list[Hit]:
+        """The best chunks for `query`, optionally within some papers, categories or dates."""
+        words = list(dict.fromkeys(terms(query)))
+        if not words:
+            return []
+        should = [
+            (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "terms", w)) for w in words
+        ]
+        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+        clauses.extend(self._filters(paper_ids, categories, published_from, published_to))
+        self.index.reload()
+        searcher = self.index.searcher()
+        result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+        hits = []
+        for score, address in result.hits:
+            document = searcher.doc(address)
+            hits.append((document["chunk_id"][0], document["paper_id"][0], float(score)))
+        return hits
+
+    def _filters(
+        self,
+        paper_ids: Sequence[str],
+        categories: Sequence[str],
+        published_from: str,
+        published_to: str,
+    ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        clauses = []
+        if paper_ids:
+            query = tantivy.Query.term_set_query(self.schema, "paper_id", list(paper_ids))
+            clauses.append((tantivy.Occur.Must, query))
+        if categories:
+            query = tantivy.Query.term_set_query(self.schema, "category", list(categories))
+            clauses.append((tantivy.Occur.Must, query))
+        if published_from or published_to:
+            query = tantivy.Query.range_query(
+                self.schema,
+                "published",
+                tantivy.FieldType.Integer,
+                int(published_from.replace("-", "")) if published_from else None,
+                int(published_to.replace("-", "")) if published_to else None,
+            )
+            clauses.append((tantivy.Occur.Must, query))
+        return clauses
+
+
+def rebuild_units(lexical: LexicalIndex, catalog: Catalog, units: Sequence[Unit]) -> int:
+    """Make the lexical index hold exactly the catalog's chunks of `units`."""
+    chunks = [c for unit in units for c in catalog.unit_chunks(*unit)]
+    lexical.replace_units(units, chunks)
+    return len(chunks)
+
+
+def rebuild_all(lexical: LexicalIndex, catalog: Catalog, batch: int = 2000) -> int:
+    """Rebuild the whole lexical index from the catalog (a missing or stale index)."""
+    writer_units = catalog.all_units()
+    lexical.clear()
+    added = 0
+    for start in range(0, len(writer_units), batch):
+        added += rebuild_units(lexical, catalog, writer_units[start : start + batch])
+    return added

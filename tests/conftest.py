@@ -3,8 +3,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from chat.components import Index
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -96,3 +100,54 @@ def empty_chroma_server(chroma_server: str) -> str:
     for collection in client.list_collections():
         client.delete_collection(collection.name)
     return chroma_server
+
+
+SMALL_INDEX_PDFS = ("2304.02623v1.pdf", "2007.01282v2.pdf", "1503.02531v1.pdf")
+
+
+def _subset_of_abstracts(path: Path, wanted: set[str], extra: int) -> Path:
+    """The records of `wanted` ids plus the first `extra` records, as a JSON-lines file."""
+    import gzip
+    import json
+
+    from tests.data import ABSTRACTS
+
+    kept = []
+    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as lines:
+        for number, line in enumerate(lines):
+            if number < extra or json.loads(line)["id"] in wanted:
+                kept.append(line)
+    path.write_text("".join(kept), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="session")
+def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Index]:
+    """An index of real data: 150 abstracts, the gold papers of 40 dev questions, 3 PDFs."""
+    import json
+    import shutil
+
+    from chat.components import Index
+    from chat.settings import Settings
+    from ingest.pipeline import Pipeline
+    from ingest.progress import NoProgress
+    from ingest.report import IngestReport
+    from ingest.sources import metadata_items, pdf_items
+    from tests.data import EVAL, PDFS
+
+    root = tmp_path_factory.mktemp("small-index")
+    with (EVAL / "questions-abstracts.jsonl").open(encoding="utf-8") as lines:
+        questions = [json.loads(x) for x in lines]
+    gold = {q["gold_id"] for q in questions[:40] if q["gold_id"]}
+    abstracts = _subset_of_abstracts(root / "abstracts.jsonl", gold, 150)
+    pdfs = root / "pdfs"
+    pdfs.mkdir()
+    for name in SMALL_INDEX_PDFS:
+        shutil.copy(PDFS / name, pdfs / name)
+    index = Index(Settings(data_dir=root / "data", models_cache=models_cache))
+    embedder = index.embedder
+    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
+    pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())
+    pipeline.run(pdf_items([pdfs], index.open_catalog(), embedder.count_tokens), IngestReport())
+    yield index
+    index.close()

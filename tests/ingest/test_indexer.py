@@ -7,7 +7,7 @@ import pytest
 from ingest.catalog import Catalog
 from ingest.chunking import Piece, make_chunks, unit_hash
 from ingest.indexer import Indexer, UnitWork
-from ingest.lexical import search
+from ingest.lexical import LexicalIndex
 from ingest.records import Paper
 from ingest.store import ChunkStore, open_chroma
 from tests.vectors import unit_vectors
@@ -26,12 +26,15 @@ def _work(texts: list[str], kind: str = "fulltext", paper: Paper = PAPER) -> Uni
 
 @pytest.fixture
 def indexer(tmp_path: Path) -> Indexer:
-    return Indexer(Catalog(tmp_path / "catalog.sqlite"), ChunkStore(open_chroma(tmp_path), "m"))
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    return Indexer(catalog, ChunkStore(open_chroma(tmp_path), "m"), LexicalIndex(tmp_path / "lex"))
 
 
 def _both(indexer: Indexer) -> tuple[set[str], set[str]]:
+    """Chunk ids in Chroma and in the catalog; the lexical index must match the catalog."""
     in_chroma = set(indexer.store.collection.get(include=[])["ids"])
     in_catalog = {r[0] for r in indexer.catalog.db.execute("SELECT id FROM chunks")}
+    assert indexer.lexical.chunk_ids() == in_catalog
     return in_chroma, in_catalog
 
 
@@ -42,9 +45,7 @@ def test_write_puts_the_same_chunks_in_both_indexes(indexer: Indexer) -> None:
 
     in_chroma, in_catalog = _both(indexer)
     assert in_chroma == in_catalog == {c.id for c in work.chunks}
-    assert [paper for _, paper, _ in search(indexer.catalog, "retriever passages")] == [
-        PAPER.id
-    ] * 2
+    assert [paper for _, paper, _ in indexer.lexical.search("retriever passages")] == [PAPER.id] * 2
 
 
 def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:
@@ -56,7 +57,7 @@ def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:
     assert deleted == 3
     in_chroma, in_catalog = _both(indexer)
     assert in_chroma == in_catalog == {new.chunks[0].id}
-    assert search(indexer.catalog, "old") == []
+    assert indexer.lexical.search("old") == []
     assert indexer.catalog.unit_states([PAPER.id], "fulltext")[PAPER.id].digest == new.digest
 
 
@@ -82,7 +83,7 @@ def test_delete_paper_empties_both_indexes(indexer: Indexer) -> None:
     assert removed == 2
     assert _both(indexer) == (set(), set())
     assert indexer.catalog.get_paper(PAPER.id) is None
-    assert indexer.catalog.db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0] == 0
+    assert indexer.lexical.count() == 0
 
 
 def test_pdf_record_does_not_overwrite_a_metadata_record(indexer: Indexer) -> None:

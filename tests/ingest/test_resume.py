@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from ingest.lexical import LexicalIndex
 from ingest.store import ChunkStore, open_chroma
 from tests.cli import command, environment, run
 from tests.data import ABSTRACTS, PDFS, ROOT
@@ -64,10 +65,10 @@ def _snapshot(data_dir: Path) -> dict[str, Any]:
     db = sqlite3.connect(data_dir / "catalog.sqlite")
     papers = db.execute("SELECT * FROM papers ORDER BY id").fetchall()
     chunks = db.execute(
-        "SELECT c.id, c.paper_id, c.kind, c.number, c.section, c.page_start, c.page_end, c.text,"
-        " f.terms FROM chunks c JOIN chunks_fts f ON f.rowid = c.rowid ORDER BY c.id"
+        "SELECT id, paper_id, kind, number, section, page_start, page_end, text FROM chunks"
+        " ORDER BY id"
     ).fetchall()
-    fts_rows = db.execute("SELECT COUNT(*) FROM chunks_fts").fetchone()[0]
+    lexical = LexicalIndex(data_dir / "lexical")
     pending = db.execute("SELECT COUNT(*) FROM pending").fetchone()[0]
     db.close()
     store = ChunkStore(open_chroma(data_dir / "chroma"), None)
@@ -77,7 +78,8 @@ def _snapshot(data_dir: Path) -> dict[str, Any]:
     return {
         "papers": papers,
         "chunks": chunks,
-        "fts_rows": fts_rows,
+        "lexical_ids": sorted(lexical.chunk_ids()),
+        "lexical_count": lexical.count(),
         "pending": pending,
         "chroma_ids": [got["ids"][i] for i in order],
         "chroma_documents": [got["documents"][i] for i in order],  # type: ignore[index]
@@ -109,7 +111,8 @@ def test_killed_and_resumed_runs_equal_an_uninterrupted_one(
     want = _snapshot(tmp_path / "reference")
     got = _snapshot(tmp_path / "resumed")
     assert got["pending"] == want["pending"] == 0
-    assert got["fts_rows"] == want["fts_rows"] == len(want["chunks"])
+    assert got["lexical_count"] == want["lexical_count"] == len(want["chunks"])
+    assert got["lexical_ids"] == want["lexical_ids"] == [c[0] for c in want["chunks"]]
     for key in ("papers", "chunks", "chroma_ids", "chroma_documents", "chroma_metadatas"):
         assert got[key] == want[key], key
     assert got["chroma_ids"] == [c[0] for c in want["chunks"]]

@@ -1,0 +1,271 @@
+"""How often extractive answers contain the gold answer terms, against a first-sentences baseline.
+
+For every dev question with a gold paper, the sources are the gold paper's
+best-matching chunks mixed with the best-matching chunks of other papers
+(distractors), all ordered by a simple lexical score. Chunks come from an
+index catalog (read only); papers the catalog does not hold yet are skipped
+and counted, or, with --rebuild-missing, chunked from the shared data with
+the ingest's own code.
+
+    python -m bench.answers [--catalog PATH] [--rebuild-missing]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import re
+import sqlite3
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chat.extractive import extract_answer, source_sentences
+from chat.sources import Source
+from ingest.analysis import terms, words
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
+_CITATION = re.compile(r"\[(?:arXiv|doc):[^\]]+\]")
+
+Answerer = Callable[[str, Sequence[Source]], list[str]]
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chunk as the benchmark needs it, whichever way it was obtained."""
+
+    paper_id: str
+    title: str
+    is_arxiv: bool
+    chunk_id: str
+    kind: str
+    section: str
+    page: int | None
+    text: str
+
+
+@dataclass
+class Tally:
+    questions: int = 0
+    all_hits: int = 0
+    any_hits: int = 0
+    lengths: list[int] = field(default_factory=list)
+    sentences: int = 0
+    gold_sentences: int = 0
+
+    def add(self, answer: str, expected: Sequence[str], pieces: int, gold: int) -> None:
+        text = " ".join(_CITATION.sub(" ", answer).lower().split())
+        found = [" ".join(term.lower().split()) in text for term in expected]
+        self.questions += 1
+        self.all_hits += all(found)
+        self.any_hits += any(found)
+        self.lengths.append(len(words(text)))
+        self.sentences += pieces
+        self.gold_sentences += gold
+
+
+def read_questions(path: Path) -> list[dict[str, object]]:
+    with path.open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines if line.strip()]
+    return [row for row in rows if row.get("gold_id")]
+
+
+def _passage(row: sqlite3.Row) -> Passage:
+    page = None if row["kind"] == "abstract" else int(row["page_start"])
+    return Passage(
+        row["paper_id"], row["title"], bool(row["is_arxiv"]), row["id"], row["kind"],
+        row["section"], page, row["text"],
+    )  # fmt: skip
+
+
+_CHUNK_SELECT = (
+    "SELECT c.id, c.paper_id, c.kind, c.section, c.page_start, c.text, p.title, p.is_arxiv"
+    " FROM chunks c JOIN papers p ON p.id = c.paper_id"
+)
+
+
+def catalog_passages(db: sqlite3.Connection, paper_id: str) -> list[Passage]:
+    rows = db.execute(
+        f"{_CHUNK_SELECT} WHERE c.paper_id = ? ORDER BY c.kind, c.number", (paper_id,)
+    )
+    return [_passage(row) for row in rows]
+
+
+def distractors(db: sqlite3.Connection, question: str, gold_id: str, count: int) -> list[Passage]:
+    """The chunks of other papers that the full-text index ranks highest for the question."""
+    query = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms(question)))
+    rows = db.execute(
+        f"{_CHUNK_SELECT} JOIN (SELECT rowid AS r, bm25(chunks_fts) AS s FROM chunks_fts"
+        " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?) hits ON hits.r = c.rowid"
+        " WHERE c.paper_id != ? ORDER BY hits.s",
+        (query, count * 4, gold_id),
+    )
+    chosen: list[Passage] = []
+    for row in rows:
+        if all(p.paper_id != row["paper_id"] for p in chosen):
+            chosen.append(_passage(row))
+    return chosen[:count]
+
+
+def rebuilt_passages(paper_ids: set[str]) -> dict[str, list[Passage]]:
+    """Chunks of papers made from the shared data with the ingest's chunker."""
+    from ingest.chunking import abstract_pieces, fulltext_pieces
+    from ingest.embedding import WordPieces, model_dir
+    from ingest.metadata import read_metadata
+    from ingest.pdf import parse_pdf
+    from ingest.records import Paper
+
+    count = WordPieces(model_dir()).count
+    found: dict[str, list[Passage]] = {}
+    for paper in read_metadata(DATA / "arxiv" / "abstracts.jsonl.gz"):
+        if isinstance(paper, Paper) and paper.id in paper_ids:
+            pieces = abstract_pieces(paper, count)
+            found[paper.id] = [
+                Passage(paper.id, paper.title, True, f"{paper.id}#a{i}", "abstract", "Abstract",
+                        None, piece.text)
+                for i, piece in enumerate(pieces)
+            ]  # fmt: skip
+    for pdf in sorted((DATA / "pdfs").glob("*.pdf")):
+        paper_id = re.sub(r"v\d+$", "", pdf.stem)
+        if paper_id in paper_ids:
+            parsed = parse_pdf(str(pdf))
+            is_arxiv = not paper_id.startswith("20") or "." in paper_id[:5]
+            title = parsed.metadata_title or parsed.first_page_title or pdf.stem
+            found.setdefault(paper_id, []).extend(
+                Passage(paper_id, title, is_arxiv, f"{paper_id}#f{i}", "fulltext", piece.section,
+                        piece.page_start, piece.text)
+                for i, piece in enumerate(fulltext_pieces(parsed.blocks, count))
+            )  # fmt: skip
+    return found
+
+
+def rank_passages(question: str, passages: Iterable[Passage]) -> list[tuple[Passage, float]]:
+    """Passages by a plain BM25-style overlap with the question, best first."""
+    pool = list(dict.fromkeys(passages))
+    bags = [Counter(terms(f"{p.section}\n{p.text}")) for p in pool]
+    df = Counter(t for bag in bags for t in bag)
+    wanted = set(terms(question))
+
+    def score(bag: Counter[str]) -> float:
+        return sum(
+            math.log(1 + len(bags) / df[t]) * bag[t] / (bag[t] + 1.2) for t in wanted if bag[t]
+        )
+
+    return sorted(zip(pool, map(score, bags), strict=True), key=lambda pair: -pair[1])
+
+
+def make_sources(ranked: Sequence[tuple[Passage, float]]) -> list[Source]:
+    return [
+        Source(
+            n=n, id=p.paper_id, is_arxiv=p.is_arxiv, title=p.title, chunk_id=p.chunk_id,
+            kind=p.kind, section=p.section, page=p.page, text=p.text, score=score,
+            url=f"https://arxiv.org/abs/{p.paper_id}",
+        )
+        for n, (p, score) in enumerate(ranked, start=1)
+    ]  # fmt: skip
+
+
+def first_sentences(question: str, sources: Sequence[Source], count: int = 4) -> list[str]:
+    """The baseline: the opening sentences of the top sources, in order."""
+    del question
+    sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
+    body = [s for s in sentences if not s.is_title][:count]
+    return [f"{s.text} {s.source.citation} " for s in body]
+
+
+def _extractive(question: str, sources: Sequence[Source]) -> list[str]:
+    return extract_answer(question, sources)
+
+
+ANSWERERS: dict[str, Answerer] = {"extractive": _extractive, "first-4": first_sentences}
+
+
+def _gold_count(pieces: Sequence[str], gold_id: str) -> int:
+    return sum(1 for piece in pieces if f":{gold_id}]" in piece)
+
+
+def question_sources(
+    row: dict[str, object],
+    gold: Sequence[Passage],
+    db: sqlite3.Connection,
+    args: argparse.Namespace,
+) -> list[Source]:
+    question, gold_id = str(row["question"]), str(row["gold_id"])
+    best_gold = [p for p, _ in rank_passages(question, gold)[: args.gold_chunks]]
+    others = distractors(db, question, gold_id, args.distractors)
+    ranked = rank_passages(question, best_gold + others)
+    if args.order == "shuffled":  # retrieval that does not put the gold paper first
+        random.Random(question).shuffle(ranked)
+    return make_sources(ranked)
+
+
+def run_file(
+    path: Path, db: sqlite3.Connection, rebuilt: dict[str, list[Passage]], args: argparse.Namespace
+) -> tuple[dict[tuple[str, str], Tally], Counter[str]]:
+    tallies: dict[tuple[str, str], Tally] = {}
+    missing: Counter[str] = Counter()
+    for row in read_questions(path):
+        kind = str(row.get("type") or "pdf")
+        gold_id = str(row["gold_id"])
+        gold = catalog_passages(db, gold_id) or rebuilt.get(gold_id, [])
+        if kind == "pdf" and not any(p.kind == "fulltext" for p in gold):
+            gold += [p for p in rebuilt.get(gold_id, []) if p.kind == "fulltext"]
+        if not gold:
+            missing[kind] += 1
+            continue
+        sources = question_sources(row, gold, db, args)
+        expected = [str(term) for term in row["answer_terms"]]  # type: ignore[attr-defined]  # a JSON list
+        for name, answerer in ANSWERERS.items():
+            pieces = answerer(str(row["question"]), sources)
+            tally = tallies.setdefault((kind, name), Tally())
+            tally.add("".join(pieces), expected, len(pieces), _gold_count(pieces, gold_id))
+    return tallies, missing
+
+
+def print_header() -> None:
+    print(
+        f"{'file':<26} {'type':<11} {'answerer':<11} {'questions':>9} {'missing':>7}"
+        f" {'all terms':>9} {'any term':>8} {'words':>6} {'gold sent.':>10}"
+    )
+
+
+def print_rows(name: str, tallies: dict[tuple[str, str], Tally], missing: Counter[str]) -> None:
+    for kind in sorted(missing.keys() - {k for k, _ in tallies}):
+        print(f"{name:<26} {kind:<11} {'-':<11} {0:>9} {missing[kind]:>7}")
+    for (kind, answerer), t in sorted(tallies.items()):
+        n = max(t.questions, 1)
+        print(
+            f"{name:<26} {kind:<11} {answerer:<11} {t.questions:>9} {missing[kind]:>7}"
+            f" {t.all_hits / n:>9.1%} {t.any_hits / n:>8.1%}"
+            f" {statistics.fmean(t.lengths or [0]):>6.1f}"
+            f" {t.gold_sentences / max(t.sentences, 1):>10.1%}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--catalog", type=Path, default=Path("/work/full-index/catalog.sqlite"))
+    parser.add_argument("--eval-dir", type=Path, default=DATA / "eval")
+    parser.add_argument("--gold-chunks", type=int, default=4)
+    parser.add_argument("--distractors", type=int, default=4)
+    parser.add_argument("--rebuild-missing", action="store_true")
+    parser.add_argument("--order", choices=("lexical", "shuffled"), default="lexical")
+    args = parser.parse_args()
+    db = sqlite3.connect(f"file:{args.catalog}?mode=ro", uri=True)
+    db.row_factory = sqlite3.Row
+    files = {name: read_questions(args.eval_dir / name) for name in QUESTION_FILES}
+    wanted = {str(row["gold_id"]) for rows in files.values() for row in rows}
+    rebuilt = rebuilt_passages(wanted) if args.rebuild_missing else {}
+    print_header()
+    for name in QUESTION_FILES:
+        tallies, missing = run_file(args.eval_dir / name, db, rebuilt, args)
+        print_rows(name, tallies, missing)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Whether retrieval found anything that can ground an answer.
+
+One score alone does not separate answerable from unanswerable questions
+here, so the policy combines the best dense similarity with agreement
+between the retrievers: the thresholds come from measuring the development
+questions (see the README).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chat.retrieval import Retrieved
+
+
+@dataclass(frozen=True)
+class RelevancePolicy:
+    # Above this cosine the best passage is taken as relevant on its own.
+    dense_alone: float = 0.55
+    # Above this one it is relevant when both retrievers put the same paper first.
+    dense_agreeing: float = 0.40
+    # Papers of both retrievers' top few that must coincide to count as agreement.
+    agreement_depth: int = 3
+
+    def agreement(self, retrieved: Retrieved) -> bool:
+        dense = [c for c in retrieved.ranked if c.dense_rank is not None]
+        lexical = [c for c in retrieved.ranked if c.lexical_rank is not None]
+        dense.sort(key=lambda c: c.dense_rank or 0)
+        lexical.sort(key=lambda c: c.lexical_rank or 0)
+        top_dense = list(dict.fromkeys(c.paper_id for c in dense))[: self.agreement_depth]
+        top_lexical = list(dict.fromkeys(c.paper_id for c in lexical))[: self.agreement_depth]
+        return bool(top_dense) and top_dense[0] in top_lexical
+
+    def is_relevant(self, retrieved: Retrieved) -> bool:
+        if not retrieved.sources:
+            return False
+        if retrieved.scoped_to:
+            # A question about named papers is answered from them, whatever the scores.
+            return True
+        best = retrieved.best_dense
+        return best >= self.dense_alone or (
+            best >= self.dense_agreeing and self.agreement(retrieved)
+        )

@@ -1,0 +1,280 @@
+from __future__ import annotations
+
+import pytest
+
+from chat.citations import MAX_CITATION, CitationGuard
+from chat.sources import Source
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def _source(n: int, paper_id: str, *, is_arxiv: bool = True) -> Source:
+    return Source(
+        n=n,
+        id=paper_id,
+        is_arxiv=is_arxiv,
+        title=f"Paper {n}",
+        chunk_id=f"{paper_id}#0",
+        kind="fulltext",
+        section="Results",
+        page=2,
+        text="Some passage.",
+        score=0.5,
+        url=f"https://arxiv.org/abs/{paper_id}",
+    )
+
+
+SOURCES = (
+    _source(1, "2203.12533"),
+    _source(2, "1706.03762"),
+    _source(3, "hep-th/9901001"),
+    _source(4, "3f2a9c01b4e5d6a7", is_arxiv=False),
+)
+
+
+def _run(text: str, sources: tuple[Source, ...] = SOURCES) -> tuple[str, CitationGuard]:
+    guard = CitationGuard(sources)
+    return guard.feed(text) + guard.flush(), guard
+
+
+def _run_pieces(pieces: list[str]) -> tuple[str, list[str], list[str]]:
+    guard = CitationGuard(SOURCES)
+    out = "".join(guard.feed(piece) for piece in pieces) + guard.flush()
+    return out, guard.citations, guard.dropped
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Attention [arXiv:2203.12533].", "Attention [arXiv:2203.12533]."),
+        ("Attention [arXiv:2203.12533v2].", "Attention [arXiv:2203.12533]."),
+        ("Attention [arXiv: 2203.12533].", "Attention [arXiv:2203.12533]."),
+        ("Attention [arxiv:2203.12533 ].", "Attention [arXiv:2203.12533]."),
+        ("Strings [arXiv:hep-th/9901001].", "Strings [arXiv:hep-th/9901001]."),
+        ("Strings [arXiv:hep-th/9901001v3].", "Strings [arXiv:hep-th/9901001]."),
+        ("A local PDF [doc:3f2a9c01b4e5d6a7].", "A local PDF [doc:3f2a9c01b4e5d6a7]."),
+    ],
+)
+def test_citation_of_a_source_passes_in_normal_form(text: str, expected: str) -> None:
+    out, guard = _run(text)
+
+    assert out == expected
+    assert guard.dropped == []
+
+
+def test_citations_are_listed_without_version_in_order_of_first_use() -> None:
+    text = (
+        "B [arXiv:1706.03762v5]. A [arXiv:2203.12533]. "
+        "B again [arXiv:1706.03762]. D [doc:3f2a9c01b4e5d6a7]."
+    )
+
+    _, guard = _run(text)
+
+    assert guard.citations == ["1706.03762", "2203.12533", "3f2a9c01b4e5d6a7"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "dropped"),
+    [
+        ("Made up [arXiv:9999.99999].", "Made up.", ["9999.99999"]),
+        ("Made up [arXiv:9999.99999v2], really.", "Made up, really.", ["9999.99999"]),
+        ("Made up [arXiv:9999.99999] and more.", "Made up and more.", ["9999.99999"]),
+        ("Made up[arXiv:9999.99999] and more.", "Made up and more.", ["9999.99999"]),
+        ("Two [arXiv:1111.11111] [arXiv:2222.22222].", "Two.", ["1111.11111", "2222.22222"]),
+        ("Old [arXiv:math/0309136].", "Old.", ["math/0309136"]),
+        ("Doc [doc:0000000000000000].", "Doc.", ["0000000000000000"]),
+        ("[arXiv:9999.99999] Opening.", "Opening.", ["9999.99999"]),
+        ("Line [arXiv:9999.99999]\nNext.", "Line\nNext.", ["9999.99999"]),
+        ("End [arXiv:9999.99999]", "End", ["9999.99999"]),
+        ("(see [arXiv:9999.99999])", "(see)", ["9999.99999"]),
+    ],
+)
+def test_citation_of_no_source_is_removed_with_its_space_and_listed(
+    text: str, expected: str, dropped: list[str]
+) -> None:
+    out, guard = _run(text)
+
+    assert out == expected
+    assert guard.dropped == dropped
+    assert guard.citations == []
+
+
+def test_unknown_citation_next_to_a_real_one_leaves_the_real_one() -> None:
+    out, guard = _run("Claim [arXiv:2203.12533] [arXiv:9999.99999] [arXiv:1706.03762].")
+
+    assert out == "Claim [arXiv:2203.12533] [arXiv:1706.03762]."
+    assert guard.citations == ["2203.12533", "1706.03762"]
+    assert guard.dropped == ["9999.99999"]
+
+
+def test_dropped_ids_are_listed_once() -> None:
+    _, guard = _run("A [arXiv:9999.99999]. B [arXiv:9999.99999v2].")
+
+    assert guard.dropped == ["9999.99999"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Claim [1].", "Claim [arXiv:2203.12533]."),
+        ("Claim [2, 3].", "Claim [arXiv:1706.03762][arXiv:hep-th/9901001]."),
+        ("Claim [1][2].", "Claim [arXiv:2203.12533][arXiv:1706.03762]."),
+        ("Claim [1-2].", "Claim [arXiv:2203.12533][arXiv:1706.03762]."),
+        (
+            "Claim [2\u20134].",
+            "Claim [arXiv:1706.03762][arXiv:hep-th/9901001][doc:3f2a9c01b4e5d6a7].",
+        ),
+        ("Claim [1; 1].", "Claim [arXiv:2203.12533]."),
+        ("Claim [1, arXiv:1706.03762].", "Claim [arXiv:2203.12533][arXiv:1706.03762]."),
+    ],
+)
+def test_numeric_citation_becomes_the_sources_citations(text: str, expected: str) -> None:
+    out, guard = _run(text)
+
+    assert out == expected
+    assert guard.dropped == []
+
+
+def test_numeric_citation_out_of_range_is_dropped() -> None:
+    out, guard = _run("Claim [7]. Other [2, 9]. Range [4-5].")
+
+    assert out == "Claim. Other [arXiv:1706.03762]. Range [doc:3f2a9c01b4e5d6a7]."
+    assert guard.dropped == ["[7]", "[9]", "[5]"]
+    assert guard.citations == ["1706.03762", "3f2a9c01b4e5d6a7"]
+
+
+def test_several_ids_in_one_bracket_are_split_and_checked_each() -> None:
+    out, guard = _run("Both [arXiv:2203.12533, arXiv:9999.99999; arXiv:1706.03762v1].")
+
+    assert out == "Both [arXiv:2203.12533][arXiv:1706.03762]."
+    assert guard.dropped == ["9999.99999"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Index x[a] and [CLS] token.",
+        "On [0, 1) and [0, 1].",
+        "Year [2023] and [1000].",
+        "Range [3-1] backwards.",
+        "Markdown [link](http://example.com) and [x].",
+        "Empty [] and [ ] and [,].",
+        "Nested [[note]] here.",
+        "Unclosed [arXiv:2203.12533 at the end",
+        "Unclosed [1",
+        "Word [arXivist] and [documents] and [docs: x y].",
+        "Math [a, b] and [i; j].",
+    ],
+)
+def test_brackets_that_are_no_citation_pass_unchanged(text: str) -> None:
+    out, guard = _run(text)
+
+    assert out == text
+    assert guard.citations == []
+    assert guard.dropped == []
+
+
+def test_long_bracket_passes_unchanged_once_past_the_bound() -> None:
+    guard = CitationGuard(SOURCES)
+    text = "Note [arXiv:" + "1" * MAX_CITATION + "] done."
+
+    first = guard.feed(text[:40])
+    second = guard.feed(text[40:])
+
+    assert first == "Note"
+    assert first + second + guard.flush() == text
+    assert guard.dropped == []
+
+
+def test_split_citation_is_held_back_then_emitted_whole() -> None:
+    guard = CitationGuard(SOURCES)
+
+    first = guard.feed("Attention [arXiv:2203.")
+    second = guard.feed("12533v1] works.")
+    rest = guard.flush()
+
+    assert first == "Attention"
+    assert second == " [arXiv:2203.12533] works."
+    assert rest == ""
+
+
+def test_split_numeric_citation_is_emitted_whole() -> None:
+    guard = CitationGuard(SOURCES)
+
+    first = guard.feed("Claim [")
+    second = guard.feed("1]")
+    rest = guard.flush()
+
+    assert first == "Claim"
+    assert second == " [arXiv:2203.12533]"
+    assert rest == ""
+
+
+def test_ordinary_bracket_is_released_as_soon_as_it_cannot_be_a_citation() -> None:
+    guard = CitationGuard(SOURCES)
+
+    out = guard.feed("The [CLS")
+
+    assert out == "The [CLS"
+
+
+def test_plain_text_is_emitted_at_once_except_trailing_spaces() -> None:
+    guard = CitationGuard(SOURCES)
+
+    first = guard.feed("Plain text ")
+    second = guard.feed("goes on.")
+
+    assert first == "Plain text"
+    assert second == " goes on."
+    assert guard.flush() == ""
+
+
+def test_flush_emits_held_spaces_and_an_unfinished_bracket() -> None:
+    guard = CitationGuard(SOURCES)
+
+    out = guard.feed("Ends with [arXiv:2203 ")
+
+    assert out == "Ends with"
+    assert guard.flush() == " [arXiv:2203 "
+
+
+def test_no_sources_drops_every_citation() -> None:
+    out, guard = _run("Claim [1] and [arXiv:2203.12533].", sources=())
+
+    assert out == "Claim and."
+    assert guard.dropped == ["[1]", "2203.12533"]
+
+
+SAMPLES = [
+    "Attention [arXiv:2203.12533v2] helps [1][2], unlike [arXiv:9999.99999]. See [2-3].",
+    "Bad [arXiv: 9999.99999] here [doc:3f2a9c01b4e5d6a7]; [CLS] and [0, 1) stay [a].",
+    "[7] Start. Old [arXiv:hep-th/9901001v1] [arXiv:math/0309136]\nNext [ [1, 9] x[0].",
+    "Many [arXiv:1111.11111]  [2]   [arXiv:2222.22222] , end [1",
+]
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_any_split_into_two_pieces_gives_the_whole_output(text: str) -> None:
+    whole = _run_pieces([text])
+
+    for cut in range(len(text) + 1):
+        assert _run_pieces([text[:cut], text[cut:]]) == whole, cut
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_any_split_into_three_pieces_gives_the_whole_output(text: str) -> None:
+    whole = _run_pieces([text])
+
+    for first in range(len(text) + 1):
+        for second in range(first, len(text) + 1):
+            pieces = [text[:first], text[first:second], text[second:]]
+            assert _run_pieces(pieces) == whole, (first, second)
+
+
+@pytest.mark.parametrize("text", SAMPLES)
+def test_feeding_one_character_at_a_time_gives_the_whole_output(text: str) -> None:
+    whole = _run_pieces([text])
+
+    pieces = _run_pieces(list(text))
+
+    assert pieces == whole

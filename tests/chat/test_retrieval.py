@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from chat.components import Index
+from chat.retrieval import Filters, ids_in_question
+from tests.data import EVAL
+
+pytestmark = pytest.mark.timeout(600)
+
+
+def _dev_questions(kind: str, count: int = 40) -> list[dict[str, str]]:
+    with (EVAL / "questions-abstracts.jsonl").open(encoding="utf-8") as lines:
+        rows = [json.loads(x) for x in lines][:count]
+    return [r for r in rows if r["type"] == kind]
+
+
+def test_ids_are_found_in_every_written_form() -> None:
+    text = (
+        "Compare 2203.12533 with arXiv:2005.11401v4, https://arxiv.org/abs/1706.03762v7 "
+        "and arxiv.org/pdf/hep-th/9901001; not 3.14159 or 12345.6789."
+    )
+
+    found = ids_in_question(text)
+
+    assert found == ["2203.12533", "2005.11401", "1706.03762", "hep-th/9901001"]
+
+
+def test_keyword_questions_find_their_paper_first(small_index: Index) -> None:
+    questions = _dev_questions("keyword")
+
+    firsts = [
+        small_index.retriever.retrieve(q["question"]).paper_ranking()[0] == q["gold_id"]
+        for q in questions
+    ]
+
+    assert len(questions) >= 10
+    assert sum(firsts) / len(firsts) >= 0.9
+
+
+def test_sources_are_numbered_and_carry_what_a_citation_needs(small_index: Index) -> None:
+    retrieved = small_index.retriever.retrieve(
+        "How does Fusion-in-Decoder combine retrieved passages in the decoder?"
+    )
+
+    sources = retrieved.sources
+    assert [s.n for s in sources] == list(range(1, len(sources) + 1))
+    assert len(sources) == small_index.retriever.config.k
+    fulltext = [s for s in sources if s.kind == "fulltext"]
+    assert fulltext
+    assert all(s.page is not None and s.page >= 1 for s in fulltext)
+    assert all(s.page is None for s in sources if s.kind == "abstract")
+    top = sources[0]
+    assert top.id == "2007.01282"
+    assert top.url == "https://arxiv.org/abs/2007.01282"
+    assert top.citation == "[arXiv:2007.01282]"
+    assert top.title
+    assert top.chunk_id.startswith("2007.01282#")
+
+
+def test_no_paper_fills_more_than_its_share_of_the_sources(small_index: Index) -> None:
+    retriever = small_index.retriever
+
+    retrieved = retriever.retrieve("passages retrieved for open domain question answering reader")
+
+    counts: dict[str, int] = {}
+    for source in retrieved.sources:
+        counts[source.id] = counts.get(source.id, 0) + 1
+    assert max(counts.values()) <= retriever.config.per_paper
+    assert len(counts) >= 3
+
+
+def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Index) -> None:
+    retrieved = small_index.retriever.retrieve(
+        "What does arXiv:1503.02531v1 say about temperature?"
+    )
+
+    assert retrieved.scoped_to == ("1503.02531",)
+    assert {s.id for s in retrieved.sources} == {"1503.02531"}
+
+
+def test_an_unknown_id_in_the_question_does_not_scope(small_index: Index) -> None:
+    retrieved = small_index.retriever.retrieve("What does 2999.99999 say about distillation?")
+
+    assert retrieved.scoped_to == ()
+    assert retrieved.sources
+
+
+def test_explicit_paper_ids_restrict_both_retrievers(small_index: Index) -> None:
+    filters = Filters(paper_ids=("2304.02623",))
+
+    retrieved = small_index.retriever.retrieve("knowledge distillation temperature", filters)
+
+    assert {c.paper_id for c in retrieved.ranked} == {"2304.02623"}
+
+
+def test_category_and_date_filters_restrict_results(small_index: Index) -> None:
+    catalog = small_index.catalog
+    question = "a method that improves performance on benchmarks"
+
+    by_category = small_index.retriever.retrieve(question, Filters(categories=("cs.CV",)))
+    by_date = small_index.retriever.retrieve(
+        question, Filters(published_from="2026-01-01", published_to="2026-12-31")
+    )
+
+    assert by_category.ranked
+    for candidate in by_category.ranked:
+        paper = catalog.get_paper(candidate.paper_id)
+        assert paper is not None
+        assert "cs.CV" in paper.categories
+    assert by_date.ranked
+    for candidate in by_date.ranked:
+        paper = catalog.get_paper(candidate.paper_id)
+        assert paper is not None
+        assert "2026-01-01" <= paper.published <= "2026-12-31"
