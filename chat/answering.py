@@ -91,6 +91,10 @@ class Answerer:
         self.relevance = relevance or RelevancePolicy()
         self.model_name = model_name if model is not None else ""
 
+    async def aclose(self) -> None:
+        if self.model is not None:
+            await self.model.aclose()
+
     @property
     def mode(self) -> str:
         return "llm" if self.model is not None else "extractive"

@@ -40,14 +40,17 @@ async def ask_once(answerer: Answerer, text: str, papers: Sequence[str], as_json
     question = Question(text, filters=Filters(paper_ids=paper_ids(papers)))
     events: list[Event] = []
     sources: Sources | None = None
-    async for event in answerer.answer(question):
-        events.append(event)
-        if isinstance(event, Sources):
-            sources = event
-        elif isinstance(event, Delta) and not as_json:
-            click.echo(event.text, nl=False)
-        elif isinstance(event, Error) and not as_json:
-            click.echo(f"\npaperchat: error: {event.message}", err=True)
+    try:
+        async for event in answerer.answer(question):
+            events.append(event)
+            if isinstance(event, Sources):
+                sources = event
+            elif isinstance(event, Delta) and not as_json:
+                click.echo(event.text, nl=False)
+            elif isinstance(event, Error) and not as_json:
+                click.echo(f"\npaperchat: error: {event.message}", err=True)
+    finally:
+        await answerer.aclose()
     if as_json:
         click.echo(json.dumps(_as_json(events), ensure_ascii=False))
     elif sources is not None:

@@ -16,7 +16,7 @@ from chat.settings import Settings
 from ingest.catalog import Catalog
 from ingest.embedding import Embedder, build_embedder
 from ingest.indexer import Indexer
-from ingest.lexical import LexicalIndex
+from ingest.lexical import LexicalIndex, ensure_complete
 from ingest.store import ChunkStore, open_chroma
 
 
@@ -78,6 +78,7 @@ class Index:
 
     @cached_property
     def retriever(self) -> Retriever:
+        ensure_complete(self.lexical, self.catalog)
         return Retriever(self.catalog, self.store, self.lexical, self.embedder)
 
     @cached_property

@@ -121,6 +121,10 @@ class ChatModel:
         self._where = f"model {model!r} at {_safe_url(str(client.base_url))}"
         self._secret = client.api_key if isinstance(client.api_key, str) else ""
 
+    async def aclose(self) -> None:
+        """Close the HTTP connections to the server."""
+        await self._client.close()
+
     async def stream(self, messages: Messages) -> AsyncGenerator[LlmChunk, None]:
         """The answer's text in pieces, then a chunk with finish_reason and usage."""
         progress = _Progress()

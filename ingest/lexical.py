@@ -165,6 +165,19 @@ def rebuild_units(lexical: LexicalIndex, catalog: Catalog, units: Sequence[Unit]
     return len(chunks)
 
 
+def ensure_complete(lexical: LexicalIndex, catalog: Catalog) -> bool:
+    """Rebuild the lexical index from the catalog when it is missing chunks (an index
+    made before the lexical index existed, or lost). Returns whether it rebuilt; an
+    ingest running elsewhere holds the writer, and then nothing is done."""
+    if catalog.pending_units() or lexical.count() == catalog.chunk_count():
+        return False
+    try:
+        rebuild_all(lexical, catalog)
+    except LexicalIndexError:
+        return False
+    return True
+
+
 def rebuild_all(lexical: LexicalIndex, catalog: Catalog, batch: int = 2000) -> int:
     """Rebuild the whole lexical index from the catalog (a missing or stale index)."""
     writer_units = catalog.all_units()
