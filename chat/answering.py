@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from chat.citations import CitationGuard
@@ -99,7 +99,7 @@ class Answerer:
     def mode(self) -> str:
         return "llm" if self.model is not None else "extractive"
 
-    async def answer(self, question: Question) -> AsyncIterator[Event]:
+    async def answer(self, question: Question) -> AsyncGenerator[Event, None]:
         clock = _Clock()
         yield Meta(question.conversation_id, question.message_id)
         try:
