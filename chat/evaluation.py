@@ -137,7 +137,8 @@ def _percentiles(values: Sequence[float]) -> dict[str, float]:
 def table(report: dict[str, Any]) -> str:
     """The report as markdown tables: overall, then by question type."""
     lines = ["| retriever | R@1 | R@5 | R@10 | MRR | gold page |", "|---|---|---|---|---|---|"]
-    rows = [("all", report), *report["by_type"].items()]
+    by_type = report["by_type"]
+    rows = [("all", report), *(by_type.items() if len(by_type) > 1 else [])]
     for kind, block in rows:
         for name in RETRIEVERS:
             s = block[name]

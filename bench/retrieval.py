@@ -1,0 +1,106 @@
+"""Retrieval and answer quality on the development questions, over an existing index.
+
+For each questions file: recall@1/5/10 and MRR of the gold paper for dense,
+BM25 and hybrid retrieval (overall and by question type), the gold page among
+the chunks given to the answerer (PDF questions), retrieval latency, the
+extractive answers' hit rate on the gold `answer_terms`, and how often the
+relevance policy refuses unanswerable and answerable questions.
+
+    python -m bench.retrieval --data-dir /path/to/full/index
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chat.components import Index
+from chat.evaluation import evaluate, load_questions, table
+from chat.extractive import extract_answer
+from chat.relevance import RelevancePolicy
+from chat.retrieval import Retriever
+from chat.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT.parent / "shared" / "data" / "eval"
+FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
+
+
+@dataclass
+class AnswerStats:
+    answered: int = 0
+    all_terms: int = 0
+    any_term: int = 0
+    refused: dict[str, list[bool]] = field(default_factory=lambda: {"yes": [], "no": []})
+
+
+def answer_stats(retriever: Retriever, rows: list[dict[str, Any]]) -> AnswerStats:
+    """Extractive answers' term hits, and refusals of unanswerable vs answerable questions."""
+    policy = RelevancePolicy()
+    stats = AnswerStats()
+    for row in rows:
+        retrieved = retriever.retrieve(row["question"])
+        refused = not policy.is_relevant(retrieved)
+        stats.refused["no" if row["gold_id"] is None else "yes"].append(refused)
+        if row["gold_id"] is None or not row.get("answer_terms"):
+            continue
+        answer = " ".join(extract_answer(row["question"], retrieved.sources)).lower()
+        hits = [term.lower() in answer for term in row["answer_terms"]]
+        stats.answered += 1
+        stats.all_terms += all(hits)
+        stats.any_term += any(hits)
+    return stats
+
+
+def _rate(values: list[bool]) -> str:
+    return f"{sum(values) / len(values):.3f} ({sum(values)}/{len(values)})" if values else "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
+    parser.add_argument("--files", nargs="*", default=list(FILES))
+    parser.add_argument("--json", type=Path, help="Also write the reports here.")
+    args = parser.parse_args()
+    index = Index(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
+    retriever = index.retriever
+    retriever.retrieve("warm up")
+    print(f"command: python -m bench.retrieval {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    stats = index.catalog.stats()
+    print(f"index: {stats['papers']} papers, {stats['chunks']} chunks")
+    reports: dict[str, Any] = {}
+    for name in args.files:
+        questions = load_questions(EVAL / name)
+        report = evaluate(retriever, questions)
+        with (EVAL / name).open(encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines if line.strip()]
+        answers = answer_stats(retriever, rows)
+        report["answers"] = {
+            "extractive_all_terms": answers.all_terms / max(answers.answered, 1),
+            "extractive_any_term": answers.any_term / max(answers.answered, 1),
+            "refused_unanswerable": _rate(answers.refused["no"]),
+            "refused_answerable": _rate(answers.refused["yes"]),
+        }
+        reports[name] = report
+        print(f"\n### {name}\n")
+        print(table(report))
+        print(
+            f"extractive answers containing all / any gold answer terms: "
+            f"{report['answers']['extractive_all_terms']:.3f} / "
+            f"{report['answers']['extractive_any_term']:.3f}; refused: unanswerable "
+            f"{report['answers']['refused_unanswerable']}, answerable "
+            f"{report['answers']['refused_answerable']}"
+        )
+    if args.json:
+        args.json.write_text(json.dumps(reports, indent=2))
+    index.close()
+
+
+if __name__ == "__main__":
+    main()
