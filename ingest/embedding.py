@@ -160,7 +160,10 @@ def _load_sentence_transformer(directory: Path, threads: int | None) -> Sentence
     # Imported here: torch is heavy and only this backend needs it at run time.
     import torch
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as transformers_logging
 
+    # Loading a local model needs no progress bar on the user's terminal.
+    transformers_logging.disable_progress_bar()
     if threads is not None:
         torch.set_num_threads(threads)
     try:
