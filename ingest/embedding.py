@@ -163,7 +163,7 @@ def _load_sentence_transformer(directory: Path, threads: int | None) -> Sentence
     from transformers.utils import logging as transformers_logging
 
     # Loading a local model needs no progress bar on the user's terminal.
-    transformers_logging.disable_progress_bar()
+    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call] # untyped upstream
     if threads is not None:
         torch.set_num_threads(threads)
     try:
