@@ -1,0 +1,88 @@
+"""How the fusion settings trade off across question kinds, from one retrieval pass.
+
+Each question's dense and lexical candidates are fetched once; every fusion
+setting is then scored on the same candidates, so the table compares the
+settings and nothing else. Recall@5 of the gold paper per question kind.
+
+    python -m bench.fusion --data-dir /path/to/full/index
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import shlex
+import sys
+from pathlib import Path
+
+from chat.components import Index
+from chat.evaluation import Question, load_questions
+from chat.fusion import FusionConfig, Hit, fuse
+from chat.retrieval import Filters
+from chat.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT.parent / "shared" / "data" / "eval"
+FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
+
+Pass = tuple[Question, str, list[Hit], list[Hit]]  # question, gold paper id, dense, lexical
+
+
+def candidates(index: Index, files: list[str]) -> list[Pass]:
+    retriever = index.retriever
+    passes = []
+    for name in files:
+        for question in load_questions(EVAL / name):
+            if question.gold_id is None:
+                continue
+            gold = index.catalog.resolve_id(question.gold_id) or question.gold_id
+            dense = retriever.dense(question.question, Filters())
+            lexical = retriever.lexical.search(question.question, retriever.config.candidates)
+            kind = question.type if question.type != "pdf" else "pdf"
+            passes.append(
+                (Question(question.qid, question.question, gold, kind), gold, dense, lexical)
+            )
+    return passes
+
+
+def recall_at(passes: list[Pass], config: FusionConfig | None, which: str, k: int = 5) -> float:
+    hits = 0
+    for question, gold, dense, lexical in passes:
+        if which == "dense":
+            ranked = [paper for _, paper, _ in dense]
+        elif which == "bm25":
+            ranked = [paper for _, paper, _ in lexical]
+        else:
+            assert config is not None
+            ranked = [c.paper_id for c in fuse(question.question, dense, lexical, config)]
+        hits += gold in list(dict.fromkeys(ranked))[:k]
+    return hits / max(len(passes), 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
+    parser.add_argument("--files", nargs="*", default=list(FILES))
+    args = parser.parse_args()
+    index = Index(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
+    passes = candidates(index, args.files)
+    kinds = sorted({q.type for q, *_ in passes})
+    by_kind = {kind: [p for p in passes if p[0].type == kind] for kind in kinds}
+    print(f"command: python -m bench.fusion {' '.join(shlex.quote(a) for a in sys.argv[1:])}\n")
+    print("| setting | " + " | ".join(kinds) + " |")
+    print("|---|" + "---|" * len(kinds))
+    for which in ("dense", "bm25"):
+        cells = [f"{recall_at(by_kind[k], None, which):.3f}" for k in kinds]
+        print(f"| {which} alone | " + " | ".join(cells) + " |")
+    grid = itertools.product((0.3, 0.5, 1.0), (0.0, 0.01, 0.03), (10.0, 60.0))
+    for dense_weight, score_weight, rrf_k in grid:
+        config = FusionConfig(rrf_k, dense_weight, 1.0, score_weight)
+        cells = [f"{recall_at(by_kind[k], config, 'hybrid'):.3f}" for k in kinds]
+        label = f"dense {dense_weight}, score {score_weight}, k {rrf_k:.0f}"
+        print(f"| {label} | " + " | ".join(cells) + " |")
+    index.close()
+
+
+if __name__ == "__main__":
+    main()
