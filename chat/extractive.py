@@ -117,6 +117,7 @@ _REDUNDANCY = 0.5
 _DUPLICATE = 0.6
 _RELATIVE_FLOOR = 0.3
 _PER_SOURCE = 2
+_MAX_WORDS = 80
 _MIN_WORDS = 4
 _PAPER_PRIOR = 1.0
 
@@ -159,10 +160,12 @@ def _ends_with_abbreviation(text: str) -> bool:
 
 
 def is_debris(sentence: str) -> bool:
-    """True for a sentence that is mostly numbers, symbols or stray letters."""
+    """True for a sentence that is mostly numbers, symbols or stray letters, or a run-on
+    blob (pseudo-code, a table read as text) far longer than any real sentence."""
     tokens = sentence.split()
     lexical = [w for w in words(sentence) if w.isalpha() and len(w) > 1]
-    return len(lexical) < _MIN_WORDS or len(lexical) < 0.5 * len(tokens)
+    too_long = len(tokens) > _MAX_WORDS
+    return too_long or len(lexical) < _MIN_WORDS or len(lexical) < 0.5 * len(tokens)
 
 
 def source_sentences(source: Source, rank: int) -> list[Sentence]:

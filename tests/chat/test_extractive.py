@@ -169,6 +169,19 @@ def test_table_debris_is_never_quoted() -> None:
     ]
 
 
+def test_a_run_on_blob_of_pseudo_code_is_never_quoted() -> None:
+    blob = " ".join(
+        f"while not converged t <- t + {i} get gradients then update the biased moment "
+        "estimates and correct the bias of the moment estimates"
+        for i in range(8)
+    )
+    sources = [_source(1, "1412.6980", f"{blob}. Adam corrects the bias of the moment estimates.")]
+
+    pieces = extract_answer("How does Adam correct the bias of moment estimates?", sources)
+
+    assert pieces == ["Adam corrects the bias of the moment estimates. [arXiv:1412.6980]"]
+
+
 def test_near_duplicate_sentences_are_not_both_chosen() -> None:
     repeated = "The encoder uses six identical layers with residual connections."
     sources = [

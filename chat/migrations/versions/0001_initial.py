@@ -7,6 +7,8 @@ Create Date: 2025-01-01
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import sqlalchemy as sa
 from alembic import op
 
@@ -16,7 +18,7 @@ branch_labels: str | None = None
 depends_on: str | None = None
 
 
-def _timestamp(name: str, *, nullable: bool = False) -> sa.Column[sa.DateTime]:
+def _timestamp(name: str, *, nullable: bool = False) -> sa.Column[datetime]:
     return sa.Column(name, sa.DateTime(timezone=True), nullable=nullable)
 
 
