@@ -90,6 +90,10 @@ class Retriever:
         self.embedder = embedder
         self.config = config or RetrievalConfig()
 
+    def with_config(self, config: RetrievalConfig) -> Retriever:
+        """The same indexes and embedder, other settings (e.g. one chunk per paper)."""
+        return Retriever(self.catalog, self.store, self.lexical, self.embedder, config)
+
     def scope(self, question: str, filters: Filters) -> Filters:
         """Papers named in the question narrow the search when the index has them."""
         if filters.paper_ids:
