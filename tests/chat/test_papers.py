@@ -34,7 +34,7 @@ def test_paper_details_carry_what_the_paper_page_shows(small_index: Index) -> No
 
 
 def test_unknown_paper_is_not_found(small_index: Index) -> None:
-    with pytest.raises(PaperNotFound, match="2999.99999"):
+    with pytest.raises(PaperNotFound, match=r"2999\.99999"):
         paper_details(small_index.catalog, "2999.99999")
 
 
