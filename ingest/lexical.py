@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import tantivy
+from rapidfuzz.distance import OSA
 
 from ingest.analysis import terms
 from ingest.catalog import Catalog, Unit
@@ -113,18 +114,25 @@ class LexicalIndex:
         categories: Sequence[str] = (),
         published_from: str = "",
         published_to: str = "",
+        fix_typos: bool = True,
     ) -> list[Hit]:
-        """The best chunks for `query`, optionally within some papers, categories or dates."""
+        """The best chunks for `query`, optionally within some papers, categories or dates.
+
+        With `fix_typos`, a query term the index (nearly) lacks also matches the
+        common index term one or two edits away ("transfromer" -> "transformer").
+        """
         words = list(dict.fromkeys(terms(query)))
         if not words:
             return []
+        self.index.reload()
+        searcher = self.index.searcher()
+        if fix_typos:
+            words += [w for w in corrections(searcher, words) if w not in words]
         should = [
             (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "terms", w)) for w in words
         ]
         clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
         clauses.extend(self._filters(paper_ids, categories, published_from, published_to))
-        self.index.reload()
-        searcher = self.index.searcher()
         result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
         hits = []
         for score, address in result.hits:
@@ -156,6 +164,36 @@ class LexicalIndex:
             )
             clauses.append((tantivy.Occur.Must, query))
         return clauses
+
+
+# A term in fewer chunks than this may be a typo; a correction must be far more common.
+_RARE_TERM = 3
+_MORE_COMMON = 20
+_PREFIX = 2
+_CANDIDATES = 3000
+
+
+def corrections(searcher: tantivy.Searcher, words: Sequence[str]) -> list[str]:
+    """For each rare query term, the most common index term within a small edit distance."""
+    fixed = []
+    for word in words:
+        if len(word) < 4 or word.isdigit():
+            continue
+        frequency = searcher.doc_freq("terms", word)
+        if frequency >= _RARE_TERM:
+            continue
+        allowed = 1 if len(word) < 7 else 2
+        candidates = searcher.terms_with_prefix("terms", word[:_PREFIX], limit=_CANDIDATES)
+        best = [
+            (count, term)
+            for term, count in candidates
+            if count >= _MORE_COMMON * max(frequency, 1)
+            and abs(len(term) - len(word)) <= allowed
+            and OSA.distance(term, word, score_cutoff=allowed) <= allowed
+        ]
+        if best:
+            fixed.append(max(best)[1])
+    return fixed
 
 
 def rebuild_units(lexical: LexicalIndex, catalog: Catalog, units: Sequence[Unit]) -> int:

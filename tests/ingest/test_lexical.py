@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.lexical import LexicalIndex
+from ingest.records import Chunk, Paper
+
+
+def _chunks(count: int, text: str, paper_id: str = "1706.03762") -> list[Chunk]:
+    paper = Paper(id=paper_id, title="Attention", categories=("cs.CL",), published="2017-06-12")
+    return [
+        Chunk(f"{paper_id}#abstract-{i}@x", paper_id, "abstract", i, text, "Abstract", 0, 0, paper)
+        for i in range(count)
+    ]
+
+
+@pytest.fixture
+def lexical(tmp_path: Path) -> LexicalIndex:
+    index = LexicalIndex(tmp_path / "lexical")
+    index.replace_units(
+        [("1706.03762", "abstract")], _chunks(30, "The Transformer relies on attention.")
+    )
+    return index
+
+
+def test_a_misspelled_term_matches_the_common_spelling(lexical: LexicalIndex) -> None:
+    fixed = lexical.search("transfromer", 5)
+    strict = lexical.search("transfromer", 5, fix_typos=False)
+
+    assert len(fixed) == 5
+    assert strict == []
+
+
+def test_a_correct_term_is_not_rewritten(lexical: LexicalIndex) -> None:
+    hits = lexical.search("attention", 50)
+
+    assert len(hits) == 30
+    assert all(paper == "1706.03762" for _, paper, _ in hits)
+
+
+def test_filters_narrow_the_hits(lexical: LexicalIndex) -> None:
+    lexical.replace_units([("2005.11401", "abstract")], _chunks(3, "Attention.", "2005.11401"))
+
+    by_paper = lexical.search("attention", 50, paper_ids=["2005.11401"])
+    by_category = lexical.search("attention", 50, categories=["cs.CV"])
+    by_date = lexical.search(
+        "attention", 50, published_from="2017-06-01", published_to="2017-06-30"
+    )
+
+    assert {p for _, p, _ in by_paper} == {"2005.11401"}
+    assert by_category == []
+    assert len(by_date) == 33
+
+
+def test_replacing_a_unit_removes_its_old_chunks(lexical: LexicalIndex) -> None:
+    lexical.replace_units([("1706.03762", "abstract")], _chunks(2, "Recurrence is gone."))
+
+    assert lexical.search("attention", 50) == []
+    assert lexical.count() == 2
