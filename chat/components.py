@@ -44,8 +44,8 @@ class Index:
         if settings.embeddings == "openai":
             from openai import OpenAI
 
-            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-            client = OpenAI(api_key=key or "unused", base_url=settings.openai_base_url or None)
+            key, base_url = settings.openai_endpoint()
+            client = OpenAI(api_key=key, base_url=base_url)
         return build_embedder(
             settings.embeddings,
             backend=settings.embedder_backend,
@@ -86,10 +86,8 @@ class Index:
         settings = self.settings
         model = None
         if settings.llm == "openai":
-            key = settings.openai_api_key.get_secret_value() if settings.openai_api_key else None
-            client = AsyncOpenAI(
-                api_key=key or "unused", base_url=settings.openai_base_url or None, max_retries=0
-            )
+            key, base_url = settings.openai_endpoint()
+            client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
             model = ChatModel(client, settings.llm_model)
         return Answerer(self.retriever, load_prompts(), model, model_name=settings.llm_model)
 

@@ -73,6 +73,11 @@ class Settings(BaseSettings):
         """Where derived model files (the int8 ONNX embedder) are cached."""
         return self.models_cache or self.data_dir / "models"
 
+    def openai_endpoint(self) -> tuple[str, str | None]:
+        """(api key, base URL) for an openai client; a local server may need no key."""
+        key = self.openai_api_key.get_secret_value() if self.openai_api_key else None
+        return key or "unused", self.openai_base_url or None
+
     @property
     def resolved_database_url(self) -> str:
         return self.database_url or f"sqlite:///{(self.data_dir / 'paperchat.sqlite').resolve()}"
