@@ -100,7 +100,10 @@ def end_to_end(index: Index, abstracts: Path, limit: int, pdfs: Path) -> tuple[i
     pipeline.run(metadata_items(abstracts, embedder.count_tokens, limit), report)
     items = pdf_items([pdfs], index.open_catalog(), embedder.count_tokens, workers=1)
     pipeline.run(items, report)
-    return report.chunks_added, time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    split = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in pipeline.seconds.items())
+    print(f"end to end {elapsed:.0f} s, of which {split}", file=sys.stderr)
+    return report.chunks_added, elapsed
 
 
 def embed_only(index: Index) -> float:
