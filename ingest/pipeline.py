@@ -9,8 +9,8 @@ the GIL while it computes, so the stages share the cores.
 from __future__ import annotations
 
 import queue
-import time
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
