@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
+from chat.admin import register as register_admin
 from chat.components import Index
 from chat.settings import Settings, get_settings
 from ingest.arxiv_api import ArxivClient, harvest
@@ -271,6 +272,9 @@ def eval_retrieval(questions: Path, k: int, data_dir: Path | None, as_json: bool
     report = evaluate(retriever, load_questions(questions))
     _emit(report, as_json, table(report))
     index.close()
+
+
+register_admin(main, _settings)
 
 
 if __name__ == "__main__":

@@ -151,3 +151,31 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) ->
     pipeline.run(pdf_items([pdfs], index.open_catalog(), embedder.count_tokens), IngestReport())
     yield index
     index.close()
+
+
+POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database: a SQLite file, or a fresh PostgreSQL schema dropped afterwards."""
+    import uuid
+
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.exc import OperationalError
+
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'paperchat.sqlite'}"
+        return
+    schema = f"test_{uuid.uuid4().hex}"
+    server = create_engine(POSTGRES_URL)
+    try:
+        with server.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    except OperationalError as e:
+        server.dispose()
+        pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_URL}: {e}")
+    yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    with server.begin() as connection:
+        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+    server.dispose()

@@ -1,0 +1,211 @@
+"""Conversations and messages, scoped to their owner, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from chat.conversations import (
+    UNTITLED,
+    NotFound,
+    append_user_message,
+    create_conversation,
+    delete_conversation,
+    get_conversation,
+    list_conversations,
+    start_assistant_message,
+    title_from,
+    update_assistant_message,
+)
+from chat.db import create_database_engine, session_factory
+from chat.migrations import upgrade_database
+from chat.models import Message, User
+
+SOURCES = [
+    {
+        "n": 1,
+        "id": "2203.12533",
+        "title": "Émile's «attention» paper",
+        "kind": "fulltext",
+        "page": 3,
+        "score": 0.81,
+        "section": None,
+    }
+]
+
+
+@pytest.fixture
+def sessions(database_url: str) -> Iterator[sessionmaker[Session]]:
+    upgrade_database(database_url)
+    engine = create_database_engine(database_url)
+    yield session_factory(engine)
+    engine.dispose()
+
+
+@pytest.fixture
+def session(sessions: sessionmaker[Session]) -> Iterator[Session]:
+    with sessions() as session:
+        yield session
+
+
+def _user(session: Session, email: str) -> str:
+    # Users are made directly: password hashing is not what these tests are about.
+    user = User(email=email, password_hash="unused")
+    session.add(user)
+    session.commit()
+    return user.id
+
+
+@pytest.fixture
+def ada(session: Session) -> str:
+    return _user(session, "ada@example.org")
+
+
+@pytest.fixture
+def grace(session: Session) -> str:
+    return _user(session, "grace@example.org")
+
+
+def test_title_is_the_first_message_on_one_line_cut_near_sixty_characters() -> None:
+    long = "How does   the Fusion-in-Decoder model\ncombine evidence from many retrieved passages?"
+
+    assert title_from("  What is attention?\n") == "What is attention?"
+    assert title_from(long) == "How does the Fusion-in-Decoder model combine evidence from…"
+    assert len(title_from("x" * 500)) == 60
+    assert title_from(" \n ") == UNTITLED
+
+
+def test_messages_come_back_in_order_with_their_json_fields(
+    sessions: sessionmaker[Session], session: Session, ada: str
+) -> None:
+    conversation = create_conversation(session, ada, "  What is attention?  ")
+    append_user_message(session, ada, conversation.id, "What is attention?")
+    answer = start_assistant_message(
+        session, ada, conversation.id, mode="llm", prompt_version="v3", model="gpt-4o-mini"
+    )
+    update_assistant_message(
+        session,
+        ada,
+        answer.id,
+        content="Attention weighs tokens [arXiv:2203.12533].",
+        status="complete",
+        sources=SOURCES,
+        citations=["2203.12533"],
+        usage={"prompt_tokens": 812, "completion_tokens": 41},
+        timings={"retrieval_ms": 12.5, "first_token_ms": 300, "total_ms": 910},
+    )
+    append_user_message(session, ada, conversation.id, "And self-attention?")
+
+    with sessions() as fresh:
+        loaded = get_conversation(fresh, ada, conversation.id)
+
+    assert loaded.title == "What is attention?"
+    assert [(m.position, m.role, m.status) for m in loaded.messages] == [
+        (1, "user", "complete"),
+        (2, "assistant", "complete"),
+        (3, "user", "complete"),
+    ]
+    reply = loaded.messages[1]
+    assert reply.content == "Attention weighs tokens [arXiv:2203.12533]."
+    assert (reply.mode, reply.prompt_version, reply.model) == ("llm", "v3", "gpt-4o-mini")
+    assert reply.sources == SOURCES
+    assert reply.citations == ["2203.12533"]
+    assert reply.usage == {"prompt_tokens": 812, "completion_tokens": 41}
+    assert reply.timings == {"retrieval_ms": 12.5, "first_token_ms": 300, "total_ms": 910}
+    assert loaded.messages[0].sources == []
+    assert loaded.messages[0].usage is None
+    assert reply.created_at.tzinfo is not None
+
+
+def test_streaming_answer_is_saved_as_it_grows(
+    sessions: sessionmaker[Session], session: Session, ada: str
+) -> None:
+    conversation = create_conversation(session, ada, "What is attention?")
+    answer = start_assistant_message(session, ada, conversation.id, sources=SOURCES)
+
+    update_assistant_message(session, ada, answer.id, content="Attention weighs")
+
+    with sessions() as reader:
+        partial = get_conversation(reader, ada, conversation.id).messages[0]
+    assert (partial.status, partial.content, partial.sources) == (
+        "streaming",
+        "Attention weighs",
+        SOURCES,
+    )
+
+    update_assistant_message(
+        session, ada, answer.id, content="Attention weighs", status="cancelled"
+    )
+
+    with sessions() as reader:
+        final = get_conversation(reader, ada, conversation.id).messages[0]
+    assert (final.status, final.content) == ("cancelled", "Attention weighs")
+
+
+def test_list_is_newest_activity_first(session: Session, ada: str, grace: str) -> None:
+    first = create_conversation(session, ada, "first")
+    second = create_conversation(session, ada, "second")
+    third = create_conversation(session, ada, "third")
+    create_conversation(session, grace, "not ada's")
+
+    append_user_message(session, ada, first.id, "back to the first one")
+
+    assert [c.id for c in list_conversations(session, ada)] == [first.id, third.id, second.id]
+    assert [c.id for c in list_conversations(session, ada, limit=2)] == [first.id, third.id]
+    assert first.updated_at > first.created_at
+
+
+def _as_grace(conversation_id: str, message_id: str) -> dict[str, Callable[..., Any]]:
+    return {
+        "get": lambda s, u: get_conversation(s, u, conversation_id),
+        "delete": lambda s, u: delete_conversation(s, u, conversation_id),
+        "append": lambda s, u: append_user_message(s, u, conversation_id, "mine now"),
+        "start": lambda s, u: start_assistant_message(s, u, conversation_id),
+        "update": lambda s, u: update_assistant_message(s, u, message_id, content="mine"),
+    }
+
+
+@pytest.mark.parametrize("action", ["get", "delete", "append", "start", "update"])
+def test_another_users_conversation_is_not_found(
+    sessions: sessionmaker[Session], session: Session, ada: str, grace: str, action: str
+) -> None:
+    conversation = create_conversation(session, ada, "private")
+    append_user_message(session, ada, conversation.id, "private")
+    answer = start_assistant_message(session, ada, conversation.id)
+
+    with pytest.raises(NotFound):
+        _as_grace(conversation.id, answer.id)[action](session, grace)
+
+    assert list_conversations(session, grace) == []
+    with sessions() as fresh:
+        kept = get_conversation(fresh, ada, conversation.id)
+    assert [(m.role, m.content) for m in kept.messages] == [("user", "private"), ("assistant", "")]
+
+
+def test_unknown_conversation_and_user_message_are_not_found(session: Session, ada: str) -> None:
+    conversation = create_conversation(session, ada, "hello")
+    question = append_user_message(session, ada, conversation.id, "hello")
+
+    with pytest.raises(NotFound):
+        get_conversation(session, ada, str(uuid.uuid4()))
+    with pytest.raises(NotFound):
+        update_assistant_message(session, ada, question.id, content="rewritten")
+
+
+def test_delete_removes_the_conversation_and_its_messages(session: Session, ada: str) -> None:
+    conversation = create_conversation(session, ada, "hello")
+    append_user_message(session, ada, conversation.id, "hello")
+    start_assistant_message(session, ada, conversation.id)
+    kept = create_conversation(session, ada, "kept")
+
+    delete_conversation(session, ada, conversation.id)
+
+    with pytest.raises(NotFound):
+        get_conversation(session, ada, conversation.id)
+    assert [c.id for c in list_conversations(session, ada)] == [kept.id]
+    assert session.scalar(select(func.count()).select_from(Message)) == 0
