@@ -9,17 +9,14 @@ from chat.metrics import CONTENT_TYPE, Metrics, render
 pytestmark = pytest.mark.timeout(10)
 
 
-def _samples(metrics: Metrics) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+def _value(metrics: Metrics, name: str, **labels: str) -> float:
+    """The value of one sample, read back from the rendered text."""
     text = render(metrics.registry).decode()
-    return {
-        (sample.name, frozenset(sample.labels.items())): sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-    }
-
-
-def _labels(**labels: str) -> frozenset[tuple[str, str]]:
-    return frozenset(labels.items())
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and sample.labels == labels:
+                return sample.value
+    raise AssertionError(f"no sample {name} {labels} in:\n{text}")
 
 
 def test_http_requests_are_counted_by_method_route_and_status() -> None:
@@ -29,25 +26,13 @@ def test_http_requests_are_counted_by_method_route_and_status() -> None:
     metrics.observe_request("GET", "/api/conversations/{id}", 200, 0.03)
     metrics.observe_request("POST", "/api/chat", 429, 0.001)
 
-    samples = _samples(metrics)
+    text = render(metrics.registry).decode()
     route = "/api/conversations/{id}"
-    assert (
-        samples[("paperchat_http_requests_total", _labels(method="GET", route=route, status="200"))]
-        == 2
-    )
-    assert (
-        samples[
-            (
-                "paperchat_http_requests_total",
-                _labels(method="POST", route="/api/chat", status="429"),
-            )
-        ]
-        == 1
-    )
-    count = samples[
-        ("paperchat_http_request_duration_seconds_count", _labels(method="GET", route=route))
-    ]
-    assert count == 2
+    assert f'paperchat_http_requests_total{{method="GET",route="{route}",status="200"}} 2.0' in text
+    total = "paperchat_http_requests_total"
+    assert _value(metrics, total, method="POST", route="/api/chat", status="429") == 1
+    duration = "paperchat_http_request_duration_seconds_sum"
+    assert _value(metrics, duration, method="GET", route=route) == pytest.approx(0.05)
 
 
 def test_durations_land_in_their_histograms() -> None:
@@ -57,12 +42,11 @@ def test_durations_land_in_their_histograms() -> None:
     metrics.observe_first_token(0.3)
     metrics.observe_retrieval(0.04)
 
-    samples = _samples(metrics)
-    assert samples[("paperchat_chat_stream_duration_seconds_sum", _labels(outcome="stop"))] == 4.0
-    first_token = ("paperchat_time_to_first_token_seconds_bucket", _labels(le="0.5"))
-    assert samples[first_token] == 1
-    assert samples[("paperchat_time_to_first_token_seconds_bucket", _labels(le="0.25"))] == 0
-    assert samples[("paperchat_retrieval_latency_seconds_sum", _labels())] == pytest.approx(0.04)
+    assert _value(metrics, "paperchat_chat_stream_duration_seconds_sum", outcome="stop") == 4.0
+    assert _value(metrics, "paperchat_chat_stream_duration_seconds_count", outcome="stop") == 1
+    assert _value(metrics, "paperchat_time_to_first_token_seconds_bucket", le="0.5") == 1
+    assert _value(metrics, "paperchat_time_to_first_token_seconds_bucket", le="0.25") == 0
+    assert _value(metrics, "paperchat_retrieval_latency_seconds_sum") == pytest.approx(0.04)
 
 
 def test_upstream_errors_are_counted_by_code() -> None:
@@ -72,17 +56,17 @@ def test_upstream_errors_are_counted_by_code() -> None:
     metrics.count_upstream_error("upstream_timeout")
     metrics.count_upstream_error("upstream_rate_limited")
 
-    samples = _samples(metrics)
-    assert samples[("paperchat_upstream_errors_total", _labels(code="upstream_timeout"))] == 2
-    assert samples[("paperchat_upstream_errors_total", _labels(code="upstream_rate_limited"))] == 1
+    errors = "paperchat_upstream_errors_total"
+    assert _value(metrics, errors, code="upstream_timeout") == 2
+    assert _value(metrics, errors, code="upstream_rate_limited") == 1
 
 
 def test_open_streams_gauge_follows_streams_in_progress() -> None:
     metrics = Metrics()
 
     with metrics.stream_open(), metrics.stream_open():
-        during = _samples(metrics)[("paperchat_open_streams", _labels())]
-    after = _samples(metrics)[("paperchat_open_streams", _labels())]
+        during = _value(metrics, "paperchat_open_streams")
+    after = _value(metrics, "paperchat_open_streams")
 
     assert during == 2
     assert after == 0

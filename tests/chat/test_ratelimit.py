@@ -126,7 +126,7 @@ def test_two_redis_limiters_share_one_count(redis_prefix: str) -> None:
     first_worker = _redis_limiter("4/minute", redis_prefix)
     second_worker = _redis_limiter("4/minute", redis_prefix)
 
-    decisions = [first_worker.hit("alice"), second_worker.hit("alice")] * 2
+    decisions = [worker.hit("alice") for worker in (first_worker, second_worker) * 2]
     after = (first_worker.hit("alice"), second_worker.hit("alice"))
 
     assert [d.remaining for d in decisions] == [3, 2, 1, 0]
