@@ -2,7 +2,7 @@
 
 Each question's dense and lexical candidates are fetched once; every fusion
 setting is then scored on the same candidates, so the table compares the
-settings and nothing else. Recall@5 of the gold paper per question kind.
+settings and nothing else. Recall@1 / recall@5 of the gold paper per question kind.
 
     python -m bench.fusion --data-dir /path/to/full/index
 """
@@ -59,6 +59,11 @@ def recall_at(passes: list[Pass], config: FusionConfig | None, which: str, k: in
     return hits / max(len(passes), 1)
 
 
+def _cell(passes: list[Pass], config: FusionConfig | None, which: str) -> str:
+    """Recall@1 / recall@5."""
+    return f"{recall_at(passes, config, which, 1):.2f} / {recall_at(passes, config, which, 5):.2f}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -73,13 +78,17 @@ def main() -> None:
     print("| setting | " + " | ".join(kinds) + " |")
     print("|---|" + "---|" * len(kinds))
     for which in ("dense", "bm25"):
-        cells = [f"{recall_at(by_kind[k], None, which):.3f}" for k in kinds]
+        cells = [_cell(by_kind[k], None, which) for k in kinds]
         print(f"| {which} alone | " + " | ".join(cells) + " |")
-    grid = itertools.product((0.3, 0.5, 1.0), (0.0, 0.01, 0.03), (10.0, 60.0))
-    for dense_weight, score_weight, rrf_k in grid:
-        config = FusionConfig(rrf_k, dense_weight, 1.0, score_weight)
-        cells = [f"{recall_at(by_kind[k], config, 'hybrid'):.3f}" for k in kinds]
-        label = f"dense {dense_weight}, score {score_weight}, k {rrf_k:.0f}"
+    grid = itertools.product(
+        (0.5, 0.7, 1.0), (0.03, 0.1), (5.0, 10.0), ((0.0, 1.0), (1.3, 0.3), (1.6, 0.3), (1.3, 0.1))
+    )
+    for dense_weight, score_weight, rrf_k, (margin, factor) in grid:
+        config = FusionConfig(rrf_k, dense_weight, 1.0, score_weight, margin, factor)
+        cells = [_cell(by_kind[k], config, "hybrid") for k in kinds]
+        label = (
+            f"dense {dense_weight}, score {score_weight}, k {rrf_k:.0f}, margin {margin} x{factor}"
+        )
         print(f"| {label} | " + " | ".join(cells) + " |")
     index.close()
 

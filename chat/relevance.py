@@ -10,17 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from chat.fusion import lexical_margin
 from chat.retrieval import Retrieved
 
 
 @dataclass(frozen=True)
 class RelevancePolicy:
+    """Thresholds measured on the development questions (`bench/retrieval.py`, README)."""
+
     # Above this cosine the best passage is taken as relevant on its own.
     dense_alone: float = 0.55
     # Above this one it is relevant when both retrievers put the same paper first.
-    dense_agreeing: float = 0.40
+    dense_agreeing: float = 0.45
     # Papers of both retrievers' top few that must coincide to count as agreement.
     agreement_depth: int = 3
+    # Or when BM25's best paper stands this far above the next (a specific name
+    # matched), with at least this cosine.
+    lexical_margin: float = 1.4
+    dense_with_margin: float = 0.35
 
     def agreement(self, retrieved: Retrieved) -> bool:
         dense = [c for c in retrieved.ranked if c.dense_rank is not None]
@@ -38,6 +45,16 @@ class RelevancePolicy:
             # A question about named papers is answered from them, whatever the scores.
             return True
         best = retrieved.best_dense
-        return best >= self.dense_alone or (
-            best >= self.dense_agreeing and self.agreement(retrieved)
+        if best >= self.dense_alone:
+            return True
+        if best >= self.dense_agreeing and self.agreement(retrieved):
+            return True
+        return best >= self.dense_with_margin and self._lexical_margin(retrieved)
+
+    def _lexical_margin(self, retrieved: Retrieved) -> bool:
+        lexical = sorted(
+            (c for c in retrieved.ranked if c.lexical_rank is not None),
+            key=lambda c: c.lexical_rank or 0,
         )
+        hits = [(c.chunk_id, c.paper_id, c.lexical) for c in lexical]
+        return lexical_margin(hits) >= self.lexical_margin
