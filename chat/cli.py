@@ -251,6 +251,38 @@ def ask(question: str, papers: tuple[str, ...], data_dir: Path | None, as_json: 
     sys.exit(code)
 
 
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Server processes.")  # fmt: skip
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
+def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
+    """Serve the HTTP API with uvicorn until interrupted."""
+    import os
+
+    import uvicorn
+
+    from chat.logs import configure_logging
+
+    configure_logging()
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_config": None,
+        "timeout_graceful_shutdown": 10,
+    }
+    if workers == 1:
+        from chat.app import create_app
+
+        uvicorn.run(create_app(_settings(data_dir)), **options)
+        return
+    if data_dir is not None:
+        # Each worker process reads its settings from the environment.
+        os.environ["PAPERCHAT_DATA_DIR"] = str(data_dir)
+    uvicorn.run("chat.app:create_app_from_env", factory=True, workers=workers, **options)
+
+
 @main.group(cls=PaperchatGroup, name="eval")
 def evaluate_group() -> None:
     """Measure retrieval and answers on questions with gold answers."""

@@ -1,0 +1,145 @@
+"""What routes receive: the app's services, a database session and the signed-in user."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, status
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from chat.accounts import InvalidApiKey, verify_api_key
+from chat.auth import (
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    UNSAFE_METHODS,
+    SessionSigner,
+    bearer_token,
+    csrf_matches,
+)
+from chat.components import Index
+from chat.metrics import Metrics
+from chat.models import User
+from chat.ratelimit import RateLimiter, StreamSlots
+from chat.settings import Settings
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Request limits the API enforces."""
+
+    max_body_bytes: int = 256 * 1024
+    max_streams_per_user: int = 3
+    login_attempts: str = "10/minute"
+    ping_interval_s: float = 15.0
+    history_turns: int = 10
+
+
+@dataclass
+class Services:
+    """Everything the app factory builds, handed to routes through `ServicesDep`."""
+
+    settings: Settings
+    limits: Limits
+    engine: Engine
+    sessions: sessionmaker[Session]
+    index: Index
+    signer: SessionSigner
+    chat_limiter: RateLimiter
+    login_limiter: RateLimiter
+    slots: StreamSlots
+    metrics: Metrics
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_session(services: ServicesDep) -> Iterator[Session]:
+    with services.sessions() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+_UNAUTHENTICATED = HTTPException(
+    status.HTTP_401_UNAUTHORIZED,
+    detail="sign in, or send an API key as 'Authorization: Bearer <key>'",
+    headers={"WWW-Authenticate": "Bearer"},
+)
+
+
+def _user_from_key(session: Session, token: str) -> User:
+    try:
+        return verify_api_key(session, token)
+    except InvalidApiKey as e:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            detail="invalid or revoked API key",
+            headers={"WWW-Authenticate": "Bearer"},
+        ) from e
+
+
+def get_current_user(request: Request, services: ServicesDep, session: SessionDep) -> User:
+    """The user of the API key or the session cookie; 401 without either, 403 without CSRF."""
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is not None:
+        return _user_from_key(session, token)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    data = services.signer.read(cookie) if cookie else None
+    user = session.get(User, data.user_id) if data is not None else None
+    if data is None or user is None:
+        raise _UNAUTHENTICATED
+    if request.method in UNSAFE_METHODS and not csrf_matches(
+        data, request.headers.get(CSRF_HEADER)
+    ):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, detail=f"missing or wrong {CSRF_HEADER} header"
+        )
+    return user
+
+
+CurrentUser = Annotated[User, Depends(get_current_user)]
+
+
+def get_key_user(request: Request, session: SessionDep) -> User:
+    """The owner of the bearer API key; the OpenAI-compatible endpoint takes keys only."""
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is None:
+        raise _UNAUTHENTICATED
+    return _user_from_key(session, token)
+
+
+KeyUser = Annotated[User, Depends(get_key_user)]
+
+
+def enforce_chat_limit(services: Services, user: User) -> None:
+    """Count one chat request for `user`; 429 with Retry-After when over the limit."""
+    decision = services.chat_limiter.hit(f"chat:{user.id}")
+    if not decision.allowed:
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            detail=f"too many chat requests: the limit is {services.settings.rate_limit}; "
+            f"retry in {decision.retry_after_s} s",
+            headers={"Retry-After": str(decision.retry_after_s)},
+        )
+
+
+def get_chatting_user(services: ServicesDep, user: CurrentUser) -> User:
+    enforce_chat_limit(services, user)
+    return user
+
+
+def get_chatting_key_user(services: ServicesDep, user: KeyUser) -> User:
+    enforce_chat_limit(services, user)
+    return user
+
+
+ChattingUser = Annotated[User, Depends(get_chatting_user)]
+ChattingKeyUser = Annotated[User, Depends(get_chatting_key_user)]

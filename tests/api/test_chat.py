@@ -1,0 +1,277 @@
+"""`POST /api/chat` through a real uvicorn, with the fake upstream model behind it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from chat.ratelimit import StreamSlots, build_rate_limiter
+from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
+    Api,
+    SseEvent,
+    api_fixture,
+    api_settings_fixture,
+    fake_llm_fixture,
+    fresh_upstream_fixture,
+    read_events,
+    wait_for,
+)
+from tests.fake_openai import ChatScript
+
+pytestmark = pytest.mark.timeout(120)
+
+FID = "How does Fusion-in-Decoder combine the retrieved passages?"
+
+
+def ask(client: httpx.Client, message: str = FID, **extra: Any) -> list[SseEvent]:
+    with client.stream("POST", "/api/chat", json={"message": message, **extra}) as response:
+        assert response.status_code == 200, response.read()
+        return read_events(response)
+
+
+def conversation(client: httpx.Client, events: list[SseEvent]) -> dict[str, Any]:
+    response = client.get(f"/api/conversations/{events[0].data['conversation_id']}")
+    assert response.status_code == 200
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def test_events_come_in_contract_order_with_anti_buffering_headers(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=("FiD encodes", " each passage", " separately."))
+
+    with (
+        api.signed_in() as client,
+        client.stream("POST", "/api/chat", json={"message": FID}) as response,
+    ):
+        events = read_events(response)
+
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.headers["cache-control"] == "no-cache"
+    assert response.headers["x-accel-buffering"] == "no"
+    names = [e.name for e in events]
+    assert names[:2] == ["meta", "sources"]
+    assert set(names[2:-1]) == {"delta"}
+    assert names[-1] == "done"
+    assert set(events[0].data) == {"conversation_id", "message_id"}
+    assert events[1].data["sources"][0]["n"] == 1
+    assert "".join(e.data["text"] for e in events if e.name == "delta") == (
+        "FiD encodes each passage separately."
+    )
+    assert events[-1].data["mode"] == "llm"
+
+
+def test_complete_answer_is_saved_with_sources_citations_and_usage(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=("It concatenates", " them [arXiv:2007.01282]."))
+
+    with api.signed_in() as client:
+        events = ask(client, paper_ids=["2007.01282v2"])
+        saved = conversation(client, events)
+
+    assert saved["title"] == FID
+    user, assistant = saved["messages"]
+    assert (user["role"], user["content"]) == ("user", FID)
+    assert assistant["status"] == "complete"
+    assert assistant["content"] == "It concatenates them [arXiv:2007.01282]."
+    assert assistant["citations"] == ["2007.01282"]
+    assert {s["id"] for s in assistant["sources"]} == {"2007.01282"}
+    with api.services.sessions() as session:
+        from chat.models import Message
+
+        record = session.get(Message, events[0].data["message_id"])
+        assert record is not None
+        assert record.model == "fake-chat"
+        assert record.mode == "llm"
+        assert record.prompt_version
+        assert record.usage is not None
+        assert record.timings is not None
+        assert record.timings["total_ms"] > 0
+
+
+def test_made_up_citations_are_removed_and_listed_as_dropped(api: Api) -> None:
+    api.fake.default_script = ChatScript(
+        pieces=("FiD [arXiv:2007.01282] beats", " RAG [arXiv:9999.99999].")
+    )
+
+    with api.signed_in() as client:
+        events = ask(client, paper_ids=["2007.01282"])
+
+    text = "".join(e.data["text"] for e in events if e.name == "delta")
+    done = events[-1].data
+    assert "9999.99999" not in text
+    assert "[arXiv:2007.01282]" in text
+    assert done["citations"] == ["2007.01282"]
+    assert done["dropped_citations"] == ["9999.99999"]
+    source_ids = {s["id"] for s in events[1].data["sources"]}
+    assert set(done["citations"]) <= source_ids
+
+
+def test_follow_up_sends_the_conversation_history_upstream(api: Api) -> None:
+    api.fake.script_chat(
+        ChatScript(pieces=("FiD encodes passages independently.",)),
+        ChatScript(pieces=("How does Fusion-in-Decoder scale with more passages?",)),
+        ChatScript(pieces=("It scales well.",)),
+    )
+
+    with api.signed_in() as client:
+        first = ask(client)
+        second = ask(client, "How does it scale?", conversation_id=first[0].data["conversation_id"])
+        saved = conversation(client, second)
+
+    assert second[0].data["conversation_id"] == first[0].data["conversation_id"]
+    assert second[-1].name == "done"
+    answer_request = api.fake.chat_requests()[-1].body
+    contents = " ".join(str(m["content"]) for m in answer_request["messages"])
+    assert "FiD encodes passages independently." in contents
+    assert [m["role"] for m in saved["messages"]] == ["user", "assistant", "user", "assistant"]
+
+
+def test_client_disconnect_cancels_upstream_and_saves_partial_answer(api: Api) -> None:
+    pieces = tuple(f"word{i} " for i in range(200))
+    api.fake.default_script = ChatScript(pieces=pieces, delay=0.05)
+    seen: list[str] = []
+
+    with api.signed_in() as client:
+        with client.stream("POST", "/api/chat", json={"message": FID}) as response:
+            for line in response.iter_lines():
+                seen.append(line)
+                if line.startswith("event: delta"):
+                    break
+        meta = next(line for line in seen if line.startswith("data:") and "message_id" in line)
+        cancelled_upstream = api.fake.client_disconnected.wait(1.0)
+        message_id = meta.split('"message_id": "')[1].split('"')[0]
+
+        def status() -> str | None:
+            with api.services.sessions() as session:
+                from chat.models import Message
+
+                record = session.get(Message, message_id)
+                return record.status if record is not None else None
+
+        saved = wait_for(lambda: status() == "cancelled", timeout=5)
+
+    assert cancelled_upstream
+    assert saved
+    with api.services.sessions() as session:
+        from chat.models import Message
+
+        record = session.get(Message, message_id)
+        assert record is not None
+        assert record.content.startswith("word0")
+        assert len(record.content.split()) < len(pieces)
+
+
+def test_upstream_failure_mid_answer_ends_with_error_and_saves_it(api: Api) -> None:
+    api.fake.default_script = ChatScript(
+        pieces=("Partial", " answer", " never", " ends"), break_after=2
+    )
+
+    with api.signed_in() as client:
+        events = ask(client)
+        saved = conversation(client, events)
+
+    names = [e.name for e in events]
+    assert names[:2] == ["meta", "sources"]
+    assert names[-1] == "error"
+    assert "done" not in names
+    assert events[-1].data["code"].startswith("upstream")
+    assistant = saved["messages"][-1]
+    assert assistant["status"] == "error"
+    assert assistant["content"] == "Partial answer"
+
+
+def test_another_users_conversation_is_404_for_get_delete_and_continue(api: Api) -> None:
+    with api.signed_in() as alice, api.signed_in() as bob:
+        events = ask(alice)
+        conversation_id = events[0].data["conversation_id"]
+        read = bob.get(f"/api/conversations/{conversation_id}")
+        removed = bob.delete(f"/api/conversations/{conversation_id}")
+        continued = bob.post(
+            "/api/chat", json={"message": "And then?", "conversation_id": conversation_id}
+        )
+        bobs_list = bob.get("/api/conversations").json()
+        still_there = alice.get(f"/api/conversations/{conversation_id}")
+
+    assert [read.status_code, removed.status_code, continued.status_code] == [404, 404, 404]
+    assert read.json() == {"detail": f"no conversation {conversation_id!r}"}
+    assert bobs_list == []
+    assert still_there.status_code == 200
+    assert len(still_there.json()["messages"]) == 2
+
+
+def test_conversations_are_listed_newest_first_and_can_be_deleted(api: Api) -> None:
+    with api.signed_in() as client:
+        first = ask(client, "What is knowledge distillation?")[0].data["conversation_id"]
+        second = ask(client, FID)[0].data["conversation_id"]
+        listed = client.get("/api/conversations").json()
+        removed = client.delete(f"/api/conversations/{first}")
+        after = client.get("/api/conversations").json()
+        gone = client.get(f"/api/conversations/{first}")
+
+    assert [c["id"] for c in listed] == [second, first]
+    assert listed[1]["title"] == "What is knowledge distillation?"
+    assert removed.status_code == 204
+    assert [c["id"] for c in after] == [second]
+    assert gone.status_code == 404
+
+
+def test_chat_rate_limit_answers_429_with_retry_after(api: Api) -> None:
+    original = api.services.chat_limiter
+    api.services.chat_limiter = build_rate_limiter("2/minute", None)
+    try:
+        with api.signed_in() as client:
+            answered = [ask(client)[-1].name for _ in range(2)]
+            refused = client.post("/api/chat", json={"message": FID})
+    finally:
+        api.services.chat_limiter = original
+
+    assert answered == ["done", "done"]
+    assert refused.status_code == 429
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert "limit" in refused.json()["detail"]
+
+
+def test_concurrent_streams_per_user_are_capped(api: Api) -> None:
+    original = api.services.slots
+    api.services.slots = StreamSlots(1)
+    api.fake.default_script = ChatScript(pieces=("slow",) * 100, delay=0.05)
+    try:
+        with api.signed_in() as client:
+            with client.stream("POST", "/api/chat", json={"message": FID}) as first:
+                # Keep the line iterator referenced: dropping it would close the stream.
+                lines = first.iter_lines()
+                next(line for line in lines if line.startswith("event: sources"))
+                second = client.post("/api/chat", json={"message": FID})
+            freed = wait_for(lambda: api.services.slots.open_count(_me(client)) == 0)
+    finally:
+        api.services.slots = original
+
+    assert second.status_code == 429
+    assert "streams" in second.json()["detail"]
+    assert freed
+
+
+def _me(client: httpx.Client) -> str:
+    user_id: str = client.get("/api/me").json()["id"]
+    return user_id
+
+
+def test_too_long_question_is_422_with_a_clear_message(api: Api) -> None:
+    with api.signed_in() as client:
+        response = client.post("/api/chat", json={"message": "why? " * 1000})
+
+    assert response.status_code == 422
+    assert response.json()["detail"] == "message: String should have at most 4000 characters"
+
+
+def test_too_large_body_is_413(api: Api) -> None:
+    with api.signed_in() as client:
+        response = client.post(
+            "/api/chat",
+            content=b'{"message": "' + b"x" * 400_000 + b'"}',
+            headers={"Content-Type": "application/json"},
+        )
+
+    assert response.status_code == 413
+    assert "larger than" in response.json()["detail"]

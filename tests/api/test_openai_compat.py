@@ -1,0 +1,128 @@
+"""`/v1`: the real openai client and LangChain's ChatOpenAI against the running server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from langchain_openai import ChatOpenAI
+from openai import AuthenticationError, OpenAI
+from pydantic import SecretStr
+
+from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
+    Api,
+    api_fixture,
+    api_settings_fixture,
+    fake_llm_fixture,
+    fresh_upstream_fixture,
+)
+from tests.fake_openai import ChatScript
+
+pytestmark = pytest.mark.timeout(120)
+
+FID = "How does Fusion-in-Decoder combine the retrieved passages?"
+
+
+def openai_client(api: Api, key: str | None = None) -> OpenAI:
+    return OpenAI(
+        base_url=f"{api.base_url}/v1",
+        api_key=key or api.key_for(api.new_user()),
+        max_retries=0,
+        timeout=30,
+    )
+
+
+def test_models_lists_the_one_model(api: Api) -> None:
+    with openai_client(api) as client:
+        models = client.models.list()
+
+    assert [m.id for m in models.data] == ["paperchat"]
+
+
+def test_non_streamed_completion_carries_answer_and_sources(api: Api) -> None:
+    api.fake.default_script = ChatScript(
+        pieces=("FiD fuses", " in the decoder [arXiv:2007.01282].")
+    )
+
+    with openai_client(api) as client:
+        completion = client.chat.completions.create(
+            model="paperchat",
+            messages=[{"role": "user", "content": FID}],
+            extra_body={"paper_ids": ["2007.01282"]},
+        )
+
+    assert completion.choices[0].message.content == "FiD fuses in the decoder [arXiv:2007.01282]."
+    assert completion.choices[0].finish_reason == "stop"
+    extra: dict[str, Any] = completion.model_extra or {}
+    assert {s["id"] for s in extra["sources"]} == {"2007.01282"}
+    assert extra["citations"] == ["2007.01282"]
+
+
+def test_streamed_completion_gives_sources_on_the_first_chunk(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=("FiD", " fuses", " late."))
+
+    with openai_client(api) as client:
+        stream = client.chat.completions.create(
+            model="paperchat",
+            messages=[{"role": "user", "content": FID}],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        chunks = list(stream)
+
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert text == "FiD fuses late."
+    assert (chunks[0].model_extra or {})["sources"][0]["n"] == 1
+    finishes = [c.choices[0].finish_reason for c in chunks if c.choices]
+    assert finishes[-1] == "stop"
+    assert chunks[-1].usage is not None
+
+
+def test_earlier_messages_become_the_history(api: Api) -> None:
+    api.fake.script_chat(
+        ChatScript(pieces=("How does Fusion-in-Decoder scale with passages?",)),
+        ChatScript(pieces=("Linearly.",)),
+    )
+    messages: list[Any] = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": FID},
+        {"role": "assistant", "content": "It encodes passages independently."},
+        {"role": "user", "content": "How does it scale?"},
+    ]
+
+    with openai_client(api) as client:
+        completion = client.chat.completions.create(model="paperchat", messages=messages)
+
+    assert completion.choices[0].message.content == "Linearly."
+    sent = " ".join(str(m["content"]) for m in api.fake.chat_requests()[-1].body["messages"])
+    assert "It encodes passages independently." in sent
+
+
+def test_a_session_cookie_or_a_revoked_key_is_not_enough(api: Api) -> None:
+    email = api.new_user()
+    key = api.key_for(email)
+    with api.signed_in(email) as browser:
+        key_id = browser.get("/api/keys").json()[0]["id"]
+        cookie_only = browser.get("/v1/models")
+        browser.delete(f"/api/keys/{key_id}")
+
+    with openai_client(api, key) as client, pytest.raises(AuthenticationError):
+        client.models.list()
+    assert cookie_only.status_code == 401
+
+
+def test_langchain_chat_openai_streams_and_invokes(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=("Passages", " are fused", " in the decoder."))
+    model = ChatOpenAI(
+        model="paperchat",
+        base_url=f"{api.base_url}/v1",
+        api_key=SecretStr(api.key_for(api.new_user())),
+        max_retries=0,
+        timeout=30,
+    )
+
+    whole = model.invoke(FID)
+    pieces = [chunk.content for chunk in model.stream(FID)]
+
+    assert whole.content == "Passages are fused in the decoder."
+    assert "".join(str(p) for p in pieces) == "Passages are fused in the decoder."
