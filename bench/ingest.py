@@ -19,17 +19,19 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import psutil
 
-from chat.components import Index
-from chat.settings import Settings
 from ingest.isolation import Failure, run_isolated
 from ingest.pdf import parse_pdf
-from ingest.pipeline import Pipeline
-from ingest.progress import NoProgress
-from ingest.report import IngestReport
-from ingest.sources import find_pdfs, metadata_items, pdf_items
+from ingest.sources import find_pdfs
+
+if TYPE_CHECKING:
+    from chat.components import Index
+
+# PDF workers start by importing the main module: the heavy imports (Chroma,
+# onnxruntime) stay inside the functions so that the workers do not pay for them.
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -92,6 +94,11 @@ def parse_only(pdfs: Path) -> tuple[int, float]:
 
 
 def end_to_end(index: Index, abstracts: Path, limit: int, pdfs: Path) -> tuple[int, float]:
+    from ingest.pipeline import Pipeline
+    from ingest.progress import NoProgress
+    from ingest.report import IngestReport
+    from ingest.sources import metadata_items, pdf_items
+
     embedder = index.embedder
     embedder.embed(["warm up the model"])
     report = IngestReport()
@@ -116,6 +123,9 @@ def embed_only(index: Index) -> float:
 
 
 def measure(backend: str, args: argparse.Namespace) -> Row:
+    from chat.components import Index
+    from chat.settings import Settings
+
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as data_dir:
         settings = Settings(
             data_dir=Path(data_dir), embedder_backend=backend, models_cache=args.models_cache

@@ -13,19 +13,20 @@ import sys
 from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from chat.admin import register as register_admin
-from chat.components import Index
 from chat.settings import Settings, get_settings
-from ingest.arxiv_api import ArxivClient, harvest
-from ingest.metadata import count_records
-from ingest.pipeline import Pipeline
-from ingest.progress import BarProgress, NoProgress, wants_bar
-from ingest.report import IngestReport
-from ingest.sources import arxiv_items, find_pdfs, metadata_items, pdf_items
+
+if TYPE_CHECKING:
+    from chat.components import Index
+    from ingest.report import IngestReport
+
+# The heavy modules (Chroma, onnxruntime, the openai client) are imported inside
+# the commands that need them: PDF parser workers start by importing this module,
+# and each would otherwise pay for them.
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,6 +53,12 @@ class PaperchatGroup(click.Group):
             sys.exit(130)
         except Exception as e:
             raise ConfigError(str(e) or type(e).__name__) from e
+
+
+def _index(data_dir: Path | None) -> Index:
+    from chat.components import Index
+
+    return Index(_settings(data_dir))
 
 
 def _settings(data_dir: Path | None) -> Settings:
@@ -100,6 +107,9 @@ def _run_ingest(
     report: IngestReport,
 ) -> None:
     """Run the pipeline with a bar (`total` is only counted when a bar is shown), report, exit."""
+    from ingest.pipeline import Pipeline
+    from ingest.progress import BarProgress, NoProgress, wants_bar
+
     embedder = index.embedder
     bar = BarProgress(description, total()) if wants_bar(as_json) else None
     with bar if bar is not None else nullcontext():
@@ -120,7 +130,11 @@ def ingest_abstracts(
     """Import a JSON-lines metadata file (.jsonl or .jsonl.gz) in the arXiv snapshot layout."""
     if not file.is_file():
         raise ConfigError(f"no such metadata file: {str(file)!r}")
-    index = Index(_settings(data_dir))
+    from ingest.metadata import count_records
+    from ingest.report import IngestReport
+    from ingest.sources import metadata_items
+
+    index = _index(data_dir)
     items = metadata_items(file, index.embedder.count_tokens, limit)
     total = (lambda: limit) if limit else (lambda: count_records(file))
     _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
@@ -133,8 +147,11 @@ def ingest_pdfs(
     paths: tuple[Path, ...], data_dir: Path | None, workers: int | None, as_json: bool
 ) -> None:
     """Import PDF files, and every PDF inside the folders named."""
+    from ingest.report import IngestReport
+    from ingest.sources import find_pdfs, pdf_items
+
     settings = _settings(data_dir)
-    index = Index(settings)
+    index = _index(data_dir)
     items = pdf_items(
         paths,
         index.open_catalog(),
@@ -165,8 +182,12 @@ def ingest_arxiv(
     """Harvest metadata and PDFs from the arXiv API, politely (one request every 3 s)."""
     if bool(ids) == bool(query):
         raise click.UsageError("give either --id (one or more) or --query")
+    from ingest.arxiv_api import ArxivClient, harvest
+    from ingest.report import IngestReport
+    from ingest.sources import arxiv_items
+
     settings = _settings(data_dir)
-    index = Index(settings)
+    index = _index(data_dir)
     client = ArxivClient(
         api_url=settings.arxiv_api_url,
         pdf_base_url=settings.arxiv_pdf_url,
@@ -196,7 +217,7 @@ def index() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def index_stats(data_dir: Path | None, as_json: bool) -> None:
     """Papers and chunks in the index, by kind."""
-    idx = Index(_settings(data_dir))
+    idx = _index(data_dir)
     stats = idx.catalog.stats()
     payload = {
         "papers": stats["papers"],
@@ -224,7 +245,7 @@ def index_delete(paper_id: str, data_dir: Path | None) -> None:
     from ingest.indexer import Indexer
     from ingest.records import InvalidPaperId, split_arxiv_id
 
-    idx = Index(_settings(data_dir))
+    idx = _index(data_dir)
     try:
         paper_id, _ = split_arxiv_id(paper_id)
     except InvalidPaperId:
@@ -245,7 +266,7 @@ def ask(question: str, papers: tuple[str, ...], data_dir: Path | None, as_json: 
     """Stream a cited answer from the indexed papers, then list its sources."""
     from chat.asking import ask_once
 
-    index = Index(_settings(data_dir))
+    index = _index(data_dir)
     code = asyncio.run(ask_once(index.answerer, question, papers, as_json))
     index.close()
     sys.exit(code)
@@ -298,7 +319,7 @@ def eval_retrieval(questions: Path, k: int, data_dir: Path | None, as_json: bool
     """Recall@1/5/10 and MRR of the gold paper: dense, BM25 and hybrid, by question type."""
     from chat.evaluation import evaluate, load_questions, table
 
-    index = Index(_settings(data_dir))
+    index = _index(data_dir)
     retriever = index.retriever
     retriever.config = dataclasses.replace(retriever.config, k=k)
     report = evaluate(retriever, load_questions(questions))
