@@ -4,24 +4,13 @@ import pytest
 
 from chat.citations import MAX_CITATION, CitationGuard
 from chat.sources import Source
+from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)
 
 
 def _source(n: int, paper_id: str, *, is_arxiv: bool = True) -> Source:
-    return Source(
-        n=n,
-        id=paper_id,
-        is_arxiv=is_arxiv,
-        title=f"Paper {n}",
-        chunk_id=f"{paper_id}#0",
-        kind="fulltext",
-        section="Results",
-        page=2,
-        text="Some passage.",
-        score=0.5,
-        url=f"https://arxiv.org/abs/{paper_id}",
-    )
+    return make_source(n, paper_id, is_arxiv=is_arxiv, page=2)
 
 
 SOURCES = (

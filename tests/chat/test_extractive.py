@@ -11,6 +11,7 @@ from chat.extractive import extract_answer, split_sentences
 from chat.sources import Source
 from ingest.analysis import words
 from ingest.pdf import parse_pdf
+from tests.chat.sources import make_source
 from tests.data import ABSTRACTS, EVAL, PDFS
 
 pytestmark = pytest.mark.timeout(120)
@@ -19,18 +20,17 @@ _CITATION = re.compile(r"\[(?:arXiv|doc):[^\]]+\]")
 
 
 def _source(n: int, paper_id: str, text: str, *, kind: str = "fulltext") -> Source:
-    return Source(
-        n=n,
-        id=paper_id,
+    abstract = kind == "abstract"
+    return make_source(
+        n,
+        paper_id,
+        text,
         is_arxiv=not paper_id.startswith("doc"),
-        title=f"Paper {paper_id}",
-        chunk_id=f"{paper_id}#{kind}-{n}",
         kind=kind,
-        section="Abstract" if kind == "abstract" else "Results",
-        page=None if kind == "abstract" else 3,
-        text=text,
+        section="Abstract" if abstract else "Results",
+        page=None if abstract else 3,
+        title=f"Paper {paper_id}",
         score=1.0 / n,
-        url=f"https://arxiv.org/abs/{paper_id}",
     )
 
 

@@ -17,6 +17,7 @@ from chat.prompts import (
     load_prompts,
 )
 from chat.sources import Source
+from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(10)
 
@@ -36,19 +37,8 @@ def _source(
     is_arxiv: bool = True,
     page: int | None = 3,
 ) -> Source:
-    return Source(
-        n=n,
-        id=paper_id,
-        is_arxiv=is_arxiv,
-        title=f"Paper {n}",
-        chunk_id=f"{paper_id}#{n}",
-        kind="fulltext" if page is not None else "abstract",
-        section="Method",
-        page=page,
-        text=text,
-        score=0.5,
-        url=f"https://arxiv.org/abs/{paper_id}",
-    )
+    kind = "fulltext" if page is not None else "abstract"
+    return make_source(n, paper_id, text, is_arxiv=is_arxiv, kind=kind, section="Method", page=page)
 
 
 def _sources_block(content: str) -> tuple[str, str, str]:
