@@ -47,7 +47,7 @@ def create_app(
     upgrade_database(url)
     engine = create_database_engine(url)
     # A Redis URL, when the settings carry one, shares the limits between workers.
-    redis_url: str | None = getattr(settings, "redis_url", None) or None
+    redis_url = settings.redis_url or None
     services = Services(
         settings=settings,
         limits=limits,

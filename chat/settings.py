@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     allow_signup: bool = False
     cors_origins: str = ""
     rate_limit: str = "30/minute"
+    # Shared rate-limit counts for several API workers; empty: counted in each process.
+    redis_url: str = ""
     models_cache: Path | None = None
     pdf_timeout_s: float = 120.0
     arxiv_api_url: str = "http://export.arxiv.org/api/query"
