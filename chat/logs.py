@@ -192,3 +192,5 @@ def configure_logging(level: int | str = logging.INFO, stream: TextIO | None = N
         server_logger = logging.getLogger(name)
         server_logger.handlers.clear()
         server_logger.propagate = True
+        # A server started earlier in the process may have raised their levels.
+        server_logger.setLevel(logging.NOTSET)

@@ -149,7 +149,8 @@ def test_configure_logging_routes_server_logs_through_the_json_handler() -> None
     root = logging.getLogger()
     saved_handlers, saved_level = list(root.handlers), root.level
     access = logging.getLogger("uvicorn.access")
-    saved_access = (list(access.handlers), access.propagate)
+    saved_access = (list(access.handlers), access.propagate, access.level)
+    access.setLevel(logging.WARNING)  # as a uvicorn started with log_level="warning" leaves it
     stream = io.StringIO()
     try:
         configure_logging("INFO", stream)
@@ -158,7 +159,8 @@ def test_configure_logging_routes_server_logs_through_the_json_handler() -> None
     finally:
         root.handlers[:] = saved_handlers
         root.setLevel(saved_level)
-        access.handlers[:], access.propagate = saved_access
+        access.handlers[:], access.propagate, _ = saved_access
+        access.setLevel(saved_access[2])
 
     (entry,) = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert entry["logger"] == "uvicorn.access"
