@@ -12,12 +12,11 @@ import dataclasses
 import json
 import statistics
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chat.fusion import Candidate
 from chat.retrieval import Retrieved, Retriever, cap_per_paper
 
 RETRIEVERS = ("dense", "bm25", "hybrid")
@@ -50,16 +49,6 @@ def load_questions(path: Path) -> list[Question]:
     return questions
 
 
-def _order(retrieved: Retrieved, retriever: str) -> list[Candidate]:
-    """The candidates as one retriever alone would rank them."""
-    if retriever == "hybrid":
-        return list(retrieved.ranked)
-    key: Callable[[Candidate], int | None]
-    key = (lambda c: c.dense_rank) if retriever == "dense" else (lambda c: c.lexical_rank)
-    found = [c for c in retrieved.ranked if key(c) is not None]
-    return sorted(found, key=lambda c: key(c) or 0)
-
-
 @dataclass
 class Outcome:
     """One question answered by one retriever."""
@@ -70,7 +59,7 @@ class Outcome:
 
 def judge(question: Question, retrieved: Retrieved, name: str, retriever: Retriever) -> Outcome:
     """Where one retriever ranked the gold paper, and whether the answerer got its page."""
-    ordered = _order(retrieved, name)
+    ordered = retrieved.ranked_by("lexical" if name == "bm25" else name)
     papers = list(dict.fromkeys(c.paper_id for c in ordered))
     rank = papers.index(question.gold_id) + 1 if question.gold_id in papers else None
     page_hit = None

@@ -30,12 +30,8 @@ class RelevancePolicy:
     dense_with_margin: float = 0.35
 
     def agreement(self, retrieved: Retrieved) -> bool:
-        dense = [c for c in retrieved.ranked if c.dense_rank is not None]
-        lexical = [c for c in retrieved.ranked if c.lexical_rank is not None]
-        dense.sort(key=lambda c: c.dense_rank or 0)
-        lexical.sort(key=lambda c: c.lexical_rank or 0)
-        top_dense = list(dict.fromkeys(c.paper_id for c in dense))[: self.agreement_depth]
-        top_lexical = list(dict.fromkeys(c.paper_id for c in lexical))[: self.agreement_depth]
+        top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]
+        top_lexical = retrieved.paper_ranking("lexical")[: self.agreement_depth]
         return bool(top_dense) and top_dense[0] in top_lexical
 
     def is_relevant(self, retrieved: Retrieved) -> bool:
@@ -52,9 +48,5 @@ class RelevancePolicy:
         return best >= self.dense_with_margin and self._lexical_margin(retrieved)
 
     def _lexical_margin(self, retrieved: Retrieved) -> bool:
-        lexical = sorted(
-            (c for c in retrieved.ranked if c.lexical_rank is not None),
-            key=lambda c: c.lexical_rank or 0,
-        )
-        hits = [(c.chunk_id, c.paper_id, c.lexical) for c in lexical]
+        hits = [(c.chunk_id, c.paper_id, c.lexical) for c in retrieved.ranked_by("lexical")]
         return lexical_margin(hits) >= self.lexical_margin

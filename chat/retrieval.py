@@ -62,9 +62,17 @@ class Retrieved:
     def best_lexical(self) -> float:
         return max((c.lexical for c in self.ranked), default=0.0)
 
-    def paper_ranking(self) -> list[str]:
-        """Distinct papers in fused order."""
-        return list(dict.fromkeys(c.paper_id for c in self.ranked))
+    def paper_ranking(self, retriever: str = "hybrid") -> list[str]:
+        """Distinct papers in the order of `ranked_by(retriever)`."""
+        return list(dict.fromkeys(c.paper_id for c in self.ranked_by(retriever)))
+
+    def ranked_by(self, retriever: str) -> list[Candidate]:
+        """The candidates as "dense" or "lexical" alone ranked them, or fused ("hybrid")."""
+        if retriever == "hybrid":
+            return list(self.ranked)
+        dense = retriever == "dense"
+        found = [(c.dense_rank if dense else c.lexical_rank, c) for c in self.ranked]
+        return [c for rank, c in sorted(found, key=lambda pair: pair[0] or 0) if rank is not None]
 
 
 def ids_in_question(question: str) -> list[str]:
