@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.net import unused_port
+
 if TYPE_CHECKING:
     from chat.components import Index
 
@@ -30,14 +32,6 @@ def count_tokens() -> Callable[[str], int]:
     return count
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `chroma run` server on 127.0.0.1, for the whole session."""
@@ -47,7 +41,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
     import httpx
 
-    port = _free_port()
+    port = unused_port()
     path = tmp_path_factory.mktemp("chroma-server")
     chroma = Path(sys.executable).with_name("chroma")
     log = (path / "server.log").open("wb")

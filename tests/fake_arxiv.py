@@ -8,7 +8,6 @@ records every request with its arrival time and headers.
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
 from collections import deque
@@ -129,14 +128,6 @@ def feed_xml(entries: Iterable[str], *, query: str, total: int, start: int, per_
         per_page=per_page,
     )
     return (head + "".join(entries) + "</feed>\n").encode()
-
-
-def unused_port() -> int:
-    """A port on 127.0.0.1 that nothing listens on (so connecting is refused)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
 
 
 class FakeArxiv:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -28,6 +27,7 @@ from chat.components import Index
 from chat.routes.deps import Services
 from chat.settings import Settings
 from tests.fake_openai import ChatScript, FakeOpenAI
+from tests.net import unused_port
 
 PASSWORD = "correct horse battery"
 
@@ -96,12 +96,6 @@ class Api:
         return self.client(Authorization=f"Bearer {key}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session", name="fake_llm")
 def fake_llm_fixture() -> Iterator[FakeOpenAI]:
     with FakeOpenAI() as server:
@@ -131,7 +125,7 @@ def api_settings_fixture(
 def api_fixture(api_settings: Settings, fake_llm: FakeOpenAI) -> Iterator[Api]:
     """The app on a real uvicorn on 127.0.0.1, for the whole session."""
     app = create_app(api_settings)
-    port = _free_port()
+    port = unused_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

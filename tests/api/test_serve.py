@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -14,21 +13,16 @@ import httpx
 import pytest
 
 from chat.components import Index
+from tests.net import unused_port
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_serve_answers_health_until_stopped(
     small_index: Index, tmp_path: Path, workers: int
 ) -> None:
-    port = _free_port()
+    port = unused_port()
     env = os.environ | {
         "PAPERCHAT_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}",
         "PAPERCHAT_MODELS_CACHE": str(small_index.settings.models_dir),

@@ -10,8 +10,8 @@ import pytest
 from chat.components import Index
 from tests.cli import environment, run
 from tests.data import EVAL
-from tests.fake_arxiv import unused_port
 from tests.fake_openai import ChatScript, FakeOpenAI
+from tests.net import unused_port
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -22,7 +22,8 @@ from ingest.arxiv_api import (
 )
 from ingest.arxiv_feed import ArxivApiError
 from ingest.records import Paper
-from tests.fake_arxiv import PDF_BYTES, FakeArxiv, FakePaper, unused_port
+from tests.fake_arxiv import PDF_BYTES, FakeArxiv, FakePaper
+from tests.net import unused_port
 
 pytestmark = pytest.mark.timeout(30)
 
