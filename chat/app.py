@@ -42,7 +42,7 @@ def create_app(
     settings: Settings, index: Index | None = None, *, limits: Limits | None = None
 ) -> FastAPI:
     """The service for `settings`; `index` is used as given (and left open) when passed."""
-    limits = limits or Limits()
+    limits = limits or Limits.from_settings(settings)
     url = settings.resolved_database_url
     upgrade_database(url)
     engine = create_database_engine(url)

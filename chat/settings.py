@@ -41,6 +41,11 @@ class Settings(BaseSettings):
     allow_signup: bool = False
     cors_origins: str = ""
     rate_limit: str = "30/minute"
+    # Against password guessing: sign-in attempts per client address and email.
+    login_rate_limit: str = "10/minute"
+    max_question_chars: int = Field(default=4000, ge=1)
+    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
+    max_streams_per_user: int = Field(default=3, ge=1)
     # Shared rate-limit counts for several API workers; empty: counted in each process.
     redis_url: str = ""
     models_cache: Path | None = None

@@ -35,18 +35,20 @@ from chat.conversations import (
 from chat.events import Delta, Done, Error, Event, Sources
 from chat.papers import normalise_id
 from chat.retrieval import Filters
-from chat.routes.deps import ChattingUser, Services, ServicesDep
+from chat.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
 
 PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
-MAX_MESSAGE_CHARS = 4000
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 
 
 class ChatRequest(BaseModel):
-    message: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARS)
+    message: str = Field(
+        min_length=1,
+        description="the question; at most PAPERCHAT_MAX_QUESTION_CHARS characters (4000)",
+    )
     conversation_id: str | None = Field(default=None, max_length=64)
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
 
@@ -161,6 +163,7 @@ async def answer_events(
 )
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
+    check_question_length(body.message, services.limits)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     try:

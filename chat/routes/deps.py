@@ -30,11 +30,21 @@ from chat.settings import Settings
 class Limits:
     """Request limits the API enforces."""
 
+    max_question_chars: int = 4000
     max_body_bytes: int = 256 * 1024
     max_streams_per_user: int = 3
     login_attempts: str = "10/minute"
     ping_interval_s: float = 15.0
     history_turns: int = 10
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Limits:
+        return cls(
+            max_question_chars=settings.max_question_chars,
+            max_body_bytes=settings.max_body_bytes,
+            max_streams_per_user=settings.max_streams_per_user,
+            login_attempts=settings.login_rate_limit,
+        )
 
 
 @dataclass
@@ -143,3 +153,12 @@ def get_chatting_key_user(services: ServicesDep, user: KeyUser) -> User:
 
 ChattingUser = Annotated[User, Depends(get_chatting_user)]
 ChattingKeyUser = Annotated[User, Depends(get_chatting_key_user)]
+
+
+def check_question_length(text: str, limits: Limits) -> None:
+    """422 for a question over the configured length (`PAPERCHAT_MAX_QUESTION_CHARS`)."""
+    if len(text) > limits.max_question_chars:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"the question is longer than {limits.max_question_chars} characters",
+        )

@@ -22,8 +22,15 @@ from chat.answering import Question, Turn
 from chat.events import Delta, Done, Error, Sources
 from chat.papers import normalise_id
 from chat.retrieval import Filters
-from chat.routes.chat import MAX_MESSAGE_CHARS, SSE_HEADERS, PaperId
-from chat.routes.deps import ChattingKeyUser, KeyUser, Services, ServicesDep
+from chat.routes.chat import SSE_HEADERS, PaperId
+from chat.routes.deps import (
+    ChattingKeyUser,
+    KeyUser,
+    Limits,
+    Services,
+    ServicesDep,
+    check_question_length,
+)
 
 router = APIRouter(tags=["openai"])
 
@@ -70,7 +77,7 @@ def models(_user: KeyUser) -> ModelList:
     return ModelList(data=[Model(id=MODEL_ID, created=0, owned_by="paperchat")])
 
 
-def to_question(body: CompletionRequest, history_turns: int) -> Question:
+def to_question(body: CompletionRequest, limits: Limits) -> Question:
     """The last message (a user's) as the question; earlier user and assistant turns as history."""
     last = body.messages[-1]
     text = last.text().strip()
@@ -78,13 +85,9 @@ def to_question(body: CompletionRequest, history_turns: int) -> Question:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, "the last message must be a user's question"
         )
-    if len(text) > MAX_MESSAGE_CHARS:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"the question is longer than {MAX_MESSAGE_CHARS} characters",
-        )
+    check_question_length(text, limits)
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
-    history = tuple(Turn(m.role, m.text()) for m in earlier[-history_turns * 2 :])
+    history = tuple(Turn(m.role, m.text()) for m in earlier[-limits.history_turns * 2 :])
     filters = Filters().with_papers([normalise_id(p) for p in body.paper_ids])
     return Question(text=text, history=history, filters=filters)
 
@@ -113,7 +116,7 @@ async def chat_completions(
     body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep
 ) -> dict[str, Any] | EventSourceResponse:
     """An OpenAI chat completion, or its chunk stream when `stream` is true."""
-    question = to_question(body, services.limits.history_turns)
+    question = to_question(body, services.limits)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     if body.stream:

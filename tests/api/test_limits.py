@@ -1,11 +1,14 @@
-"""Rate limits shared by several API workers through Redis."""
+"""Limits the settings set, and rate limits shared by several API workers through Redis."""
 
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from chat.accounts import create_api_key, create_user
 from chat.app import create_app
 from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
@@ -14,6 +17,49 @@ from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
 )
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def _client_with_key(settings: Settings) -> TestClient:
+    app = create_app(settings)
+    with app.state.services.sessions() as session:
+        user = create_user(session, f"{uuid.uuid4().hex}@example.org", "a long password")
+        key = create_api_key(session, user, "limits").plaintext
+    return TestClient(app, headers={"Authorization": f"Bearer {key}"})
+
+
+def test_question_length_comes_from_the_settings(api_settings: Settings, tmp_path: Path) -> None:
+    settings = api_settings.model_copy(
+        update={"max_question_chars": 40, "database_url": f"sqlite:///{tmp_path / 'db.sqlite'}"}
+    )
+    client = _client_with_key(settings)
+
+    chat = client.post("/api/chat", json={"message": "x" * 41})
+    compat = client.post(
+        "/v1/chat/completions",
+        json={"model": "paperchat", "messages": [{"role": "user", "content": "y" * 41}]},
+    )
+
+    assert chat.status_code == compat.status_code == 422
+    assert chat.json()["detail"] == "the question is longer than 40 characters"
+    assert compat.json()["detail"] == "the question is longer than 40 characters"
+
+
+def test_body_size_comes_from_the_settings(api_settings: Settings, tmp_path: Path) -> None:
+    settings = api_settings.model_copy(
+        update={
+            "max_body_bytes": 2048,
+            "max_question_chars": 1000,
+            "database_url": f"sqlite:///{tmp_path / 'db.sqlite'}",
+        }
+    )
+    client = _client_with_key(settings)
+
+    small = client.post("/api/chat", json={"message": "z" * 1500})
+    large = client.post("/api/chat", json={"message": "z" * 3000})
+
+    assert small.status_code == 422, "under the body limit, the question length decides"
+    assert large.status_code == 413
+    assert large.json()["detail"] == "the request body is larger than 2048 bytes"
 
 
 def test_two_workers_with_one_redis_share_the_chat_limit(api_settings: Settings) -> None:
