@@ -31,7 +31,7 @@ from chat.metrics import UNMATCHED_ROUTE, Metrics
 from chat.migrations import upgrade_database
 from chat.papers import PaperNotFound
 from chat.ratelimit import StreamSlots, TooManyStreams, build_rate_limiter
-from chat.routes import auth, chat, conversations, health, keys, openai_compat, papers
+from chat.routes import auth, chat, conversations, health, keys, openai_compat, pages, papers
 from chat.routes.deps import Limits, Services
 from chat.settings import Settings, get_settings
 
@@ -69,7 +69,7 @@ def create_app(
     app.state.services = services
     _add_middleware(app, services)
     _add_error_handlers(app)
-    for module in (health, auth, keys, papers, chat, conversations, openai_compat):
+    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
         app.include_router(module.router)
     return app
 

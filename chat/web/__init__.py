@@ -1,0 +1,1 @@
+"""The web dock: the search and paper pages, their templates and static files, and dock.js."""
