@@ -1,0 +1,800 @@
+/*
+ * paperchat dock: a chat panel over the papers of a paperchat server.
+ *
+ *   <script src="https://HOST/dock.js" data-paper="2203.12533" data-api-key="pc_..."></script>
+ *
+ * Both attributes are optional. The panel mounts in a shadow root, so the page's CSS and
+ * the dock's never meet, and talks to the server dock.js came from: with the browser
+ * session (cookies) or, when given, the API key. Everything shown from the model or from
+ * papers is put in text nodes; nothing is parsed as HTML.
+ */
+(() => {
+  "use strict";
+
+  const script = document.currentScript;
+  if (!script || !script.src || document.querySelector("paperchat-dock")) return;
+
+  const ORIGIN = new URL(script.src, location.href).origin;
+  const PAPER = (script.dataset.paper || "").trim();
+  const API_KEY = (script.dataset.apiKey || "").trim();
+  const OPEN_KEY = "paperchat.dock.open";
+  const CONVERSATION_KEY = "paperchat.dock.conversation";
+
+  const CSS = `
+:host { all: initial; }
+.root {
+  all: initial; display: block;
+  font: 15px/1.55 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+  --bg: #ffffff; --surface: #f5f6fa; --text: #1b1d23; --muted: #5b6070; --border: #dfe2ea;
+  --accent: #2f5bd3; --accent-text: #ffffff; --chip: #e8eefc; --user: #2f5bd3; --user-text: #fff;
+  --danger: #b42318; --focus: #f0a500;
+  color: var(--text);
+}
+@media (prefers-color-scheme: dark) {
+  .root {
+    --bg: #171a20; --surface: #21252e; --text: #e7e9ee; --muted: #a2a8b6; --border: #343a47;
+    --accent: #8aa8ff; --accent-text: #10131a; --chip: #2a3350; --user: #3a4f8f; --user-text: #fff;
+    --danger: #ff8a80;
+  }
+}
+*, *::before, *::after { box-sizing: border-box; }
+[hidden] { display: none !important; }
+button, input, textarea { font: inherit; color: inherit; margin: 0; }
+button { cursor: pointer; }
+button:disabled { cursor: default; opacity: 0.55; }
+a { color: var(--accent); }
+:focus-visible { outline: 3px solid var(--focus); outline-offset: 2px; }
+.visually-hidden {
+  position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden;
+  clip: rect(0 0 0 0); white-space: nowrap; border: 0;
+}
+.launcher {
+  position: fixed; right: 20px; bottom: 20px; z-index: 2147483600;
+  display: inline-flex; align-items: center; gap: 8px; padding: 12px 20px; border: 0;
+  border-radius: 999px; background: var(--accent); color: var(--accent-text); font-weight: 650;
+  box-shadow: 0 6px 24px rgba(0, 0, 0, 0.22);
+}
+.panel {
+  position: fixed; top: 0; right: 0; bottom: 0; width: 420px; max-width: 100vw;
+  z-index: 2147483601; display: flex; flex-direction: column; background: var(--bg);
+  border-left: 1px solid var(--border); box-shadow: -8px 0 32px rgba(0, 0, 0, 0.14);
+}
+@media (max-width: 640px) { .panel { left: 0; width: 100vw; border-left: 0; } }
+.head {
+  display: flex; align-items: center; gap: 6px; padding: 10px 12px;
+  border-bottom: 1px solid var(--border);
+}
+.head h2 { flex: 1; margin: 0; font-size: 16px; font-weight: 700; }
+.ghost {
+  background: transparent; border: 1px solid var(--border); border-radius: 8px; padding: 4px 10px;
+  font-size: 13px;
+}
+.ghost:hover { background: var(--surface); }
+.primary {
+  background: var(--accent); color: var(--accent-text); border: 1px solid var(--accent);
+  border-radius: 8px; padding: 8px 14px; font-weight: 650;
+}
+.view { flex: 1; min-height: 0; display: flex; flex-direction: column; }
+.pad { padding: 16px; overflow: auto; }
+.form { display: grid; gap: 10px; }
+.form label { display: grid; gap: 4px; font-size: 13px; font-weight: 600; }
+.form input, .composer textarea {
+  width: 100%; border: 1px solid var(--border); border-radius: 8px; padding: 8px 10px;
+  background: var(--bg);
+}
+.row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.note { color: var(--muted); font-size: 13px; margin: 0; }
+.alert { color: var(--danger); font-size: 13px; margin: 0; }
+.scope {
+  display: flex; align-items: center; gap: 8px; padding: 8px 16px; font-size: 13px;
+  border-bottom: 1px solid var(--border); background: var(--surface);
+}
+.log { flex: 1; min-height: 0; overflow-y: auto; padding: 16px; display: grid; gap: 14px; align-content: start; }
+.empty { color: var(--muted); font-size: 14px; margin: 0; }
+.msg { display: grid; gap: 6px; min-width: 0; }
+.user { justify-items: end; }
+.bubble {
+  background: var(--user); color: var(--user-text); border-radius: 14px 14px 4px 14px;
+  padding: 8px 12px; max-width: 88%; white-space: pre-wrap; overflow-wrap: anywhere;
+}
+.answer { overflow-wrap: anywhere; }
+.answer > :first-child { margin-top: 0; }
+.answer > :last-child { margin-bottom: 0; }
+.answer p, .answer ul, .answer ol, .answer pre { margin: 0 0 8px; }
+.answer h3, .answer h4, .answer h5, .answer h6 { margin: 10px 0 4px; font-size: 15px; }
+.answer pre { background: var(--surface); padding: 8px; border-radius: 6px; overflow-x: auto; }
+.answer code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
+.pending::after { content: "…"; color: var(--muted); }
+.cite {
+  display: inline-block; padding: 0 6px; margin: 0 1px; border-radius: 999px; background: var(--chip);
+  font-size: 12px; font-weight: 600; text-decoration: none; vertical-align: 1px; line-height: 1.6;
+}
+.cite:hover { text-decoration: underline; }
+.tip {
+  position: fixed; z-index: 2147483602; width: max-content; max-width: min(320px, 92vw);
+  background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: 8px 10px;
+  box-shadow: 0 8px 24px rgba(0, 0, 0, 0.2); font-size: 13px; pointer-events: none;
+}
+.tip strong { display: block; }
+.tip .where { color: var(--muted); }
+.tip .snippet { margin: 4px 0 0; }
+.status { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
+.sources { font-size: 13px; }
+.sources summary { cursor: pointer; color: var(--muted); font-weight: 600; }
+.sources ol { margin: 6px 0 0; padding-left: 22px; display: grid; gap: 4px; }
+.sources .where { display: block; color: var(--muted); font-size: 12px; }
+.composer { border-top: 1px solid var(--border); padding: 10px 12px; display: grid; gap: 8px; }
+.composer textarea { resize: vertical; min-height: 64px; max-height: 40vh; }
+.foot {
+  display: flex; align-items: center; gap: 8px; padding: 8px 12px; border-top: 1px solid var(--border);
+  font-size: 13px; color: var(--muted);
+}
+.foot .who { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.history { list-style: none; margin: 0; padding: 0; display: grid; gap: 6px; }
+.history button {
+  width: 100%; text-align: left; background: var(--surface); border: 1px solid var(--border);
+  border-radius: 8px; padding: 8px 10px;
+}
+.history time { display: block; color: var(--muted); font-size: 12px; }
+`;
+
+  /* ---------- small helpers ---------- */
+
+  /** An element with properties, attributes and children (strings become text nodes). */
+  function h(tag, props, ...children) {
+    const el = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value == null || value === false) continue;
+      if (key === "class") el.className = value;
+      else if (key === "text") el.textContent = value;
+      else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+      else if (value === true) el.setAttribute(key, "");
+      else el.setAttribute(key, String(value));
+    }
+    for (const child of children.flat(Infinity)) {
+      if (child == null || child === false) continue;
+      el.append(child instanceof Node ? child : String(child));
+    }
+    return el;
+  }
+
+  function stored(storage, key) {
+    try {
+      return window[storage].getItem(key);
+    } catch {
+      return null;
+    }
+  }
+
+  function store(storage, key, value) {
+    try {
+      if (value == null) window[storage].removeItem(key);
+      else window[storage].setItem(key, value);
+    } catch {
+      /* storage may be blocked; the dock works without it */
+    }
+  }
+
+  function paperUrl(id) {
+    return `${ORIGIN}/papers/${encodeURIComponent(id).replace(/%2F/gi, "/")}`;
+  }
+
+  /* ---------- the API ---------- */
+
+  const state = {
+    user: null,
+    csrf: null,
+    allowSignup: false,
+    conversationId: null,
+    controller: null,
+    scoped: Boolean(PAPER),
+  };
+
+  class HttpError extends Error {
+    constructor(status, message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  function request(path, { method = "GET", body, signal } = {}) {
+    const headers = {};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (API_KEY) headers.Authorization = `Bearer ${API_KEY}`;
+    else if (state.csrf && method !== "GET") headers["X-CSRF-Token"] = state.csrf;
+    return fetch(ORIGIN + path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      credentials: API_KEY ? "omit" : "include",
+      cache: "no-store",
+    });
+  }
+
+  async function failure(response) {
+    let detail = "";
+    try {
+      detail = (await response.json()).detail;
+    } catch {
+      /* not JSON */
+    }
+    const text = typeof detail === "string" && detail ? detail : `HTTP ${response.status}`;
+    return new HttpError(response.status, text);
+  }
+
+  async function call(path, options) {
+    const response = await request(path, options);
+    if (!response.ok) throw await failure(response);
+    return response.status === 204 ? null : response.json();
+  }
+
+  /** Calls `onEvent(name, data)` for each event of a `text/event-stream` response body. */
+  async function readEvents(response, onEvent) {
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    const boundary = /\r\n\r\n|\n\n|\r\r/;
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let match;
+      while ((match = boundary.exec(buffer))) {
+        const block = buffer.slice(0, match.index);
+        buffer = buffer.slice(match.index + match[0].length);
+        let name = "message";
+        const data = [];
+        for (const line of block.split(/\r\n|\r|\n/)) {
+          if (!line || line.startsWith(":")) continue;
+          const colon = line.indexOf(":");
+          const field = colon < 0 ? line : line.slice(0, colon);
+          const rest = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+          if (field === "event") name = rest;
+          else if (field === "data") data.push(rest);
+        }
+        if (data.length) onEvent(name, JSON.parse(data.join("\n")));
+      }
+    }
+  }
+
+  /* ---------- markdown, safely: DOM nodes only ---------- */
+
+  const INLINE =
+    /(`+)([^`]+?)\1|\*\*([^*]+?)\*\*|__([^_]+?)__|\*([^*\s][^*]*?)\*|\[(arXiv|doc):([^\]\s]+)\]|\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/gi;
+  const LIST_ITEM = /^\s*([-*+]|\d+[.)])\s+(.*)$/;
+  const FENCE = /^\s*```/;
+
+  function inline(text, sources) {
+    const out = [];
+    let last = 0;
+    for (const m of text.matchAll(INLINE)) {
+      if (m.index > last) out.push(text.slice(last, m.index));
+      if (m[1]) out.push(h("code", { text: m[2] }));
+      else if (m[3] != null) out.push(h("strong", {}, inline(m[3], sources)));
+      else if (m[4] != null) out.push(h("strong", {}, inline(m[4], sources)));
+      else if (m[5] != null) out.push(h("em", {}, inline(m[5], sources)));
+      else if (m[6]) out.push(chip(m[6], m[7], sources));
+      else out.push(h("a", { href: m[9], target: "_blank", rel: "noopener noreferrer" }, m[8]));
+      last = m.index + m[0].length;
+    }
+    if (last < text.length) out.push(text.slice(last));
+    return out;
+  }
+
+  function renderMarkdown(text, sources) {
+    const fragment = document.createDocumentFragment();
+    const lines = text.split(/\r\n|\r|\n/);
+    let paragraph = [];
+    const flush = () => {
+      if (paragraph.length) fragment.append(h("p", {}, inline(paragraph.join(" "), sources)));
+      paragraph = [];
+    };
+    for (let i = 0; i < lines.length; ) {
+      const line = lines[i];
+      if (FENCE.test(line)) {
+        flush();
+        const code = [];
+        for (i += 1; i < lines.length && !FENCE.test(lines[i]); i += 1) code.push(lines[i]);
+        fragment.append(h("pre", {}, h("code", { text: code.join("\n") })));
+        i += 1;
+        continue;
+      }
+      const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+      const item = LIST_ITEM.exec(line);
+      if (heading) {
+        flush();
+        fragment.append(h(`h${Math.min(6, heading[1].length + 2)}`, {}, inline(heading[2], sources)));
+        i += 1;
+      } else if (item) {
+        flush();
+        const ordered = /\d/.test(item[1]);
+        const list = h(ordered ? "ol" : "ul");
+        for (let m; i < lines.length && (m = LIST_ITEM.exec(lines[i])); i += 1) {
+          if (/\d/.test(m[1]) !== ordered) break;
+          list.append(h("li", {}, inline(m[2], sources)));
+        }
+        fragment.append(list);
+      } else {
+        if (line.trim()) paragraph.push(line.trim());
+        else flush();
+        i += 1;
+      }
+    }
+    flush();
+    return fragment;
+  }
+
+  /* ---------- citations: chips with the source on hover or focus ---------- */
+
+  let tip = null;
+
+  function chip(kind, id, sources) {
+    const source = sources.find((s) => String(s.id).toLowerCase() === id.toLowerCase());
+    const label = `${kind.toLowerCase() === "doc" ? "doc" : "arXiv"}:${id}`;
+    const link = h("a", { class: "cite", href: paperUrl(source ? source.id : id) }, label);
+    if (source) {
+      link.setAttribute("aria-describedby", "pc-tip");
+      const show = () => showTip(link, source);
+      link.addEventListener("mouseenter", show);
+      link.addEventListener("focus", show);
+      link.addEventListener("mouseleave", hideTip);
+      link.addEventListener("blur", hideTip);
+    }
+    return link;
+  }
+
+  function where(source) {
+    const kind = String(source.kind || "").toLowerCase() === String(source.section || "").toLowerCase() ? null : source.kind;
+    return [source.section, source.page ? `page ${source.page}` : null, kind].filter(Boolean).join(" · ");
+  }
+
+  function showTip(anchor, source) {
+    tip.replaceChildren(
+      h("strong", { text: source.title || source.id }),
+      h("span", { class: "where", text: where(source) }),
+      source.snippet ? h("p", { class: "snippet", text: source.snippet }) : null,
+    );
+    tip.hidden = false;
+    const box = anchor.getBoundingClientRect();
+    const width = tip.offsetWidth;
+    const height = tip.offsetHeight;
+    const left = Math.max(8, Math.min(box.left, window.innerWidth - width - 8));
+    const below = box.bottom + 6 + height < window.innerHeight;
+    tip.style.left = `${left}px`;
+    tip.style.top = `${below ? box.bottom + 6 : Math.max(8, box.top - height - 6)}px`;
+  }
+
+  function hideTip() {
+    if (tip) tip.hidden = true;
+  }
+
+  function sourcesBox(sources) {
+    const list = h("ol");
+    for (const source of sources) {
+      list.append(
+        h(
+          "li",
+          {},
+          h("a", { href: paperUrl(source.id) }, source.title || source.id),
+          h("span", { class: "where", text: [source.id, where(source)].filter(Boolean).join(" · ") }),
+        ),
+      );
+    }
+    return h("details", { class: "sources", open: true }, h("summary", {}, `Sources (${sources.length})`), list);
+  }
+
+  /* ---------- one answer ---------- */
+
+  class AnswerView {
+    constructor() {
+      this.text = "";
+      this.sources = [];
+      this.answer = h("div", { class: "answer pending" });
+      this.status = h("div", { class: "status" });
+      this.sourcesSlot = h("div");
+      this.root = h("div", { class: "msg assistant", "aria-busy": "true" }, this.answer, this.status, this.sourcesSlot);
+      this.frame = 0;
+    }
+
+    add(text) {
+      this.text += text;
+      if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+    }
+
+    render() {
+      if (this.frame) cancelAnimationFrame(this.frame);
+      this.frame = 0;
+      this.answer.replaceChildren(renderMarkdown(this.text, this.sources));
+      this.answer.classList.toggle("pending", !this.text && this.root.getAttribute("aria-busy") === "true");
+    }
+
+    setSources(sources) {
+      this.sources = Array.isArray(sources) ? sources : [];
+      this.sourcesSlot.replaceChildren(this.sources.length ? sourcesBox(this.sources) : "");
+    }
+
+    note(text, className = "note") {
+      this.status.append(h("p", { class: className, text }));
+    }
+
+    finish(done) {
+      if (done.mode === "extractive") this.note("Extractive answer: quoted from the sources, no model.");
+      if (done.finish_reason === "length") this.note("The answer stopped at the length limit.");
+      if (done.finish_reason === "cancelled") this.note("Stopped.");
+      if (Array.isArray(done.dropped_citations) && done.dropped_citations.length) {
+        this.note(`Citations removed (not among the sources): ${done.dropped_citations.join(", ")}`);
+      }
+    }
+
+    fail(message, retry) {
+      this.status.append(
+        h("p", { class: "alert", role: "alert", text: `Error: ${message}` }),
+        retry ? h("button", { class: "ghost", type: "button", onclick: retry }, "Retry") : null,
+      );
+    }
+
+    end() {
+      this.root.setAttribute("aria-busy", "false");
+      this.render();
+    }
+  }
+
+  function userMessage(text) {
+    return h("div", { class: "msg user" }, h("div", { class: "bubble", text }));
+  }
+
+  /* ---------- the panel ---------- */
+
+  const host = document.createElement("paperchat-dock");
+  const shadow = host.attachShadow({ mode: "open" });
+  const root = h("div", { class: "root" });
+  if ("adoptedStyleSheets" in shadow && typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(CSS);
+    shadow.adoptedStyleSheets = [sheet];
+  } else {
+    shadow.append(h("style", { text: CSS }));
+  }
+  shadow.append(root);
+
+  const launcher = h("button", { class: "launcher", type: "button", "aria-expanded": "false", "aria-controls": "pc-panel" }, "Ask paperchat");
+  const heading = h("h2", { id: "pc-title", text: "paperchat" });
+  const newChatButton = h("button", { class: "ghost", type: "button" }, "New chat");
+  const historyButton = h("button", { class: "ghost", type: "button" }, "History");
+  const closeButton = h("button", { class: "ghost", type: "button", "aria-label": "Close the chat panel" }, "✕");
+  const announcer = h("div", { class: "visually-hidden", role: "status", "aria-live": "polite" });
+
+  // Signed out: sign in (and sign up when the server allows it).
+  const email = h("input", { type: "email", name: "email", autocomplete: "username", required: true });
+  const password = h("input", { type: "password", name: "password", autocomplete: "current-password", required: true });
+  const authError = h("p", { class: "alert", role: "alert" });
+  const signupButton = h("button", { class: "ghost", type: "button", hidden: true }, "Create account");
+  const authForm = h(
+    "form",
+    { class: "form" },
+    h("p", { class: "note", text: "Sign in to ask questions about the papers." }),
+    h("label", {}, "Email", email),
+    h("label", {}, "Password", password),
+    authError,
+    h("div", { class: "row" }, h("button", { class: "primary", type: "submit" }, "Sign in"), signupButton),
+  );
+  const authView = h("section", { class: "view pad", "aria-label": "Sign in" }, authForm);
+
+  // Signed in: the conversation.
+  const scopeBox = h("input", { type: "checkbox", checked: true });
+  const scope = h("label", { class: "scope" }, scopeBox, `Only this paper (${PAPER})`);
+  const log = h("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
+  const question = h("textarea", { rows: "3", id: "pc-question", placeholder: "Ask about the papers…", maxlength: "4000" });
+  const sendButton = h("button", { class: "primary", type: "submit" }, "Send");
+  const stopButton = h("button", { class: "ghost", type: "button", hidden: true }, "Stop");
+  const composer = h(
+    "form",
+    { class: "composer" },
+    h("label", { class: "visually-hidden", for: "pc-question" }, "Your question"),
+    question,
+    h("div", { class: "row" }, sendButton, stopButton, h("span", { class: "note", text: "Enter to send, Shift+Enter for a new line" })),
+  );
+  const who = h("span", { class: "who" });
+  const signOutButton = h("button", { class: "ghost", type: "button" }, "Sign out");
+  const chatView = h(
+    "section",
+    { class: "view", "aria-label": "Chat" },
+    PAPER ? scope : null,
+    log,
+    composer,
+    h("div", { class: "foot" }, who, API_KEY ? null : signOutButton),
+  );
+
+  // Past conversations.
+  const historyList = h("ul", { class: "history" });
+  const historyView = h(
+    "section",
+    { class: "view pad", "aria-label": "Past conversations" },
+    h("div", { class: "row" }, h("button", { class: "ghost", type: "button", onclick: () => showView("chat") }, "← Back")),
+    h("h3", { text: "Past conversations" }),
+    historyList,
+  );
+
+  tip = h("div", { class: "tip", id: "pc-tip", role: "tooltip", hidden: true });
+  const panel = h(
+    "div",
+    { class: "panel", id: "pc-panel", role: "dialog", "aria-modal": "false", "aria-labelledby": "pc-title", hidden: true },
+    h("div", { class: "head" }, heading, newChatButton, historyButton, closeButton),
+    authView,
+    chatView,
+    historyView,
+    announcer,
+  );
+  root.append(launcher, panel, tip);
+
+  function announce(text) {
+    announcer.textContent = text;
+  }
+
+  function showView(name) {
+    const signedIn = Boolean(state.user);
+    const view = signedIn ? name : "auth";
+    authView.hidden = view !== "auth";
+    chatView.hidden = view !== "chat";
+    historyView.hidden = view !== "history";
+    newChatButton.hidden = !signedIn;
+    historyButton.hidden = !signedIn;
+    if (view === "history") loadHistory();
+  }
+
+  function focusView() {
+    if (!state.user) email.focus();
+    else if (!chatView.hidden) question.focus();
+    else historyView.querySelector("button").focus();
+  }
+
+  function setOpen(open, { focus = true } = {}) {
+    panel.hidden = !open;
+    launcher.hidden = open;
+    launcher.setAttribute("aria-expanded", String(open));
+    document.documentElement.setAttribute("data-paperchat-dock", open ? "open" : "closed");
+    store("localStorage", OPEN_KEY, open ? "1" : "0");
+    if (!focus) return;
+    if (open) focusView();
+    else launcher.focus();
+  }
+
+  function setSignedIn(user, csrf) {
+    state.user = user;
+    state.csrf = csrf;
+    who.textContent = user ? (API_KEY ? `${user.email} (API key)` : user.email) : "";
+    if (!user) newChat();
+    showView("chat");
+  }
+
+  function setBusy(busy) {
+    sendButton.hidden = busy;
+    stopButton.hidden = !busy;
+    question.setAttribute("aria-busy", String(busy));
+  }
+
+  function newChat() {
+    if (state.controller) state.controller.abort();
+    state.conversationId = null;
+    store("sessionStorage", CONVERSATION_KEY, null);
+    log.replaceChildren(h("p", { class: "empty", text: PAPER ? "Ask anything about this paper." : "Ask anything about the papers." }));
+  }
+
+  /* ---------- asking ---------- */
+
+  async function ask(text) {
+    if (state.controller || !text.trim()) return;
+    log.querySelector(".empty")?.remove();
+    const asked = userMessage(text);
+    const view = new AnswerView();
+    log.append(asked, view.root);
+    log.scrollTop = log.scrollHeight;
+    const controller = new AbortController();
+    state.controller = controller;
+    setBusy(true);
+    announce("Answering…");
+    const retry = () => {
+      asked.remove();
+      view.root.remove();
+      ask(text);
+    };
+    let ended = false;
+    try {
+      const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
+      if (state.conversationId) body.conversation_id = state.conversationId;
+      const response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
+      if (!response.ok) throw await failure(response);
+      await readEvents(response, (name, data) => {
+        if (name === "meta") {
+          state.conversationId = data.conversation_id;
+          store("sessionStorage", CONVERSATION_KEY, data.conversation_id);
+        } else if (name === "sources") view.setSources(data.sources);
+        else if (name === "delta") view.add(String(data.text || ""));
+        else if (name === "done") {
+          ended = true;
+          view.finish(data);
+        } else if (name === "error") {
+          ended = true;
+          view.fail(data.message || "the answer failed", retry);
+        }
+      });
+      if (!ended) view.fail("the answer was cut off", retry);
+      announce("Answer complete.");
+    } catch (error) {
+      if (controller.signal.aborted) {
+        view.note("Stopped.");
+        announce("Stopped.");
+      } else {
+        view.fail(error.message || "the server could not be reached", retry);
+        announce("The answer failed.");
+        if (error.status === 401 && !API_KEY) setSignedIn(null, null);
+      }
+    } finally {
+      state.controller = null;
+      view.end();
+      setBusy(false);
+      log.scrollTop = log.scrollHeight;
+    }
+  }
+
+  function send() {
+    const text = question.value.trim();
+    if (!text || state.controller) return;
+    question.value = "";
+    ask(text);
+  }
+
+  /* ---------- history ---------- */
+
+  async function loadHistory() {
+    historyList.replaceChildren(h("li", { class: "note", text: "Loading…" }));
+    try {
+      const conversations = await call("/api/conversations");
+      historyList.replaceChildren(
+        ...conversations.map((c) =>
+          h(
+            "li",
+            {},
+            h(
+              "button",
+              { type: "button", onclick: () => openConversation(c.id) },
+              c.title || "Untitled",
+              h("time", { datetime: c.updated_at, text: new Date(c.updated_at).toLocaleString() }),
+            ),
+          ),
+        ),
+      );
+      if (!conversations.length) historyList.replaceChildren(h("li", { class: "note", text: "No conversations yet." }));
+    } catch (error) {
+      historyList.replaceChildren(h("li", { class: "alert", text: `Error: ${error.message}` }));
+    }
+  }
+
+  async function openConversation(id) {
+    if (state.controller) state.controller.abort();
+    try {
+      const conversation = await call(`/api/conversations/${encodeURIComponent(id)}`);
+      state.conversationId = conversation.id;
+      store("sessionStorage", CONVERSATION_KEY, conversation.id);
+      log.replaceChildren();
+      for (const message of conversation.messages) {
+        if (message.role === "user") {
+          log.append(userMessage(message.content));
+          continue;
+        }
+        const view = new AnswerView();
+        view.setSources(message.sources);
+        view.text = message.content;
+        if (message.status === "cancelled") view.note("Stopped.");
+        if (message.status === "error") view.note("This answer failed.", "alert");
+        view.end();
+        log.append(view.root);
+      }
+      showView("chat");
+      log.scrollTop = log.scrollHeight;
+      if (!panel.hidden) question.focus();
+    } catch (error) {
+      if (error.status === 404) store("sessionStorage", CONVERSATION_KEY, null);
+      else historyList.replaceChildren(h("li", { class: "alert", text: `Error: ${error.message}` }));
+    }
+  }
+
+  /* ---------- signing in and out ---------- */
+
+  async function signIn(register) {
+    authError.textContent = "";
+    const credentials = { email: email.value.trim(), password: password.value };
+    try {
+      if (register) await call("/api/auth/register", { method: "POST", body: credentials });
+      const session = await call("/api/auth/login", { method: "POST", body: credentials });
+      password.value = "";
+      setSignedIn(session.user, session.csrf_token);
+      announce(`Signed in as ${session.user.email}.`);
+      focusView();
+    } catch (error) {
+      authError.textContent = error.message || "cannot reach the server";
+    }
+  }
+
+  async function signOut() {
+    try {
+      await call("/api/auth/logout", { method: "POST" });
+    } catch {
+      /* signed out locally either way */
+    }
+    setSignedIn(null, null);
+    announce("Signed out.");
+    email.focus();
+  }
+
+  async function start() {
+    try {
+      if (API_KEY) {
+        setSignedIn(await call("/api/me"), null);
+      } else {
+        const session = await call("/dock/session");
+        state.allowSignup = Boolean(session.allow_signup);
+        signupButton.hidden = !state.allowSignup;
+        setSignedIn(session.user, session.csrf_token);
+      }
+    } catch (error) {
+      setSignedIn(null, null);
+      authError.textContent = API_KEY
+        ? `The API key was refused: ${error.message}`
+        : `Cannot reach paperchat at ${ORIGIN}.`;
+      return;
+    }
+    const remembered = stored("sessionStorage", CONVERSATION_KEY);
+    if (state.user && remembered) await openConversation(remembered);
+  }
+
+  /* ---------- wiring ---------- */
+
+  launcher.addEventListener("click", () => setOpen(true));
+  closeButton.addEventListener("click", () => setOpen(false));
+  newChatButton.addEventListener("click", () => {
+    newChat();
+    showView("chat");
+    question.focus();
+  });
+  historyButton.addEventListener("click", () => {
+    showView("history");
+    historyView.querySelector("button").focus();
+  });
+  signOutButton.addEventListener("click", signOut);
+  stopButton.addEventListener("click", () => state.controller?.abort());
+  scopeBox.addEventListener("change", () => {
+    state.scoped = scopeBox.checked;
+  });
+  authForm.addEventListener("submit", (event) => {
+    event.preventDefault();
+    signIn(false);
+  });
+  signupButton.addEventListener("click", () => {
+    if (authForm.reportValidity()) signIn(true);
+  });
+  composer.addEventListener("submit", (event) => {
+    event.preventDefault();
+    send();
+  });
+  question.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      send();
+    }
+  });
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      setOpen(false);
+    }
+  });
+  log.addEventListener("scroll", hideTip, { passive: true });
+
+  newChat();
+  showView("chat");
+  (document.body || document.documentElement).append(host);
+  setOpen(stored("localStorage", OPEN_KEY) === "1", { focus: false });
+  start();
+})();
