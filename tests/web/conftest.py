@@ -136,6 +136,20 @@ def web(web_settings: Settings, fake_llm: FakeOpenAI) -> Iterator[Api]:
         yield Api(base_url, app, fake_llm)
 
 
+@pytest.fixture(scope="session")
+def extractive_web(
+    web_settings: Settings, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    """The same index served with no model: answers quote the sources."""
+    database = tmp_path_factory.mktemp("web-extractive-db") / "paperchat.sqlite"
+    settings = web_settings.model_copy(
+        update={"llm": "extractive", "database_url": f"sqlite:///{database}"}
+    )
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake_llm)
+
+
 def host_page(api_origin: str, api_key: str = "") -> str:
     """The example host page, pointed at `api_origin`, with styles that would leak if they
     could: red buttons and a monospace font on every element."""

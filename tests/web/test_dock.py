@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import BrowserContext, Page, expect
 
 from tests.api.server import Api
 from tests.fake_openai import ChatScript
@@ -119,6 +119,33 @@ def test_upstream_failure_shows_inline_with_a_retry_that_answers(web: Api, page:
     expect(page.locator("paperchat-dock .log .alert")).to_have_count(0)
 
 
+def test_extractive_answers_say_so(extractive_web: Api, page: Page) -> None:
+    page.goto(f"{extractive_web.base_url}/papers/{PAPER_ID}")
+    dock = Dock(page)
+    dock.sign_in(extractive_web.new_user())
+
+    dock.ask("How does multimodal training help a unimodal network?")
+    answer = dock.wait_answered()
+
+    expect(answer.locator(".status")).to_contain_text("Extractive answer")
+    expect(answer.locator(".sources li").first).to_contain_text(PAPER_TITLE)
+
+
+def test_ended_session_brings_back_the_sign_in_form(
+    web: Api, page: Page, context: BrowserContext
+) -> None:
+    page.goto(f"{web.base_url}/papers/{PAPER_ID}")
+    dock = Dock(page)
+    dock.sign_in(web.new_user())
+    context.clear_cookies()
+
+    dock.question.fill("Still signed in?")
+    dock.question.press("Enter")
+
+    expect(page.get_by_label("Password")).to_be_visible(timeout=WAIT_MS)
+    expect(page.get_by_text("Your session has ended: sign in again.")).to_be_visible()
+
+
 def test_past_conversation_reopens_with_its_citations_then_sign_out(web: Api, page: Page) -> None:
     web.fake.script_chat(ChatScript(pieces=("It is about gestures ", CITED, ".")))
     page.goto(f"{web.base_url}/papers/{PAPER_ID}")
@@ -201,6 +228,7 @@ def test_keyboard_alone_opens_signs_in_asks_and_closes(web: Api, page: Page) -> 
 
     expect(answer.locator(".answer")).to_have_text("Hello, world.")
     expect(page.locator("paperchat-dock .user")).to_have_text("first line\nsecond line")
+    expect(page.locator("paperchat-dock .log")).to_have_attribute("aria-live", "polite")
     expect(dock.panel).to_be_hidden()
     expect(dock.launcher).to_be_focused()
 

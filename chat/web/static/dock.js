@@ -405,7 +405,11 @@ a { color: var(--accent); }
     render() {
       if (this.frame) cancelAnimationFrame(this.frame);
       this.frame = 0;
+      // A chip focused while the answer grows keeps the focus in the new rendering.
+      const chips = () => [...this.answer.querySelectorAll("a.cite")];
+      const focused = chips().indexOf(shadow.activeElement);
       this.answer.replaceChildren(renderMarkdown(this.text, this.sources));
+      if (focused >= 0) chips()[focused]?.focus({ preventScroll: true });
       this.answer.classList.toggle("pending", !this.text && this.root.getAttribute("aria-busy") === "true");
     }
 
@@ -625,10 +629,13 @@ a { color: var(--accent); }
       if (controller.signal.aborted) {
         view.note("Stopped.");
         announce("Stopped.");
+      } else if (error.status === 401 && !API_KEY) {
+        setSignedIn(null, null);
+        authError.textContent = "Your session has ended: sign in again.";
+        focusView();
       } else {
         view.fail(error.message || "the server could not be reached", retry);
         announce("The answer failed.");
-        if (error.status === 401 && !API_KEY) setSignedIn(null, null);
       }
     } finally {
       state.controller = null;
