@@ -119,6 +119,29 @@ def test_upstream_failure_shows_inline_with_a_retry_that_answers(web: Api, page:
     expect(page.locator("paperchat-dock .log .alert")).to_have_count(0)
 
 
+def test_http_error_shows_inline_and_retry_recovers(web: Api, page: Page) -> None:
+    email = web.new_user()
+    page.goto(f"{web.base_url}/papers/{PAPER_ID}")
+    dock = Dock(page)
+    dock.sign_in(email)
+    dock.ask("First question")
+    dock.wait_answered()
+    with web.signed_in(email) as client:
+        (conversation,) = client.get("/api/conversations").json()
+        client.delete(f"/api/conversations/{conversation['id']}").raise_for_status()
+
+    with page.expect_response(lambda r: r.url.endswith("/api/chat")) as refused:
+        dock.ask("A follow-up")
+    failed = dock.wait_answered(2)
+    expect(failed.locator(".alert")).to_contain_text("this conversation no longer exists")
+    failed.get_by_role("button", name="Retry").click()
+
+    assert refused.value.status == 404
+    answer = dock.wait_answered(2)
+    expect(answer.locator(".answer")).to_have_text("Hello, world.")
+    expect(page.locator("paperchat-dock .user")).to_have_text(["First question", "A follow-up"])
+
+
 def test_extractive_answers_say_so(extractive_web: Api, page: Page) -> None:
     page.goto(f"{extractive_web.base_url}/papers/{PAPER_ID}")
     dock = Dock(page)

@@ -604,9 +604,9 @@ a { color: var(--accent); }
       ask(text);
     };
     let ended = false;
+    const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
+    if (state.conversationId) body.conversation_id = state.conversationId;
     try {
-      const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
-      if (state.conversationId) body.conversation_id = state.conversationId;
       const response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
       if (!response.ok) throw await failure(response);
       await readEvents(response, (name, data) => {
@@ -633,6 +633,12 @@ a { color: var(--accent); }
         setSignedIn(null, null);
         authError.textContent = "Your session has ended: sign in again.";
         focusView();
+      } else if (error.status === 404 && body.conversation_id) {
+        // The conversation was deleted meanwhile: a retry starts a new one.
+        state.conversationId = null;
+        store("sessionStorage", CONVERSATION_KEY, null);
+        view.fail("this conversation no longer exists; Retry starts a new one", retry);
+        announce("The answer failed.");
       } else {
         view.fail(error.message || "the server could not be reached", retry);
         announce("The answer failed.");
