@@ -85,15 +85,28 @@ _UNAUTHENTICATED = HTTPException(
 )
 
 
+def release_connection(session: Session) -> None:
+    """End the session's read transaction: its pooled connection is free again at once.
+
+    The request's session lives as long as its response, and a chat answer
+    streams for seconds after the route returned; the next dependency may also
+    wait for a worker thread. Holding the connection meanwhile ran the pool
+    (15) dry under load. The user stays loaded: sessions do not expire on commit.
+    """
+    session.commit()
+
+
 def _user_from_key(session: Session, token: str) -> User:
     try:
-        return verify_api_key(session, token)
+        user = verify_api_key(session, token)
     except InvalidApiKey as e:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
             detail="invalid or revoked API key",
             headers={"WWW-Authenticate": "Bearer"},
         ) from e
+    release_connection(session)
+    return user
 
 
 def get_current_user(request: Request, services: ServicesDep, session: SessionDep) -> User:
@@ -104,6 +117,7 @@ def get_current_user(request: Request, services: ServicesDep, session: SessionDe
     cookie = request.cookies.get(SESSION_COOKIE)
     data = services.signer.read(cookie) if cookie else None
     user = session.get(User, data.user_id) if data is not None else None
+    release_connection(session)
     if data is None or user is None:
         raise _UNAUTHENTICATED
     if request.method in UNSAFE_METHODS and not csrf_matches(
