@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import BrowserContext, Page, expect
 
-from tests.api.server import Api
+from tests.api.server import PASSWORD, Api
 from tests.fake_openai import ChatScript
 from tests.web.conftest import PAPER_ID, XSS, XSS_ID
 from tests.web.dock import WAIT_MS, Dock, json_body
@@ -224,6 +225,20 @@ def test_markup_in_titles_and_answers_shows_as_text(
     assert dialogs == []
 
 
+def test_sign_up_in_the_dock_creates_the_account_and_signs_in(web: Api, page: Page) -> None:
+    email = f"new-{secrets.token_hex(4)}@example.org"
+    page.goto(f"{web.base_url}/")
+    dock = Dock(page)
+    dock.open()
+    page.get_by_label("Email").fill(email)
+    page.get_by_label("Password").fill(PASSWORD)
+
+    dock.button("Create account").click()
+
+    expect(dock.who).to_have_text(email, timeout=WAIT_MS)
+    expect(dock.question).to_be_focused()
+
+
 def test_keyboard_alone_opens_signs_in_asks_and_closes(web: Api, page: Page) -> None:
     email = web.new_user()
     page.goto(f"{web.base_url}/papers/{PAPER_ID}")
@@ -238,7 +253,7 @@ def test_keyboard_alone_opens_signs_in_asks_and_closes(web: Api, page: Page) -> 
     expect(page.get_by_label("Email")).to_be_focused()
     page.keyboard.type(email)
     page.keyboard.press("Tab")
-    page.keyboard.type("correct horse battery")
+    page.keyboard.type(PASSWORD)
     page.keyboard.press("Enter")
     expect(dock.question).to_be_focused(timeout=WAIT_MS)
     page.keyboard.type("first line")
