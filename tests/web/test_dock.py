@@ -295,6 +295,16 @@ def test_open_dock_takes_the_full_width_of_a_phone(web: Api, page: Page, artifac
     page.screenshot(path=artifacts / "mobile-dock.png")
 
 
+@pytest.mark.parametrize("path", ["/?q=hand+gesture+recognition", f"/papers/{PAPER_ID}"])
+def test_pages_fit_a_phone_without_sideways_scrolling(web: Api, page: Page, path: str) -> None:
+    page.set_viewport_size({"width": 375, "height": 740})
+
+    page.goto(f"{web.base_url}{path}")
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    expect(page.locator("h1")).to_be_visible()
+
+
 def test_open_dock_sits_beside_the_page_on_a_wide_screen(web: Api, page: Page) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{web.base_url}/papers/{PAPER_ID}")
