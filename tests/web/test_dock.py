@@ -292,6 +292,9 @@ def test_open_dock_takes_the_full_width_of_a_phone(web: Api, page: Page, artifac
     box = dock.panel.bounding_box()
     assert box is not None
     assert (box["x"], box["width"]) == (0, 375)
+    dock.sign_in(web.new_user())
+    dock.ask("What is this paper about?")
+    dock.wait_answered()
     page.screenshot(path=artifacts / "mobile-dock.png")
 
 

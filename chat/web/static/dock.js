@@ -125,6 +125,7 @@ a { color: var(--accent); }
 .sources .where { display: block; color: var(--muted); font-size: 12px; }
 .composer { border-top: 1px solid var(--border); padding: 10px 12px; display: grid; gap: 8px; }
 .composer textarea { resize: vertical; min-height: 64px; max-height: 40vh; }
+.form input, .composer textarea { font-size: 16px; } /* phones zoom into smaller fields */
 .foot {
   display: flex; align-items: center; gap: 8px; padding: 8px 12px; border-top: 1px solid var(--border);
   font-size: 13px; color: var(--muted);
@@ -619,12 +620,12 @@ a { color: var(--accent); }
           ended = true;
           view.finish(data);
         } else if (name === "error") {
-          ended = true;
+          ended = "failed";
           view.fail(data.message || "the answer failed", retry);
         }
       });
       if (!ended) view.fail("the answer was cut off", retry);
-      announce("Answer complete.");
+      announce(ended === true ? "Answer complete." : "The answer failed.");
     } catch (error) {
       if (controller.signal.aborted) {
         view.note("Stopped.");
