@@ -1,7 +1,11 @@
 """The database engine and its sessions, built from one SQLAlchemy URL.
 
 SQLite (the default, a file in the data dir) runs in WAL mode with foreign
-keys enforced; PostgreSQL goes through psycopg 3.
+keys enforced and `synchronous=NORMAL`: a commit does not wait for the disk
+(7 ms each here, and every chat turn commits a few times; at 200 concurrent
+streams they queued for seconds). WAL keeps the file consistent after a
+crash either way; a power cut may lose the last commits. PostgreSQL goes
+through psycopg 3.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     finally:

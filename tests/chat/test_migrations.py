@@ -120,6 +120,16 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(tmp_path: Path) -> None:
     assert (tmp_path / "nested" / "paperchat.sqlite").is_file()
 
 
+def test_sqlite_commits_do_not_wait_for_the_disk(tmp_path: Path) -> None:
+    engine = create_database_engine(f"sqlite:///{tmp_path / 'paperchat.sqlite'}")
+
+    with engine.connect() as connection:
+        synchronous = connection.execute(text("PRAGMA synchronous")).scalar()
+    engine.dispose()
+
+    assert synchronous == 1  # NORMAL: safe in WAL mode, no fsync on every commit
+
+
 @pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
 def test_bare_postgresql_url_uses_psycopg(scheme: str) -> None:
     url = normalize_url(f"{scheme}://postgres@127.0.0.1:5432/test")
