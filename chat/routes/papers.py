@@ -7,9 +7,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
-from chat.papers import MAX_SEARCH_RESULTS, paper_details
+from chat.papers import MAX_SEARCH_RESULTS, paper_details, search_papers
 from chat.routes.deps import CurrentUser, ServicesDep
-from chat.web.listing import search_listing
 
 router = APIRouter(tags=["papers"])
 
@@ -32,9 +31,6 @@ class SearchHit(BaseModel):
     authors: str
     snippet: str
     score: float
-    # Beyond the contract's fields, for result lists that show them.
-    published: str | None = None
-    categories: list[str] = []
 
 
 class SearchResults(BaseModel):
@@ -54,5 +50,5 @@ def search(
     services: ServicesDep,
     limit: Annotated[int, Query(ge=1, le=MAX_SEARCH_RESULTS)] = 10,
 ) -> SearchResults:
-    hits = search_listing(services.index.retriever, q, limit)
+    hits = search_papers(services.index.retriever, q, limit)
     return SearchResults(results=[SearchHit(**vars(hit)) for hit in hits])

@@ -1,5 +1,5 @@
-"""Search results as the search page and `/api/search` list them: each with its date and
-categories from the catalog."""
+"""Search results as the search page lists them: each with its date and categories from the
+catalog."""
 
 from __future__ import annotations
 

@@ -142,16 +142,6 @@ def test_dock_session_is_readable_by_the_embedding_origin_only(web: Api, host_po
     assert "access-control-allow-origin" not in stranger.headers
 
 
-def test_search_api_adds_date_and_categories(web: Api) -> None:
-    with web.key_client() as client:
-        response = client.get("/api/search", params={"q": "hand gesture recognition"})
-
-    hit = next(r for r in response.json()["results"] if r["id"] == PAPER_ID)
-    assert {"id", "title", "authors", "snippet", "score"} <= hit.keys()
-    assert "cs.CV" in hit["categories"]
-    assert hit["published"]
-
-
 def test_html_pages_stay_out_of_the_openapi_schema(web: Api) -> None:
     with web.client() as client:
         paths = client.get("/openapi.json").json()["paths"]
