@@ -308,6 +308,15 @@ def test_pages_fit_a_phone_without_sideways_scrolling(web: Api, page: Page, path
     expect(page.locator("h1")).to_be_visible()
 
 
+PAGE_BESIDE_PANEL = """
+() => {
+  const panel = document.querySelector("paperchat-dock").shadowRoot.querySelector(".panel");
+  const article = document.querySelector("article").getBoundingClientRect();
+  return article.right <= panel.getBoundingClientRect().left;
+}
+"""
+
+
 def test_open_dock_sits_beside_the_page_on_a_wide_screen(web: Api, page: Page) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{web.base_url}/papers/{PAPER_ID}")
@@ -315,11 +324,14 @@ def test_open_dock_sits_beside_the_page_on_a_wide_screen(web: Api, page: Page) -
 
     dock.open()
 
+    # The page makes room with a short transition: wait for it to end.
+    page.wait_for_function(PAGE_BESIDE_PANEL, timeout=WAIT_MS)
     box = dock.panel.bounding_box()
     article = page.locator("article").bounding_box()
     assert box is not None
     assert article is not None
     assert box["x"] + box["width"] == 1440
+    assert box["width"] == 420
     assert article["x"] + article["width"] <= box["x"]
 
 
