@@ -4,11 +4,13 @@ The conversation is created on the first message (titled from it); a
 follow-up brings the conversation's earlier turns as history. The answer is
 saved as it ends: `complete` with its sources, citations and usage,
 `cancelled` when the client went away (the upstream call is closed with
-it), `error` when the model's server failed.
+it), `error` when the model's server failed or the server shut down (the
+stream then ends with an `error` event `shutting_down`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -42,6 +44,9 @@ router = APIRouter(tags=["chat"])
 
 PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+# After a shutdown begins, how long a stream has to send its `error` event.
+SHUTDOWN_GRACE_S = 3.0
+SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again in a moment")
 
 
 class ChatRequest(BaseModel):
@@ -125,18 +130,59 @@ def _record(services: Services, event: Event, turnout: Turnout, started: float) 
         turnout.done, turnout.status = event, "complete"
     elif isinstance(event, Error):
         turnout.status = "error"
-        metrics.count_upstream_error(event.code)
+        if event is not SHUTTING_DOWN:
+            metrics.count_upstream_error(event.code)
+
+
+async def until_shutdown(
+    events: AsyncIterator[Event], shutdown: anyio.Event
+) -> AsyncIterator[Event]:
+    """The answer's events, then `SHUTTING_DOWN` instead of the rest once `shutdown` is set.
+
+    The pending step of the answer is cancelled at once, which closes the
+    upstream call, rather than waiting for the model's next token.
+    """
+    stop = asyncio.ensure_future(shutdown.wait())
+    step: asyncio.Future[Event | None] | None = None
+    try:
+        while not shutdown.is_set():
+            step = asyncio.ensure_future(anext(events, None))
+            await asyncio.wait((step, stop), return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                await _cancel(step)
+                break
+            event = step.result()
+            if event is None:
+                return
+            yield event
+        yield SHUTTING_DOWN
+    finally:
+        stop.cancel()
+        if step is not None:
+            await _cancel(step)
+
+
+async def _cancel(step: asyncio.Future[Event | None]) -> None:
+    """End the answer's pending step where it waits (closing the upstream call with it)."""
+    if not step.done():
+        step.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.gather(step, return_exceptions=True)
 
 
 async def answer_events(
-    services: Services, user_id: str, question: Question, slot: AsyncExitStack
+    services: Services,
+    user_id: str,
+    question: Question,
+    slot: AsyncExitStack,
+    shutdown: anyio.Event,
 ) -> AsyncIterator[dict[str, str]]:
     """The answerer's events as SSE messages; the turn is saved whatever happens."""
     turnout, started = Turnout(), time.perf_counter()
     try:
         with services.metrics.stream_open():
-            async with aclosing(services.index.answerer.answer(question)) as events:
-                async for event in events:
+            async with aclosing(services.index.answerer.answer(question)) as answer:
+                async for event in until_shutdown(answer, shutdown):
                     _record(services, event, turnout, started)
                     yield {"event": event.name, "data": json.dumps(event.data())}
     except (anyio.get_cancelled_exc_class(), GeneratorExit):
@@ -179,8 +225,11 @@ async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> 
         conversation_id=prepared.conversation_id,
         message_id=prepared.message_id,
     )
+    shutdown = anyio.Event()
     return EventSourceResponse(
-        answer_events(services, user.id, question, slot),
+        answer_events(services, user.id, question, slot, shutdown),
         headers=SSE_HEADERS,
         ping=services.limits.ping_interval_s,
+        shutdown_event=shutdown,
+        shutdown_grace_period=SHUTDOWN_GRACE_S,
     )

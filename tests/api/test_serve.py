@@ -1,56 +1,138 @@
-"""`paperchat serve`: the command starts uvicorn and the API answers, with one or more workers."""
+"""`paperchat serve`: the command starts uvicorn and the API answers, with one or more workers,
+and a shutdown ends the open answer streams with an `error` event."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
+from chat.accounts import create_api_key, create_user
 from chat.components import Index
+from chat.conversations import get_conversation
+from chat.db import create_database_engine, session_factory
+from chat.migrations import upgrade_database
+from tests.api.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.fake_openai import ChatScript, FakeOpenAI
 from tests.net import unused_port
 
 pytestmark = pytest.mark.timeout(180)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def serving(
+    index: Index, tmp_path: Path, env: dict[str, str], workers: int = 1
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """`paperchat serve` over `index` in a child process, until the block ends: (process, URL)."""
+    port = unused_port()
+    env = os.environ | {
+        "PAPERCHAT_MODELS_CACHE": str(index.settings.models_dir),
+        "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
+        "PAPERCHAT_LLM": "extractive",
+        **env,
+    }
+    command = [
+        sys.executable, "-m", "chat.cli", "serve", "--host", "127.0.0.1",
+        "--port", str(port), "--workers", str(workers),
+        "--data-dir", str(index.settings.data_dir),
+    ]  # fmt: skip
+    with (tmp_path / "serve.log").open("wb") as log:
+        process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            yield process, f"http://127.0.0.1:{port}"
+        finally:
+            if process.poll() is None:
+                process.terminate()
+            process.wait(timeout=60)
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> httpx.Response | None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            return httpx.get(f"{url}/api/health", timeout=2)
+        except httpx.TransportError:
+            time.sleep(0.2)
+    return None
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_serve_answers_health_until_stopped(
     small_index: Index, tmp_path: Path, workers: int
 ) -> None:
-    port = unused_port()
-    env = os.environ | {
-        "PAPERCHAT_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}",
-        "PAPERCHAT_MODELS_CACHE": str(small_index.settings.models_dir),
-        "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
-        "PAPERCHAT_LLM": "extractive",
-    }
-    command = [
-        sys.executable, "-m", "chat.cli", "serve", "--host", "127.0.0.1",
-        "--port", str(port), "--workers", str(workers),
-        "--data-dir", str(small_index.settings.data_dir),
-    ]  # fmt: skip
-    root = Path(__file__).resolve().parents[2]
-    health = None
-    with (tmp_path / "serve.log").open("wb") as log:
-        process = subprocess.Popen(command, env=env, cwd=root, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 120
-            while health is None and time.monotonic() < deadline and process.poll() is None:
-                try:
-                    health = httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2)
-                except httpx.TransportError:
-                    time.sleep(0.2)
-        finally:
-            process.terminate()
-            code = process.wait(timeout=60)
+    env = {"PAPERCHAT_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}"}
+
+    with serving(small_index, tmp_path, env, workers) as (process, url):
+        health = wait_until_healthy(url, process)
+        process.terminate()
+        code = process.wait(timeout=60)
 
     assert health is not None, (tmp_path / "serve.log").read_text()
     assert health.json()["status"] == "ok"
     assert health.json()["papers"] > 100
     # After a graceful shutdown uvicorn re-raises the SIGTERM it caught.
     assert code in (0, -15)
+
+
+def test_shutdown_ends_an_open_stream_with_an_error_event(
+    small_index: Index, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    upgrade_database(database)
+    sessions = session_factory(create_database_engine(database))
+    with sessions() as session:
+        user = create_user(session, "shutdown@example.org", "a long password")
+        key = create_api_key(session, user, "test").plaintext
+    fake_llm.default_script = ChatScript(pieces=("word ",) * 400, delay=0.05)
+    fake_llm.client_disconnected.clear()
+    env = {
+        "PAPERCHAT_DATABASE_URL": database,
+        "PAPERCHAT_LLM": "openai",
+        "PAPERCHAT_LLM_MODEL": "fake-chat",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": "test-upstream-key",
+    }
+    events: list[tuple[str, dict[str, str]]] = []
+
+    with serving(small_index, tmp_path, env) as (process, url):
+        assert wait_until_healthy(url, process) is not None, (tmp_path / "serve.log").read_text()
+        with httpx.stream(
+            "POST",
+            f"{url}/api/chat",
+            json={"message": "What is dense passage retrieval?"},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        ) as response:
+            name = ""
+            for line in response.iter_lines():
+                if line.startswith("event:"):
+                    name = line.removeprefix("event:").strip()
+                elif line.startswith("data:"):
+                    events.append((name, json.loads(line.removeprefix("data:"))))
+                    if name == "delta" and len(events) == 3:
+                        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+
+    names = [name for name, _ in events]
+    assert names[:3] == ["meta", "sources", "delta"]
+    assert names[-1] == "error"
+    assert events[-1][1]["code"] == "shutting_down"
+    assert "done" not in names
+    assert fake_llm.client_disconnected.wait(5), "the upstream call was not closed"
+    assert code in (0, -15)
+    with sessions() as session:
+        conversation = get_conversation(session, user.id, events[0][1]["conversation_id"])
+    saved = conversation.messages[-1]
+    assert saved.status == "error"
+    assert saved.content.startswith("word")
