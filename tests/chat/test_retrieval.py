@@ -115,3 +115,16 @@ def test_category_and_date_filters_restrict_results(small_index: Index) -> None:
         paper = catalog.get_paper(candidate.paper_id)
         assert paper is not None
         assert "2026-01-01" <= paper.published <= "2026-12-31"
+
+
+def test_dense_hits_name_each_chunks_paper_best_first(small_index: Index) -> None:
+    retriever = small_index.retriever
+
+    hits = retriever.dense("knowledge distillation with a soft target temperature", Filters())
+
+    rows = retriever.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+    assert len(hits) == retriever.config.candidates
+    assert [paper for _, paper, _ in hits] == [rows[c]["paper_id"] for c, _, _ in hits]
+    similarities = [similarity for _, _, similarity in hits]
+    assert similarities == sorted(similarities, reverse=True)
+    assert -1.0 <= similarities[-1] <= similarities[0] <= 1.0
