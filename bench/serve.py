@@ -1,0 +1,229 @@
+"""Serving latency: concurrent chat streams against `paperchat serve` and a fake upstream model.
+
+Starts the fake OpenAI-compatible upstream (`bench.upstream`, streaming
+`--tokens` pieces `--interval-ms` apart) and `paperchat serve` (one worker,
+127.0.0.1) over the index in `--data-dir`, each in a process of its own,
+with a scratch database holding one user and API key per stream (the
+per-user stream cap and the rate limit are not what is measured here). Then,
+for each level of `--levels`, it fires that many `POST /api/chat` streams at
+once, each with a different question, and measures on the client the time
+to the `sources` event, to the first `delta` and to the end. The upstream's
+own time to its first token is measured by the same number of streams sent
+to it directly just before; "added" is the first `delta` minus that.
+
+    python -m bench.serve --data-dir /path/to/full/index --levels 1 50 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shlex
+import sys
+import textwrap
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from bench.load import Stream, chat_stream, upstream_stream
+from bench.servers import RATE_LIMIT, ServerOptions, Servers, servers
+from chat.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+EVAL = ROOT.parent / "shared" / "data" / "eval"
+QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
+
+
+def load_questions(files: Sequence[Path]) -> list[str]:
+    """The answerable questions of `files`, distinct, in file order."""
+    questions: list[str] = []
+    for path in files:
+        with path.open(encoding="utf-8") as lines:
+            rows = [json.loads(line) for line in lines if line.strip()]
+        questions += [row["question"] for row in rows if row.get("gold_id")]
+    return list(dict.fromkeys(questions))
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The `q`-th percentile (0-100) by linear interpolation; None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q / 100
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
+
+
+@dataclass
+class Level:
+    streams: int
+    sources_ms: dict[str, float | None] = field(default_factory=dict)
+    first_delta_ms: dict[str, float | None] = field(default_factory=dict)
+    upstream_first_token_ms: dict[str, float | None] = field(default_factory=dict)
+    added_ms: dict[str, float | None] = field(default_factory=dict)
+    total_ms: dict[str, float | None] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    refused: int = 0
+    api_cpu_s: float = 0.0  # CPU the API process used during the chat streams
+    # As the API timed them from the start of each answer (after sign-in and the database).
+    server_ms: dict[str, dict[str, float | None]] = field(default_factory=dict)
+
+
+def _spread(values: Sequence[float | None]) -> dict[str, float | None]:
+    present = [v for v in values if v is not None]
+    return {"p50": percentile(present, 50), "p99": percentile(present, 99)}
+
+
+def summarise(
+    streams: int, chats: Sequence[Stream], direct: Sequence[Stream], cpu_s: float
+) -> Level:
+    level = Level(streams, api_cpu_s=cpu_s)
+    level.sources_ms = _spread([s.sources_ms for s in chats])
+    level.first_delta_ms = _spread([s.first_delta_ms for s in chats if not s.refused])
+    level.upstream_first_token_ms = _spread([s.first_delta_ms for s in direct])
+    for q in ("p50", "p99"):
+        ours, theirs = level.first_delta_ms[q], level.upstream_first_token_ms[q]
+        level.added_ms[q] = ours - theirs if ours is not None and theirs is not None else None
+    level.total_ms = _spread([s.total_ms for s in chats])
+    level.errors = dict(Counter(s.error for s in chats if s.error))
+    level.refused = sum(s.refused for s in chats)
+    timed = [s.server_ms for s in chats if s.server_ms]
+    for name in ("retrieval_ms", "first_token_ms", "total_ms"):
+        level.server_ms[name] = _spread([t.get(name) for t in timed])
+    return level
+
+
+async def burst(streams: Sequence[Any]) -> list[Stream]:
+    """Run the stream coroutines together, released at the same moment."""
+    start = asyncio.Event()
+
+    async def released(stream: Any) -> Stream:
+        await start.wait()
+        result: Stream = await stream
+        return result
+
+    tasks = [asyncio.create_task(released(s)) for s in streams]
+    await asyncio.sleep(0.1)  # every task is waiting on `start`
+    start.set()
+    return await asyncio.gather(*tasks)
+
+
+async def measure(servers: Servers, keys: list[str], questions: list[str], n: int) -> Level:
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    timeout = httpx.Timeout(120.0)
+    asked = [questions[i % len(questions)] for i in range(n)]
+    async with httpx.AsyncClient(
+        base_url=servers.upstream_url, limits=limits, timeout=timeout
+    ) as c:
+        direct = await burst([upstream_stream(c, q) for q in asked])
+    await asyncio.sleep(1.0)
+    cpu_before = servers.api_cpu_seconds()
+    async with httpx.AsyncClient(base_url=servers.api_url, limits=limits, timeout=timeout) as c:
+        chats = await burst([chat_stream(c, k, q) for k, q in zip(keys, asked, strict=False)])
+    cpu_s = servers.api_cpu_seconds() - cpu_before
+    await asyncio.sleep(1.0)
+    return summarise(n, chats, direct, cpu_s)
+
+
+async def run(
+    servers: Servers, keys: list[str], questions: list[str], levels: list[int]
+) -> list[Level]:
+    async with httpx.AsyncClient(base_url=servers.api_url, timeout=120.0) as client:
+        for question in questions[-3:]:  # warm up: the first answers pay for lazy loading
+            await chat_stream(client, keys[0], question)
+    results = []
+    for n in levels:
+        # A different slice of the questions at each level, so no level reuses another's.
+        offset = sum(levels[: levels.index(n)])
+        results.append(await measure(servers, keys, questions[offset:] + questions[:offset], n))
+    return results
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _pair(spread: dict[str, float | None]) -> str:
+    return f"{_ms(spread['p50'])} / {_ms(spread['p99'])}"
+
+
+def table(levels: Sequence[Level]) -> str:
+    head = (
+        "| streams | to `sources` | to first `delta` | upstream's first token "
+        "| added to first `delta` | whole stream | API CPU s | errors |"
+    )
+    lines = [head, "|---|---|---|---|---|---|---|---|"]
+    for level in levels:
+        errors = ", ".join(f"{k}: {v}" for k, v in level.errors.items()) or "0"
+        lines.append(
+            f"| {level.streams} | {_pair(level.sources_ms)} | {_pair(level.first_delta_ms)} "
+            f"| {_pair(level.upstream_first_token_ms)} | {_pair(level.added_ms)} "
+            f"| {_pair(level.total_ms)} | {level.api_cpu_s:.1f} | {errors} |"
+        )
+    return "\n".join(lines)
+
+
+def goals(levels: Sequence[Level]) -> list[str]:
+    """The serving goals this run can judge, each with whether it was met."""
+    by_streams = {level.streams: level for level in levels}
+    checks: list[tuple[str, float | None, float]] = []
+    if 1 in by_streams:
+        checks.append(("p50 to `sources`, 1 stream", by_streams[1].sources_ms["p50"], 100))
+        checks.append(("p50 added to first `delta`, 1 stream", by_streams[1].added_ms["p50"], 50))
+    if 200 in by_streams:
+        checks.append(("p99 added to first `delta`, 200", by_streams[200].added_ms["p99"], 500))
+        checks.append(("errors, 200 streams", float(sum(by_streams[200].errors.values())), 1))
+    lines = []
+    for name, value, limit in checks:
+        verdict = "met" if value is not None and value < limit else "NOT met"
+        lines.append(f"{name}: {_ms(value)} (goal < {limit:g}): {verdict}")
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=Settings().data_dir)
+    parser.add_argument("--models-cache", type=Path, help="Default: the data dir's models/.")
+    parser.add_argument("--levels", type=int, nargs="+", default=[1, 50, 200])
+    parser.add_argument("--tokens", type=int, default=50, help="pieces the upstream streams")
+    parser.add_argument("--interval-ms", type=float, default=20.0, help="between the pieces")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
+    parser.add_argument("--log", type=Path, help="keep the servers' logs in this file")
+    args = parser.parse_args()
+    questions = load_questions([EVAL / name for name in QUESTION_FILES])
+    options = ServerOptions(
+        args.data_dir, args.models_cache, args.tokens, args.interval_ms, args.log
+    )
+    with servers(options, max(args.levels)) as (running, keys):
+        levels = asyncio.run(run(running, keys, questions, args.levels))
+    if args.json:
+        print(json.dumps({"levels": [asdict(level) for level in levels]}, indent=2))
+        return
+    print(f"command: python -m bench.serve {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(table(levels))
+    print()
+    print(notes(args, levels))
+    print("\n".join(goals(levels)))
+
+
+def notes(args: argparse.Namespace, levels: Sequence[Level]) -> str:
+    refused = ", ".join(f"{level.refused}/{level.streams}" for level in levels)
+    return textwrap.fill(
+        f"Times in ms from the request, p50 / p99, on the client. The upstream streams "
+        f"{args.tokens} tokens {args.interval_ms:g} ms apart; its first token is timed on "
+        f"as many streams sent to it directly. One user and API key per stream and "
+        f"PAPERCHAT_RATE_LIMIT={RATE_LIMIT}, so that neither the per-user stream cap nor "
+        f"the rate limit turns streams away. Answered without the model (no relevant "
+        f"source): {refused}.",
+        width=100,
+    )
+
+
+if __name__ == "__main__":
+    main()
