@@ -19,6 +19,8 @@ import numpy.typing as npt
 import openai
 from tokenizers import Tokenizer
 
+from ingest.token_counter import TokenCounter
+
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
@@ -85,9 +87,7 @@ class WordPieces:
         self._counter.no_padding()
         self._encoder.enable_truncation(max_length=max_tokens)
         self._encoder.enable_padding(pad_id=0, pad_token="[PAD]")
-
-    def count(self, text: str) -> int:
-        return len(self._counter.encode(text, add_special_tokens=False).ids)
+        self.count = TokenCounter(self._counter)
 
     def encode_batch(
         self, texts: Sequence[str]
