@@ -8,7 +8,7 @@ import openai
 import pytest
 
 from chat.llm import ChatModel, LlmChunk, UpstreamError
-from tests.fake_openai import ChatScript, FakeOpenAI
+from tests.fake_openai import ChatScript, FakeOpenAI, RecordedRequest, Reply
 
 pytestmark = pytest.mark.timeout(15)
 
@@ -195,6 +195,42 @@ async def test_broken_stream_raises_with_the_partial_text(
     assert error.partial_text == "one two "
     assert texts == ["one ", "two "]
     assert len(fake.chat_requests()) == 1
+
+
+async def test_an_error_object_mid_stream_raises_with_the_partial_text(
+    fake: FakeOpenAI, model: ChatModel
+) -> None:
+    def answer(_request: RecordedRequest, reply: Reply) -> None:
+        reply.start_events()
+        reply.send_event('{"choices": [{"index": 0, "delta": {"content": "one "}}]}')
+        reply.send_event('{"error": {"message": "the model crashed"}}')
+        reply.end_events()
+
+    fake.routes[("POST", "/v1/chat/completions")] = answer
+
+    texts, error = await _stream_until_error(model)
+
+    assert error.code == "upstream_error"
+    assert "the model crashed" in error.message
+    assert error.partial_text == "one "
+    assert texts == ["one "]
+
+
+async def test_a_chunk_that_is_not_an_object_raises_upstream_error(
+    fake: FakeOpenAI, model: ChatModel
+) -> None:
+    def answer(_request: RecordedRequest, reply: Reply) -> None:
+        reply.start_events()
+        reply.send_event('["not", "a", "chunk"]')
+        reply.end_events()
+
+    fake.routes[("POST", "/v1/chat/completions")] = answer
+
+    texts, error = await _stream_until_error(model)
+
+    assert error.code == "upstream_error"
+    assert "not a JSON object" in error.message
+    assert texts == []
 
 
 async def test_hang_after_text_raises_timeout_within_idle_timeout(
