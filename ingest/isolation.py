@@ -1,27 +1,39 @@
 """Run a function over many items in worker processes that may hang or crash.
 
-Every item gets a fresh process from a forkserver, so a worker that hangs,
-leaks, or dies from a signal (a segfault inside a C library) costs only its
-own item. The forkserver start method is safe in a parent that already runs
-threads (torch, tokenizers), unlike fork.
+A small pool of long-lived workers, started from a forkserver, takes the
+items one at a time. A worker that runs past the time limit is killed, one
+that dies (a segfault inside a C library, an exit) is noticed by its closed
+pipe; either way only its own item fails, and the next item gets a new
+worker. Starting a process (and re-importing the main module in it) is paid
+once per worker rather than once per item. Workers run at a lower priority
+than the process that started them, so the work they do in parallel (PDF
+parsing) gives way to the caller's own (embedding). The forkserver start
+method is safe in a parent that already runs threads (torch, tokenizers),
+unlike fork.
 """
 
 from __future__ import annotations
 
 import itertools
 import multiprocessing
+import os
 import signal
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _CONTEXT = multiprocessing.get_context("forkserver")
+# How much lower the workers' scheduling priority is than the parent's (os.nice).
+WORKER_NICENESS = 10
+# A worker is replaced after this many items, so that whatever a parser leaks stays small.
+ITEMS_PER_WORKER = 100
+_STOP_WAIT_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -31,36 +43,74 @@ class Failure:
     reason: str
 
 
+def _serve(channel: Connection, niceness: int) -> None:
+    """Worker entry: answer each (func, item) with ("ok", value) or ("error", message)."""
+    os.nice(niceness)
+    while True:
+        try:
+            request = channel.recv()
+        except EOFError:
+            return
+        if request is None:
+            return
+        func, item = request
+        try:
+            message: tuple[str, Any] = ("ok", func(item))
+        except Exception as e:  # noqa: BLE001 - the worker boundary reports every failure
+            message = ("error", str(e) or type(e).__name__)
+        try:
+            channel.send(message)
+        except Exception as e:  # noqa: BLE001 - e.g. a value that cannot be pickled
+            channel.send(("error", f"cannot send the result back: {e}"))
+
+
 @dataclass
-class _Job(Generic[T]):
-    item: T
+class _Worker:
     process: BaseProcess
-    reader: Connection
-    deadline: float
+    channel: Connection
+    served: int = 0
+    item: Any = None
+    deadline: float = field(default=float("inf"))
+    busy: bool = False
 
+    @classmethod
+    def start(cls, niceness: int) -> _Worker:
+        mine, theirs = _CONTEXT.Pipe(duplex=True)
+        process = _CONTEXT.Process(target=_serve, args=(theirs, niceness), daemon=True)
+        try:
+            process.start()
+        finally:
+            theirs.close()
+        return cls(process, mine)
 
-def _run_one(func: Callable[[Any], Any], item: Any, writer: Connection) -> None:
-    """Worker entry: send back ("ok", value) or ("error", message)."""
-    try:
-        message: tuple[str, Any] = ("ok", func(item))
-    except Exception as e:  # noqa: BLE001 - the worker boundary reports every failure
-        message = ("error", str(e) or type(e).__name__)
-    try:
-        writer.send(message)
-    except Exception as e:  # noqa: BLE001 - e.g. a value that cannot be pickled
-        writer.send(("error", f"cannot send the result back: {e}"))
-    finally:
-        writer.close()
+    def give(self, func: Callable[[Any], Any], item: Any, timeout_s: float) -> None:
+        self.channel.send((func, item))
+        self.item, self.busy, self.served = item, True, self.served + 1
+        self.deadline = time.monotonic() + timeout_s
 
+    def outcome(self) -> Any:
+        """The finished item's value or a Failure; a dead worker's pipe gives its exit."""
+        self.busy = False
+        try:
+            status, payload = self.channel.recv()
+        except (EOFError, OSError):
+            self.process.join()
+            return Failure(_exit_reason(self.process.exitcode))
+        return payload if status == "ok" else Failure(payload)
 
-def _start(func: Callable[[T], R], item: T, timeout_s: float) -> _Job[T]:
-    reader, writer = _CONTEXT.Pipe(duplex=False)
-    process = _CONTEXT.Process(target=_run_one, args=(func, item, writer), daemon=True)
-    try:
-        process.start()
-    finally:
-        writer.close()
-    return _Job(item, process, reader, time.monotonic() + timeout_s)
+    def stop(self) -> None:
+        """End the worker: politely when idle, by SIGKILL when busy or slow to leave."""
+        if not self.busy and self.process.is_alive():
+            try:
+                self.channel.send(None)
+                self.process.join(_STOP_WAIT_S)
+            except OSError:
+                pass
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join()
+        self.channel.close()
+        self.process.close()
 
 
 def _exit_reason(exitcode: int | None) -> str:
@@ -73,30 +123,63 @@ def _exit_reason(exitcode: int | None) -> str:
     return f"worker exited with code {exitcode} and no result"
 
 
-def _finish(job: _Job[Any]) -> Any:
-    """Collect a finished job's outcome: its value or a Failure."""
-    outcome: Any
-    try:
-        status, payload = job.reader.recv()
-        outcome = payload if status == "ok" else Failure(payload)
-    except (EOFError, OSError):
-        job.process.join()
-        outcome = Failure(_exit_reason(job.process.exitcode))
-    job.reader.close()
-    job.process.join()
-    job.process.close()
-    return outcome
+class WorkerPool:
+    """Up to `size` workers; each item runs in one of them, under a time limit."""
 
+    def __init__(self, size: int, timeout_s: float, niceness: int = WORKER_NICENESS) -> None:
+        if size < 1:
+            raise ValueError(f"workers must be at least 1, not {size}")
+        self.size = size
+        self.timeout_s = timeout_s
+        self.niceness = niceness
+        self._workers: list[_Worker] = []
 
-def _kill(job: _Job[Any]) -> None:
-    job.process.kill()
-    job.process.join()
-    job.reader.close()
-    job.process.close()
+    @property
+    def busy(self) -> int:
+        return sum(w.busy for w in self._workers)
 
+    def submit(self, func: Callable[[Any], Any], item: Any) -> None:
+        """Hand `item` to an idle worker, starting one if needed (call only when one is free)."""
+        worker = next((w for w in self._workers if not w.busy), None)
+        if worker is None:
+            worker = self._add()
+        try:
+            worker.give(func, item, self.timeout_s)
+        except OSError:  # the idle worker is gone (killed from outside): one new try
+            self._drop(worker)
+            self._add().give(func, item, self.timeout_s)
 
-def _seconds(value: float) -> str:
-    return f"{value:g} s"
+    def collect(self) -> Iterator[tuple[Any, Any]]:
+        """Wait for a busy worker to finish or time out; yield (item, value or Failure)."""
+        busy = [w for w in self._workers if w.busy]
+        wait_s = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+        ready = wait([w.channel for w in busy], timeout=wait_s)
+        now = time.monotonic()
+        for worker in busy:
+            if worker.channel in ready:
+                item, outcome = worker.item, worker.outcome()
+                if isinstance(outcome, Failure) or worker.served >= ITEMS_PER_WORKER:
+                    self._drop(worker)
+                yield item, outcome
+            elif now >= worker.deadline:
+                self._drop(worker)
+                yield worker.item, Failure(f"timed out after {self.timeout_s:g} s")
+
+    def close(self) -> None:
+        for worker in list(self._workers):
+            self._drop(worker)
+
+    def worker_pids(self) -> list[int]:
+        return [w.process.pid for w in self._workers if w.process.pid is not None]
+
+    def _add(self) -> _Worker:
+        worker = _Worker.start(self.niceness)
+        self._workers.append(worker)
+        return worker
+
+    def _drop(self, worker: _Worker) -> None:
+        self._workers.remove(worker)
+        worker.stop()
 
 
 def run_isolated(
@@ -105,42 +188,24 @@ def run_isolated(
     """Yield (item, value or Failure) for every item, in order of completion.
 
     `func` and the items must be picklable (`func` a module-level function).
-    At most `workers` processes run at once; one that runs longer than
-    `timeout_s` is killed and its item fails with "timed out after N s".
+    At most `workers` items run at once, each in a worker process; one that
+    runs longer than `timeout_s` is killed and its item fails with
+    "timed out after N s". Closing the generator ends every worker.
     """
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
-    # Children fork from the server, so a module it imported once costs no import per item.
+    pool = WorkerPool(workers, timeout_s)
+    # Workers fork from the server, so a module it imported once costs no import per worker.
     # This takes effect only if the server is not yet running, and only for importable modules.
     _CONTEXT.set_forkserver_preload([func.__module__])
     pending = iter(items)
-    running: list[_Job[T]] = []
     try:
         while True:
-            for item in itertools.islice(pending, workers - len(running)):
+            for item in itertools.islice(pending, workers - pool.busy):
                 try:
-                    running.append(_start(func, item, timeout_s))
+                    pool.submit(func, item)
                 except Exception as e:  # noqa: BLE001 - an item that cannot be sent fails alone
                     yield item, Failure(f"cannot start a worker: {e}")
-            if not running:
+            if not pool.busy:
                 return
-            yield from _collect(running, timeout_s)
+            yield from pool.collect()
     finally:
-        for job in running:
-            _kill(job)
-
-
-def _collect(running: list[_Job[T]], timeout_s: float) -> Iterator[tuple[T, Any]]:
-    """Wait for the first job to finish or time out; yield what ended."""
-    now = time.monotonic()
-    wait_s = max(0.0, min(job.deadline for job in running) - now)
-    ready = wait([job.reader for job in running], timeout=wait_s)
-    now = time.monotonic()
-    for job in list(running):
-        if job.reader in ready:
-            running.remove(job)
-            yield job.item, _finish(job)
-        elif now >= job.deadline:
-            running.remove(job)
-            _kill(job)
-            yield job.item, Failure(f"timed out after {_seconds(timeout_s)}")
+        pool.close()

@@ -2,12 +2,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from ingest.isolation import Failure, run_isolated
+from ingest.isolation import WORKER_NICENESS, Failure, run_isolated
 from ingest.pdf import parse_pdf
 from ingest.records import ParsedPdf
 from tests import pdf_fixtures
@@ -31,7 +32,20 @@ def misbehave(item: str) -> str:
         time.sleep(600)
     if item.startswith("sleep"):
         time.sleep(float(item.removeprefix("sleep")))
+    if item == "pid":
+        return str(os.getpid())
+    if item == "niceness":
+        return str(os.nice(0))
+    if item == "heavy modules":
+        return ",".join(m for m in ("torch", "onnxruntime", "chromadb") if m in sys.modules)
     return item.upper()
+
+
+def parse_or_misbehave(item: str) -> str:
+    """Run in a worker: parse the PDF at `item` (its arXiv stamp), or misbehave as told."""
+    if item.endswith(".pdf"):
+        return parse_pdf(item).stamp_id
+    return misbehave(item)
 
 
 def test_hang_crash_and_exception_cost_only_their_own_items() -> None:
@@ -96,3 +110,40 @@ def test_parse_failures_are_reported_with_the_parser_message(tmp_path: Path) -> 
     assert isinstance(parsed, ParsedPdf)
     assert parsed.stamp_id == "1706.03762"
     assert results[empty] == Failure(f"cannot parse {empty!r}: the file is empty (0 bytes)")
+
+
+def test_one_worker_serves_many_items() -> None:
+    results = run_isolated(misbehave, ["pid", "pid", "pid", "pid"], workers=1, timeout_s=10)
+
+    pids = {pid for _, pid in results}
+
+    assert len(pids) == 1
+    assert pids != {str(os.getpid())}
+
+
+def test_a_crashed_or_hung_worker_is_replaced_and_the_next_pdf_still_parses() -> None:
+    first, second = str(PDFS / "1706.03762v7.pdf"), str(PDFS / "1512.03385v1.pdf")
+    items = ["segfault", first, "hang", second, "exit", "pid"]
+
+    results = list(run_isolated(parse_or_misbehave, items, workers=1, timeout_s=5))
+
+    assert results[:5] == [
+        ("segfault", Failure("worker crashed (signal SIGSEGV)")),
+        (first, "1706.03762"),
+        ("hang", Failure("timed out after 5 s")),
+        (second, "1512.03385"),
+        ("exit", Failure("worker exited with code 3 and no result")),
+    ]
+    assert results[5][0] == "pid"
+
+
+def test_workers_run_at_a_lower_priority_than_the_caller() -> None:
+    [(_, niceness)] = run_isolated(misbehave, ["niceness"], workers=1, timeout_s=10)
+
+    assert niceness == str(min(os.nice(0) + WORKER_NICENESS, 19))
+
+
+def test_workers_import_neither_the_embedder_nor_chroma() -> None:
+    results = dict(run_isolated(parse_or_misbehave, ["heavy modules"], workers=1, timeout_s=30))
+
+    assert results["heavy modules"] == ""
