@@ -19,10 +19,12 @@ from ingest.indexer import Indexer
 from ingest.lexical import LexicalIndex, ensure_complete
 from ingest.store import ChunkStore, open_chroma
 
+QUERY_EMBEDDER_THREADS = 1
+
 
 @dataclass
 class Index:
-    """The catalog, the Chroma store and (only when asked for) the embedder."""
+    """The catalog, the Chroma store and (only when asked for) the embedders."""
 
     settings: Settings
     _closers: list[Catalog] = field(default_factory=list)
@@ -39,6 +41,21 @@ class Index:
 
     @cached_property
     def embedder(self) -> Embedder:
+        """The embedder for documents (ingest): every core on batches of long texts."""
+        return self._build_embedder(threads=None)
+
+    @cached_property
+    def query_embedder(self) -> Embedder:
+        """The same model for questions, which come one short text at a time.
+
+        One onnxruntime thread embeds a question for half the CPU of two, and
+        sooner (3.5 against 7.5 ms of CPU, 5 against 10 ms here: the second
+        thread mostly spins waiting); concurrent questions run side by side.
+        """
+        onnx = self.settings.embedder_backend != "torch"  # torch's thread count is global
+        return self._build_embedder(threads=QUERY_EMBEDDER_THREADS if onnx else None)
+
+    def _build_embedder(self, threads: int | None) -> Embedder:
         settings = self.settings
         client = None
         if settings.embeddings == "openai":
@@ -52,6 +69,7 @@ class Index:
             cache_dir=settings.models_dir,
             openai_model=settings.embeddings_model,
             openai_client=client,
+            threads=threads,
         )
 
     @cached_property
@@ -78,8 +96,10 @@ class Index:
 
     @cached_property
     def retriever(self) -> Retriever:
+        """Retrieval with the query embedder, on the collection checked against it."""
         ensure_complete(self.lexical, self.catalog)
-        return Retriever(self.catalog, self.store, self.lexical, self.embedder)
+        store = ChunkStore(self._chroma, self.query_embedder.name)
+        return Retriever(self.catalog, store, self.lexical, self.query_embedder)
 
     @cached_property
     def answerer(self) -> Answerer:

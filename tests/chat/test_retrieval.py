@@ -128,3 +128,15 @@ def test_dense_hits_name_each_chunks_paper_best_first(small_index: Index) -> Non
     similarities = [similarity for _, _, similarity in hits]
     assert similarities == sorted(similarities, reverse=True)
     assert -1.0 <= similarities[-1] <= similarities[0] <= 1.0
+
+
+def test_questions_embed_exactly_as_with_the_document_embedder(small_index: Index) -> None:
+    questions = [q["question"] for q in _dev_questions("paraphrase")]
+
+    by_query_embedder = [small_index.query_embedder.embed([q]) for q in questions]
+    by_document_embedder = [small_index.embedder.embed([q]) for q in questions]
+
+    assert small_index.retriever.embedder is small_index.query_embedder
+    assert len(questions) >= 5
+    for ours, theirs in zip(by_query_embedder, by_document_embedder, strict=True):
+        assert ours.tobytes() == theirs.tobytes()
