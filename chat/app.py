@@ -20,6 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.auth import CSRF_HEADER, SessionSigner, load_secret_key
@@ -69,6 +70,7 @@ def create_app(
     app.state.services = services
     _add_middleware(app, services)
     _add_error_handlers(app)
+    _document_limits(app, limits)
     for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
         app.include_router(module.router)
     return app
@@ -133,6 +135,11 @@ def _add_error_handlers(app: FastAPI) -> None:
         detail = f"too many open chat streams: at most {error.max_per_user} at a time"
         return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": "1"})
 
+    async def method_not_allowed(request: Request, _error: Exception) -> JSONResponse:
+        allowed = _allowed_methods(request)
+        headers = {"Allow": ", ".join(allowed)}
+        return JSONResponse({"detail": "method not allowed"}, status_code=405, headers=headers)
+
     async def unexpected(_request: Request, error: Exception) -> JSONResponse:
         logger.exception("unhandled error: %s", type(error).__name__)
         return JSONResponse({"detail": "internal server error"}, status_code=500)
@@ -141,7 +148,35 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
+    app.add_exception_handler(405, method_not_allowed)
     app.add_exception_handler(Exception, unexpected)
+
+
+def _document_limits(app: FastAPI, limits: Limits) -> None:
+    """`/openapi.json` states the question length this server was configured with."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = generate()
+            message = schema["components"]["schemas"]["ChatRequest"]["properties"]["message"]
+            message["maxLength"] = limits.max_question_chars
+        return app.openapi_schema or generate()
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods some route takes at this path, not only those of the first route matched."""
+    allowed = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.routes):
+            allowed.append(method)
+    return allowed
 
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")

@@ -6,6 +6,7 @@ from fastapi import APIRouter, HTTPException, Request, Response, status
 from pydantic import BaseModel, Field
 
 from chat.accounts import (
+    MIN_PASSWORD_LENGTH,
     DuplicateEmail,
     InvalidCredentials,
     InvalidEmail,
@@ -17,6 +18,7 @@ from chat.accounts import (
 from chat.auth import CSRF_HEADER, SESSION_COOKIE, csrf_matches
 from chat.models import User
 from chat.routes.deps import CurrentUser, ServicesDep, SessionDep
+from chat.routes.errors import BODY, errors
 
 router = APIRouter(tags=["auth"])
 
@@ -24,6 +26,11 @@ router = APIRouter(tags=["auth"])
 class Credentials(BaseModel):
     email: str = Field(max_length=320)
     password: str = Field(max_length=1024)
+
+
+class Registration(BaseModel):
+    email: str = Field(max_length=320, pattern=r"^[^@\s]+@\S+$")
+    password: str = Field(min_length=MIN_PASSWORD_LENGTH, max_length=1024)
 
 
 class NewUser(BaseModel):
@@ -46,8 +53,10 @@ def _me(user: User) -> Me:
     return Me(id=user.id, email=user.email, is_admin=user.is_admin)
 
 
-@router.post("/api/auth/register", status_code=status.HTTP_201_CREATED)
-def register(body: Credentials, services: ServicesDep, session: SessionDep) -> NewUser:
+@router.post(
+    "/api/auth/register", status_code=status.HTTP_201_CREATED, responses=errors(*BODY, 403, 409)
+)
+def register(body: Registration, services: ServicesDep, session: SessionDep) -> NewUser:
     """Open self-registration, when `PAPERCHAT_ALLOW_SIGNUP` is on."""
     if not services.settings.allow_signup:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "sign-up is closed on this server")
@@ -60,7 +69,7 @@ def register(body: Credentials, services: ServicesDep, session: SessionDep) -> N
     return NewUser(id=user.id, email=user.email)
 
 
-@router.post("/api/auth/login")
+@router.post("/api/auth/login", responses=errors(*BODY, 401, 429))
 def login(
     body: Credentials,
     request: Request,
@@ -94,7 +103,7 @@ def login(
     return LoggedIn(user=_me(user), csrf_token=issued.csrf_token)
 
 
-@router.post("/api/auth/logout", status_code=status.HTTP_204_NO_CONTENT)
+@router.post("/api/auth/logout", status_code=status.HTTP_204_NO_CONTENT, responses=errors(403))
 def logout(request: Request, response: Response, services: ServicesDep) -> None:
     """Clears the session cookie; a live session must show its CSRF token to do it."""
     cookie = request.cookies.get(SESSION_COOKIE)
@@ -104,6 +113,6 @@ def logout(request: Request, response: Response, services: ServicesDep) -> None:
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
 
 
-@router.get("/api/me")
+@router.get("/api/me", responses=errors(401))
 def me(user: CurrentUser) -> Me:
     return _me(user)

@@ -38,6 +38,7 @@ from chat.events import Delta, Done, Error, Event, Sources
 from chat.papers import normalise_id
 from chat.retrieval import Filters
 from chat.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
+from chat.routes.errors import BODY, SIGNED_IN, errors
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
@@ -205,7 +206,10 @@ async def answer_events(
 @router.post(
     "/api/chat",
     response_class=EventSourceResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "the answer's events"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "the answer's events"},
+        **errors(*BODY, *SIGNED_IN, 404, 429),
+    },
 )
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from chat.conversations import delete_conversation, get_conversation, list_conversations
 from chat.routes.deps import CurrentUser, SessionDep
+from chat.routes.errors import SIGNED_IN, errors
 
 router = APIRouter(tags=["conversations"])
 
@@ -36,7 +37,7 @@ class ConversationOut(BaseModel):
     messages: list[MessageOut]
 
 
-@router.get("/api/conversations")
+@router.get("/api/conversations", responses=errors(401))
 def list_all(user: CurrentUser, session: SessionDep) -> list[ConversationInfo]:
     """Newest activity first."""
     return [
@@ -45,7 +46,7 @@ def list_all(user: CurrentUser, session: SessionDep) -> list[ConversationInfo]:
     ]
 
 
-@router.get("/api/conversations/{conversation_id}")
+@router.get("/api/conversations/{conversation_id}", responses=errors(401, 404, 422))
 def get_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> ConversationOut:
     """404 when it does not exist or is someone else's."""
     conversation = get_conversation(session, user.id, conversation_id)
@@ -63,6 +64,10 @@ def get_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> Con
     return ConversationOut(id=conversation.id, title=conversation.title, messages=messages)
 
 
-@router.delete("/api/conversations/{conversation_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/api/conversations/{conversation_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=errors(*SIGNED_IN, 404, 422),
+)
 def delete_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> None:
     delete_conversation(session, user.id, conversation_id)

@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from chat.metrics import CONTENT_TYPE, render
 from chat.routes.deps import ServicesDep, SessionDep
+from chat.routes.errors import Error
 
 router = APIRouter(tags=["health"])
 
@@ -21,7 +22,10 @@ class Health(BaseModel):
     chunks: int
 
 
-@router.get("/api/health")
+@router.get(
+    "/api/health",
+    responses={503: {"model": Error, "description": "the index or the database does not answer"}},
+)
 def health(services: ServicesDep, session: SessionDep) -> Health:
     """The index and the database answer: `ok` with the number of papers and chunks."""
     try:

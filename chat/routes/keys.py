@@ -16,6 +16,7 @@ from chat.accounts import (
     revoke_api_key,
 )
 from chat.routes.deps import CurrentUser, SessionDep
+from chat.routes.errors import BODY, SIGNED_IN, errors
 
 router = APIRouter(tags=["keys"])
 
@@ -37,14 +38,14 @@ class KeyInfo(BaseModel):
     last_used_at: datetime | None
 
 
-@router.post("/api/keys", status_code=status.HTTP_201_CREATED)
+@router.post("/api/keys", status_code=status.HTTP_201_CREATED, responses=errors(*BODY, *SIGNED_IN))
 def create_key(body: KeyRequest, user: CurrentUser, session: SessionDep) -> NewKey:
     """A new key; `key` is shown here and never again."""
     new_key = create_api_key(session, user, body.name)
     return NewKey(id=new_key.record.id, name=new_key.record.name, key=new_key.plaintext)
 
 
-@router.get("/api/keys")
+@router.get("/api/keys", responses=errors(401))
 def list_keys(user: CurrentUser, session: SessionDep) -> list[KeyInfo]:
     return [
         KeyInfo(id=k.id, name=k.name, created_at=k.created_at, last_used_at=k.last_used_at)
@@ -52,7 +53,11 @@ def list_keys(user: CurrentUser, session: SessionDep) -> list[KeyInfo]:
     ]
 
 
-@router.delete("/api/keys/{key_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/api/keys/{key_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=errors(*SIGNED_IN, 404, 422),
+)
 def revoke_key(key_id: str, user: CurrentUser, session: SessionDep) -> None:
     """The key stops working at once."""
     try:

@@ -31,6 +31,7 @@ from chat.routes.deps import (
     ServicesDep,
     check_question_length,
 )
+from chat.routes.errors import BODY, errors
 
 router = APIRouter(tags=["openai"])
 
@@ -40,7 +41,7 @@ MODEL_ID = "paperchat"
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    role: str
+    role: Literal["system", "developer", "user", "assistant", "tool"]
     content: str | list[dict[str, Any]] | None = None
 
     def text(self) -> str:
@@ -72,7 +73,7 @@ class ModelList(BaseModel):
     data: list[Model]
 
 
-@router.get("/v1/models")
+@router.get("/v1/models", responses=errors(401))
 def models(_user: KeyUser) -> ModelList:
     return ModelList(data=[Model(id=MODEL_ID, created=0, owned_by="paperchat")])
 
@@ -111,7 +112,7 @@ def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
     return {"id": completion_id, "object": kind, "created": int(time.time()), "model": MODEL_ID}
 
 
-@router.post("/v1/chat/completions", response_model=None)
+@router.post("/v1/chat/completions", response_model=None, responses=errors(*BODY, 401, 404, 429))
 async def chat_completions(
     body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep
 ) -> dict[str, Any] | EventSourceResponse:

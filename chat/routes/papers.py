@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from chat.papers import MAX_SEARCH_RESULTS, paper_details, search_papers
 from chat.routes.deps import CurrentUser, ServicesDep
+from chat.routes.errors import errors
 
 router = APIRouter(tags=["papers"])
 
@@ -37,13 +38,13 @@ class SearchResults(BaseModel):
     results: list[SearchHit]
 
 
-@router.get("/api/papers/{arxiv_id:path}")
+@router.get("/api/papers/{arxiv_id:path}", responses=errors(401, 404, 422))
 def get_paper(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Paper:
     """`2203.12533`, `2203.12533v2`, `arXiv:2203.12533` or `hep-th/9901001`; 404 if unknown."""
     return Paper(**paper_details(services.index.catalog, arxiv_id))
 
 
-@router.get("/api/search")
+@router.get("/api/search", responses=errors(401, 422))
 def search(
     q: Annotated[str, Query(min_length=1, max_length=1000)],
     _user: CurrentUser,
