@@ -23,10 +23,9 @@ import shlex
 import sys
 import textwrap
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -99,14 +98,13 @@ def summarise(
     return level
 
 
-async def burst(streams: Sequence[Any]) -> list[Stream]:
+async def burst(streams: Sequence[Awaitable[Stream]]) -> list[Stream]:
     """Run the stream coroutines together, released at the same moment."""
     start = asyncio.Event()
 
-    async def released(stream: Any) -> Stream:
+    async def released(stream: Awaitable[Stream]) -> Stream:
         await start.wait()
-        result: Stream = await stream
-        return result
+        return await stream
 
     tasks = [asyncio.create_task(released(s)) for s in streams]
     await asyncio.sleep(0.1)  # every task is waiting on `start`
@@ -138,9 +136,9 @@ async def run(
         for question in questions[-3:]:  # warm up: the first answers pay for lazy loading
             await chat_stream(client, keys[0], question)
     results = []
-    for n in levels:
+    for number, n in enumerate(levels):
         # A different slice of the questions at each level, so no level reuses another's.
-        offset = sum(levels[: levels.index(n)])
+        offset = sum(levels[:number]) % len(questions)
         results.append(await measure(servers, keys, questions[offset:] + questions[:offset], n))
     return results
 
