@@ -211,7 +211,8 @@ def _stemmer() -> Stemmer.Stemmer:
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, accents folded, stop words kept."""
     folded = unicodedata.normalize("NFKD", text.lower())
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
+    if not folded.isascii():  # ASCII has no combining marks; most text is ASCII
+        folded = "".join(c for c in folded if not unicodedata.combining(c))
     return [w.replace(_APOSTROPHE, "'") for w in _WORD_RE.findall(folded)]
 
 
