@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -17,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from pydantic import SecretStr
 
@@ -27,7 +25,7 @@ from chat.components import Index
 from chat.routes.deps import Services
 from chat.settings import Settings
 from tests.fake_openai import ChatScript, FakeOpenAI
-from tests.net import unused_port
+from tests.net import serving, unused_port
 
 PASSWORD = "correct horse battery"
 
@@ -125,19 +123,8 @@ def api_settings_fixture(
 def api_fixture(api_settings: Settings, fake_llm: FakeOpenAI) -> Iterator[Api]:
     """The app on a real uvicorn on 127.0.0.1, for the whole session."""
     app = create_app(api_settings)
-    port = unused_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            pytest.fail("uvicorn did not start")
-        time.sleep(0.05)
-    yield Api(f"http://127.0.0.1:{port}", app, fake_llm)
-    server.should_exit = True
-    thread.join(timeout=20)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake_llm)
 
 
 @pytest.fixture(autouse=True, name="fresh_upstream")

@@ -23,8 +23,7 @@ from chat.app import create_app
 from tests.api.server import Api, fake_llm_fixture, fresh_upstream_fixture
 from tests.data import ABSTRACTS, ROOT
 from tests.fake_openai import FakeOpenAI
-from tests.net import unused_port
-from tests.web.servers import serving
+from tests.net import serving, unused_port
 
 if TYPE_CHECKING:
     from chat.components import Index
