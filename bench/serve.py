@@ -36,6 +36,9 @@ from chat.settings import Settings
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
+# A level with fewer streams runs in several rounds, one after the other, so that its
+# percentiles rest on at least this many streams.
+MIN_SAMPLES = 20
 
 
 def load_questions(files: Sequence[Path]) -> list[str]:
@@ -68,8 +71,9 @@ class Level:
     added_ms: dict[str, float | None] = field(default_factory=dict)
     total_ms: dict[str, float | None] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
+    timed: int = 0  # streams measured: `streams` times the rounds
     refused: int = 0
-    api_cpu_s: float = 0.0  # CPU the API process used during the chat streams
+    api_cpu_ms: float = 0.0  # CPU the API process used per chat stream
     # As the API timed them from the start of each answer (after sign-in and the database).
     server_ms: dict[str, dict[str, float | None]] = field(default_factory=dict)
 
@@ -82,7 +86,7 @@ def _spread(values: Sequence[float | None]) -> dict[str, float | None]:
 def summarise(
     streams: int, chats: Sequence[Stream], direct: Sequence[Stream], cpu_s: float
 ) -> Level:
-    level = Level(streams, api_cpu_s=cpu_s)
+    level = Level(streams, api_cpu_ms=cpu_s * 1000 / max(len(chats), 1))
     level.sources_ms = _spread([s.sources_ms for s in chats])
     level.first_delta_ms = _spread([s.first_delta_ms for s in chats if not s.refused])
     level.upstream_first_token_ms = _spread([s.first_delta_ms for s in direct])
@@ -91,6 +95,7 @@ def summarise(
         level.added_ms[q] = ours - theirs if ours is not None and theirs is not None else None
     level.total_ms = _spread([s.total_ms for s in chats])
     level.errors = dict(Counter(s.error for s in chats if s.error))
+    level.timed = len(chats)
     level.refused = sum(s.refused for s in chats)
     timed = [s.server_ms for s in chats if s.server_ms]
     for name in ("retrieval_ms", "first_token_ms", "total_ms"):
@@ -113,19 +118,28 @@ async def burst(streams: Sequence[Awaitable[Stream]]) -> list[Stream]:
 
 
 async def measure(servers: Servers, keys: list[str], questions: list[str], n: int) -> Level:
+    """`n` streams at once, in as many rounds as give `MIN_SAMPLES` streams (one round at 50)."""
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
     timeout = httpx.Timeout(120.0)
-    asked = [questions[i % len(questions)] for i in range(n)]
-    async with httpx.AsyncClient(
-        base_url=servers.upstream_url, limits=limits, timeout=timeout
-    ) as c:
-        direct = await burst([upstream_stream(c, q) for q in asked])
-    await asyncio.sleep(1.0)
-    cpu_before = servers.api_cpu_seconds()
-    async with httpx.AsyncClient(base_url=servers.api_url, limits=limits, timeout=timeout) as c:
-        chats = await burst([chat_stream(c, k, q) for k, q in zip(keys, asked, strict=False)])
-    cpu_s = servers.api_cpu_seconds() - cpu_before
-    await asyncio.sleep(1.0)
+    rounds = -(-MIN_SAMPLES // n)
+    chats: list[Stream] = []
+    direct: list[Stream] = []
+    cpu_s = 0.0
+    for number in range(rounds):
+        asked = [questions[(number * n + i) % len(questions)] for i in range(n)]
+        async with httpx.AsyncClient(
+            base_url=servers.upstream_url, limits=limits, timeout=timeout
+        ) as client:
+            direct += await burst([upstream_stream(client, q) for q in asked])
+        await asyncio.sleep(0.2)
+        cpu_before = servers.api_cpu_seconds()
+        async with httpx.AsyncClient(
+            base_url=servers.api_url, limits=limits, timeout=timeout
+        ) as client:
+            streams = [chat_stream(client, key, q) for key, q in zip(keys[:n], asked, strict=True)]
+            chats += await burst(streams)
+        cpu_s += servers.api_cpu_seconds() - cpu_before
+        await asyncio.sleep(0.2 + n / 100)  # the streams' last database writes
     return summarise(n, chats, direct, cpu_s)
 
 
@@ -136,10 +150,12 @@ async def run(
         for question in questions[-3:]:  # warm up: the first answers pay for lazy loading
             await chat_stream(client, keys[0], question)
     results = []
-    for number, n in enumerate(levels):
-        # A different slice of the questions at each level, so no level reuses another's.
-        offset = sum(levels[:number]) % len(questions)
+    offset = 0
+    for n in levels:
+        # Each level starts where the last one stopped, so that questions repeat only
+        # once they have all been asked.
         results.append(await measure(servers, keys, questions[offset:] + questions[:offset], n))
+        offset = (offset + n * -(-MIN_SAMPLES // n)) % len(questions)
     return results
 
 
@@ -154,7 +170,7 @@ def _pair(spread: dict[str, float | None]) -> str:
 def table(levels: Sequence[Level]) -> str:
     head = (
         "| streams | to `sources` | to first `delta` | upstream's first token "
-        "| added to first `delta` | whole stream | API CPU s | errors |"
+        "| added to first `delta` | whole stream | API CPU per stream | errors |"
     )
     lines = [head, "|---|---|---|---|---|---|---|---|"]
     for level in levels:
@@ -162,7 +178,7 @@ def table(levels: Sequence[Level]) -> str:
         lines.append(
             f"| {level.streams} | {_pair(level.sources_ms)} | {_pair(level.first_delta_ms)} "
             f"| {_pair(level.upstream_first_token_ms)} | {_pair(level.added_ms)} "
-            f"| {_pair(level.total_ms)} | {level.api_cpu_s:.1f} | {errors} |"
+            f"| {_pair(level.total_ms)} | {level.api_cpu_ms:.0f} | {errors} |"
         )
     return "\n".join(lines)
 
@@ -211,9 +227,10 @@ def main() -> None:
 
 
 def notes(args: argparse.Namespace, levels: Sequence[Level]) -> str:
-    refused = ", ".join(f"{level.refused}/{level.streams}" for level in levels)
+    refused = ", ".join(f"{level.refused}/{level.timed}" for level in levels)
     return textwrap.fill(
-        f"Times in ms from the request, p50 / p99, on the client. The upstream streams "
+        f"Times in ms from the request, p50 / p99, on the client; levels under {MIN_SAMPLES} "
+        f"streams run in rounds until {MIN_SAMPLES} were timed. The upstream streams "
         f"{args.tokens} tokens {args.interval_ms:g} ms apart; its first token is timed on "
         f"as many streams sent to it directly. One user and API key per stream and "
         f"PAPERCHAT_RATE_LIMIT={RATE_LIMIT}, so that neither the per-user stream cap nor "
