@@ -21,6 +21,7 @@ from chat.llm import ChatModel, UpstreamError
 from chat.prompts import Prompts, answer_messages, condense_messages
 from chat.relevance import RelevancePolicy
 from chat.retrieval import Filters, Retrieved, Retriever
+from chat.rewriting import QueryRewriter, retrieve_with_rewrites
 
 NOT_FOUND = (
     "I could not find anything in the indexed papers that answers this question, "
@@ -84,12 +85,14 @@ class Answerer:
         model: ChatModel | None,
         relevance: RelevancePolicy | None = None,
         model_name: str = "",
+        rewriter: QueryRewriter | None = None,
     ) -> None:
         self.retriever = retriever
         self.prompts = prompts
         self.model = model
         self.relevance = relevance or RelevancePolicy()
         self.model_name = model_name if model is not None else ""
+        self.rewriter = rewriter
 
     async def aclose(self) -> None:
         if self.model is not None:
@@ -104,13 +107,17 @@ class Answerer:
         yield Meta(question.conversation_id, question.message_id)
         try:
             query = await self.standalone_query(question)
-            retrieved = await asyncio.to_thread(self.retriever.retrieve, query, question.filters)
+            rewrites = await self.rewriter.rewrite(query) if self.rewriter else []
+            own, retrieved = await asyncio.to_thread(
+                retrieve_with_rewrites, self.retriever, query, rewrites, question.filters
+            )
         except UpstreamError as e:
             yield Error(e.code, str(e))
             return
         clock.retrieval_ms = retrieved.timings["retrieval_ms"]
         rewritten = query if query != question.text else None
-        relevant = self.relevance.is_relevant(retrieved)
+        # Relevance is judged on the question's own retrieval, never on a rewrite's.
+        relevant = self.relevance.is_relevant(own)
         sources = retrieved.sources if relevant else ()
         yield Sources(sources, rewritten)
         guard = CitationGuard(sources)

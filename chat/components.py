@@ -12,6 +12,7 @@ from chat.answering import Answerer
 from chat.llm import ChatModel
 from chat.prompts import load_prompts
 from chat.retrieval import Retriever
+from chat.rewriting import QueryRewriter
 from chat.settings import Settings
 from ingest.catalog import Catalog
 from ingest.embedding import Embedder, build_embedder
@@ -109,7 +110,16 @@ class Index:
             key, base_url = settings.openai_endpoint()
             client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
             model = ChatModel(client, settings.llm_model)
-        return Answerer(self.retriever, load_prompts(), model, model_name=settings.llm_model)
+        rewriter = None
+        if model is not None:
+            rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
+        return Answerer(
+            self.retriever,
+            load_prompts(),
+            model,
+            model_name=settings.llm_model,
+            rewriter=rewriter,
+        )
 
     def close(self) -> None:
         for catalog in self._closers:

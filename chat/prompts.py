@@ -12,6 +12,9 @@ recorded with every answer.
   `{question}`.
 - `condense.txt`: rewrites a follow-up into a standalone question;
   `{history}` (the transcript) and `{question}`.
+- `rewrite.txt` and `hyde.txt`: search queries, or a hypothetical abstract,
+  for `PAPERCHAT_QUERY_REWRITE` (chat/rewriting.py); `{question}` (and
+  `{count}`).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ _VARIABLES: dict[str, set[str]] = {
     "system": set(),
     "answer": {"sources", "question"},
     "condense": {"history", "question"},
+    "rewrite": {"count", "question"},
+    "hyde": {"question"},
 }
 # An opening or closing tag of one of our delimiters, however spaced or cased.
 _DELIMITER_TAG = re.compile(r"<(?=\s*/?\s*(?:sources?|conversation)\b)", re.IGNORECASE)

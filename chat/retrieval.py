@@ -125,7 +125,7 @@ class Retriever:
         after_lexical = time.perf_counter()
         ranked = fuse(question, dense, lexical_hits, self.config.fusion)
         chosen = cap_per_paper(ranked, self.config.per_paper, self.config.k)
-        sources = self._sources(chosen)
+        sources = self.sources_for(chosen)
         done = time.perf_counter()
         timings = {
             "dense_ms": (after_dense - started) * 1000,
@@ -172,7 +172,7 @@ class Retriever:
                 keep.add(paper_id)
         return keep
 
-    def _sources(self, chosen: Sequence[Candidate]) -> list[Source]:
+    def sources_for(self, chosen: Sequence[Candidate]) -> list[Source]:
         rows = self.catalog.chunk_rows([c.chunk_id for c in chosen])
         sources = []
         for n, candidate in enumerate(chosen, start=1):

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     embeddings_model: str = "text-embedding-3-small"
     llm: Literal["openai", "extractive", ""] = ""
     llm_model: str = "gpt-4o-mini"
+    # With a model: search the question with the model's rewrites of it too (chat/rewriting.py).
+    query_rewrite: Literal["off", "multi", "hyde"] = "off"
+    query_rewrites: int = Field(default=3, ge=1, le=8)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
     openai_base_url: str = Field(default="", validation_alias="OPENAI_BASE_URL")
     secret_key: SecretStr | None = None
