@@ -58,6 +58,7 @@ def create_app(
         signer=SessionSigner(load_secret_key(settings)),
         chat_limiter=build_rate_limiter(settings.rate_limit, redis_url),
         login_limiter=build_rate_limiter(limits.login_attempts, redis_url),
+        search_limiter=build_rate_limiter(settings.search_rate_limit, redis_url),
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )

@@ -46,6 +46,8 @@ class Settings(BaseSettings):
     rate_limit: str = "30/minute"
     # Against password guessing: sign-in attempts per client address and email.
     login_rate_limit: str = "10/minute"
+    # The public search page, per client address.
+    search_rate_limit: str = "60/minute"
     max_question_chars: int = Field(default=4000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     max_streams_per_user: int = Field(default=3, ge=1)

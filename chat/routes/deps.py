@@ -59,6 +59,7 @@ class Services:
     signer: SessionSigner
     chat_limiter: RateLimiter
     login_limiter: RateLimiter
+    search_limiter: RateLimiter
     slots: StreamSlots
     metrics: Metrics
 

@@ -30,10 +30,23 @@ MAX_QUERY_CHARS = 1000
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def search_page(services: ServicesDep, q: Annotated[str, Query()] = "") -> HTMLResponse:
+def search_page(
+    request: Request, services: ServicesDep, q: Annotated[str, Query()] = ""
+) -> HTMLResponse:
+    """Public, so searches are limited per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`)."""
     query = q.strip()[:MAX_QUERY_CHARS]
-    results = search_listing(services.index.retriever, query, SEARCH_PAGE_RESULTS) if query else []
     papers = services.index.catalog.stats()["papers"]
+    if query:
+        client = request.client.host if request.client else "unknown"
+        decision = services.search_limiter.hit(f"search:{client}")
+        if not decision.allowed:
+            wait = decision.retry_after_s
+            response = render_page(
+                "search.html", 429, query=query, results=[], papers=papers, busy=wait
+            )
+            response.headers["Retry-After"] = str(wait)
+            return response
+    results = search_listing(services.index.retriever, query, SEARCH_PAGE_RESULTS) if query else []
     return render_page("search.html", query=query, results=results, papers=papers)
 
 

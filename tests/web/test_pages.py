@@ -10,6 +10,7 @@ import html
 import httpx
 import pytest
 
+from chat.ratelimit import build_rate_limiter
 from tests.api.server import Api
 from tests.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
 
@@ -156,3 +157,19 @@ def test_pages_need_no_sign_in(web: Api) -> None:
     response = httpx.get(f"{web.base_url}/papers/{PAPER_ID}", timeout=20)
 
     assert response.status_code == 200
+
+
+def test_searches_from_one_address_are_limited(web: Api) -> None:
+    original = web.services.search_limiter
+    web.services.search_limiter = build_rate_limiter("2/minute", None)
+    try:
+        with web.client() as client:
+            pages = [client.get("/", params={"q": f"gesture {n}"}) for n in range(3)]
+            plain = client.get("/")
+    finally:
+        web.services.search_limiter = original
+
+    assert [p.status_code for p in pages] == [200, 200, 429]
+    assert int(pages[2].headers["Retry-After"]) >= 1
+    assert "Too many searches from here just now" in pages[2].text
+    assert plain.status_code == 200, "the page without a query is not counted"
