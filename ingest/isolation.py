@@ -60,6 +60,8 @@ def _serve(channel: Connection, niceness: int) -> None:
             message = ("error", str(e) or type(e).__name__)
         try:
             channel.send(message)
+        except OSError:  # the parent has gone away
+            return
         except Exception as e:  # noqa: BLE001 - e.g. a value that cannot be pickled
             channel.send(("error", f"cannot send the result back: {e}"))
 
