@@ -12,6 +12,7 @@ import secrets
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -100,23 +101,28 @@ def fake_llm_fixture() -> Iterator[FakeOpenAI]:
         yield server
 
 
-@pytest.fixture(scope="session", name="api_settings")
-def api_settings_fixture(
-    small_index: Index, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Settings:
-    database = tmp_path_factory.mktemp("api-db") / "paperchat.sqlite"
-    return small_index.settings.model_copy(
+def served_settings(index: Index, fake: FakeOpenAI, database: Path, **more: Any) -> Settings:
+    """`index`'s settings for a server answering with `fake`, on a SQLite file, signup open."""
+    return index.settings.model_copy(
         update={
             "database_url": f"sqlite:///{database}",
             "llm": "openai",
             "llm_model": "fake-chat",
-            "openai_base_url": fake_llm.base_url,
+            "openai_base_url": fake.base_url,
             "openai_api_key": SecretStr("test-upstream-key"),
             "secret_key": SecretStr(secrets.token_urlsafe(32)),
             "allow_signup": True,
             "rate_limit": "1000/minute",
+            **more,
         }
     )
+
+
+@pytest.fixture(scope="session", name="api_settings")
+def api_settings_fixture(
+    small_index: Index, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Settings:
+    return served_settings(small_index, fake_llm, tmp_path_factory.mktemp("api-db") / "db.sqlite")
 
 
 @pytest.fixture(scope="session", name="api")
@@ -155,5 +161,6 @@ __all__ = [
     "fake_llm_fixture",
     "fresh_upstream_fixture",
     "read_events",
+    "served_settings",
     "wait_for",
 ]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from openai import AsyncOpenAI
@@ -19,12 +19,6 @@ from tests.fake_openai import ChatScript, FakeOpenAI
 pytestmark = pytest.mark.timeout(120)
 
 FID = "How does Fusion-in-Decoder combine the retrieved passages?"
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
 
 
 _OPEN: list[Answerer] = []

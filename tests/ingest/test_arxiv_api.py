@@ -266,14 +266,16 @@ def test_connection_refused_raises_naming_the_url() -> None:
 
 
 def test_stalled_answer_times_out_then_retry_succeeds(fake: FakeArxiv) -> None:
-    fake.stall_next(2.0)
+    stall = 10.0
+    fake.stall_next(stall)
     began = time.monotonic()
 
     with _client(fake, timeout=0.2) as client:
         found = list(fetch_by_ids(client, ["2203.12533"]))
 
     assert [p.id for p in found if isinstance(p, Paper)] == ["2203.12533"]
-    assert time.monotonic() - began < 2.0  # did not wait for the stalled answer
+    # Not a speed limit: waiting for the stalled answer takes the whole stall by construction.
+    assert time.monotonic() - began < stall
 
 
 def test_harvest_yields_papers_with_downloaded_pdfs(

@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import gzip
 import json
-import secrets
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Dialog, Page, sync_playwright
-from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from chat.app import create_app
-from tests.api.server import Api, fake_llm_fixture, fresh_upstream_fixture
+from tests.api.server import Api, fake_llm_fixture, fresh_upstream_fixture, served_settings
 from tests.data import ABSTRACTS, ROOT
 from tests.fake_openai import FakeOpenAI
 from tests.net import serving, unused_port
@@ -112,18 +110,8 @@ def web_settings(
     host_port: int,
 ) -> Settings:
     database = tmp_path_factory.mktemp("web-db") / "paperchat.sqlite"
-    return web_index.settings.model_copy(
-        update={
-            "database_url": f"sqlite:///{database}",
-            "llm": "openai",
-            "llm_model": "fake-chat",
-            "openai_base_url": fake_llm.base_url,
-            "openai_api_key": SecretStr("test-upstream-key"),
-            "secret_key": SecretStr(secrets.token_urlsafe(32)),
-            "allow_signup": True,
-            "rate_limit": "1000/minute",
-            "cors_origins": f"http://127.0.0.1:{host_port}",
-        }
+    return served_settings(
+        web_index, fake_llm, database, cors_origins=f"http://127.0.0.1:{host_port}"
     )
 
 
