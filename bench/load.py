@@ -1,7 +1,7 @@
 """One measured stream: a paperchat chat stream, or a completion streamed by the upstream directly.
 
 Times are taken on the client from just before the request is sent. Only
-the events that end a stream are decoded; deltas are only counted, so that
+`sources` and the events that end a stream are decoded; deltas are only timed, so that
 the load generator spends as little as it can per event.
 """
 
