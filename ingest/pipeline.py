@@ -56,12 +56,22 @@ def _produce(items: Iterable[UnitWork | Skipped], out: queue.Queue[object]) -> N
         out.put(_END)
 
 
-def _drain(items: Iterable[UnitWork | Skipped]) -> Iterator[UnitWork | Skipped]:
-    """Iterate `items` in a producer thread; exceptions surface here."""
+def _drain(
+    items: Iterable[UnitWork | Skipped], seconds: dict[str, float]
+) -> Iterator[UnitWork | Skipped]:
+    """Iterate `items` in a producer thread; exceptions surface here.
+
+    Adds the time spent waiting for the producer to `seconds["wait_for_source"]`.
+    """
     channel: queue.Queue[object] = queue.Queue(maxsize=_QUEUE_UNITS)
     thread = threading.Thread(target=_produce, args=(items, channel), daemon=True)
     thread.start()
-    while (item := channel.get()) is not _END:
+    while True:
+        started = time.perf_counter()
+        item = channel.get()
+        seconds["wait_for_source"] += time.perf_counter() - started
+        if item is _END:
+            break
         if isinstance(item, BaseException):
             raise item
         yield item  # type: ignore[misc] # the queue carries only works, skips and errors
@@ -83,7 +93,7 @@ class Pipeline:
         self.progress = progress
         self.batch_chunks = batch_chunks
         # Where the calling thread's time went, for the ingest benchmark.
-        self.seconds = {"embed": 0.0, "wait_for_writer": 0.0}
+        self.seconds = {"embed": 0.0, "wait_for_writer": 0.0, "wait_for_source": 0.0}
 
     def run(self, items: Iterable[UnitWork | Skipped], report: IngestReport) -> IngestReport:
         self.indexer.recover()
@@ -92,7 +102,7 @@ class Pipeline:
         batch: list[UnitWork] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer:
             pending: Future[int] | None = None
-            for item in _drain(items):
+            for item in _drain(items, self.seconds):
                 self.progress.advance()
                 if isinstance(item, Skipped):
                     report.skipped.append(item)
