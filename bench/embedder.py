@@ -4,9 +4,11 @@ Embeds N real arXiv titles+abstracts with each backend and prints one table:
 texts per second, speedup over torch fp32, and the mean and minimum cosine
 of each backend's vectors to torch's. The texts are cut into slices and the
 backends take turns on each slice, so a change in machine load between runs
-falls on all of them alike.
+falls on all of them alike. `--int8 SPEC` (repeatable) adds an int8 row per
+quantisation recipe (`ingest.quantisation.Int8Recipe.parse`); without it, one
+row for the default recipe.
 
-    python -m bench.embedder --n 1000 --threads 2
+    python -m bench.embedder --n 1000 --threads 2 --int8 all --int8 matmul --int8 matmul:0,2
 """
 
 from __future__ import annotations
@@ -22,11 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from ingest.embedding import Embedder, Vectors, build_embedder
+from ingest.onnx_embedder import OnnxEmbedder
+from ingest.quantisation import INT8, Int8Recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
-BACKENDS = ("torch", "onnx-fp32", "onnx")
-LABELS = {"torch": "torch fp32", "onnx-fp32": "onnx fp32", "onnx": "onnx int8"}
+FLOAT_BACKENDS = {"torch": "torch fp32", "onnx-fp32": "onnx fp32"}
 
 
 @dataclass
@@ -42,7 +45,8 @@ def main(argv: list[str] | None = None) -> None:
     args = _parse(argv)
     texts = _load_texts(args.abstracts, args.n)
     print(f"$ {_command_line(args)}")
-    runs = [_load(backend, args.cache_dir, args.threads) for backend in BACKENDS]
+    runs = [_load(backend, args.cache_dir, args.threads) for backend in FLOAT_BACKENDS]
+    runs += [_load_int8(recipe, args.cache_dir, args.threads) for recipe in args.int8 or [INT8]]
     for run in runs:
         run.embedder.embed(texts[:64])  # warm-up: first-call allocations
     for start in range(0, len(texts), args.slice):
@@ -61,6 +65,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--slice", type=int, default=250, help="texts per turn (default 250)")
     parser.add_argument("--cache-dir", type=Path, default=ROOT / "data" / "models")
     parser.add_argument("--abstracts", type=Path, default=ABSTRACTS)
+    parser.add_argument("--int8", action="append", type=Int8Recipe.parse, help="int8 recipe")
     return parser.parse_args(argv)
 
 
@@ -69,6 +74,8 @@ def _command_line(args: argparse.Namespace) -> str:
     options += ["--cache-dir", str(args.cache_dir)]
     if args.abstracts != ABSTRACTS:
         options += ["--abstracts", str(args.abstracts)]
+    for recipe in args.int8 or []:
+        options += ["--int8", recipe.label()]
     return f"python -m bench.embedder {shlex.join(options)}"
 
 
@@ -86,22 +93,28 @@ def _load_texts(path: Path, count: int) -> list[str]:
 def _load(backend: str, cache_dir: Path, threads: int) -> Run:
     began = time.perf_counter()
     embedder = build_embedder("local", backend=backend, cache_dir=cache_dir, threads=threads)
-    return Run(backend, embedder, time.perf_counter() - began)
+    return Run(FLOAT_BACKENDS[backend], embedder, time.perf_counter() - began)
+
+
+def _load_int8(recipe: Int8Recipe, cache_dir: Path, threads: int) -> Run:
+    began = time.perf_counter()
+    embedder = OnnxEmbedder(cache_dir, threads=threads, recipe=recipe)
+    label = f"onnx int8 {recipe.label()}" + (" (default)" if recipe == INT8 else "")
+    return Run(label, embedder, time.perf_counter() - began)
 
 
 def _print_table(runs: list[Run], count: int, threads: int) -> None:
     reference = np.concatenate(runs[0].parts)
     base_rate = count / runs[0].seconds
-    print(f"{count} arXiv titles+abstracts, {threads} threads, batch 64, max 256 word pieces")
-    header = f"{'backend':<11} {'texts/s':>8} {'speedup':>8} {'mean cos':>9} {'min cos':>8}"
-    print(header + f" {'load s':>7}")
-    print("-" * (len(header) + 8))
+    print(f"{count} arXiv titles+abstracts, {threads} threads, max 256 word pieces\n")
+    print("| backend | texts/s | speedup | mean cosine to torch | min cosine | load s |")
+    print("|---|---|---|---|---|---|")
     for run in runs:
         rate = count / run.seconds
         cosines = np.sum(np.concatenate(run.parts) * reference, axis=1)
         print(
-            f"{LABELS[run.backend]:<11} {rate:>8.1f} {rate / base_rate:>7.2f}x "
-            f"{cosines.mean():>9.4f} {cosines.min():>8.4f} {run.load_s:>7.1f}"
+            f"| {run.backend} | {rate:.1f} | {rate / base_rate:.2f}x "
+            f"| {cosines.mean():.4f} | {cosines.min():.4f} | {run.load_s:.1f} |"
         )
 
 

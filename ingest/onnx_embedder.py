@@ -37,11 +37,12 @@ from ingest.embedding import (
     model_dir,
     normalise,
 )
+from ingest.quantisation import INT8, Int8Recipe, quantise_int8
 
 # The files that define the exported graph; the tokenizer is read at run time.
 _GRAPH_FILES = ("config.json", "model.safetensors", "1_Pooling/config.json")
-# Bump when ingest.onnx_export changes the graph or the quantisation; it is part of the key.
-RECIPE = "mean-l2/dynamo/int8-per-channel/1"
+# Bump when ingest.onnx_export changes the graph; it is part of the key, as is the int8 recipe.
+EXPORT_RECIPE = "mean-l2/dynamo/1"
 _STALE_BUILD_SECONDS = 3600
 _ORT_ERRORS = (Fail, InvalidArgument, InvalidGraph, InvalidProtobuf, NoSuchFile)
 
@@ -64,10 +65,11 @@ class OnnxEmbedder:
         quantize: bool = True,
         threads: int | None = None,
         directory: Path | None = None,
+        recipe: Int8Recipe = INT8,
     ) -> None:
         directory = directory or model_dir()
         self._tokens = WordPieces(directory, self.max_tokens)
-        self.model_path = cached_onnx_model(directory, cache_dir, quantize=quantize)
+        self.model_path = cached_onnx_model(directory, cache_dir, quantize=quantize, recipe=recipe)
         self._session = _open_session(self.model_path, threads)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
@@ -88,19 +90,23 @@ class OnnxEmbedder:
         return normalise(vectors)
 
 
-def cached_onnx_model(directory: Path, cache_dir: Path, *, quantize: bool) -> Path:
+def cached_onnx_model(
+    directory: Path, cache_dir: Path, *, quantize: bool, recipe: Int8Recipe = INT8
+) -> Path:
     """Path of the intact cached export for `directory`, building it if needed."""
-    stem = f"minilm-{'int8' if quantize else 'fp32'}-{cache_key(directory, quantize=quantize)}"
+    key = cache_key(directory, quantize=quantize, recipe=recipe)
+    stem = f"minilm-{'int8' if quantize else 'fp32'}-{key}"
     model = cache_dir / f"{stem}.onnx"
     manifest = cache_dir / f"{stem}.json"
     if not _is_intact(model, manifest):
-        _build(directory, model, manifest, quantize=quantize)
+        _build(directory, model, manifest, recipe if quantize else None)
     return model
 
 
-def cache_key(directory: Path, *, quantize: bool) -> str:
-    """Hash of the graph's source files, the onnxruntime version and the export recipe."""
-    digest = hashlib.sha256(f"{RECIPE}|{ort.__version__}|{quantize}".encode())
+def cache_key(directory: Path, *, quantize: bool, recipe: Int8Recipe = INT8) -> str:
+    """Hash of the graph's source files, the onnxruntime version and the recipes."""
+    quantisation = recipe.describe() if quantize else "fp32"
+    digest = hashlib.sha256(f"{EXPORT_RECIPE}|{quantisation}|{ort.__version__}".encode())
     for name in _GRAPH_FILES:
         path = directory / name
         try:
@@ -118,8 +124,9 @@ def _is_intact(model: Path, manifest: Path) -> bool:
         return False
 
 
-def _build(directory: Path, model: Path, manifest: Path, *, quantize: bool) -> None:
-    from ingest.onnx_export import export_onnx, quantise_int8  # imported here: it imports torch
+def _build(directory: Path, model: Path, manifest: Path, recipe: Int8Recipe | None) -> None:
+    """Export (and with a recipe, quantise) into a scratch folder, then move into place."""
+    from ingest.onnx_export import export_onnx  # imported here: it imports torch
 
     cache_dir = model.parent
     try:
@@ -128,8 +135,8 @@ def _build(directory: Path, model: Path, manifest: Path, *, quantize: bool) -> N
         with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".build-") as scratch:
             built = Path(scratch) / "fp32.onnx"
             export_onnx(directory, built)
-            if quantize:
-                quantise_int8(built, Path(scratch) / "int8.onnx")
+            if recipe is not None:
+                quantise_int8(built, Path(scratch) / "int8.onnx", recipe)
                 built = Path(scratch) / "int8.onnx"
             record = {"sha256": _file_sha256(built), "source": str(directory)}
             written = Path(scratch) / "manifest.json"
