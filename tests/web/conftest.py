@@ -166,7 +166,9 @@ def host_origin(web: Api, host_port: int) -> Iterator[str]:
         yield base_url
 
 
-@pytest.fixture(scope="session")
+# Package scope: Playwright's sync API keeps an event loop running while it is open,
+# which would stop asyncio tests that run after the browser tests in the same session.
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.fail(f"Chromium is not installed at {CHROMIUM}: apt-get install chromium")
