@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -275,3 +276,24 @@ def test_too_large_body_is_413(api: Api) -> None:
 
     assert response.status_code == 413
     assert "larger than" in response.json()["detail"]
+
+
+def test_more_open_streams_than_database_connections_all_finish(api: Api) -> None:
+    # The engine pools 15 connections; a stream must not hold one while it streams.
+    api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(30)), delay=0.05)
+    clients = [api.key_client() for _ in range(7)]
+    streams = 20
+
+    def ask(n: int) -> list[str]:
+        client = clients[n % len(clients)]
+        with client.stream("POST", "/api/chat", json={"message": FID}, timeout=60) as response:
+            if response.status_code != 200:
+                return [f"status {response.status_code}"]
+            return [event.name for event in read_events(response)]
+
+    with ThreadPoolExecutor(max_workers=streams) as pool:
+        outcomes = list(pool.map(ask, range(streams)))
+    for client in clients:
+        client.close()
+
+    assert all(names[-1:] == ["done"] for names in outcomes), outcomes
