@@ -30,6 +30,11 @@ SETTINGS = (
     ("the same, leaning lexical when BM25's best paper leads by 1.3x", FusionConfig()),
     ("dense 1.0, scores 0.03, leaning lexical at 1.3x", FusionConfig(10, 1.0, 1.0, 0.03, 1.3, 0.1)),
     ("dense 0.3, scores 0.1, leaning lexical at 1.3x", FusionConfig(10, 0.3, 1.0, 0.1, 1.3, 0.3)),
+    ("the default, dense 1.0 from 20 words", FusionConfig(long_query_words=20)),
+    (
+        "the default, dense 1.5 from 20 words",
+        FusionConfig(long_query_words=20, long_dense_weight=1.5),
+    ),
 )
 Pass = tuple[Question, str, list[Hit], list[Hit]]  # question, gold paper id, dense, lexical
 

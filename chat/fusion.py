@@ -24,6 +24,10 @@ class FusionConfig:
     # something specific (a method, a dataset): lean lexical by this factor.
     lexical_margin: float = 1.3  # 0 turns the adaptation off
     confident_dense_factor: float = 0.3
+    # Questions of at least this many words describe an idea rather than name it:
+    # dense gets `long_dense_weight` there (0 turns this off).
+    long_query_words: int = 0
+    long_dense_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,8 @@ def fuse(
     lexical_score = {chunk: score for chunk, _, score in lexical}
     dense_scaled, lexical_scaled = _scaled(dense), _scaled(lexical)
     dense_weight = config.dense_weight
+    if config.long_query_words and len(query.split()) >= config.long_query_words:
+        dense_weight = config.long_dense_weight
     if config.lexical_margin and lexical_margin(lexical) >= config.lexical_margin:
         dense_weight *= config.confident_dense_factor
     fused = []

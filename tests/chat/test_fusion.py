@@ -1,0 +1,37 @@
+"""Fusing dense and lexical candidates: ranks, scores and the adaptations to the question."""
+
+from __future__ import annotations
+
+from chat.fusion import FusionConfig, Hit, fuse
+
+DENSE: list[Hit] = [("d#1", "d", 0.6), ("both#1", "both", 0.5)]
+LEXICAL: list[Hit] = [("l#1", "l", 12.0), ("both#1", "both", 11.0), ("x#1", "x", 10.0)]
+
+
+def test_a_chunk_both_retrievers_find_comes_first() -> None:
+    fused = fuse("a question", DENSE, LEXICAL, FusionConfig())
+
+    assert fused[0].chunk_id == "both#1"
+    assert fused[0].dense_rank == 2
+    assert fused[0].lexical_rank == 2
+
+
+def test_long_questions_give_dense_its_own_weight_when_asked() -> None:
+    config = FusionConfig(long_query_words=5, long_dense_weight=3.0)
+
+    short = [c.chunk_id for c in fuse("four words question here", DENSE, LEXICAL, config)]
+    long = [c.chunk_id for c in fuse("a question of five words", DENSE, LEXICAL, config)]
+
+    assert short.index("d#1") > short.index("l#1")
+    assert long.index("d#1") < long.index("l#1")
+
+
+def test_a_clear_bm25_winner_leans_lexical() -> None:
+    lexical: list[Hit] = [("l#1", "l", 30.0), ("x#1", "x", 10.0)]
+    dense: list[Hit] = [("d#1", "d", 0.9), ("l#1", "l", 0.1)]
+
+    leaning = fuse("q", dense, lexical, FusionConfig(dense_weight=1.0, lexical_margin=1.3))
+    plain = fuse("q", dense, lexical, FusionConfig(dense_weight=1.0, lexical_margin=0.0))
+
+    assert leaning[0].chunk_id == "l#1"
+    assert leaning[1].score < plain[1].score
