@@ -158,11 +158,10 @@ def _document_limits(app: FastAPI, limits: Limits) -> None:
     generate = app.openapi
 
     def openapi() -> dict[str, Any]:
-        if app.openapi_schema is None:
-            schema = generate()
-            message = schema["components"]["schemas"]["ChatRequest"]["properties"]["message"]
-            message["maxLength"] = limits.max_question_chars
-        return app.openapi_schema or generate()
+        schema = generate()  # built once, then FastAPI's cached copy
+        message = schema["components"]["schemas"]["ChatRequest"]["properties"]["message"]
+        message["maxLength"] = limits.max_question_chars
+        return schema
 
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override
 

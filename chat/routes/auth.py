@@ -17,7 +17,7 @@ from chat.accounts import (
 )
 from chat.auth import CSRF_HEADER, SESSION_COOKIE, csrf_matches
 from chat.models import User
-from chat.routes.deps import CurrentUser, ServicesDep, SessionDep
+from chat.routes.deps import CurrentUser, ServicesDep, SessionDep, client_address
 from chat.routes.errors import BODY, errors
 
 router = APIRouter(tags=["auth"])
@@ -43,14 +43,14 @@ class Me(BaseModel):
     email: str
     is_admin: bool
 
+    @classmethod
+    def of(cls, user: User) -> Me:
+        return cls(id=user.id, email=user.email, is_admin=user.is_admin)
+
 
 class LoggedIn(BaseModel):
     user: Me
     csrf_token: str
-
-
-def _me(user: User) -> Me:
-    return Me(id=user.id, email=user.email, is_admin=user.is_admin)
 
 
 @router.post(
@@ -78,7 +78,7 @@ def login(
     session: SessionDep,
 ) -> LoggedIn:
     """Sets the session cookie; the CSRF token returned goes in `X-CSRF-Token` from now on."""
-    client = request.client.host if request.client else "unknown"
+    client = client_address(request)
     decision = services.login_limiter.hit(f"login:{client}:{normalize_email(body.email)}")
     if not decision.allowed:
         raise HTTPException(
@@ -100,7 +100,7 @@ def login(
         secure=request.url.scheme == "https",
         path="/",
     )
-    return LoggedIn(user=_me(user), csrf_token=issued.csrf_token)
+    return LoggedIn(user=Me.of(user), csrf_token=issued.csrf_token)
 
 
 @router.post("/api/auth/logout", status_code=status.HTTP_204_NO_CONTENT, responses=errors(403))
@@ -115,4 +115,4 @@ def logout(request: Request, response: Response, services: ServicesDep) -> None:
 
 @router.get("/api/me", responses=errors(401))
 def me(user: CurrentUser) -> Me:
-    return _me(user)
+    return Me.of(user)

@@ -15,6 +15,7 @@ from chat.auth import (
     CSRF_HEADER,
     SESSION_COOKIE,
     UNSAFE_METHODS,
+    SessionData,
     SessionSigner,
     bearer_token,
     csrf_matches,
@@ -110,17 +111,31 @@ def _user_from_key(session: Session, token: str) -> User:
     return user
 
 
+def cookie_session(
+    request: Request, services: Services, session: Session
+) -> tuple[SessionData, User] | None:
+    """The browser session's signed data and its user, or None without a live one."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    data = services.signer.read(cookie) if cookie else None
+    user = session.get(User, data.user_id) if data is not None else None
+    release_connection(session)
+    return (data, user) if data is not None and user is not None else None
+
+
+def client_address(request: Request) -> str:
+    """The client's address, for limits counted per client."""
+    return request.client.host if request.client else "unknown"
+
+
 def get_current_user(request: Request, services: ServicesDep, session: SessionDep) -> User:
     """The user of the API key or the session cookie; 401 without either, 403 without CSRF."""
     token = bearer_token(request.headers.get("Authorization"))
     if token is not None:
         return _user_from_key(session, token)
-    cookie = request.cookies.get(SESSION_COOKIE)
-    data = services.signer.read(cookie) if cookie else None
-    user = session.get(User, data.user_id) if data is not None else None
-    release_connection(session)
-    if data is None or user is None:
+    signed_in = cookie_session(request, services, session)
+    if signed_in is None:
         raise _UNAUTHENTICATED
+    data, user = signed_in
     if request.method in UNSAFE_METHODS and not csrf_matches(
         data, request.headers.get(CSRF_HEADER)
     ):

@@ -25,6 +25,7 @@ _MEANINGS = {
     413: "the request body is too large (PAPERCHAT_MAX_BODY_BYTES)",
     422: "the request is not valid",
     429: "too many requests or open streams; see Retry-After",
+    503: "the index or the database does not answer",
 }
 
 # Every route that reads a JSON body can answer these.

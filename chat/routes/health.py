@@ -11,7 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from chat.metrics import CONTENT_TYPE, render
 from chat.routes.deps import ServicesDep, SessionDep
-from chat.routes.errors import Error
+from chat.routes.errors import errors
 
 router = APIRouter(tags=["health"])
 
@@ -22,10 +22,7 @@ class Health(BaseModel):
     chunks: int
 
 
-@router.get(
-    "/api/health",
-    responses={503: {"model": Error, "description": "the index or the database does not answer"}},
-)
+@router.get("/api/health", responses=errors(503))
 def health(services: ServicesDep, session: SessionDep) -> Health:
     """The index and the database answer: `ok` with the number of papers and chunks."""
     try:

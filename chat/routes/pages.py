@@ -13,11 +13,9 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from chat.auth import SESSION_COOKIE
-from chat.models import User
 from chat.papers import PaperNotFound, paper_details
 from chat.routes.auth import Me
-from chat.routes.deps import ServicesDep, SessionDep
+from chat.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
 from chat.web.assets import Asset, AssetNotFound, static_asset
 from chat.web.listing import search_listing
 from chat.web.rendering import render_page
@@ -37,8 +35,7 @@ def search_page(
     query = q.strip()[:MAX_QUERY_CHARS]
     papers = services.index.catalog.stats()["papers"]
     if query:
-        client = request.client.host if request.client else "unknown"
-        decision = services.search_limiter.hit(f"search:{client}")
+        decision = services.search_limiter.hit(f"search:{client_address(request)}")
         if not decision.allowed:
             wait = decision.retry_after_s
             response = render_page(
@@ -119,11 +116,9 @@ def dock_session(
     """The browser session's user and CSRF token (null when signed out). Only this origin and
     the origins in `PAPERCHAT_CORS_ORIGINS` can read the answer, as with login's."""
     response.headers["Cache-Control"] = "no-store"
-    cookie = request.cookies.get(SESSION_COOKIE)
-    data = services.signer.read(cookie) if cookie else None
-    user = session.get(User, data.user_id) if data is not None else None
+    signed_in = cookie_session(request, services, session)
     signup = services.settings.allow_signup
-    if data is None or user is None:
+    if signed_in is None:
         return DockSession(user=None, csrf_token=None, allow_signup=signup)
-    me = Me(id=user.id, email=user.email, is_admin=user.is_admin)
-    return DockSession(user=me, csrf_token=data.csrf_token, allow_signup=signup)
+    data, user = signed_in
+    return DockSession(user=Me.of(user), csrf_token=data.csrf_token, allow_signup=signup)
