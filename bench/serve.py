@@ -31,6 +31,7 @@ import httpx
 
 from bench.load import Stream, chat_stream, upstream_stream
 from bench.servers import RATE_LIMIT, ServerOptions, Servers, servers
+from chat.evaluation import load_questions
 from chat.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,14 +42,10 @@ QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
 MIN_SAMPLES = 20
 
 
-def load_questions(files: Sequence[Path]) -> list[str]:
+def answerable_questions(files: Sequence[Path]) -> list[str]:
     """The answerable questions of `files`, distinct, in file order."""
-    questions: list[str] = []
-    for path in files:
-        with path.open(encoding="utf-8") as lines:
-            rows = [json.loads(line) for line in lines if line.strip()]
-        questions += [row["question"] for row in rows if row.get("gold_id")]
-    return list(dict.fromkeys(questions))
+    texts = [q.question for path in files for q in load_questions(path) if q.gold_id]
+    return list(dict.fromkeys(texts))
 
 
 def percentile(values: Sequence[float], q: float) -> float | None:
@@ -210,7 +207,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     parser.add_argument("--log", type=Path, help="keep the servers' logs in this file")
     args = parser.parse_args()
-    questions = load_questions([EVAL / name for name in QUESTION_FILES])
+    questions = answerable_questions([EVAL / name for name in QUESTION_FILES])
     options = ServerOptions(
         args.data_dir, args.models_cache, args.tokens, args.interval_ms, args.log
     )
