@@ -39,14 +39,6 @@ def title_from(message: str) -> str:
     return cut.rstrip(" ,;:.-") + "…"
 
 
-def create_conversation(session: Session, user_id: str, first_message: str) -> Conversation:
-    """An empty conversation titled from its first message (append the message itself next)."""
-    conversation = Conversation(user_id=user_id, title=title_from(first_message))
-    session.add(conversation)
-    session.commit()
-    return conversation
-
-
 def list_conversations(
     session: Session, user_id: str, *, limit: int | None = None
 ) -> list[Conversation]:
@@ -81,33 +73,26 @@ def delete_conversation(session: Session, user_id: str, conversation_id: str) ->
     session.commit()
 
 
-def append_user_message(
-    session: Session, user_id: str, conversation_id: str, content: str
-) -> Message:
-    return _append(session, _owned(session, user_id, conversation_id), "user", content=content)
-
-
-def start_assistant_message(
+def open_turn(
     session: Session,
     user_id: str,
-    conversation_id: str,
-    *,
-    mode: str | None = None,
-    prompt_version: str | None = None,
-    model: str | None = None,
-    sources: Sequence[dict[str, Any]] = (),
-) -> Message:
-    """An empty assistant message in status `streaming`, to be filled by updates."""
-    return _append(
-        session,
-        _owned(session, user_id, conversation_id),
-        "assistant",
-        status="streaming",
-        mode=mode,
-        prompt_version=prompt_version,
-        model=model,
-        sources=list(sources),
-    )
+    conversation_id: str | None,
+    question: str,
+    **reply: Any,
+) -> tuple[Conversation, Message]:
+    """The user's question and an empty assistant message (status `streaming`, `reply`'s
+    fields) in the user's conversation, or in a new one titled from the question when
+    `conversation_id` is None: one commit, so a turn takes the database's writer once."""
+    if conversation_id is None:
+        conversation = Conversation(user_id=user_id, title=title_from(question))
+        session.add(conversation)
+        session.flush()
+    else:
+        conversation = _owned(session, user_id, conversation_id)
+    _append(session, conversation, "user", commit=False, content=question)
+    message = _append(session, conversation, "assistant", commit=False, status="streaming", **reply)
+    session.commit()
+    return conversation, message
 
 
 def update_assistant_message(
@@ -166,7 +151,9 @@ def _owned_assistant_message(session: Session, user_id: str, message_id: str) ->
     return message
 
 
-def _append(session: Session, conversation: Conversation, role: Role, **fields: Any) -> Message:
+def _append(
+    session: Session, conversation: Conversation, role: Role, *, commit: bool = True, **fields: Any
+) -> Message:
     last = session.scalar(
         select(func.max(Message.position)).where(Message.conversation_id == conversation.id)
     )
@@ -180,5 +167,8 @@ def _append(session: Session, conversation: Conversation, role: Role, **fields: 
     )
     conversation.updated_at = now
     session.add(message)
-    session.commit()
+    if commit:
+        session.commit()
+    else:
+        session.flush()
     return message

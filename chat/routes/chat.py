@@ -28,10 +28,8 @@ from starlette.concurrency import run_in_threadpool
 from chat.answering import Answerer, Question, Turn
 from chat.conversations import (
     Status,
-    append_user_message,
-    create_conversation,
     get_conversation,
-    start_assistant_message,
+    open_turn,
     update_assistant_message,
 )
 from chat.events import Delta, Done, Error, Event, Sources
@@ -82,19 +80,17 @@ def prepare_turn(
     """The conversation (new or the user's own, else NotFound), the user's message stored,
     and an empty assistant message to fill."""
     with services.sessions() as session:
+        history: tuple[Turn, ...] = ()
         if request.conversation_id:
             conversation = get_conversation(session, user_id, request.conversation_id)
             done = [m for m in conversation.messages if m.content and m.status == "complete"]
             keep = done[-services.limits.history_turns * 2 :]
             history = tuple(Turn(m.role, m.content) for m in keep)
-        else:
-            conversation = create_conversation(session, user_id, request.message)
-            history = ()
-        append_user_message(session, user_id, conversation.id, request.message)
-        reply = start_assistant_message(
+        conversation, reply = open_turn(
             session,
             user_id,
-            conversation.id,
+            request.conversation_id,
+            request.message,
             mode=answerer.mode,
             prompt_version=answerer.prompts.version,
             model=answerer.model_name or None,

@@ -7,18 +7,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from chat.conversations import (
     UNTITLED,
     NotFound,
-    append_user_message,
-    create_conversation,
     delete_conversation,
     get_conversation,
     list_conversations,
-    start_assistant_message,
+    open_turn,
     title_from,
     update_assistant_message,
 )
@@ -83,10 +81,14 @@ def test_title_is_the_first_message_on_one_line_cut_near_sixty_characters() -> N
 def test_messages_come_back_in_order_with_their_json_fields(
     sessions: sessionmaker[Session], session: Session, ada: str
 ) -> None:
-    conversation = create_conversation(session, ada, "  What is attention?  ")
-    append_user_message(session, ada, conversation.id, "What is attention?")
-    answer = start_assistant_message(
-        session, ada, conversation.id, mode="llm", prompt_version="v3", model="gpt-4o-mini"
+    conversation, answer = open_turn(
+        session,
+        ada,
+        None,
+        "  What is attention?  ",
+        mode="llm",
+        prompt_version="v3",
+        model="gpt-4o-mini",
     )
     update_assistant_message(
         session,
@@ -99,7 +101,7 @@ def test_messages_come_back_in_order_with_their_json_fields(
         usage={"prompt_tokens": 812, "completion_tokens": 41},
         timings={"retrieval_ms": 12.5, "first_token_ms": 300, "total_ms": 910},
     )
-    append_user_message(session, ada, conversation.id, "And self-attention?")
+    open_turn(session, ada, conversation.id, "And self-attention?")
 
     with sessions() as fresh:
         loaded = get_conversation(fresh, ada, conversation.id)
@@ -109,6 +111,7 @@ def test_messages_come_back_in_order_with_their_json_fields(
         (1, "user", "complete"),
         (2, "assistant", "complete"),
         (3, "user", "complete"),
+        (4, "assistant", "streaming"),
     ]
     reply = loaded.messages[1]
     assert reply.content == "Attention weighs tokens [arXiv:2203.12533]."
@@ -125,13 +128,12 @@ def test_messages_come_back_in_order_with_their_json_fields(
 def test_streaming_answer_is_saved_as_it_grows(
     sessions: sessionmaker[Session], session: Session, ada: str
 ) -> None:
-    conversation = create_conversation(session, ada, "What is attention?")
-    answer = start_assistant_message(session, ada, conversation.id, sources=SOURCES)
+    conversation, answer = open_turn(session, ada, None, "What is attention?", sources=SOURCES)
 
     update_assistant_message(session, ada, answer.id, content="Attention weighs")
 
     with sessions() as reader:
-        partial = get_conversation(reader, ada, conversation.id).messages[0]
+        partial = get_conversation(reader, ada, conversation.id).messages[1]
     assert (partial.status, partial.content, partial.sources) == (
         "streaming",
         "Attention weighs",
@@ -143,17 +145,17 @@ def test_streaming_answer_is_saved_as_it_grows(
     )
 
     with sessions() as reader:
-        final = get_conversation(reader, ada, conversation.id).messages[0]
+        final = get_conversation(reader, ada, conversation.id).messages[1]
     assert (final.status, final.content) == ("cancelled", "Attention weighs")
 
 
 def test_list_is_newest_activity_first(session: Session, ada: str, grace: str) -> None:
-    first = create_conversation(session, ada, "first")
-    second = create_conversation(session, ada, "second")
-    third = create_conversation(session, ada, "third")
-    create_conversation(session, grace, "not ada's")
+    first, _ = open_turn(session, ada, None, "first")
+    second, _ = open_turn(session, ada, None, "second")
+    third, _ = open_turn(session, ada, None, "third")
+    open_turn(session, grace, None, "not ada's")
 
-    append_user_message(session, ada, first.id, "back to the first one")
+    open_turn(session, ada, first.id, "back to the first one")
 
     assert [c.id for c in list_conversations(session, ada)] == [first.id, third.id, second.id]
     assert [c.id for c in list_conversations(session, ada, limit=2)] == [first.id, third.id]
@@ -164,19 +166,16 @@ def _as_grace(conversation_id: str, message_id: str) -> dict[str, Callable[..., 
     return {
         "get": lambda s, u: get_conversation(s, u, conversation_id),
         "delete": lambda s, u: delete_conversation(s, u, conversation_id),
-        "append": lambda s, u: append_user_message(s, u, conversation_id, "mine now"),
-        "start": lambda s, u: start_assistant_message(s, u, conversation_id),
+        "continue": lambda s, u: open_turn(s, u, conversation_id, "mine now"),
         "update": lambda s, u: update_assistant_message(s, u, message_id, content="mine"),
     }
 
 
-@pytest.mark.parametrize("action", ["get", "delete", "append", "start", "update"])
+@pytest.mark.parametrize("action", ["get", "delete", "continue", "update"])
 def test_another_users_conversation_is_not_found(
     sessions: sessionmaker[Session], session: Session, ada: str, grace: str, action: str
 ) -> None:
-    conversation = create_conversation(session, ada, "private")
-    append_user_message(session, ada, conversation.id, "private")
-    answer = start_assistant_message(session, ada, conversation.id)
+    conversation, answer = open_turn(session, ada, None, "private")
 
     with pytest.raises(NotFound):
         _as_grace(conversation.id, answer.id)[action](session, grace)
@@ -188,8 +187,8 @@ def test_another_users_conversation_is_not_found(
 
 
 def test_unknown_conversation_and_user_message_are_not_found(session: Session, ada: str) -> None:
-    conversation = create_conversation(session, ada, "hello")
-    question = append_user_message(session, ada, conversation.id, "hello")
+    conversation, _ = open_turn(session, ada, None, "hello")
+    question = get_conversation(session, ada, conversation.id).messages[0]
 
     with pytest.raises(NotFound):
         get_conversation(session, ada, str(uuid.uuid4()))
@@ -198,14 +197,29 @@ def test_unknown_conversation_and_user_message_are_not_found(session: Session, a
 
 
 def test_delete_removes_the_conversation_and_its_messages(session: Session, ada: str) -> None:
-    conversation = create_conversation(session, ada, "hello")
-    append_user_message(session, ada, conversation.id, "hello")
-    start_assistant_message(session, ada, conversation.id)
-    kept = create_conversation(session, ada, "kept")
+    conversation, _ = open_turn(session, ada, None, "hello")
+    kept, _ = open_turn(session, ada, None, "kept")
 
     delete_conversation(session, ada, conversation.id)
 
     with pytest.raises(NotFound):
         get_conversation(session, ada, conversation.id)
     assert [c.id for c in list_conversations(session, ada)] == [kept.id]
-    assert session.scalar(select(func.count()).select_from(Message)) == 0
+    left = select(func.count()).select_from(Message).group_by(Message.conversation_id)
+    assert session.scalars(left).all() == [2]  # the kept conversation's turn only
+
+
+def test_a_turn_is_one_commit(session: Session, ada: str) -> None:
+    commits: list[Session] = []
+    event.listen(session, "after_commit", commits.append)
+
+    conversation, _ = open_turn(session, ada, None, "first question")
+    open_turn(session, ada, conversation.id, "second question")
+
+    assert len(commits) == 2
+    assert [m.role for m in get_conversation(session, ada, conversation.id).messages] == [
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+    ]
