@@ -35,8 +35,17 @@ SETTINGS = (
         "the default, dense 1.5 from 20 words",
         FusionConfig(long_query_words=20, long_dense_weight=1.5),
     ),
+    (
+        "the default, feedback terms from 6 dense passages, weight 0.5",
+        FusionConfig(feedback_weight=0.5),
+    ),
+    (
+        "the default, feedback terms from 6 dense passages, weight 1.0",
+        FusionConfig(feedback_weight=1.0),
+    ),
 )
-Pass = tuple[Question, str, list[Hit], list[Hit]]  # question, gold paper id, dense, lexical
+# question, gold paper id, dense, lexical, lexical with feedback terms
+Pass = tuple[Question, str, list[Hit], list[Hit], list[Hit]]
 
 
 def candidates(index: Index, files: list[str]) -> list[Pass]:
@@ -48,24 +57,24 @@ def candidates(index: Index, files: list[str]) -> list[Pass]:
                 continue
             gold = index.catalog.resolve_id(question.gold_id) or question.gold_id
             dense = retriever.dense(question.question, Filters())
-            lexical = retriever.lexical.search(question.question, retriever.config.candidates)
-            kind = question.type if question.type != "pdf" else "pdf"
-            passes.append(
-                (Question(question.qid, question.question, gold, kind), gold, dense, lexical)
-            )
+            lexical = retriever.lexical_search(question.question, Filters())
+            again = retriever.feedback(question.question, dense, Filters())
+            asked = Question(question.qid, question.question, gold, question.type)
+            passes.append((asked, gold, dense, lexical, again))
     return passes
 
 
 def recall_at(passes: list[Pass], config: FusionConfig | None, which: str, k: int = 5) -> float:
     hits = 0
-    for question, gold, dense, lexical in passes:
+    for question, gold, dense, lexical, again in passes:
         if which == "dense":
             ranked = [paper for _, paper, _ in dense]
         elif which == "bm25":
             ranked = [paper for _, paper, _ in lexical]
         else:
             assert config is not None
-            ranked = [c.paper_id for c in fuse(question.question, dense, lexical, config)]
+            fused = fuse(question.question, dense, lexical, config, again)
+            ranked = [c.paper_id for c in fused]
         hits += gold in list(dict.fromkeys(ranked))[:k]
     return hits / max(len(passes), 1)
 

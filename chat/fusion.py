@@ -28,6 +28,8 @@ class FusionConfig:
     # dense gets `long_dense_weight` there (0 turns this off).
     long_query_words: int = 0
     long_dense_weight: float = 1.0
+    # Weight of the pseudo-relevance feedback list (`chat/feedback.py`), when there is one.
+    feedback_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Candidate:
     lexical: float = 0.0  # BM25, 0 when only dense found it
     dense_rank: int | None = None  # 1-based
     lexical_rank: int | None = None
+    feedback_rank: int | None = None
 
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, score)
@@ -62,16 +65,27 @@ def lexical_margin(lexical: Sequence[Hit]) -> float:
     return scores[0] / scores[1]
 
 
+def _ranks(hits: Sequence[Hit]) -> dict[str, int]:
+    return {chunk: rank for rank, (chunk, _, _) in enumerate(hits, start=1)}
+
+
 def fuse(
-    query: str, dense: Sequence[Hit], lexical: Sequence[Hit], config: FusionConfig
+    query: str,
+    dense: Sequence[Hit],
+    lexical: Sequence[Hit],
+    config: FusionConfig,
+    feedback: Sequence[Hit] = (),
 ) -> list[Candidate]:
-    """Every candidate of either list, best first."""
-    papers = {chunk: paper for chunk, paper, _ in (*dense, *lexical)}
-    dense_rank = {chunk: rank for rank, (chunk, _, _) in enumerate(dense, start=1)}
-    lexical_rank = {chunk: rank for rank, (chunk, _, _) in enumerate(lexical, start=1)}
+    """Every candidate of any list, best first."""
+    papers = {chunk: paper for chunk, paper, _ in (*dense, *lexical, *feedback)}
+    dense_rank, lexical_rank, feedback_rank = _ranks(dense), _ranks(lexical), _ranks(feedback)
     dense_score = {chunk: score for chunk, _, score in dense}
     lexical_score = {chunk: score for chunk, _, score in lexical}
-    dense_scaled, lexical_scaled = _scaled(dense), _scaled(lexical)
+    dense_scaled, lexical_scaled, feedback_scaled = (
+        _scaled(dense),
+        _scaled(lexical),
+        _scaled(feedback),
+    )
     dense_weight = config.dense_weight
     if config.long_query_words and len(query.split()) >= config.long_query_words:
         dense_weight = config.long_dense_weight
@@ -86,6 +100,9 @@ def fuse(
         if chunk in lexical_rank:
             score += config.lexical_weight / (config.rrf_k + lexical_rank[chunk])
             score += config.score_weight * config.lexical_weight * lexical_scaled[chunk]
+        if chunk in feedback_rank:
+            score += config.feedback_weight / (config.rrf_k + feedback_rank[chunk])
+            score += config.score_weight * config.feedback_weight * feedback_scaled[chunk]
         fused.append(
             Candidate(
                 chunk,
@@ -95,6 +112,7 @@ def fuse(
                 lexical_score.get(chunk, 0.0),
                 dense_rank.get(chunk),
                 lexical_rank.get(chunk),
+                feedback_rank.get(chunk),
             )
         )
     fused.sort(key=lambda c: c.score, reverse=True)

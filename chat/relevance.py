@@ -28,6 +28,15 @@ class RelevancePolicy:
     # matched), with at least this cosine.
     lexical_margin: float = 1.4
     dense_with_margin: float = 0.35
+    # Or when the best BM25 score is this large a share of the question's term weight
+    # (one passage holds most of its rare words: short queries, which the dense model
+    # reads poorly), with at least this cosine.
+    lexical_share: float = 0.60
+    dense_with_share: float = 0.40
+    # A question of at least this many distinct terms describes an idea in plain words;
+    # the passage that answers it sits lower in cosine than the paper's own words would.
+    long_question_terms: int = 15
+    dense_long: float = 0.47
 
     def agreement(self, retrieved: Retrieved) -> bool:
         top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]
@@ -44,6 +53,10 @@ class RelevancePolicy:
         if best >= self.dense_alone:
             return True
         if best >= self.dense_agreeing and self.agreement(retrieved):
+            return True
+        if best >= self.dense_with_share and retrieved.lexical_share >= self.lexical_share:
+            return True
+        if best >= self.dense_long and retrieved.question_terms >= self.long_question_terms:
             return True
         return best >= self.dense_with_margin and self._lexical_margin(retrieved)
 

@@ -12,11 +12,13 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chat.feedback import FeedbackConfig, expansion_terms
 from chat.fusion import Candidate, FusionConfig, Hit, fuse
 from chat.sources import Source
+from ingest.analysis import terms
 from ingest.catalog import Catalog
 from ingest.embedding import Embedder
-from ingest.lexical import LexicalIndex
+from ingest.lexical import LexicalIndex, inverse_document_frequency
 from ingest.records import ARXIV_ID_RE, arxiv_url
 from ingest.store import ChunkStore
 
@@ -45,6 +47,7 @@ class RetrievalConfig:
     candidates: int = 100  # from each retriever
     per_paper: int = 3  # chunks of one paper at most in the final list
     fusion: FusionConfig = field(default_factory=FusionConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,14 @@ class Retrieved:
     ranked: tuple[Candidate, ...]  # every fused candidate, best first, before the per-paper cap
     scoped_to: tuple[str, ...]  # papers named in the question or by the caller
     timings: dict[str, float]
+    question_terms: int = 0  # distinct index terms in the question
+    term_weight: float = 0.0  # their summed inverse document frequencies
+
+    @property
+    def lexical_share(self) -> float:
+        """The best BM25 score over the question's term weight: near or above 1 when one
+        passage holds most of the question's rare words."""
+        return self.best_lexical / self.term_weight if self.term_weight else 0.0
 
     @property
     def best_dense(self) -> float:
@@ -114,16 +125,12 @@ class Retriever:
         filters = self.scope(question, filters or Filters())
         dense = self.dense(question, filters)
         after_dense = time.perf_counter()
-        lexical_hits = self.lexical.search(
-            question,
-            self.config.candidates,
-            paper_ids=filters.paper_ids,
-            categories=filters.categories,
-            published_from=filters.published_from,
-            published_to=filters.published_to,
-        )
+        lexical_hits = self.lexical_search(question, filters)
         after_lexical = time.perf_counter()
         ranked = fuse(question, dense, lexical_hits, self.config.fusion)
+        if self.config.fusion.feedback_weight > 0:
+            again = self.feedback(question, dense, filters)
+            ranked = fuse(question, dense, lexical_hits, self.config.fusion, again)
         chosen = cap_per_paper(ranked, self.config.per_paper, self.config.k)
         sources = self.sources_for(chosen)
         done = time.perf_counter()
@@ -133,7 +140,52 @@ class Retriever:
             "fusion_ms": (done - after_lexical) * 1000,
             "retrieval_ms": (done - started) * 1000,
         }
-        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings)
+        asked, weight = self.term_weight(question)
+        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings, asked, weight)
+
+    def term_weight(self, question: str) -> tuple[int, float]:
+        """(distinct index terms in the question, their summed inverse document frequencies)."""
+        asked = list(dict.fromkeys(terms(question)))
+        frequency = self.lexical.document_frequencies(asked)
+        documents = self.lexical.count()
+        weight = sum(inverse_document_frequency(frequency[t], documents) for t in asked)
+        return len(asked), weight
+
+    def lexical_search(
+        self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
+    ) -> list[Hit]:
+        return self.lexical.search(
+            question,
+            self.config.candidates,
+            paper_ids=filters.paper_ids,
+            categories=filters.categories,
+            published_from=filters.published_from,
+            published_to=filters.published_to,
+            extra=extra,
+        )
+
+    def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
+        """BM25 hits for the question with the distinctive terms of the best dense passages
+        (one per paper) added: pseudo-relevance feedback (`chat/feedback.py`). The dense
+        side reads plain-language questions better, so its passages lead."""
+        config = self.config.feedback
+        first: dict[str, str] = {}
+        for chunk_id, paper_id, _ in dense:
+            first.setdefault(paper_id, chunk_id)
+            if len(first) == config.passages:
+                break
+        rows = self.catalog.chunk_rows(list(first.values()))
+        passages = [str(row["text"]) for row in rows.values()]
+        found = expansion_terms(
+            passages,
+            terms(question),
+            self.lexical.document_frequencies,
+            self.lexical.count(),
+            config,
+        )
+        if not found:
+            return []
+        return self.lexical_search(question, filters, [(t, config.boost * w) for t, w in found])
 
     def dense(self, question: str, filters: Filters) -> list[Hit]:
         """(chunk id, paper id, cosine similarity), best first.

@@ -100,7 +100,15 @@ def retrieve_with_rewrites(
     timings = dict(own.timings)
     timings["retrieval_ms"] = (time.perf_counter() - started) * 1000
     timings["queries"] = float(1 + len(others))
-    return own, Retrieved(tuple(sources), tuple(ranked), own.scoped_to, timings)
+    fused = Retrieved(
+        tuple(sources),
+        tuple(ranked),
+        own.scoped_to,
+        timings,
+        own.question_terms,
+        own.term_weight,
+    )
+    return own, fused
 
 
 def fuse_rankings(rankings: Sequence[Sequence[Candidate]]) -> list[Candidate]:

@@ -8,6 +8,7 @@ half-written lexical index is rebuilt from the catalog, never per query.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -42,6 +43,11 @@ def lexical_text(chunk: Chunk) -> str:
     if chunk.kind == "abstract":
         return chunk.text
     return f"{chunk.paper.title}\n{chunk.section}\n{chunk.text}"
+
+
+def inverse_document_frequency(frequency: int, documents: int) -> float:
+    """How rare a term is: high for a term in few of the index's `documents` chunks."""
+    return math.log(1 + documents / (1 + frequency))
 
 
 def unit_key(unit: Unit) -> str:
@@ -115,21 +121,24 @@ class LexicalIndex:
         published_from: str = "",
         published_to: str = "",
         fix_typos: bool = True,
+        extra: Sequence[tuple[str, float]] = (),
     ) -> list[Hit]:
         """The best chunks for `query`, optionally within some papers, categories or dates.
 
         With `fix_typos`, a query term the index (nearly) lacks also matches the
         common index term one or two edits away ("transfromer" -> "transformer").
+        `extra` adds index terms (stems) with weights of their own.
         """
         words = list(dict.fromkeys(terms(query)))
-        if not words:
+        if not words and not extra:
             return []
         self.index.reload()
         searcher = self.index.searcher()
         if fix_typos:
             words += [w for w in corrections(searcher, words) if w not in words]
+        weighted = [(w, 1.0) for w in words] + [(w, b) for w, b in extra if w not in words]
         should = [
-            (tantivy.Occur.Should, tantivy.Query.term_query(self.schema, "terms", w)) for w in words
+            (tantivy.Occur.Should, self._term(term, boost)) for term, boost in weighted if boost > 0
         ]
         clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
         clauses.extend(self._filters(paper_ids, categories, published_from, published_to))
@@ -139,6 +148,16 @@ class LexicalIndex:
             document = searcher.doc(address)
             hits.append((document["chunk_id"][0], document["paper_id"][0], float(score)))
         return hits
+
+    def _term(self, term: str, boost: float) -> tantivy.Query:
+        query = tantivy.Query.term_query(self.schema, "terms", term)
+        return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
+
+    def document_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
+        """How many chunks hold each stem."""
+        self.index.reload()
+        searcher = self.index.searcher()
+        return {stem: int(searcher.doc_freq("terms", stem)) for stem in stems}
 
     def _filters(
         self,

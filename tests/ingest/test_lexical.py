@@ -59,3 +59,23 @@ def test_replacing_a_unit_removes_its_old_chunks(lexical: LexicalIndex) -> None:
 
     assert lexical.search("attention", 50) == []
     assert lexical.count() == 2
+
+
+def test_extra_terms_count_by_their_weight(lexical: LexicalIndex) -> None:
+    lexical.replace_units(
+        [("2005.11401", "abstract")], _chunks(1, "Retrieval augments generation.", "2005.11401")
+    )
+
+    plain = lexical.search("attention", 50)
+    light = lexical.search("attention", 50, extra=[("retriev", 0.01)])
+    heavy = lexical.search("attention", 50, extra=[("retriev", 10.0)])
+
+    assert "2005.11401" not in {p for _, p, _ in plain}
+    assert light[0][1] == "1706.03762"
+    assert light[-1][1] == "2005.11401"
+    assert heavy[0][1] == "2005.11401"
+    assert lexical.document_frequencies(["retriev", "attent", "absent"]) == {
+        "retriev": 1,
+        "attent": 30,
+        "absent": 0,
+    }

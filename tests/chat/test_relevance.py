@@ -1,0 +1,59 @@
+"""When retrieval counts as having found something to answer from."""
+
+from __future__ import annotations
+
+from chat.fusion import Candidate
+from chat.relevance import RelevancePolicy
+from chat.retrieval import Retrieved
+from chat.sources import Source
+
+
+def _retrieved(dense: float, lexical: float, terms: int, weight: float) -> Retrieved:
+    # The dense side's best paper ("a") is not the lexical side's ("b"): no agreement.
+    ranked = (
+        Candidate("a#0", "a", 1.0, dense=dense, lexical=0.0, dense_rank=1),
+        Candidate("b#0", "b", 0.9, dense=0.1, lexical=lexical, lexical_rank=1),
+        Candidate("c#0", "c", 0.8, dense=0.1, lexical=lexical * 0.95, lexical_rank=2),
+    )
+    source = Source(
+        n=1,
+        id="a",
+        is_arxiv=True,
+        title="A",
+        chunk_id="a#0",
+        kind="abstract",
+        section="Abstract",
+        page=None,
+        text="A.",
+        score=1.0,
+        url="",
+    )
+    return Retrieved((source,), ranked, (), {}, terms, weight)
+
+
+POLICY = RelevancePolicy()
+
+
+def test_a_close_passage_is_relevant_on_its_own() -> None:
+    assert POLICY.is_relevant(_retrieved(dense=0.60, lexical=1.0, terms=4, weight=20.0))
+    assert not POLICY.is_relevant(_retrieved(dense=0.30, lexical=1.0, terms=4, weight=20.0))
+
+
+def test_a_passage_holding_most_of_a_short_querys_rare_words_is_relevant() -> None:
+    matched = _retrieved(dense=0.45, lexical=14.0, terms=5, weight=20.0)
+    partly = _retrieved(dense=0.45, lexical=8.0, terms=5, weight=20.0)
+    far = _retrieved(dense=0.30, lexical=14.0, terms=5, weight=20.0)
+
+    assert matched.lexical_share == 0.7
+    assert POLICY.is_relevant(matched)
+    assert not POLICY.is_relevant(partly)
+    assert not POLICY.is_relevant(far)  # an everyday question sharing rare words by chance
+
+
+def test_a_long_description_needs_less_cosine_than_a_short_query() -> None:
+    long = _retrieved(dense=0.50, lexical=5.0, terms=18, weight=90.0)
+    short = _retrieved(dense=0.50, lexical=5.0, terms=6, weight=30.0)
+
+    assert POLICY.is_relevant(long)
+    assert not POLICY.is_relevant(short)
+    assert not POLICY.is_relevant(_retrieved(dense=0.42, lexical=5.0, terms=18, weight=90.0))
