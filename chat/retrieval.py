@@ -12,6 +12,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chat.coverage import CoverageConfig, rerank
 from chat.feedback import FeedbackConfig, expansion_terms
 from chat.fusion import Candidate, FusionConfig, Hit, fuse
 from chat.sources import Source
@@ -48,6 +49,7 @@ class RetrievalConfig:
     per_paper: int = 3  # chunks of one paper at most in the final list
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,8 @@ class Retriever:
         if self.config.fusion.feedback_weight > 0:
             again = self.feedback(question, dense, filters)
             ranked = fuse(question, dense, lexical_hits, self.config.fusion, again)
+        idf = self.question_idf(question)
+        ranked = self.by_coverage(ranked, idf)
         chosen = cap_per_paper(ranked, self.config.per_paper, self.config.k)
         sources = self.sources_for(chosen)
         done = time.perf_counter()
@@ -140,16 +144,33 @@ class Retriever:
             "fusion_ms": (done - after_lexical) * 1000,
             "retrieval_ms": (done - started) * 1000,
         }
-        asked, weight = self.term_weight(question)
-        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings, asked, weight)
+        weight = sum(idf.values())
+        return Retrieved(
+            tuple(sources), tuple(ranked), filters.paper_ids, timings, len(idf), weight
+        )
 
-    def term_weight(self, question: str) -> tuple[int, float]:
-        """(distinct index terms in the question, their summed inverse document frequencies)."""
+    def question_idf(self, question: str) -> dict[str, float]:
+        """Each distinct index term of the question with its inverse document frequency."""
         asked = list(dict.fromkeys(terms(question)))
         frequency = self.lexical.document_frequencies(asked)
         documents = self.lexical.count()
-        weight = sum(inverse_document_frequency(frequency[t], documents) for t in asked)
-        return len(asked), weight
+        return {t: inverse_document_frequency(frequency[t], documents) for t in asked}
+
+    def by_coverage(self, ranked: Sequence[Candidate], idf: dict[str, float]) -> list[Candidate]:
+        """The best fused candidates reordered by how much of the question they hold
+        (`chat/coverage.py`)."""
+        config = self.config.coverage
+        if config.depth <= 0 or config.weight <= 0:
+            return list(ranked)
+        head = ranked[: config.depth]
+        rows = self.catalog.chunk_rows([c.chunk_id for c in head])
+        texts = {}
+        for candidate in head:
+            row = rows.get(candidate.chunk_id)
+            paper = self.catalog.get_paper(candidate.paper_id)
+            title = paper.title if paper is not None else ""
+            texts[candidate.chunk_id] = f"{title}\n{row['text'] if row is not None else ''}"
+        return rerank(ranked, idf, texts, config)
 
     def lexical_search(
         self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
