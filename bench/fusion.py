@@ -12,37 +12,58 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from chat.components import Index
+from chat.coverage import CoverageConfig
 from chat.evaluation import Question, load_questions
 from chat.fusion import FusionConfig, Hit, fuse
-from chat.retrieval import Filters
+from chat.retrieval import Filters, Retriever
 from chat.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
 
-SETTINGS = (
-    ("RRF k 60, dense weight 0.5 (first version)", FusionConfig(60, 0.5, 1.0, 0.0, 0.0, 1.0)),
-    ("RRF k 10, dense 0.5, scores 0.1", FusionConfig(10, 0.5, 1.0, 0.1, 0.0, 1.0)),
-    ("the same, leaning lexical when BM25's best paper leads by 1.3x", FusionConfig()),
-    ("dense 1.0, scores 0.03, leaning lexical at 1.3x", FusionConfig(10, 1.0, 1.0, 0.03, 1.3, 0.1)),
-    ("dense 0.3, scores 0.1, leaning lexical at 1.3x", FusionConfig(10, 0.3, 1.0, 0.1, 1.3, 0.3)),
-    ("the default, dense 1.0 from 20 words", FusionConfig(long_query_words=20)),
+OFF = CoverageConfig(depth=0)
+SETTINGS: tuple[tuple[str, FusionConfig, CoverageConfig], ...] = (
+    ("RRF k 60, dense weight 0.5 (first version)", FusionConfig(60, 0.5, 1.0, 0.0, 0.0, 1.0), OFF),
+    ("RRF k 10, dense 0.5, scores 0.1", FusionConfig(10, 0.5, 1.0, 0.1, 0.0, 1.0), OFF),
+    ("the same, leaning lexical when BM25's best paper leads by 1.3x", FusionConfig(), OFF),
     (
-        "the default, dense 1.5 from 20 words",
+        "dense 1.0, scores 0.03, leaning lexical at 1.3x",
+        FusionConfig(10, 1.0, 1.0, 0.03, 1.3, 0.1),
+        OFF,
+    ),
+    (
+        "dense 0.3, scores 0.1, leaning lexical at 1.3x",
+        FusionConfig(10, 0.3, 1.0, 0.1, 1.3, 0.3),
+        OFF,
+    ),
+    ("the same as the third, dense 1.0 from 20 words", FusionConfig(long_query_words=20), OFF),
+    (
+        "the same as the third, dense 1.5 from 20 words",
         FusionConfig(long_query_words=20, long_dense_weight=1.5),
+        OFF,
     ),
     (
-        "the default, feedback terms from 6 dense passages, weight 0.5",
+        "the same as the third, feedback terms from 6 dense passages, weight 0.5",
         FusionConfig(feedback_weight=0.5),
+        OFF,
     ),
     (
-        "the default, feedback terms from 6 dense passages, weight 1.0",
+        "the same as the third, feedback terms from 6 dense passages, weight 1.0",
         FusionConfig(feedback_weight=1.0),
+        OFF,
     ),
+    (
+        "the third with a second look at its best 40 by coverage, weight 0.5",
+        FusionConfig(),
+        CoverageConfig(40, 0.5),
+    ),
+    ("the same, coverage weight 1.0 (the default)", FusionConfig(), CoverageConfig()),
+    ("the same, coverage weight 2.0", FusionConfig(), CoverageConfig(40, 2.0)),
 )
 # question, gold paper id, dense, lexical, lexical with feedback terms
 Pass = tuple[Question, str, list[Hit], list[Hit], list[Hit]]
@@ -64,24 +85,33 @@ def candidates(index: Index, files: list[str]) -> list[Pass]:
     return passes
 
 
-def recall_at(passes: list[Pass], config: FusionConfig | None, which: str, k: int = 5) -> float:
-    hits = 0
-    for question, gold, dense, lexical, again in passes:
-        if which == "dense":
-            ranked = [paper for _, paper, _ in dense]
-        elif which == "bm25":
-            ranked = [paper for _, paper, _ in lexical]
-        else:
-            assert config is not None
-            fused = fuse(question.question, dense, lexical, config, again)
-            ranked = [c.paper_id for c in fused]
-        hits += gold in list(dict.fromkeys(ranked))[:k]
-    return hits / max(len(passes), 1)
+Setting = tuple[str, FusionConfig, CoverageConfig]
 
 
-def _cell(passes: list[Pass], config: FusionConfig | None, which: str) -> str:
+def ranking(one: Pass, which: str, setting: Setting | None, retriever: Retriever) -> list[str]:
+    """Distinct papers, best first, as `which` ("dense", "bm25", "hybrid") ranks them."""
+    question, _, dense, lexical, again = one
+    if which == "dense":
+        ranked = [paper for _, paper, _ in dense]
+    elif which == "bm25":
+        ranked = [paper for _, paper, _ in lexical]
+    else:
+        assert setting is not None
+        _, fusion, coverage = setting
+        fused = fuse(question.question, dense, lexical, fusion, again)
+        config = replace(retriever.config, coverage=coverage)
+        idf = retriever.question_idf(question.question)
+        fused = retriever.with_config(config).by_coverage(fused, idf)
+        ranked = [c.paper_id for c in fused]
+    return list(dict.fromkeys(ranked))
+
+
+def _cell(passes: list[Pass], which: str, setting: Setting | None, retriever: Retriever) -> str:
     """Recall@1 / recall@5."""
-    return f"{recall_at(passes, config, which, 1):.2f} / {recall_at(passes, config, which, 5):.2f}"
+    ranks = [ranking(one, which, setting, retriever) for one in passes]
+    at1 = sum(one[1] in papers[:1] for one, papers in zip(passes, ranks, strict=True))
+    at5 = sum(one[1] in papers[:5] for one, papers in zip(passes, ranks, strict=True))
+    return f"{at1 / max(len(passes), 1):.2f} / {at5 / max(len(passes), 1):.2f}"
 
 
 def main() -> None:
@@ -97,12 +127,13 @@ def main() -> None:
     print(f"command: python -m bench.fusion {' '.join(shlex.quote(a) for a in sys.argv[1:])}\n")
     print("| setting | " + " | ".join(kinds) + " |")
     print("|---|" + "---|" * len(kinds))
+    retriever = index.retriever
     for which in ("dense", "bm25"):
-        cells = [_cell(by_kind[k], None, which) for k in kinds]
+        cells = [_cell(by_kind[k], which, None, retriever) for k in kinds]
         print(f"| {which} alone | " + " | ".join(cells) + " |")
-    for label, config in SETTINGS:
-        cells = [_cell(by_kind[k], config, "hybrid") for k in kinds]
-        print(f"| {label} | " + " | ".join(cells) + " |")
+    for setting in SETTINGS:
+        cells = [_cell(by_kind[k], "hybrid", setting, retriever) for k in kinds]
+        print(f"| {setting[0]} | " + " | ".join(cells) + " |")
     index.close()
 
 
