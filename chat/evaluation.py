@@ -65,7 +65,7 @@ def judge(question: Question, retrieved: Retrieved, name: str, retriever: Retrie
     page_hit = None
     if question.page is not None:
         config = retriever.config
-        chosen = cap_per_paper(ordered, config.per_paper, config.k)
+        chosen = cap_per_paper(ordered, config.per_paper, config.k, config.leader_per_paper)
         gold = [c.chunk_id for c in chosen if c.paper_id == question.gold_id]
         rows = retriever.catalog.chunk_rows(gold).values()
         page_hit = any(r["page_start"] <= question.page <= r["page_end"] for r in rows)

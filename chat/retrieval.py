@@ -47,6 +47,7 @@ class RetrievalConfig:
     k: int = 8  # chunks handed to the answerer
     candidates: int = 100  # from each retriever
     per_paper: int = 3  # chunks of one paper at most in the final list
+    leader_per_paper: int = 5  # the same for the first-ranked paper
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
@@ -135,7 +136,8 @@ class Retriever:
             ranked = fuse(question, dense, lexical_hits, self.config.fusion, again)
         idf = self.question_idf(question)
         ranked = self.by_coverage(ranked, idf)
-        chosen = cap_per_paper(ranked, self.config.per_paper, self.config.k)
+        config = self.config
+        chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
         sources = self.sources_for(chosen)
         done = time.perf_counter()
         timings = {
@@ -283,11 +285,17 @@ def _dense_where(filters: Filters) -> dict[str, object] | None:
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
-def cap_per_paper(ranked: Sequence[Candidate], per_paper: int, k: int) -> list[Candidate]:
+def cap_per_paper(
+    ranked: Sequence[Candidate], per_paper: int, k: int, leader: int = 0
+) -> list[Candidate]:
+    """The best `k` candidates with at most `per_paper` of one paper, or `leader` (when
+    larger) of the first-ranked paper, whose page-level detail a question often needs."""
     chosen: list[Candidate] = []
     taken: dict[str, int] = {}
+    first = ranked[0].paper_id if ranked else ""
     for candidate in ranked:
-        if taken.get(candidate.paper_id, 0) >= per_paper:
+        cap = max(per_paper, leader) if candidate.paper_id == first else per_paper
+        if taken.get(candidate.paper_id, 0) >= cap:
             continue
         taken[candidate.paper_id] = taken.get(candidate.paper_id, 0) + 1
         chosen.append(candidate)

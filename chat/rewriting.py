@@ -96,7 +96,8 @@ def retrieve_with_rewrites(
     others = [retriever.retrieve(query, scope) for query in rewrites]
     ranked = fuse_rankings([own.ranked, *(r.ranked for r in others)])
     config = retriever.config
-    sources = retriever.sources_for(cap_per_paper(ranked, config.per_paper, config.k))
+    chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
+    sources = retriever.sources_for(chosen)
     timings = dict(own.timings)
     timings["retrieval_ms"] = (time.perf_counter() - started) * 1000
     timings["queries"] = float(1 + len(others))

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from chat.components import Index
-from chat.retrieval import Filters, ids_in_question
+from chat.fusion import Candidate
+from chat.retrieval import Filters, cap_per_paper, ids_in_question
 from tests.data import EVAL
 
 pytestmark = pytest.mark.timeout(600)
@@ -68,8 +69,21 @@ def test_no_paper_fills_more_than_its_share_of_the_sources(small_index: Index) -
     counts: dict[str, int] = {}
     for source in retrieved.sources:
         counts[source.id] = counts.get(source.id, 0) + 1
+    leader = counts.pop(retrieved.sources[0].id)
+    assert leader <= retriever.config.leader_per_paper
     assert max(counts.values()) <= retriever.config.per_paper
-    assert len(counts) >= 3
+    assert len(counts) >= 2
+
+
+def test_the_first_ranked_paper_may_fill_more_of_the_sources() -> None:
+    ranked = [Candidate(f"a#{i}", "a", 1.0 - i / 100) for i in range(6)]
+    ranked += [Candidate(f"b#{i}", "b", 0.5 - i / 100) for i in range(6)]
+
+    chosen = cap_per_paper(ranked, per_paper=2, k=8, leader=4)
+    plain = cap_per_paper(ranked, per_paper=2, k=8)
+
+    assert [c.chunk_id for c in chosen] == ["a#0", "a#1", "a#2", "a#3", "b#0", "b#1"]
+    assert [c.chunk_id for c in plain] == ["a#0", "a#1", "b#0", "b#1"]
 
 
 def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Index) -> None:
