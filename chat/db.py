@@ -17,7 +17,10 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-SQLITE_BUSY_TIMEOUT_MS = 5000
+# How long a write waits for SQLite's single writer before "database is locked" (a 500).
+# 5 s was too short: 200 simultaneous streams on a loaded two-core machine queued
+# longer and 2 of them failed. Now as long as the connection pool's own wait.
+SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 
 def normalize_url(url: str | URL) -> URL:
