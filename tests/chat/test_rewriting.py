@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 from openai import AsyncOpenAI
@@ -13,7 +14,7 @@ from chat.events import Delta, Event, Sources
 from chat.fusion import Candidate
 from chat.llm import ChatModel
 from chat.prompts import load_prompts
-from chat.retrieval import Filters
+from chat.retrieval import Filters, Retriever
 from chat.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
 from tests.fake_openai import ChatScript, FakeOpenAI
 
@@ -32,7 +33,14 @@ async def model(fake: FakeOpenAI) -> AsyncIterator[ChatModel]:
 
 def _answerer(index: Index, model: ChatModel, mode: RewriteMode) -> Answerer:
     rewriter = QueryRewriter.build(model, mode)
-    return Answerer(index.retriever, load_prompts(), model, rewriter=rewriter)
+    return Answerer(_retriever(index), load_prompts(), model, rewriter=rewriter)
+
+
+def _retriever(index: Index) -> Retriever:
+    """The index's retriever with every paper at the same cap: FiD, first-ranked for
+    these questions, would otherwise hold 5 of the 8 sources the rewrites compete for."""
+    config = index.retriever.config
+    return index.retriever.with_config(replace(config, leader_per_paper=config.per_paper))
 
 
 async def _sources(answerer: Answerer, question: str) -> tuple[list[str], str]:
@@ -83,7 +91,7 @@ def test_a_chunk_two_queries_agree_on_beats_one_a_single_rewrite_ranks_first() -
 async def test_the_models_queries_bring_papers_the_question_alone_misses(
     small_index: Index, fake: FakeOpenAI, model: ChatModel
 ) -> None:
-    alone = [s.id for s in small_index.retriever.retrieve(FID).sources]
+    alone = [s.id for s in _retriever(small_index).retrieve(FID).sources]
     other_id, other_title = _other_paper(small_index, set(alone))
     fake.script_chat(
         ChatScript(pieces=(f"{other_title}\nfusion in decoder",)),
@@ -117,7 +125,7 @@ async def test_relevance_is_judged_on_the_question_not_on_the_rewrites(
 async def test_a_failing_model_leaves_the_question_searched_alone(
     small_index: Index, fake: FakeOpenAI, model: ChatModel
 ) -> None:
-    alone = [s.id for s in small_index.retriever.retrieve(FID, Filters()).sources]
+    alone = [s.id for s in _retriever(small_index).retrieve(FID, Filters()).sources]
     fake.fail_with(503, times=1)
     fake.script_chat(ChatScript(pieces=("An answer [1].",)))
 
