@@ -59,7 +59,7 @@ def search_papers(
 ) -> list[SearchResult]:
     """Hybrid search with one result per paper, best first."""
     limit = max(1, min(limit, MAX_SEARCH_RESULTS))
-    config = dataclasses.replace(retriever.config, k=limit, per_paper=1)
+    config = dataclasses.replace(retriever.config, k=limit, per_paper=1, leader_per_paper=1)
     retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
     results = []
     for source in retrieved.sources:
