@@ -89,8 +89,8 @@ def open_turn(
         session.flush()
     else:
         conversation = _owned(session, user_id, conversation_id)
-    _append(session, conversation, "user", commit=False, content=question)
-    message = _append(session, conversation, "assistant", commit=False, status="streaming", **reply)
+    _append(session, conversation, "user", content=question)
+    message = _append(session, conversation, "assistant", status="streaming", **reply)
     session.commit()
     return conversation, message
 
@@ -151,9 +151,8 @@ def _owned_assistant_message(session: Session, user_id: str, message_id: str) ->
     return message
 
 
-def _append(
-    session: Session, conversation: Conversation, role: Role, *, commit: bool = True, **fields: Any
-) -> Message:
+def _append(session: Session, conversation: Conversation, role: Role, **fields: Any) -> Message:
+    """A message at the end of `conversation`, flushed; the caller commits."""
     last = session.scalar(
         select(func.max(Message.position)).where(Message.conversation_id == conversation.id)
     )
@@ -167,8 +166,5 @@ def _append(
     )
     conversation.updated_at = now
     session.add(message)
-    if commit:
-        session.commit()
-    else:
-        session.flush()
+    session.flush()
     return message
