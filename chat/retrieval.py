@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chat.coverage import CoverageConfig, rerank
@@ -59,8 +59,17 @@ class Retrieved:
     ranked: tuple[Candidate, ...]  # every fused candidate, best first, before the per-paper cap
     scoped_to: tuple[str, ...]  # papers named in the question or by the caller
     timings: dict[str, float]
-    question_terms: int = 0  # distinct index terms in the question
-    term_weight: float = 0.0  # their summed inverse document frequencies
+    # Each distinct index term of the question with its inverse document frequency.
+    question_idf: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def question_terms(self) -> int:
+        return len(self.question_idf)
+
+    @property
+    def term_weight(self) -> float:
+        """The question's summed inverse document frequencies."""
+        return sum(self.question_idf.values())
 
     @property
     def lexical_share(self) -> float:
@@ -130,10 +139,10 @@ class Retriever:
         after_dense = time.perf_counter()
         lexical_hits = self.lexical_search(question, filters)
         after_lexical = time.perf_counter()
-        ranked = fuse(question, dense, lexical_hits, self.config.fusion)
-        if self.config.fusion.feedback_weight > 0:
-            again = self.feedback(question, dense, filters)
-            ranked = fuse(question, dense, lexical_hits, self.config.fusion, again)
+        again = (
+            self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
+        )
+        ranked = fuse(question, dense, lexical_hits, self.config.fusion, again)
         idf = self.question_idf(question)
         ranked = self.by_coverage(ranked, idf)
         config = self.config
@@ -146,10 +155,7 @@ class Retriever:
             "fusion_ms": (done - after_lexical) * 1000,
             "retrieval_ms": (done - started) * 1000,
         }
-        weight = sum(idf.values())
-        return Retrieved(
-            tuple(sources), tuple(ranked), filters.paper_ids, timings, len(idf), weight
-        )
+        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings, idf)
 
     def question_idf(self, question: str) -> dict[str, float]:
         """Each distinct index term of the question with its inverse document frequency."""

@@ -28,7 +28,8 @@ def _retrieved(dense: float, lexical: float, terms: int, weight: float) -> Retri
         score=1.0,
         url="",
     )
-    return Retrieved((source,), ranked, (), {}, terms, weight)
+    idf = {f"term{i}": weight / terms for i in range(terms)}  # `terms` terms summing to `weight`
+    return Retrieved((source,), ranked, (), {}, idf)
 
 
 POLICY = RelevancePolicy()
