@@ -31,7 +31,7 @@ import httpx
 
 from bench.load import Stream, chat_stream, upstream_stream
 from bench.servers import RATE_LIMIT, ServerOptions, Servers, servers
-from chat.evaluation import load_questions
+from chat.evaluation import load_questions, percentile
 from chat.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -46,17 +46,6 @@ def answerable_questions(files: Sequence[Path]) -> list[str]:
     """The answerable questions of `files`, distinct, in file order."""
     texts = [q.question for path in files for q in load_questions(path) if q.gold_id]
     return list(dict.fromkeys(texts))
-
-
-def percentile(values: Sequence[float], q: float) -> float | None:
-    """The `q`-th percentile (0-100) by linear interpolation; None without values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    at = (len(ordered) - 1) * q / 100
-    low = int(at)
-    high = min(low + 1, len(ordered) - 1)
-    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
 @dataclass

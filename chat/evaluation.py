@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -117,10 +116,19 @@ def evaluate(retriever: Retriever, questions: Iterable[Question]) -> dict[str, A
 
 
 def _percentiles(values: Sequence[float]) -> dict[str, float]:
-    if len(values) < 2:
-        return {"p50": round(values[0], 1) if values else 0.0, "p95": 0.0}
-    cuts = statistics.quantiles(values, n=100)
-    return {"p50": round(statistics.median(values), 1), "p95": round(cuts[94], 1)}
+    p50, p95 = percentile(values, 50), percentile(values, 95)
+    return {"p50": round(p50 or 0.0, 1), "p95": round(p95 or 0.0, 1)}
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """The `q`-th percentile (0-100) by linear interpolation; None without values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    at = (len(ordered) - 1) * q / 100
+    low = int(at)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (at - low)
 
 
 def table(report: dict[str, Any]) -> str:

@@ -17,7 +17,13 @@ from chat.accounts import (
 )
 from chat.auth import CSRF_HEADER, SESSION_COOKIE, csrf_matches
 from chat.models import User
-from chat.routes.deps import CurrentUser, ServicesDep, SessionDep, client_address
+from chat.routes.deps import (
+    CurrentUser,
+    ServicesDep,
+    SessionDep,
+    client_address,
+    session_data,
+)
 from chat.routes.errors import BODY, errors
 
 router = APIRouter(tags=["auth"])
@@ -106,8 +112,7 @@ def login(
 @router.post("/api/auth/logout", status_code=status.HTTP_204_NO_CONTENT, responses=errors(403))
 def logout(request: Request, response: Response, services: ServicesDep) -> None:
     """Clears the session cookie; a live session must show its CSRF token to do it."""
-    cookie = request.cookies.get(SESSION_COOKIE)
-    data = services.signer.read(cookie) if cookie else None
+    data = session_data(request, services)
     if data is not None and not csrf_matches(data, request.headers.get(CSRF_HEADER)):
         raise HTTPException(status.HTTP_403_FORBIDDEN, f"missing or wrong {CSRF_HEADER} header")
     response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")

@@ -111,12 +111,17 @@ def _user_from_key(session: Session, token: str) -> User:
     return user
 
 
+def session_data(request: Request, services: Services) -> SessionData | None:
+    """The signed data of the request's session cookie, or None without a valid one."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    return services.signer.read(cookie) if cookie else None
+
+
 def cookie_session(
     request: Request, services: Services, session: Session
 ) -> tuple[SessionData, User] | None:
     """The browser session's signed data and its user, or None without a live one."""
-    cookie = request.cookies.get(SESSION_COOKIE)
-    data = services.signer.read(cookie) if cookie else None
+    data = session_data(request, services)
     user = session.get(User, data.user_id) if data is not None else None
     release_connection(session)
     return (data, user) if data is not None and user is not None else None
