@@ -27,43 +27,64 @@ EVAL = ROOT.parent / "shared" / "data" / "eval"
 FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
 
 OFF = CoverageConfig(depth=0)
+# The settings before the long-description rule, which later rows add.
+THIRD = FusionConfig(long_query_words=0)
 SETTINGS: tuple[tuple[str, FusionConfig, CoverageConfig], ...] = (
-    ("RRF k 60, dense weight 0.5 (first version)", FusionConfig(60, 0.5, 1.0, 0.0, 0.0, 1.0), OFF),
-    ("RRF k 10, dense 0.5, scores 0.1", FusionConfig(10, 0.5, 1.0, 0.1, 0.0, 1.0), OFF),
-    ("the same, leaning lexical when BM25's best paper leads by 1.3x", FusionConfig(), OFF),
+    (
+        "RRF k 60, dense weight 0.5 (first version)",
+        FusionConfig(60, 0.5, 1.0, 0.0, 0.0, 1.0, long_query_words=0),
+        OFF,
+    ),
+    ("RRF k 10, dense 0.5, scores 0.1", replace(THIRD, lexical_margin=0.0), OFF),
+    ("the same, leaning lexical when BM25's best paper leads by 1.3x", THIRD, OFF),
     (
         "dense 1.0, scores 0.03, leaning lexical at 1.3x",
-        FusionConfig(10, 1.0, 1.0, 0.03, 1.3, 0.1),
+        replace(THIRD, dense_weight=1.0, score_weight=0.03, confident_dense_factor=0.1),
         OFF,
     ),
+    ("dense 0.3, scores 0.1, leaning lexical at 1.3x", replace(THIRD, dense_weight=0.3), OFF),
     (
-        "dense 0.3, scores 0.1, leaning lexical at 1.3x",
-        FusionConfig(10, 0.3, 1.0, 0.1, 1.3, 0.3),
+        "the same as the third, dense 1.0 from 20 words",
+        replace(THIRD, long_query_words=20, long_dense_weight=1.0, long_query_max_share=0.0),
         OFF,
     ),
-    ("the same as the third, dense 1.0 from 20 words", FusionConfig(long_query_words=20), OFF),
     (
         "the same as the third, dense 1.5 from 20 words",
-        FusionConfig(long_query_words=20, long_dense_weight=1.5),
+        replace(THIRD, long_query_words=20, long_dense_weight=1.5, long_query_max_share=0.0),
         OFF,
     ),
     (
         "the same as the third, feedback terms from 6 dense passages, weight 0.5",
-        FusionConfig(feedback_weight=0.5),
+        replace(THIRD, feedback_weight=0.5),
         OFF,
     ),
     (
         "the same as the third, feedback terms from 6 dense passages, weight 1.0",
-        FusionConfig(feedback_weight=1.0),
+        replace(THIRD, feedback_weight=1.0),
         OFF,
     ),
     (
         "the third with a second look at its best 40 by coverage, weight 0.5",
-        FusionConfig(),
+        THIRD,
         CoverageConfig(40, 0.5),
     ),
-    ("the same, coverage weight 1.0 (the default)", FusionConfig(), CoverageConfig()),
-    ("the same, coverage weight 2.0", FusionConfig(), CoverageConfig(40, 2.0)),
+    ("the same, coverage weight 1.0", THIRD, CoverageConfig()),
+    ("the same, coverage weight 2.0", THIRD, CoverageConfig(40, 2.0)),
+    (
+        "coverage 1.0, dense 1.5 from 20 words when BM25's best holds < 0.5 of the question",
+        FusionConfig(),
+        CoverageConfig(),
+    ),
+    (
+        "the same, share < 0.6",
+        FusionConfig(long_query_max_share=0.6),
+        CoverageConfig(),
+    ),
+    (
+        "the same, share < 0.5, dense 3.0",
+        FusionConfig(long_dense_weight=3.0),
+        CoverageConfig(),
+    ),
 )
 # question, gold paper id, dense, lexical, lexical with feedback terms
 Pass = tuple[Question, str, list[Hit], list[Hit], list[Hit]]
@@ -98,9 +119,9 @@ def ranking(one: Pass, which: str, setting: Setting | None, retriever: Retriever
     else:
         assert setting is not None
         _, fusion, coverage = setting
-        fused = fuse(question.question, dense, lexical, fusion, again)
-        config = replace(retriever.config, coverage=coverage)
         idf = retriever.question_idf(question.question)
+        fused = fuse(question.question, dense, lexical, fusion, again, sum(idf.values()))
+        config = replace(retriever.config, coverage=coverage)
         fused = retriever.with_config(config).by_coverage(fused, idf)
         ranked = [c.paper_id for c in fused]
     return list(dict.fromkeys(ranked))

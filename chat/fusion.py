@@ -24,10 +24,15 @@ class FusionConfig:
     # something specific (a method, a dataset): lean lexical by this factor.
     lexical_margin: float = 1.3  # 0 turns the adaptation off
     confident_dense_factor: float = 0.3
-    # Questions of at least this many words describe an idea rather than name it:
-    # dense gets `long_dense_weight` there (0 turns this off).
-    long_query_words: int = 0
-    long_dense_weight: float = 1.0
+    # A question of at least this many words whose rare words no passage holds (BM25's
+    # best score under `long_query_max_share` of the question's summed inverse document
+    # frequencies) describes an idea in its own words rather than the papers': dense, which
+    # reads such descriptions better, gets `long_dense_weight` there. Long paraphrases of
+    # a paper keep its rare words and stay below the share. 0 words turns this off, a share
+    # of 0 drops the condition on it.
+    long_query_words: int = 20
+    long_dense_weight: float = 1.5
+    long_query_max_share: float = 0.5
     # Weight of the pseudo-relevance feedback list (`chat/feedback.py`), when there is one.
     feedback_weight: float = 0.0
 
@@ -65,6 +70,19 @@ def lexical_margin(lexical: Sequence[Hit]) -> float:
     return scores[0] / scores[1]
 
 
+def _dense_weight(
+    query: str, lexical: Sequence[Hit], config: FusionConfig, term_weight: float
+) -> float:
+    """The dense list's weight before leaning lexical: its own for a long description."""
+    if not config.long_query_words or len(query.split()) < config.long_query_words:
+        return config.dense_weight
+    best = max((score for _, _, score in lexical), default=0.0)
+    share = best / term_weight if term_weight > 0 else 0.0
+    if config.long_query_max_share and share >= config.long_query_max_share:
+        return config.dense_weight
+    return config.long_dense_weight
+
+
 def _ranks(hits: Sequence[Hit]) -> dict[str, int]:
     return {chunk: rank for rank, (chunk, _, _) in enumerate(hits, start=1)}
 
@@ -75,8 +93,11 @@ def fuse(
     lexical: Sequence[Hit],
     config: FusionConfig,
     feedback: Sequence[Hit] = (),
+    term_weight: float = 0.0,
 ) -> list[Candidate]:
-    """Every candidate of any list, best first."""
+    """Every candidate of any list, best first. `term_weight` is the question's summed
+    inverse document frequencies (0 when unknown: the long-question rule then applies
+    on length alone)."""
     papers = {chunk: paper for chunk, paper, _ in (*dense, *lexical, *feedback)}
     dense_rank, lexical_rank, feedback_rank = _ranks(dense), _ranks(lexical), _ranks(feedback)
     dense_score = {chunk: score for chunk, _, score in dense}
@@ -86,9 +107,7 @@ def fuse(
         _scaled(lexical),
         _scaled(feedback),
     )
-    dense_weight = config.dense_weight
-    if config.long_query_words and len(query.split()) >= config.long_query_words:
-        dense_weight = config.long_dense_weight
+    dense_weight = _dense_weight(query, lexical, config, term_weight)
     if config.lexical_margin and lexical_margin(lexical) >= config.lexical_margin:
         dense_weight *= config.confident_dense_factor
     fused = []

@@ -142,8 +142,8 @@ class Retriever:
         again = (
             self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
         )
-        ranked = fuse(question, dense, lexical_hits, self.config.fusion, again)
         idf = self.question_idf(question)
+        ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         ranked = self.by_coverage(ranked, idf)
         config = self.config
         chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)

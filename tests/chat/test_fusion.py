@@ -16,14 +16,36 @@ def test_a_chunk_both_retrievers_find_comes_first() -> None:
     assert fused[0].lexical_rank == 2
 
 
-def test_long_questions_give_dense_its_own_weight_when_asked() -> None:
-    config = FusionConfig(long_query_words=5, long_dense_weight=3.0)
+def test_long_questions_give_dense_its_own_weight() -> None:
+    config = FusionConfig(long_query_words=5, long_dense_weight=3.0, long_query_max_share=0.0)
 
     short = [c.chunk_id for c in fuse("four words question here", DENSE, LEXICAL, config)]
     long = [c.chunk_id for c in fuse("a question of five words", DENSE, LEXICAL, config)]
 
     assert short.index("d#1") > short.index("l#1")
     assert long.index("d#1") < long.index("l#1")
+
+
+def test_a_long_question_whose_rare_words_one_passage_holds_keeps_the_usual_weights() -> None:
+    config = FusionConfig(long_query_words=5, long_dense_weight=3.0, long_query_max_share=0.5)
+    question = "a question of five words"
+
+    def order(term_weight: float) -> list[str]:
+        return [c.chunk_id for c in fuse(question, DENSE, LEXICAL, config, (), term_weight)]
+
+    described = order(30.0)  # BM25's best, 12, is 0.4 of the question's weight
+    named = order(20.0)  # 0.6 of it
+    assert described.index("d#1") < described.index("l#1")
+    assert named.index("d#1") > named.index("l#1")
+    assert order(20.0) == [c.chunk_id for c in fuse("four words only here", DENSE, LEXICAL, config)]
+
+
+def test_the_long_question_rule_is_on_by_default_and_can_be_turned_off() -> None:
+    question = " ".join(["word"] * 20)
+    on = [c.chunk_id for c in fuse(question, DENSE, LEXICAL, FusionConfig(), (), 100.0)]
+    off_config = FusionConfig(long_query_words=0)
+    off = [c.chunk_id for c in fuse(question, DENSE, LEXICAL, off_config, (), 100.0)]
+    assert on != off
 
 
 def test_a_clear_bm25_winner_leans_lexical() -> None:
