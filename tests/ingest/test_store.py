@@ -5,7 +5,14 @@ from pathlib import Path
 import pytest
 
 from ingest.records import Chunk, Paper
-from ingest.store import ChunkStore, EmbedderMismatch, IndexUnavailable, open_chroma
+from ingest.store import (
+    COLLECTION,
+    SEARCH_EF,
+    ChunkStore,
+    EmbedderMismatch,
+    IndexUnavailable,
+    open_chroma,
+)
 from tests.vectors import unit_vectors
 
 PAPER = Paper(
@@ -48,6 +55,23 @@ def test_upsert_stores_vectors_documents_and_citation_metadata(store: ChunkStore
         "fulltext", "2 Method", 3, 4,
     )  # fmt: skip
     assert store.collection.configuration_json["hnsw"]["space"] == "cosine"
+    assert store.search_ef() == SEARCH_EF
+
+
+def test_an_index_made_with_chromas_default_search_width_is_searched_wider(
+    tmp_path: Path,
+) -> None:
+    client = open_chroma(tmp_path / "chroma")
+    client.create_collection(
+        COLLECTION, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
+    )
+    default = client.get_collection(COLLECTION).configuration["hnsw"]["ef_search"]  # type: ignore[index]
+
+    ChunkStore(client, "minilm")
+
+    again = ChunkStore(open_chroma(tmp_path / "chroma"), "minilm")
+    assert default < SEARCH_EF
+    assert again.search_ef() == SEARCH_EF
 
 
 def test_ids_of_filters_by_paper_and_kind_and_delete_removes(store: ChunkStore) -> None:
