@@ -1,9 +1,12 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
+import chat.fusion
+import chat.retrieval
 from chat.components import Index
 from chat.fusion import Candidate
 from chat.retrieval import Filters, cap_per_paper, ids_in_question
@@ -154,3 +157,22 @@ def test_questions_embed_exactly_as_with_the_document_embedder(small_index: Inde
     assert len(questions) >= 5
     for ours, theirs in zip(by_query_embedder, by_document_embedder, strict=True):
         assert ours.tobytes() == theirs.tobytes()
+
+
+def test_fusion_reads_the_questions_term_weight(
+    small_index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The long-description rule needs the question's summed inverse document frequencies."""
+    seen: list[float] = []
+    real_fuse = chat.fusion.fuse
+
+    def recording(*args: Any, **kwargs: Any) -> list[Candidate]:
+        seen.append(args[5] if len(args) > 5 else kwargs.get("term_weight", 0.0))
+        return real_fuse(*args, **kwargs)
+
+    monkeypatch.setattr(chat.retrieval, "fuse", recording)
+    question = "retrieval augmented language models with a trillion token database"
+    retrieved = small_index.retriever.retrieve(question)
+
+    assert seen == [pytest.approx(retrieved.term_weight)]
+    assert retrieved.term_weight > 0
