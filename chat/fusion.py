@@ -28,8 +28,8 @@ class FusionConfig:
     # best score under `long_query_max_share` of the question's summed inverse document
     # frequencies) describes an idea in its own words rather than the papers': dense, which
     # reads such descriptions better, gets `long_dense_weight` there. Long paraphrases of
-    # a paper keep its rare words and stay below the share. 0 words turns this off, a share
-    # of 0 drops the condition on it.
+    # a paper keep its rare words, so BM25's best reaches the share. 0 words turns this
+    # off, a share of 0 drops the condition on it.
     long_query_words: int = 20
     long_dense_weight: float = 1.5
     long_query_max_share: float = 0.5
