@@ -19,12 +19,12 @@ from ingest.lexical import inverse_document_frequency
 
 @dataclass(frozen=True)
 class FeedbackConfig:
-    # Measured best with `python -m bench.fusion` (README); the fusion weight stays 0.
+    # Measured best with `python -m bench.fusion` (README). Feedback runs only when
+    # `FusionConfig.feedback_weight`, the list's weight in fusion, is above 0 (it is 0).
     passages: int = 6  # best dense passages read, at most one per paper
     terms: int = 10  # expansion terms searched with the question's own
     boost: float = 1.0  # an expansion term's weight against a question term's 1
     min_length: int = 3  # shorter stems (units, symbols) say little
-    weight: float = 0.0  # of the feedback list in fusion; 0 turns feedback off
 
 
 WeightedTerm = tuple[str, float]

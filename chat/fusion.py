@@ -70,6 +70,12 @@ def lexical_margin(lexical: Sequence[Hit]) -> float:
     return scores[0] / scores[1]
 
 
+def lexical_share(best_lexical: float, term_weight: float) -> float:
+    """BM25's best score over the question's summed inverse document frequencies: near or
+    above 1 when one passage holds most of the question's rare words; 0 when unknown."""
+    return best_lexical / term_weight if term_weight > 0 else 0.0
+
+
 def _dense_weight(
     query: str, lexical: Sequence[Hit], config: FusionConfig, term_weight: float
 ) -> float:
@@ -77,7 +83,7 @@ def _dense_weight(
     if not config.long_query_words or len(query.split()) < config.long_query_words:
         return config.dense_weight
     best = max((score for _, _, score in lexical), default=0.0)
-    share = best / term_weight if term_weight > 0 else 0.0
+    share = lexical_share(best, term_weight)
     if config.long_query_max_share and share >= config.long_query_max_share:
         return config.dense_weight
     return config.long_dense_weight

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from chat.coverage import CoverageConfig, rerank
 from chat.feedback import FeedbackConfig, expansion_terms
-from chat.fusion import Candidate, FusionConfig, Hit, fuse
+from chat.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
 from chat.sources import Source
 from ingest.analysis import terms
 from ingest.catalog import Catalog
@@ -73,9 +73,8 @@ class Retrieved:
 
     @property
     def lexical_share(self) -> float:
-        """The best BM25 score over the question's term weight: near or above 1 when one
-        passage holds most of the question's rare words."""
-        return self.best_lexical / self.term_weight if self.term_weight else 0.0
+        """`chat.fusion.lexical_share` of this retrieval."""
+        return lexical_share(self.best_lexical, self.term_weight)
 
     @property
     def best_dense(self) -> float:
