@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chat.extractive import extract_answer, source_sentences
-from chat.sources import Source
-from ingest.analysis import terms, words
+from chat.rag.extractive import extract_answer, source_sentences
+from chat.rag.sources import Source
+from ingest.index.analysis import terms, words
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
@@ -115,10 +115,10 @@ def distractors(db: sqlite3.Connection, question: str, gold_id: str, count: int)
 def rebuilt_passages(paper_ids: set[str]) -> dict[str, list[Passage]]:
     """Chunks of papers made from the shared data with the ingest's chunker."""
     from ingest.chunking import abstract_pieces, fulltext_pieces
-    from ingest.embedding import WordPieces, model_dir
-    from ingest.metadata import read_metadata
-    from ingest.pdf import parse_pdf
-    from ingest.records import Paper
+    from ingest.embedders.base import WordPieces, model_dir
+    from ingest.index.records import Paper
+    from ingest.pdf.parsing import parse_pdf
+    from ingest.sources.metadata import read_metadata
 
     count = WordPieces(model_dir()).count
     found: dict[str, list[Passage]] = {}

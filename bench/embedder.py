@@ -5,7 +5,7 @@ texts per second, speedup over torch fp32, and the mean and minimum cosine
 of each backend's vectors to torch's. The texts are cut into slices and the
 backends take turns on each slice, so a change in machine load between runs
 falls on all of them alike. `--int8 SPEC` (repeatable) adds an int8 row per
-quantisation recipe (`ingest.quantisation.Int8Recipe.parse`); without it, one
+quantisation recipe (`ingest.embedders.quantisation.Int8Recipe.parse`); without it, one
 row for the default recipe.
 
     python -m bench.embedder --n 1000 --threads 2 --int8 all --int8 matmul --int8 matmul:0,2
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.embedding import Embedder, Vectors, build_embedder
-from ingest.onnx_embedder import OnnxEmbedder
-from ingest.quantisation import INT8, Int8Recipe
+from ingest.embedders.base import Embedder, Vectors, build_embedder
+from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.quantisation import INT8, Int8Recipe
 
 ROOT = Path(__file__).resolve().parents[1]
 ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"

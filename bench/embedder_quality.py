@@ -5,7 +5,7 @@ paper: the gold papers of the development questions plus the first N
 abstracts as distractors) and the same questions; the table gives recall@k
 and MRR of the gold paper by exact cosine search, for each: torch fp32
 (unless `--no-torch`) and one int8 row per `--int8 SPEC` recipe
-(`ingest.quantisation.Int8Recipe.parse`; the default recipe without it).
+(`ingest.embedders.quantisation.Int8Recipe.parse`; the default recipe without it).
 
     python -m bench.embedder_quality --distractors 5000 --int8 all --int8 matmul:0,2
 """
@@ -24,10 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.embedding import Embedder, LocalEmbedder
-from ingest.metadata import normalise_space
-from ingest.onnx_embedder import OnnxEmbedder
-from ingest.quantisation import INT8, Int8Recipe
+from ingest.embedders.base import Embedder, LocalEmbedder
+from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.quantisation import INT8, Int8Recipe
+from ingest.sources.metadata import normalise_space
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

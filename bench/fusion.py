@@ -15,12 +15,12 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from chat.components import Index
-from chat.coverage import CoverageConfig
-from chat.evaluation import Question, load_questions
-from chat.fusion import FusionConfig, Hit, fuse
-from chat.retrieval import Filters, Retriever
+from chat.rag.coverage import CoverageConfig
+from chat.rag.evaluation import Question, load_questions
+from chat.rag.fusion import FusionConfig, Hit, fuse
+from chat.rag.retrieval import Filters, Retriever
 from chat.settings import Settings
+from chat.wiring import Index
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 import psutil
 
-from ingest.isolation import Failure, run_isolated
-from ingest.pdf import parse_pdf
-from ingest.sources import find_pdfs
+from ingest.pdf.isolation import Failure, run_isolated
+from ingest.pdf.parsing import parse_pdf
+from ingest.sources.units import find_pdfs
 
 if TYPE_CHECKING:
-    from chat.components import Index
+    from chat.wiring import Index
 
 # PDF workers start by importing the main module: the heavy imports (Chroma,
 # onnxruntime) stay inside the functions so that the workers do not pay for them.
@@ -106,7 +106,7 @@ def end_to_end(index: Index, abstracts: Path, limit: int, pdfs: Path) -> tuple[i
     from ingest.pipeline import Pipeline
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
-    from ingest.sources import metadata_items, pdf_items
+    from ingest.sources.units import metadata_items, pdf_items
 
     embedder = index.embedder
     embedder.embed(["warm up the model"])
@@ -132,8 +132,8 @@ def embed_only(index: Index) -> float:
 
 
 def measure(backend: str, args: argparse.Namespace) -> Row:
-    from chat.components import Index
     from chat.settings import Settings
+    from chat.wiring import Index
 
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as data_dir:
         settings = Settings(

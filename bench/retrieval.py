@@ -19,12 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chat.components import Index
-from chat.evaluation import evaluate, load_questions, table
-from chat.extractive import extract_answer
-from chat.relevance import RelevancePolicy
-from chat.retrieval import Retriever
+from chat.rag.evaluation import evaluate, load_questions, table
+from chat.rag.extractive import extract_answer
+from chat.rag.relevance import RelevancePolicy
+from chat.rag.retrieval import Retriever
 from chat.settings import Settings
+from chat.wiring import Index
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"

@@ -16,7 +16,7 @@ from itertools import groupby
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-from ingest.records import Block, Chunk, Paper
+from ingest.index.records import Block, Chunk, Paper
 
 CountTokens = Callable[[str], int]
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ingest.catalog import Catalog, UnitState
-from ingest.indexer import Indexer, UnitWork
+from ingest.index.catalog import Catalog, UnitState
+from ingest.index.writer import Indexer, UnitWork
 from ingest.progress import Progress
 from ingest.report import IngestReport, Skipped
 

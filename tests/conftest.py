@@ -10,7 +10,7 @@ import pytest
 from tests.net import unused_port
 
 if TYPE_CHECKING:
-    from chat.components import Index
+    from chat.wiring import Index
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -88,7 +88,7 @@ def models_cache() -> Path:
 @pytest.fixture
 def empty_chroma_server(chroma_server: str) -> str:
     """The session's Chroma server with no collections left from other tests."""
-    from ingest.store import open_chroma
+    from ingest.index.store import open_chroma
 
     client = open_chroma(Path(), chroma_server)
     for collection in client.list_collections():
@@ -121,12 +121,12 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) ->
     import json
     import shutil
 
-    from chat.components import Index
     from chat.settings import Settings
+    from chat.wiring import Index
     from ingest.pipeline import Pipeline
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
-    from ingest.sources import metadata_items, pdf_items
+    from ingest.sources.units import metadata_items, pdf_items
     from tests.data import EVAL, PDFS
 
     root = tmp_path_factory.mktemp("small-index")

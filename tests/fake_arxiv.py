@@ -19,7 +19,7 @@ from typing import Self
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
-from ingest.records import InvalidPaperId, split_arxiv_id
+from ingest.index.records import InvalidPaperId, split_arxiv_id
 
 PDF_BYTES = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
 NOT_A_PDF = b"<!DOCTYPE html><html><body>Please verify you are human</body></html>"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ingest.embedding import Vectors, normalise
+from ingest.embedders.base import Vectors, normalise
 
 
 def unit_vectors(n: int, seed: int = 7, dimension: int = 384) -> Vectors:

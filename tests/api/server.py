@@ -20,11 +20,11 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from chat.accounts import create_api_key, create_user, get_user
-from chat.app import create_app
-from chat.components import Index
-from chat.routes.deps import Services
+from chat.service.accounts import create_api_key, create_user, get_user
+from chat.service.app import create_app
+from chat.service.routes.deps import Services
 from chat.settings import Settings
+from chat.wiring import Index
 from tests.fake_openai import ChatScript, FakeOpenAI
 from tests.net import serving, unused_port
 

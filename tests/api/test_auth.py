@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.ratelimit import build_rate_limiter
+from chat.service.ratelimit import build_rate_limiter
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
     Api,

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from chat.ratelimit import StreamSlots, build_rate_limiter
+from chat.service.ratelimit import StreamSlots, build_rate_limiter
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     SseEvent,
@@ -78,7 +78,7 @@ def test_complete_answer_is_saved_with_sources_citations_and_usage(api: Api) -> 
     assert assistant["citations"] == ["2007.01282"]
     assert {s["id"] for s in assistant["sources"]} == {"2007.01282"}
     with api.services.sessions() as session:
-        from chat.models import Message
+        from chat.service.tables import Message
 
         record = session.get(Message, events[0].data["message_id"])
         assert record is not None
@@ -145,7 +145,7 @@ def test_client_disconnect_cancels_upstream_and_saves_partial_answer(api: Api) -
 
         def status() -> str | None:
             with api.services.sessions() as session:
-                from chat.models import Message
+                from chat.service.tables import Message
 
                 record = session.get(Message, message_id)
                 return record.status if record is not None else None
@@ -155,7 +155,7 @@ def test_client_disconnect_cancels_upstream_and_saves_partial_answer(api: Api) -
     assert cancelled_upstream
     assert saved
     with api.services.sessions() as session:
-        from chat.models import Message
+        from chat.service.tables import Message
 
         record = session.get(Message, message_id)
         assert record is not None

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from chat.accounts import create_api_key, create_user
-from chat.app import create_app
+from chat.service.accounts import create_api_key, create_user
+from chat.service.app import create_app
 from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     api_settings_fixture,

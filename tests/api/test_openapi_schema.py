@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from chat.app import create_app
+from chat.service.app import create_app
 from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,

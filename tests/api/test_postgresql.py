@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.app import create_app
+from chat.service.app import create_app
 from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,

@@ -17,11 +17,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from chat.accounts import create_api_key, create_user
-from chat.components import Index
-from chat.conversations import get_conversation
-from chat.db import create_database_engine, session_factory
-from chat.migrations import upgrade_database
+from chat.service.accounts import create_api_key, create_user
+from chat.service.conversations import get_conversation
+from chat.service.db import create_database_engine, session_factory
+from chat.service.migrations import upgrade_database
+from chat.wiring import Index
 from tests.api.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
 from tests.fake_openai import ChatScript, FakeOpenAI
 from tests.net import unused_port

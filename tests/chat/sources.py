@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.sources import Source
+from chat.rag.sources import Source
 
 
 def make_source(

@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from chat.accounts import (
+from chat.cli.admin import register
+from chat.service.accounts import (
     DuplicateEmail,
     InvalidApiKey,
     InvalidCredentials,
@@ -28,10 +29,9 @@ from chat.accounts import (
     revoke_api_key,
     verify_api_key,
 )
-from chat.admin import register
-from chat.db import create_database_engine, session_factory
-from chat.migrations import upgrade_database
-from chat.models import User
+from chat.service.db import create_database_engine, session_factory
+from chat.service.migrations import upgrade_database
+from chat.service.tables import User
 from chat.settings import Settings
 
 PASSWORD = "correct horse battery staple"

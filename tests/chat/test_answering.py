@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator
 import pytest
 from openai import AsyncOpenAI
 
-from chat.answering import NOT_FOUND, Answerer, Question, Turn
-from chat.components import Index
-from chat.events import Delta, Done, Error, Event, Meta, Sources
-from chat.llm import ChatModel
-from chat.prompts import load_prompts
-from chat.retrieval import Filters
+from chat.rag.answering import NOT_FOUND, Answerer, Question, Turn
+from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
+from chat.rag.llm import ChatModel
+from chat.rag.prompts import load_prompts
+from chat.rag.retrieval import Filters
+from chat.wiring import Index
 from tests.fake_openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(120)

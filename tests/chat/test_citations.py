@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from chat.citations import MAX_CITATION, CitationGuard
-from chat.sources import Source
+from chat.rag.citations import MAX_CITATION, CitationGuard
+from chat.rag.sources import Source
 from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.components import Index
+from chat.wiring import Index
 from tests.cli import environment, run
 from tests.data import EVAL
 from tests.fake_openai import ChatScript, FakeOpenAI

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from chat.coverage import CoverageConfig, coverage, rerank
-from chat.fusion import Candidate
+from chat.rag.coverage import CoverageConfig, coverage, rerank
+from chat.rag.fusion import Candidate
 
 IDF = {"steganalysi": 8.0, "jpeg": 6.0, "network": 1.0}
 RANKED = [

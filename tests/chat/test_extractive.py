@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import pytest
 
-from chat.extractive import extract_answer, split_sentences
-from chat.sources import Source
-from ingest.analysis import words
-from ingest.pdf import parse_pdf
+from chat.rag.extractive import extract_answer, split_sentences
+from chat.rag.sources import Source
+from ingest.index.analysis import words
+from ingest.pdf.parsing import parse_pdf
 from tests.chat.sources import make_source
 from tests.data import ABSTRACTS, EVAL, PDFS
 

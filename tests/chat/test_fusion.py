@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.fusion import FusionConfig, Hit, fuse
+from chat.rag.fusion import FusionConfig, Hit, fuse
 
 DENSE: list[Hit] = [("d#1", "d", 0.6), ("both#1", "both", 0.5)]
 LEXICAL: list[Hit] = [("l#1", "l", 12.0), ("both#1", "both", 11.0), ("x#1", "x", 10.0)]

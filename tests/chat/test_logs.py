@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from chat.logs import (
+from chat.service.logs import (
     configure_logging,
     get_request_id,
     json_handler,

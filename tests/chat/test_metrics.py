@@ -4,7 +4,7 @@ import pytest
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from chat.metrics import CONTENT_TYPE, Metrics, render
+from chat.service.metrics import CONTENT_TYPE, Metrics, render
 
 pytestmark = pytest.mark.timeout(10)
 

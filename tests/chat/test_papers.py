@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from chat.components import Index
-from chat.papers import PaperNotFound, normalise_id, paper_details, search_papers
+from chat.rag.papers import PaperNotFound, normalise_id, paper_details, search_papers
+from chat.wiring import Index
 
 pytestmark = pytest.mark.timeout(300)
 

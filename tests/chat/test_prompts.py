@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.prompts import (
+from chat.rag.prompts import (
     DEFAULT_DIRECTORY,
     NO_SOURCES,
     ChatTurn,
@@ -16,7 +16,7 @@ from chat.prompts import (
     condense_messages,
     load_prompts,
 )
-from chat.sources import Source
+from chat.rag.sources import Source
 from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(10)

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from chat.ratelimit import (
+from chat.service.ratelimit import (
     InProcessRateLimiter,
     RateLimit,
     RateLimiter,

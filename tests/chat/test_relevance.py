@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from chat.fusion import Candidate
-from chat.relevance import RelevancePolicy
-from chat.retrieval import Retrieved
-from chat.sources import Source
+from chat.rag.fusion import Candidate
+from chat.rag.relevance import RelevancePolicy
+from chat.rag.retrieval import Retrieved
+from chat.rag.sources import Source
 
 
 def _retrieved(dense: float, lexical: float, terms: int, weight: float) -> Retrieved:

@@ -5,11 +5,11 @@ from typing import Any
 
 import pytest
 
-import chat.fusion
-import chat.retrieval
-from chat.components import Index
-from chat.fusion import Candidate
-from chat.retrieval import Filters, cap_per_paper, ids_in_question
+import chat.rag.fusion
+import chat.rag.retrieval
+from chat.rag.fusion import Candidate
+from chat.rag.retrieval import Filters, cap_per_paper, ids_in_question
+from chat.wiring import Index
 from tests.data import EVAL
 
 pytestmark = pytest.mark.timeout(600)
@@ -164,13 +164,13 @@ def test_fusion_reads_the_questions_term_weight(
 ) -> None:
     """The long-description rule needs the question's summed inverse document frequencies."""
     seen: list[float] = []
-    real_fuse = chat.fusion.fuse
+    real_fuse = chat.rag.fusion.fuse
 
     def recording(*args: Any, **kwargs: Any) -> list[Candidate]:
         seen.append(args[5] if len(args) > 5 else kwargs.get("term_weight", 0.0))
         return real_fuse(*args, **kwargs)
 
-    monkeypatch.setattr(chat.retrieval, "fuse", recording)
+    monkeypatch.setattr(chat.rag.retrieval, "fuse", recording)
     question = "retrieval augmented language models with a trillion token database"
     retrieved = small_index.retriever.retrieve(question)
 

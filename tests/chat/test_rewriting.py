@@ -8,14 +8,14 @@ from dataclasses import replace
 import pytest
 from openai import AsyncOpenAI
 
-from chat.answering import NOT_FOUND, Answerer, Question
-from chat.components import Index
-from chat.events import Delta, Event, Sources
-from chat.fusion import Candidate
-from chat.llm import ChatModel
-from chat.prompts import load_prompts
-from chat.retrieval import Filters, Retriever
-from chat.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
+from chat.rag.answering import NOT_FOUND, Answerer, Question
+from chat.rag.events import Delta, Event, Sources
+from chat.rag.fusion import Candidate
+from chat.rag.llm import ChatModel
+from chat.rag.prompts import load_prompts
+from chat.rag.retrieval import Filters, Retriever
+from chat.rag.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
+from chat.wiring import Index
 from tests.fake_openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(120)

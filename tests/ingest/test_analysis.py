@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from ingest.analysis import terms, words
+from ingest.index.analysis import terms, words
 
 
 def test_words_fold_accents_and_ligatures_and_keep_apostrophes() -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.arxiv_api import (
+from ingest.index.records import Paper
+from ingest.sources.arxiv_api import (
     ArxivClient,
     Harvested,
     IdFailure,
@@ -20,8 +21,7 @@ from ingest.arxiv_api import (
     harvest,
     search,
 )
-from ingest.arxiv_feed import ArxivApiError
-from ingest.records import Paper
+from ingest.sources.arxiv_feed import ArxivApiError
 from tests.fake_arxiv import PDF_BYTES, FakeArxiv, FakePaper
 from tests.net import unused_port
 

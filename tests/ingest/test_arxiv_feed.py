@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.arxiv_feed import ArxivApiError, parse_feed
+from ingest.sources.arxiv_feed import ArxivApiError, parse_feed
 from tests.fake_arxiv import feed_xml
 
 pytestmark = pytest.mark.timeout(10)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.catalog import Catalog, CatalogError
+from ingest.index.catalog import Catalog, CatalogError
 
 
 def test_opening_an_older_catalog_adds_new_columns_and_keeps_rows(tmp_path: Path) -> None:

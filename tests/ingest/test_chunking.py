@@ -9,8 +9,8 @@ from ingest.chunking import (
     make_chunks,
     unit_hash,
 )
-from ingest.metadata import read_metadata
-from ingest.records import Block, Paper
+from ingest.index.records import Block, Paper
+from ingest.sources.metadata import read_metadata
 from tests.data import ABSTRACTS
 
 CountTokens = Callable[[str], int]

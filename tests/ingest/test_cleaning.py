@@ -4,10 +4,10 @@ import re
 
 import pytest
 
-from ingest.cleaning import clean_pages
-from ingest.pdf import parse_pdf
-from ingest.records import Block, ParsedPdf
-from ingest.wordrepair import SOFT_HYPHEN
+from ingest.index.records import Block, ParsedPdf
+from ingest.pdf.cleaning import clean_pages
+from ingest.pdf.parsing import parse_pdf
+from ingest.pdf.wordrepair import SOFT_HYPHEN
 from tests.data import PDFS
 
 pytestmark = pytest.mark.timeout(60)

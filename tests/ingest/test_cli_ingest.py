@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ingest.store import ChunkStore, open_chroma
+from ingest.index.store import ChunkStore, open_chroma
 from tests import pdf_fixtures
 from tests.cli import environment, run
 from tests.data import PDFS

@@ -10,7 +10,7 @@ import openai
 import pytest
 from transformers import AutoTokenizer
 
-from ingest.embedding import (
+from ingest.embedders.base import (
     MODEL_NAME,
     EmbedderError,
     LocalEmbedder,
@@ -19,7 +19,7 @@ from ingest.embedding import (
     build_embedder,
     model_dir,
 )
-from ingest.onnx_embedder import OnnxEmbedder
+from ingest.embedders.onnx import OnnxEmbedder
 from tests.data import ABSTRACTS
 from tests.fake_openai import FakeOpenAI
 

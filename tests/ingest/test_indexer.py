@@ -4,12 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from ingest.catalog import Catalog
 from ingest.chunking import Piece, make_chunks, unit_hash
-from ingest.indexer import Indexer, UnitWork
-from ingest.lexical import LexicalIndex
-from ingest.records import Paper
-from ingest.store import ChunkStore, open_chroma
+from ingest.index.catalog import Catalog
+from ingest.index.lexical import LexicalIndex
+from ingest.index.records import Paper
+from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.writer import Indexer, UnitWork
 from tests.vectors import unit_vectors
 
 PAPER = Paper(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.isolation import WORKER_NICENESS, Failure, run_isolated
-from ingest.pdf import parse_pdf
-from ingest.records import ParsedPdf
+from ingest.index.records import ParsedPdf
+from ingest.pdf.isolation import WORKER_NICENESS, Failure, run_isolated
+from ingest.pdf.parsing import parse_pdf
 from tests import pdf_fixtures
 from tests.data import PDFS
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.lexical import LexicalIndex
-from ingest.records import Chunk, Paper
+from ingest.index.lexical import LexicalIndex
+from ingest.index.records import Chunk, Paper
 
 
 def _chunks(count: int, text: str, paper_id: str = "1706.03762") -> list[Chunk]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.metadata import MetadataError, read_metadata
-from ingest.records import Paper
+from ingest.index.records import Paper
 from ingest.report import Skipped
+from ingest.sources.metadata import MetadataError, read_metadata
 from tests.data import ABSTRACTS, OAI_SAMPLE
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.pdf import PdfError, parse_pdf
+from ingest.pdf.parsing import PdfError, parse_pdf
 from tests import pdf_fixtures
 from tests.data import PDFS
 

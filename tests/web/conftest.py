@@ -17,15 +17,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
-from chat.app import create_app
+from chat.service.app import create_app
 from tests.api.server import Api, fake_llm_fixture, fresh_upstream_fixture, served_settings
 from tests.data import ABSTRACTS, ROOT
 from tests.fake_openai import FakeOpenAI
 from tests.net import serving, unused_port
 
 if TYPE_CHECKING:
-    from chat.components import Index
     from chat.settings import Settings
+    from chat.wiring import Index
 
 __all__ = ["fake_llm_fixture", "fresh_upstream_fixture"]
 
@@ -80,12 +80,12 @@ def _abstracts_file(path: Path) -> Path:
 @pytest.fixture(scope="session")
 def web_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Index]:
     """Thirty real abstracts, one paper titled with markup and one with TeX and an old id."""
-    from chat.components import Index
     from chat.settings import Settings
+    from chat.wiring import Index
     from ingest.pipeline import Pipeline
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
-    from ingest.sources import metadata_items
+    from ingest.sources.units import metadata_items
 
     root = tmp_path_factory.mktemp("web-index")
     index = Index(Settings(data_dir=root / "data", models_cache=models_cache))

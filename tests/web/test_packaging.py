@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from chat.web.assets import STATIC_DIR
-from chat.web.rendering import TEMPLATES_DIR
+from chat.service.web.assets import STATIC_DIR
+from chat.service.web.rendering import TEMPLATES_DIR
 from tests.data import ROOT
 
 pytestmark = pytest.mark.timeout(180)

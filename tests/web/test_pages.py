@@ -10,7 +10,7 @@ import html
 import httpx
 import pytest
 
-from chat.ratelimit import build_rate_limiter
+from chat.service.ratelimit import build_rate_limiter
 from tests.api.server import Api
 from tests.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
 

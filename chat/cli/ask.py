@@ -1,0 +1,69 @@
+"""`paperchat ask`: one question, the answer streamed to a terminal or as one JSON object."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
+from chat.rag.answering import Answerer, Question
+from chat.rag.events import Delta, Done, Error, Event, Sources
+from chat.rag.retrieval import Filters
+from ingest.index.records import InvalidPaperId, split_arxiv_id
+
+
+def paper_ids(values: Sequence[str]) -> tuple[str, ...]:
+    """`--paper` values as index ids: arXiv ids without version, or document ids."""
+    ids = []
+    for value in values:
+        try:
+            ids.append(split_arxiv_id(value)[0])
+        except InvalidPaperId:
+            ids.append(value.removeprefix("doc:"))
+    return tuple(ids)
+
+
+def _print_sources(event: Sources) -> None:
+    if not event.sources:
+        return
+    click.echo("\n\nSources:")
+    for source in event.sources:
+        where = f", {source.section}" if source.section else ""
+        page = f", p. {source.page}" if source.page else ""
+        click.echo(f"  [{source.n}] {source.citation} {source.title}{where}{page}")
+
+
+async def ask_once(answerer: Answerer, text: str, papers: Sequence[str], as_json: bool) -> int:
+    """Run one question; returns the exit code (2 when the answer ended in an error)."""
+    question = Question(text, filters=Filters(paper_ids=paper_ids(papers)))
+    events: list[Event] = []
+    sources: Sources | None = None
+    try:
+        async for event in answerer.answer(question):
+            events.append(event)
+            if isinstance(event, Sources):
+                sources = event
+            elif isinstance(event, Delta) and not as_json:
+                click.echo(event.text, nl=False)
+            elif isinstance(event, Error) and not as_json:
+                click.echo(f"\npaperchat: error: {event.message}", err=True)
+    finally:
+        await answerer.aclose()
+    if as_json:
+        click.echo(json.dumps(_as_json(events), ensure_ascii=False))
+    elif sources is not None:
+        _print_sources(sources)
+        click.echo()
+    return 2 if any(isinstance(e, Error) for e in events) else 0
+
+
+def _as_json(events: Sequence[Event]) -> dict[str, Any]:
+    payload: dict[str, Any] = {"answer": "".join(e.text for e in events if isinstance(e, Delta))}
+    for event in events:
+        if isinstance(event, Sources | Done):
+            payload.update(event.data())
+        elif isinstance(event, Error):
+            payload["error"] = event.data()
+    return payload

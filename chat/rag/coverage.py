@@ -1,0 +1,55 @@
+"""A second look at the best fused candidates: how much of the question each one holds.
+
+BM25 rewards a passage for repeating one of the question's words; someone who
+types a handful of specific words wants the passage that holds most of them.
+The best `depth` fused candidates are scored again: their fused score (scaled
+by the best one's) plus `weight` times the share of the question's rare-word
+weight (summed inverse document frequencies) found in the passage or its
+paper's title.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from chat.rag.fusion import Candidate
+from ingest.index.analysis import terms
+
+
+@dataclass(frozen=True)
+class CoverageConfig:
+    # Measured with the development questions over the full index (README): R@1 of
+    # keyword questions 0.97 -> 1.00, paraphrases 0.91 -> 0.93, short ones 0.28 -> 0.36.
+    depth: int = 40  # fused candidates scored again; 0 turns this off
+    weight: float = 1.0
+
+
+def coverage(idf: Mapping[str, float], text: str) -> float:
+    """The share of the question's term weight (`idf` per question term) found in `text`."""
+    total = sum(idf.values())
+    if total <= 0:
+        return 0.0
+    found = set(terms(text))
+    return sum(weight for term, weight in idf.items() if term in found) / total
+
+
+def rerank(
+    ranked: Sequence[Candidate],
+    idf: Mapping[str, float],
+    texts: Mapping[str, str],
+    config: CoverageConfig,
+) -> list[Candidate]:
+    """`ranked` with its first `config.depth` candidates reordered by fused score plus
+    coverage; `texts` holds each of those candidates' text (with its paper's title)."""
+    head, tail = ranked[: config.depth], ranked[config.depth :]
+    if not head or not idf or head[0].score <= 0:
+        return list(ranked)
+    best = head[0].score
+    rescored = [
+        replace(c, score=c.score / best + config.weight * coverage(idf, texts.get(c.chunk_id, "")))
+        for c in head
+    ]
+    rescored.sort(key=lambda c: c.score, reverse=True)
+    # On the same scale, without coverage, the tail stays below the head.
+    return rescored + [replace(c, score=c.score / best) for c in tail]

@@ -1,0 +1,83 @@
+"""The events an answer streams, in order: meta, sources, delta..., then done or error.
+
+Answering produces these; the CLI prints them and the API turns them into
+SSE events with the same names and `data`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from chat.rag.sources import Source
+
+
+@dataclass(frozen=True)
+class Meta:
+    conversation_id: str
+    message_id: str
+    name: str = "meta"
+
+    def data(self) -> dict[str, Any]:
+        return {"conversation_id": self.conversation_id, "message_id": self.message_id}
+
+
+@dataclass(frozen=True)
+class Sources:
+    sources: tuple[Source, ...]
+    # The standalone query retrieval used, when a follow-up was rewritten.
+    query: str | None = None
+    name: str = "sources"
+
+    def data(self) -> dict[str, Any]:
+        payload: dict[str, Any] = {"sources": [s.as_event() for s in self.sources]}
+        if self.query is not None:
+            payload["query"] = self.query
+        return payload
+
+
+@dataclass(frozen=True)
+class Delta:
+    text: str
+    name: str = "delta"
+
+    def data(self) -> dict[str, Any]:
+        return {"text": self.text}
+
+
+@dataclass(frozen=True)
+class Done:
+    finish_reason: str  # "stop", "length" or "cancelled"
+    citations: tuple[str, ...]
+    dropped_citations: tuple[str, ...]
+    mode: str  # "llm" or "extractive"
+    usage: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+    prompt_version: str = ""
+    model: str = ""
+    name: str = "done"
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "finish_reason": self.finish_reason,
+            "citations": list(self.citations),
+            "dropped_citations": list(self.dropped_citations),
+            "mode": self.mode,
+            "usage": self.usage,
+            "timings": self.timings,
+            "prompt_version": self.prompt_version,
+            "model": self.model,
+        }
+
+
+@dataclass(frozen=True)
+class Error:
+    code: str  # e.g. "upstream_error", "upstream_timeout", "index_unavailable"
+    message: str
+    name: str = "error"
+
+    def data(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message}
+
+
+Event = Meta | Sources | Delta | Done | Error

@@ -1,0 +1,71 @@
+"""Papers as the dock and the API show them: one paper's record, and search by paper."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from chat.rag.retrieval import Filters, Retriever
+from ingest.index.catalog import Catalog
+from ingest.index.records import InvalidPaperId, arxiv_pdf_url, arxiv_url, split_arxiv_id
+
+MAX_SEARCH_RESULTS = 50
+
+
+class PaperNotFound(LookupError):
+    """No paper with that id in the index."""
+
+
+def normalise_id(value: str) -> str:
+    """`arXiv:2203.12533v2`, `2203.12533` or `hep-th/9901001v1` as the index's id."""
+    try:
+        return split_arxiv_id(value)[0]
+    except InvalidPaperId:
+        return value.strip().removeprefix("doc:")
+
+
+def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
+    paper_id = normalise_id(value)
+    row = catalog.paper_row(paper_id)
+    if row is None:
+        raise PaperNotFound(f"no paper {value!r} in the index")
+    paper = catalog.get_paper(paper_id)
+    assert paper is not None
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "authors": paper.authors,
+        "abstract": paper.abstract,
+        "categories": list(paper.categories),
+        "published": paper.published or None,
+        "has_fulltext": row["fulltext_hash"] is not None,
+        "url": arxiv_url(paper.id) if paper.is_arxiv else None,
+        "pdf_url": arxiv_pdf_url(paper.id) if paper.is_arxiv else None,
+    }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    id: str
+    title: str
+    authors: str
+    snippet: str
+    score: float
+
+
+def search_papers(
+    retriever: Retriever, query: str, limit: int = 10, filters: Filters | None = None
+) -> list[SearchResult]:
+    """Hybrid search with one result per paper, best first."""
+    limit = max(1, min(limit, MAX_SEARCH_RESULTS))
+    config = dataclasses.replace(retriever.config, k=limit, per_paper=1, leader_per_paper=1)
+    retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
+    results = []
+    for source in retrieved.sources:
+        paper = retriever.catalog.get_paper(source.id)
+        authors = paper.authors if paper is not None else ""
+        results.append(
+            SearchResult(source.id, source.title, authors, source.snippet(240), source.score)
+        )
+    return results

@@ -1,0 +1,194 @@
+"""The prompts, kept as versioned text files in `prompts/`, and the messages built from them.
+
+File format: the first line is `version: <name>/<number>`, where `<name>` is
+the file's stem (`answer.txt` holds `version: answer/1`); the rest (leading
+blank lines dropped) is a LangChain f-string template: `{question}` is a
+variable, literal braces are doubled (`{{`, `}}`). Raise the number whenever
+the wording changes: `Prompts.version` (`system/1+answer/1+condense/1`) is
+recorded with every answer.
+
+- `system.txt`: the rules of answering; no variables.
+- `answer.txt`: the user turn; `{sources}` (the delimited source blocks) and
+  `{question}`.
+- `condense.txt`: rewrites a follow-up into a standalone question;
+  `{history}` (the transcript) and `{question}`.
+- `rewrite.txt` and `hyde.txt`: search queries, or a hypothetical abstract,
+  for `PAPERCHAT_QUERY_REWRITE` (chat/rewriting.py); `{question}` (and
+  `{count}`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from langchain_core.prompts import PromptTemplate
+
+from chat.rag.sources import Source
+
+DEFAULT_DIRECTORY = Path(__file__).resolve().parents[2] / "prompts"
+MAX_HISTORY_TURNS = 8
+NO_SOURCES = "(none: nothing relevant was found)"
+
+_VERSION_LINE = re.compile(r"^version:\s*(?P<name>[a-z_]+)/(?P<number>\d+)\s*$")
+_VARIABLES: dict[str, set[str]] = {
+    "system": set(),
+    "answer": {"sources", "question"},
+    "condense": {"history", "question"},
+    "rewrite": {"count", "question"},
+    "hyde": {"question"},
+}
+# An opening or closing tag of one of our delimiters, however spaced or cased.
+_DELIMITER_TAG = re.compile(r"<(?=\s*/?\s*(?:sources?|conversation)\b)", re.IGNORECASE)
+_ROLES = ("user", "assistant")
+
+
+class PromptError(Exception):
+    """A prompt file is missing or malformed, or a history turn is not usable."""
+
+
+class Turn(Protocol):
+    """One earlier message of the conversation."""
+
+    @property
+    def role(self) -> str:
+        """`user` or `assistant`."""
+
+    @property
+    def content(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class ChatTurn:
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class VersionedPrompt:
+    name: str
+    number: int
+    template: PromptTemplate
+
+    @property
+    def version(self) -> str:
+        return f"{self.name}/{self.number}"
+
+    def format(self, **values: str) -> str:
+        return self.template.format(**values)
+
+
+@dataclass(frozen=True)
+class Prompts:
+    system: VersionedPrompt
+    answer: VersionedPrompt
+    condense: VersionedPrompt
+
+    @property
+    def version(self) -> str:
+        """All three versions, e.g. `system/1+answer/1+condense/1`."""
+        return "+".join(p.version for p in (self.system, self.answer, self.condense))
+
+
+def load_prompts(directory: Path | None = None) -> Prompts:
+    """Read `system.txt`, `answer.txt` and `condense.txt` from `directory`."""
+    folder = directory or DEFAULT_DIRECTORY
+    return Prompts(
+        system=load_prompt(folder / "system.txt"),
+        answer=load_prompt(folder / "answer.txt"),
+        condense=load_prompt(folder / "condense.txt"),
+    )
+
+
+def load_prompt(path: Path) -> VersionedPrompt:
+    """One prompt file: its version line, then its template."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise PromptError(f"cannot read prompt {str(path)!r}: {e.strerror or e}") from e
+    first, _, body = text.partition("\n")
+    match = _VERSION_LINE.match(first)
+    if match is None:
+        raise PromptError(f"prompt {str(path)!r} must start with 'version: {path.stem}/<number>'")
+    if match["name"] != path.stem:
+        raise PromptError(f"prompt {str(path)!r} says version {first.split(':', 1)[1].strip()!r}")
+    try:
+        template = PromptTemplate.from_template(body.lstrip("\n").rstrip() + "\n")
+    except ValueError as e:
+        raise PromptError(f"prompt {str(path)!r} is not a valid template: {e}") from e
+    expected = _VARIABLES.get(path.stem)
+    if expected is not None and set(template.input_variables) != expected:
+        found = sorted(template.input_variables)
+        raise PromptError(f"prompt {str(path)!r} has variables {found}, needs {sorted(expected)}")
+    return VersionedPrompt(match["name"], int(match["number"]), template)
+
+
+def answer_messages(
+    prompts: Prompts,
+    question: str,
+    sources: Sequence[Source],
+    history: Sequence[Turn] = (),
+    *,
+    max_turns: int = MAX_HISTORY_TURNS,
+) -> list[dict[str, str]]:
+    """System rules, the last `max_turns` history turns in order, then sources and question."""
+    messages = [{"role": "system", "content": prompts.system.format()}]
+    messages += [{"role": t.role, "content": t.content} for t in _recent(history, max_turns)]
+    user = prompts.answer.format(sources=format_sources(sources), question=question.strip())
+    messages.append({"role": "user", "content": user})
+    return messages
+
+
+def condense_messages(
+    prompts: Prompts,
+    history: Sequence[Turn],
+    question: str,
+    *,
+    max_turns: int = MAX_HISTORY_TURNS,
+) -> list[dict[str, str]]:
+    """One user message asking to rewrite `question` as a standalone question."""
+    transcript = "\n\n".join(
+        f"{t.role.capitalize()}: {_neutralise(t.content.strip())}"
+        for t in _recent(history, max_turns)
+    )
+    content = prompts.condense.format(history=transcript, question=question.strip())
+    return [{"role": "user", "content": content}]
+
+
+def format_sources(sources: Sequence[Source]) -> str:
+    """Each source in its own `<source ...>` block; text that could close a block is defused."""
+    if not sources:
+        return NO_SOURCES
+    return "\n\n".join(_source_block(source) for source in sources)
+
+
+def _source_block(source: Source) -> str:
+    attributes = [
+        f'n="{source.n}"',
+        f'citation="{_attribute(source.citation)}"',
+        f'title="{_attribute(source.title)}"',
+        f'section="{_attribute(source.section)}"',
+    ]
+    if source.page is not None:
+        attributes.append(f'page="{source.page}"')
+    return f"<source {' '.join(attributes)}>\n{_neutralise(source.text.strip())}\n</source>"
+
+
+def _attribute(value: str) -> str:
+    return _neutralise(" ".join(value.split())).replace('"', "&quot;")
+
+
+def _neutralise(text: str) -> str:
+    """`text` with every `<` that would open or close one of our delimiters escaped."""
+    return _DELIMITER_TAG.sub("&lt;", text)
+
+
+def _recent(history: Sequence[Turn], max_turns: int) -> Sequence[Turn]:
+    turns = history[-max_turns:] if max_turns > 0 else ()
+    for turn in turns:
+        if turn.role not in _ROLES:
+            raise PromptError(f"history turn has role {turn.role!r}; expected user or assistant")
+    return turns

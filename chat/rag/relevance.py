@@ -1,0 +1,65 @@
+"""Whether retrieval found anything that can ground an answer.
+
+One score alone does not separate answerable from unanswerable questions
+here, so the policy combines the best dense similarity with agreement
+between the retrievers: the thresholds come from measuring the development
+questions (see the README).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chat.rag.fusion import lexical_margin
+from chat.rag.retrieval import Retrieved
+
+
+@dataclass(frozen=True)
+class RelevancePolicy:
+    """Thresholds measured on the development questions (`bench/retrieval.py`, README)."""
+
+    # Above this cosine the best passage is taken as relevant on its own.
+    dense_alone: float = 0.55
+    # Above this one it is relevant when both retrievers put the same paper first.
+    dense_agreeing: float = 0.45
+    # Papers of both retrievers' top few that must coincide to count as agreement.
+    agreement_depth: int = 3
+    # Or when BM25's best paper stands this far above the next (a specific name
+    # matched), with at least this cosine.
+    lexical_margin: float = 1.4
+    dense_with_margin: float = 0.35
+    # Or when the best BM25 score is this large a share of the question's term weight
+    # (one passage holds most of its rare words: short queries, which the dense model
+    # reads poorly), with at least this cosine.
+    lexical_share: float = 0.60
+    dense_with_share: float = 0.40
+    # A question of at least this many distinct terms describes an idea in plain words;
+    # the passage that answers it sits lower in cosine than the paper's own words would.
+    long_question_terms: int = 15
+    dense_long: float = 0.47
+
+    def agreement(self, retrieved: Retrieved) -> bool:
+        top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]
+        top_lexical = retrieved.paper_ranking("lexical")[: self.agreement_depth]
+        return bool(top_dense) and top_dense[0] in top_lexical
+
+    def is_relevant(self, retrieved: Retrieved) -> bool:
+        if not retrieved.sources:
+            return False
+        if retrieved.scoped_to:
+            # A question about named papers is answered from them, whatever the scores.
+            return True
+        best = retrieved.best_dense
+        if best >= self.dense_alone:
+            return True
+        if best >= self.dense_agreeing and self.agreement(retrieved):
+            return True
+        if best >= self.dense_with_share and retrieved.lexical_share >= self.lexical_share:
+            return True
+        if best >= self.dense_long and retrieved.question_terms >= self.long_question_terms:
+            return True
+        return best >= self.dense_with_margin and self._lexical_margin(retrieved)
+
+    def _lexical_margin(self, retrieved: Retrieved) -> bool:
+        hits = [(c.chunk_id, c.paper_id, c.lexical) for c in retrieved.ranked_by("lexical")]
+        return lexical_margin(hits) >= self.lexical_margin

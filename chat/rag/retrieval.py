@@ -1,0 +1,309 @@
+"""Question -> the passages an answer is grounded in.
+
+Dense candidates (Chroma, cosine) and lexical ones (BM25 in the catalog) are
+fused by weighted reciprocal rank fusion that also looks at the scores, and
+the final list holds at most a few chunks of any one paper.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from chat.rag.coverage import CoverageConfig, rerank
+from chat.rag.feedback import FeedbackConfig, expansion_terms
+from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
+from chat.rag.sources import Source
+from ingest.embedders.base import Embedder
+from ingest.index.analysis import terms
+from ingest.index.catalog import Catalog
+from ingest.index.lexical import LexicalIndex, inverse_document_frequency
+from ingest.index.records import ARXIV_ID_RE, arxiv_url
+from ingest.index.store import ChunkStore
+
+_QUESTION_ID_RE = re.compile(
+    rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Restrictions on what may be retrieved; empty means no restriction."""
+
+    paper_ids: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    published_from: str = ""  # ISO date, inclusive
+    published_to: str = ""
+
+    def with_papers(self, paper_ids: Sequence[str]) -> Filters:
+        return Filters(tuple(paper_ids), self.categories, self.published_from, self.published_to)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    k: int = 8  # chunks handed to the answerer
+    candidates: int = 100  # from each retriever
+    per_paper: int = 3  # chunks of one paper at most in the final list
+    leader_per_paper: int = 5  # the same for the first-ranked paper
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    sources: tuple[Source, ...]
+    ranked: tuple[Candidate, ...]  # every fused candidate, best first, before the per-paper cap
+    scoped_to: tuple[str, ...]  # papers named in the question or by the caller
+    timings: dict[str, float]
+    # Each distinct index term of the question with its inverse document frequency.
+    question_idf: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def question_terms(self) -> int:
+        return len(self.question_idf)
+
+    @property
+    def term_weight(self) -> float:
+        """The question's summed inverse document frequencies."""
+        return sum(self.question_idf.values())
+
+    @property
+    def lexical_share(self) -> float:
+        """`chat.rag.fusion.lexical_share` of this retrieval."""
+        return lexical_share(self.best_lexical, self.term_weight)
+
+    @property
+    def best_dense(self) -> float:
+        return max((c.dense for c in self.ranked), default=0.0)
+
+    @property
+    def best_lexical(self) -> float:
+        return max((c.lexical for c in self.ranked), default=0.0)
+
+    def paper_ranking(self, retriever: str = "hybrid") -> list[str]:
+        """Distinct papers in the order of `ranked_by(retriever)`."""
+        return list(dict.fromkeys(c.paper_id for c in self.ranked_by(retriever)))
+
+    def ranked_by(self, retriever: str) -> list[Candidate]:
+        """The candidates as "dense" or "lexical" alone ranked them, or fused ("hybrid")."""
+        if retriever == "hybrid":
+            return list(self.ranked)
+        dense = retriever == "dense"
+        found = [(c.dense_rank if dense else c.lexical_rank, c) for c in self.ranked]
+        return [c for rank, c in sorted(found, key=lambda pair: pair[0] or 0) if rank is not None]
+
+
+def ids_in_question(question: str) -> list[str]:
+    """arXiv ids written in a question: `2203.12533`, `arXiv:2203.12533v2`, arxiv.org links."""
+    found = []
+    for match in _QUESTION_ID_RE.finditer(question):
+        found.append(match["id"])
+    return list(dict.fromkeys(found))
+
+
+class Retriever:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: ChunkStore,
+        lexical: LexicalIndex,
+        embedder: Embedder,
+        config: RetrievalConfig | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.lexical = lexical
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+
+    def with_config(self, config: RetrievalConfig) -> Retriever:
+        """The same indexes and embedder, other settings (e.g. one chunk per paper)."""
+        return Retriever(self.catalog, self.store, self.lexical, self.embedder, config)
+
+    def scope(self, question: str, filters: Filters) -> Filters:
+        """Papers named in the question narrow the search when the index has them."""
+        if filters.paper_ids:
+            return filters
+        named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
+        return filters.with_papers(named) if named else filters
+
+    def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
+        started = time.perf_counter()
+        filters = self.scope(question, filters or Filters())
+        dense = self.dense(question, filters)
+        after_dense = time.perf_counter()
+        lexical_hits = self.lexical_search(question, filters)
+        after_lexical = time.perf_counter()
+        again = (
+            self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
+        )
+        idf = self.question_idf(question)
+        ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
+        ranked = self.by_coverage(ranked, idf)
+        config = self.config
+        chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
+        sources = self.sources_for(chosen)
+        done = time.perf_counter()
+        timings = {
+            "dense_ms": (after_dense - started) * 1000,
+            "lexical_ms": (after_lexical - after_dense) * 1000,
+            "fusion_ms": (done - after_lexical) * 1000,
+            "retrieval_ms": (done - started) * 1000,
+        }
+        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings, idf)
+
+    def question_idf(self, question: str) -> dict[str, float]:
+        """Each distinct index term of the question with its inverse document frequency."""
+        asked = list(dict.fromkeys(terms(question)))
+        frequency = self.lexical.document_frequencies(asked)
+        documents = self.lexical.count()
+        return {t: inverse_document_frequency(frequency[t], documents) for t in asked}
+
+    def by_coverage(self, ranked: Sequence[Candidate], idf: dict[str, float]) -> list[Candidate]:
+        """The best fused candidates reordered by how much of the question they hold
+        (`chat/coverage.py`)."""
+        config = self.config.coverage
+        if config.depth <= 0 or config.weight <= 0:
+            return list(ranked)
+        head = ranked[: config.depth]
+        rows = self.catalog.chunk_rows([c.chunk_id for c in head])
+        texts = {}
+        for candidate in head:
+            row = rows.get(candidate.chunk_id)
+            paper = self.catalog.get_paper(candidate.paper_id)
+            title = paper.title if paper is not None else ""
+            texts[candidate.chunk_id] = f"{title}\n{row['text'] if row is not None else ''}"
+        return rerank(ranked, idf, texts, config)
+
+    def lexical_search(
+        self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
+    ) -> list[Hit]:
+        return self.lexical.search(
+            question,
+            self.config.candidates,
+            paper_ids=filters.paper_ids,
+            categories=filters.categories,
+            published_from=filters.published_from,
+            published_to=filters.published_to,
+            extra=extra,
+        )
+
+    def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
+        """BM25 hits for the question with the distinctive terms of the best dense passages
+        (one per paper) added: pseudo-relevance feedback (`chat/feedback.py`). The dense
+        side reads plain-language questions better, so its passages lead."""
+        config = self.config.feedback
+        first: dict[str, str] = {}
+        for chunk_id, paper_id, _ in dense:
+            first.setdefault(paper_id, chunk_id)
+            if len(first) == config.passages:
+                break
+        rows = self.catalog.chunk_rows(list(first.values()))
+        passages = [str(row["text"]) for row in rows.values()]
+        found = expansion_terms(
+            passages,
+            terms(question),
+            self.lexical.document_frequencies,
+            self.lexical.count(),
+            config,
+        )
+        if not found:
+            return []
+        return self.lexical_search(question, filters, [(t, config.boost * w) for t, w in found])
+
+    def dense(self, question: str, filters: Filters) -> list[Hit]:
+        """(chunk id, paper id, cosine similarity), best first.
+
+        Each chunk's paper comes from the catalog: asking Chroma for the chunks'
+        metadata cost ~10 ms a query, ten times the search itself. Chunks the
+        catalog does not hold are left out.
+        """
+        vector = self.embedder.embed([question])
+        where = _dense_where(filters)
+        result = self.store.collection.query(
+            query_embeddings=vector,
+            n_results=self.config.candidates,
+            where=where,  # type: ignore[arg-type] # chroma's Where type is a deep union
+            include=["distances"],
+        )
+        ids = result["ids"][0]
+        distances = (result["distances"] or [[]])[0]
+        rows = self.catalog.chunk_rows(ids)
+        hits = [
+            (chunk_id, str(rows[chunk_id]["paper_id"]), 1.0 - float(distance))
+            for chunk_id, distance in zip(ids, distances, strict=True)
+            if chunk_id in rows
+        ]
+        if filters.categories:
+            allowed = self._in_categories({p for _, p, _ in hits}, filters.categories)
+            hits = [h for h in hits if h[1] in allowed]
+        return hits
+
+    def _in_categories(self, paper_ids: set[str], categories: Sequence[str]) -> set[str]:
+        wanted = set(categories)
+        keep = set()
+        for paper_id in paper_ids:
+            paper = self.catalog.get_paper(paper_id)
+            if paper is not None and wanted & set(paper.categories):
+                keep.add(paper_id)
+        return keep
+
+    def sources_for(self, chosen: Sequence[Candidate]) -> list[Source]:
+        rows = self.catalog.chunk_rows([c.chunk_id for c in chosen])
+        sources = []
+        for n, candidate in enumerate(chosen, start=1):
+            row = rows[candidate.chunk_id]
+            paper = self.catalog.get_paper(candidate.paper_id)
+            is_arxiv = paper.is_arxiv if paper is not None else True
+            sources.append(
+                Source(
+                    n=n,
+                    id=candidate.paper_id,
+                    is_arxiv=is_arxiv,
+                    title=paper.title if paper is not None else "",
+                    chunk_id=candidate.chunk_id,
+                    kind=row["kind"],
+                    section=row["section"],
+                    page=row["page_start"] or None,
+                    text=row["text"],
+                    score=candidate.score,
+                    url=arxiv_url(candidate.paper_id) if is_arxiv else "",
+                )
+            )
+        return sources
+
+
+def _dense_where(filters: Filters) -> dict[str, object] | None:
+    clauses: list[dict[str, object]] = []
+    if filters.paper_ids:
+        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
+    if filters.published_from:
+        clauses.append({"published_int": {"$gte": int(filters.published_from.replace("-", ""))}})
+    if filters.published_to:
+        clauses.append({"published_int": {"$lte": int(filters.published_to.replace("-", ""))}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
+
+
+def cap_per_paper(
+    ranked: Sequence[Candidate], per_paper: int, k: int, leader: int = 0
+) -> list[Candidate]:
+    """The best `k` candidates with at most `per_paper` of one paper, or `leader` (when
+    larger) of the first-ranked paper, whose page-level detail a question often needs."""
+    chosen: list[Candidate] = []
+    taken: dict[str, int] = {}
+    first = ranked[0].paper_id if ranked else ""
+    for candidate in ranked:
+        cap = max(per_paper, leader) if candidate.paper_id == first else per_paper
+        if taken.get(candidate.paper_id, 0) >= cap:
+            continue
+        taken[candidate.paper_id] = taken.get(candidate.paper_id, 0) + 1
+        chosen.append(candidate)
+        if len(chosen) == k:
+            break
+    return chosen

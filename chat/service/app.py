@@ -1,0 +1,276 @@
+"""The app factory: builds every client from the settings and mounts the routes.
+
+`create_app(settings)` runs the database migrations, opens the index, and
+makes the rate limiters, the stream slots, the metrics and the session
+signer; the lifespan warms the index up and closes what it opened.
+`paperchat serve --workers N` imports `chat.service.app:create_app_from_env`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import JSONResponse
+from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from chat.rag.papers import PaperNotFound
+from chat.service.auth import CSRF_HEADER, SessionSigner, load_secret_key
+from chat.service.conversations import NotFound
+from chat.service.db import create_database_engine, session_factory
+from chat.service.logs import new_request_id, reset_request_id, set_request_id
+from chat.service.metrics import UNMATCHED_ROUTE, Metrics
+from chat.service.migrations import upgrade_database
+from chat.service.ratelimit import StreamSlots, TooManyStreams, build_rate_limiter
+from chat.service.routes import (
+    auth,
+    chat,
+    conversations,
+    health,
+    keys,
+    openai_compat,
+    pages,
+    papers,
+)
+from chat.service.routes.deps import Limits, Services
+from chat.settings import Settings, get_settings
+from chat.wiring import Index
+
+logger = logging.getLogger("paperchat.app")
+
+
+def create_app(
+    settings: Settings, index: Index | None = None, *, limits: Limits | None = None
+) -> FastAPI:
+    """The service for `settings`; `index` is used as given (and left open) when passed."""
+    limits = limits or Limits.from_settings(settings)
+    url = settings.resolved_database_url
+    upgrade_database(url)
+    engine = create_database_engine(url)
+    # A Redis URL, when the settings carry one, shares the limits between workers.
+    redis_url = settings.redis_url or None
+    services = Services(
+        settings=settings,
+        limits=limits,
+        engine=engine,
+        sessions=session_factory(engine),
+        index=index if index is not None else Index(settings),
+        signer=SessionSigner(load_secret_key(settings)),
+        chat_limiter=build_rate_limiter(settings.rate_limit, redis_url),
+        login_limiter=build_rate_limiter(limits.login_attempts, redis_url),
+        search_limiter=build_rate_limiter(settings.search_rate_limit, redis_url),
+        slots=StreamSlots(limits.max_streams_per_user),
+        metrics=Metrics(),
+    )
+    app = FastAPI(
+        title="paperchat",
+        summary="Cited answers from arXiv papers.",
+        version="0.1.0",
+        lifespan=_lifespan(services, owns_index=index is None),
+    )
+    app.state.services = services
+    _add_middleware(app, services)
+    _add_error_handlers(app)
+    _document_limits(app, limits)
+    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
+        app.include_router(module.router)
+    return app
+
+
+def create_app_from_env() -> FastAPI:
+    """The app for the settings in the environment: what each `serve --workers N` process builds."""
+    from chat.service.logs import configure_logging
+
+    configure_logging()
+    return create_app(get_settings())
+
+
+def _lifespan(services: Services, *, owns_index: bool) -> Any:
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        # Load the embedder and the lexical index now, not on the first question.
+        await asyncio.to_thread(lambda: services.index.answerer)
+        try:
+            yield
+        finally:
+            if owns_index:
+                await services.index.answerer.aclose()
+                services.index.close()
+            services.engine.dispose()
+
+    return lifespan
+
+
+def _add_middleware(app: FastAPI, services: Services) -> None:
+    origins = [o.strip() for o in services.settings.cors_origins.split(",") if o.strip()]
+    if origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=origins,
+            allow_credentials=True,
+            allow_methods=["GET", "POST", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", CSRF_HEADER],
+        )
+    app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
+    app.add_middleware(RequestContext, metrics=services.metrics)
+
+
+def _validation_message(error: RequestValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(x) for x in item.get("loc", ()) if x != "body")
+        parts.append(f"{where}: {item.get('msg', 'invalid')}" if where else item.get("msg", ""))
+    return "; ".join(parts) or "invalid request"
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    async def invalid(_request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, RequestValidationError)
+        return JSONResponse({"detail": _validation_message(error)}, status_code=422)
+
+    async def not_found(_request: Request, error: Exception) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, status_code=404)
+
+    async def too_many_streams(_request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, TooManyStreams)
+        detail = f"too many open chat streams: at most {error.max_per_user} at a time"
+        return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": "1"})
+
+    async def method_not_allowed(request: Request, _error: Exception) -> JSONResponse:
+        allowed = _allowed_methods(request)
+        headers = {"Allow": ", ".join(allowed)}
+        return JSONResponse({"detail": "method not allowed"}, status_code=405, headers=headers)
+
+    async def unexpected(_request: Request, error: Exception) -> JSONResponse:
+        logger.exception("unhandled error: %s", type(error).__name__)
+        return JSONResponse({"detail": "internal server error"}, status_code=500)
+
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(NotFound, not_found)
+    app.add_exception_handler(PaperNotFound, not_found)
+    app.add_exception_handler(TooManyStreams, too_many_streams)
+    app.add_exception_handler(405, method_not_allowed)
+    app.add_exception_handler(Exception, unexpected)
+
+
+def _document_limits(app: FastAPI, limits: Limits) -> None:
+    """`/openapi.json` states the question length this server was configured with."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()  # built once, then FastAPI's cached copy
+        message = schema["components"]["schemas"]["ChatRequest"]["properties"]["message"]
+        message["maxLength"] = limits.max_question_chars
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override
+
+
+_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods some route takes at this path, not only those of the first route matched."""
+    allowed = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.routes):
+            allowed.append(method)
+    return allowed
+
+
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+class RequestContext:
+    """Gives each request an id (`X-Request-ID`, kept if the client sent a sane one), logs it
+    and counts it in the metrics under its route template."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if _REQUEST_ID.fullmatch(given) else new_request_id()
+        token = set_request_id(request_id)
+        started = time.perf_counter()
+        status: list[int] = []
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+                self._observe(scope, message["status"], started)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            if not status:
+                self._observe(scope, 500, started)
+            route = _route_template(scope)
+            logger.info(
+                "%s %s %s",
+                scope["method"],
+                route,
+                status[0] if status else 500,
+                extra={"duration_ms": round((time.perf_counter() - started) * 1000, 1)},
+            )
+            reset_request_id(token)
+
+    def _observe(self, scope: Scope, status: int, started: float) -> None:
+        seconds = time.perf_counter() - started
+        self.metrics.observe_request(scope["method"], _route_template(scope), status, seconds)
+
+
+def _route_template(scope: Scope) -> str:
+    path = getattr(scope.get("route"), "path", None)
+    return path if isinstance(path, str) else UNMATCHED_ROUTE
+
+
+class BodySizeLimit:
+    """Reads a request body up to `max_bytes` before the app sees it; 413 beyond that."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        received: list[Message] = []
+        total = 0
+        while True:
+            message = await receive()
+            received.append(message)
+            if message["type"] != "http.request":
+                break
+            total += len(message.get("body", b""))
+            if total > self.max_bytes:
+                detail = f"the request body is larger than {self.max_bytes} bytes"
+                await JSONResponse({"detail": detail}, status_code=413)(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return received.pop(0) if received else await receive()
+
+        await self.app(scope, replay, send)

@@ -1,0 +1,170 @@
+"""Conversations and their messages, always through their owner.
+
+Every function takes the id of the signed-in user: a conversation that
+belongs to someone else is reported exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from chat.service.tables import Conversation, Message, utcnow
+
+Role = Literal["user", "assistant"]
+Status = Literal["complete", "cancelled", "error", "streaming"]
+
+TITLE_LENGTH = 60
+UNTITLED = "New conversation"
+
+
+class NotFound(Exception):
+    """No such conversation or message for this user (whether or not someone else has one)."""
+
+
+def title_from(message: str) -> str:
+    """The first message on one line, cut at a word boundary near TITLE_LENGTH characters."""
+    text = " ".join(message.split())
+    if not text:
+        return UNTITLED
+    if len(text) <= TITLE_LENGTH:
+        return text
+    cut = text[: TITLE_LENGTH - 1]
+    space = cut.rfind(" ")
+    if space > TITLE_LENGTH // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+def list_conversations(
+    session: Session, user_id: str, *, limit: int | None = None
+) -> list[Conversation]:
+    """The user's conversations, the most recently active first."""
+    query = (
+        select(Conversation)
+        .where(Conversation.user_id == user_id)
+        .order_by(Conversation.updated_at.desc(), Conversation.created_at.desc())
+        .limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def get_conversation(session: Session, user_id: str, conversation_id: str) -> Conversation:
+    """The conversation with its messages loaded, in the order they were written."""
+    query = (
+        select(Conversation)
+        .where(Conversation.id == conversation_id, Conversation.user_id == user_id)
+        .options(selectinload(Conversation.messages))
+        .execution_options(populate_existing=True)
+    )
+    conversation = session.scalar(query)
+    if conversation is None:
+        raise NotFound(f"no conversation {conversation_id!r}")
+    return conversation
+
+
+def delete_conversation(session: Session, user_id: str, conversation_id: str) -> None:
+    """Delete the conversation and its messages."""
+    conversation = _owned(session, user_id, conversation_id)
+    session.delete(conversation)
+    session.commit()
+
+
+def open_turn(
+    session: Session,
+    user_id: str,
+    conversation_id: str | None,
+    question: str,
+    **reply: Any,
+) -> tuple[Conversation, Message]:
+    """The user's question and an empty assistant message (status `streaming`, `reply`'s
+    fields) in the user's conversation, or in a new one titled from the question when
+    `conversation_id` is None: one commit, so a turn takes the database's writer once."""
+    if conversation_id is None:
+        conversation = Conversation(user_id=user_id, title=title_from(question))
+        session.add(conversation)
+        session.flush()
+    else:
+        conversation = _owned(session, user_id, conversation_id)
+    _append(session, conversation, "user", content=question)
+    message = _append(session, conversation, "assistant", status="streaming", **reply)
+    session.commit()
+    return conversation, message
+
+
+def update_assistant_message(
+    session: Session,
+    user_id: str,
+    message_id: str,
+    *,
+    content: str | None = None,
+    status: Status | None = None,
+    sources: Sequence[dict[str, Any]] | None = None,
+    citations: Sequence[str] | None = None,
+    usage: dict[str, Any] | None = None,
+    timings: dict[str, Any] | None = None,
+) -> Message:
+    """Set the fields given (None leaves one as it is); `content` replaces the text so far."""
+    message = _owned_assistant_message(session, user_id, message_id)
+    changes: dict[str, Any] = {
+        "content": content,
+        "status": status,
+        "sources": None if sources is None else list(sources),
+        "citations": None if citations is None else list(citations),
+        "usage": usage,
+        "timings": timings,
+    }
+    for field, value in changes.items():
+        if value is not None:
+            setattr(message, field, value)
+    message.conversation.updated_at = utcnow()
+    session.commit()
+    return message
+
+
+def _owned(session: Session, user_id: str, conversation_id: str) -> Conversation:
+    conversation = session.scalar(
+        select(Conversation).where(
+            Conversation.id == conversation_id, Conversation.user_id == user_id
+        )
+    )
+    if conversation is None:
+        raise NotFound(f"no conversation {conversation_id!r}")
+    return conversation
+
+
+def _owned_assistant_message(session: Session, user_id: str, message_id: str) -> Message:
+    message = session.scalar(
+        select(Message)
+        .join(Conversation)
+        .where(
+            Message.id == message_id,
+            Message.role == "assistant",
+            Conversation.user_id == user_id,
+        )
+    )
+    if message is None:
+        raise NotFound(f"no assistant message {message_id!r}")
+    return message
+
+
+def _append(session: Session, conversation: Conversation, role: Role, **fields: Any) -> Message:
+    """A message at the end of `conversation`, flushed; the caller commits."""
+    last = session.scalar(
+        select(func.max(Message.position)).where(Message.conversation_id == conversation.id)
+    )
+    now = utcnow()
+    message = Message(
+        conversation_id=conversation.id,
+        position=(last or 0) + 1,
+        role=role,
+        created_at=now,
+        **fields,
+    )
+    conversation.updated_at = now
+    session.add(message)
+    session.flush()
+    return message

@@ -1,0 +1,235 @@
+"""`POST /api/chat`: a cited answer as server-sent events, kept in the user's conversation.
+
+The conversation is created on the first message (titled from it); a
+follow-up brings the conversation's earlier turns as history. The answer is
+saved as it ends: `complete` with its sources, citations and usage,
+`cancelled` when the client went away (the upstream call is closed with
+it), `error` when the model's server failed or the server shut down (the
+stream then ends with an `error` event `shutting_down`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, aclosing
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import anyio
+from fastapi import APIRouter
+from pydantic import BaseModel, Field, StringConstraints
+from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
+
+from chat.rag.answering import Answerer, Question, Turn
+from chat.rag.events import Delta, Done, Error, Event, Sources
+from chat.rag.papers import normalise_id
+from chat.rag.retrieval import Filters
+from chat.service.conversations import (
+    Status,
+    get_conversation,
+    open_turn,
+    update_assistant_message,
+)
+from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
+from chat.service.routes.errors import BODY, SIGNED_IN, errors
+
+logger = logging.getLogger("paperchat.chat")
+router = APIRouter(tags=["chat"])
+
+PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+# After a shutdown begins, how long a stream has to send its `error` event.
+SHUTDOWN_GRACE_S = 3.0
+SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again in a moment")
+
+
+class ChatRequest(BaseModel):
+    message: str = Field(
+        min_length=1,
+        description="the question; at most PAPERCHAT_MAX_QUESTION_CHARS characters (4000)",
+    )
+    conversation_id: str | None = Field(default=None, max_length=64)
+    paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+
+
+@dataclass
+class Turnout:
+    """What one answer produced so far, to be saved however the stream ends."""
+
+    text: list[str] = field(default_factory=list)
+    status: Status = "streaming"
+    sources: list[dict[str, Any]] | None = None
+    done: Done | None = None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    conversation_id: str
+    message_id: str
+    history: tuple[Turn, ...]
+
+
+def prepare_turn(
+    services: Services, user_id: str, request: ChatRequest, answerer: Answerer
+) -> Prepared:
+    """The conversation (new or the user's own, else NotFound), the user's message stored,
+    and an empty assistant message to fill."""
+    with services.sessions() as session:
+        history: tuple[Turn, ...] = ()
+        if request.conversation_id:
+            conversation = get_conversation(session, user_id, request.conversation_id)
+            done = [m for m in conversation.messages if m.content and m.status == "complete"]
+            keep = done[-services.limits.history_turns * 2 :]
+            history = tuple(Turn(m.role, m.content) for m in keep)
+        conversation, reply = open_turn(
+            session,
+            user_id,
+            request.conversation_id,
+            request.message,
+            mode=answerer.mode,
+            prompt_version=answerer.prompts.version,
+            model=answerer.model_name or None,
+        )
+        return Prepared(conversation.id, reply.id, history)
+
+
+def save_turn(services: Services, user_id: str, message_id: str, turnout: Turnout) -> None:
+    done = turnout.done
+    with services.sessions() as session:
+        update_assistant_message(
+            session,
+            user_id,
+            message_id,
+            content="".join(turnout.text),
+            status=turnout.status if turnout.status != "streaming" else "error",
+            sources=turnout.sources,
+            citations=list(done.citations) if done else None,
+            usage=done.usage if done else None,
+            timings=done.timings if done else None,
+        )
+
+
+def _record(services: Services, event: Event, turnout: Turnout, started: float) -> None:
+    metrics = services.metrics
+    if isinstance(event, Sources):
+        turnout.sources = event.data()["sources"]
+        metrics.observe_retrieval(time.perf_counter() - started)
+    elif isinstance(event, Delta):
+        if not turnout.text:
+            metrics.observe_first_token(time.perf_counter() - started)
+        turnout.text.append(event.text)
+    elif isinstance(event, Done):
+        turnout.done, turnout.status = event, "complete"
+    elif isinstance(event, Error):
+        turnout.status = "error"
+        if event is not SHUTTING_DOWN:
+            metrics.count_upstream_error(event.code)
+
+
+async def until_shutdown(
+    events: AsyncIterator[Event], shutdown: anyio.Event
+) -> AsyncIterator[Event]:
+    """The answer's events, then `SHUTTING_DOWN` instead of the rest once `shutdown` is set.
+
+    The pending step of the answer is cancelled at once, which closes the
+    upstream call, rather than waiting for the model's next token.
+    """
+    stop = asyncio.ensure_future(shutdown.wait())
+    step: asyncio.Future[Event | None] | None = None
+    try:
+        while not shutdown.is_set():
+            step = asyncio.ensure_future(anext(events, None))
+            await asyncio.wait((step, stop), return_when=asyncio.FIRST_COMPLETED)
+            if not step.done():
+                await _cancel(step)
+                break
+            event = step.result()
+            if event is None:
+                return
+            yield event
+        yield SHUTTING_DOWN
+    finally:
+        stop.cancel()
+        if step is not None:
+            await _cancel(step)
+
+
+async def _cancel(step: asyncio.Future[Event | None]) -> None:
+    """End the answer's pending step where it waits (closing the upstream call with it)."""
+    if not step.done():
+        step.cancel()
+        with anyio.CancelScope(shield=True):
+            await asyncio.gather(step, return_exceptions=True)
+
+
+async def answer_events(
+    services: Services,
+    user_id: str,
+    question: Question,
+    slot: AsyncExitStack,
+    shutdown: anyio.Event,
+) -> AsyncIterator[dict[str, str]]:
+    """The answerer's events as SSE messages; the turn is saved whatever happens."""
+    turnout, started = Turnout(), time.perf_counter()
+    try:
+        with services.metrics.stream_open():
+            async with aclosing(services.index.answerer.answer(question)) as answer:
+                async for event in until_shutdown(answer, shutdown):
+                    _record(services, event, turnout, started)
+                    yield {"event": event.name, "data": json.dumps(event.data())}
+    except (anyio.get_cancelled_exc_class(), GeneratorExit):
+        # The client went away: closing the answer closed the upstream call too.
+        turnout.status = "cancelled"
+        raise
+    except Exception as e:
+        logger.exception("chat stream failed: %s", type(e).__name__)
+        turnout.status = "error"
+        failure = Error("internal_error", "the answer failed; try again")
+        yield {"event": failure.name, "data": json.dumps(failure.data())}
+    finally:
+        with anyio.CancelScope(shield=True):
+            outcome = turnout.done.finish_reason if turnout.done else turnout.status
+            services.metrics.observe_stream(outcome, time.perf_counter() - started)
+            await run_in_threadpool(save_turn, services, user_id, question.message_id, turnout)
+            await slot.aclose()
+
+
+@router.post(
+    "/api/chat",
+    response_class=EventSourceResponse,
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "the answer's events"},
+        **errors(*BODY, *SIGNED_IN, 404, 429),
+    },
+)
+async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
+    """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
+    check_question_length(body.message, services.limits)
+    slot = AsyncExitStack()
+    await slot.enter_async_context(services.slots.acquire(user.id))
+    try:
+        answerer = services.index.answerer
+        prepared = await run_in_threadpool(prepare_turn, services, user.id, body, answerer)
+    except BaseException:
+        await slot.aclose()
+        raise
+    question = Question(
+        text=body.message,
+        history=prepared.history,
+        filters=Filters().with_papers([normalise_id(p) for p in body.paper_ids]),
+        conversation_id=prepared.conversation_id,
+        message_id=prepared.message_id,
+    )
+    shutdown = anyio.Event()
+    return EventSourceResponse(
+        answer_events(services, user.id, question, slot, shutdown),
+        headers=SSE_HEADERS,
+        ping=services.limits.ping_interval_s,
+        shutdown_event=shutdown,
+        shutdown_grace_period=SHUTDOWN_GRACE_S,
+    )

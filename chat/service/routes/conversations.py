@@ -1,0 +1,73 @@
+"""The signed-in user's conversations: list, fetch with every message, delete."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, status
+from pydantic import BaseModel
+
+from chat.service.conversations import delete_conversation, get_conversation, list_conversations
+from chat.service.routes.deps import CurrentUser, SessionDep
+from chat.service.routes.errors import SIGNED_IN, errors
+
+router = APIRouter(tags=["conversations"])
+
+
+class ConversationInfo(BaseModel):
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class MessageOut(BaseModel):
+    role: str
+    content: str
+    sources: list[dict[str, Any]]
+    citations: list[str]
+    status: str
+    created_at: datetime
+
+
+class ConversationOut(BaseModel):
+    id: str
+    title: str
+    messages: list[MessageOut]
+
+
+@router.get("/api/conversations", responses=errors(401))
+def list_all(user: CurrentUser, session: SessionDep) -> list[ConversationInfo]:
+    """Newest activity first."""
+    return [
+        ConversationInfo(id=c.id, title=c.title, created_at=c.created_at, updated_at=c.updated_at)
+        for c in list_conversations(session, user.id)
+    ]
+
+
+@router.get("/api/conversations/{conversation_id}", responses=errors(401, 404, 422))
+def get_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> ConversationOut:
+    """404 when it does not exist or is someone else's."""
+    conversation = get_conversation(session, user.id, conversation_id)
+    messages = [
+        MessageOut(
+            role=m.role,
+            content=m.content,
+            sources=list(m.sources or []),
+            citations=list(m.citations or []),
+            status=m.status,
+            created_at=m.created_at,
+        )
+        for m in conversation.messages
+    ]
+    return ConversationOut(id=conversation.id, title=conversation.title, messages=messages)
+
+
+@router.delete(
+    "/api/conversations/{conversation_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=errors(*SIGNED_IN, 404, 422),
+)
+def delete_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> None:
+    delete_conversation(session, user.id, conversation_id)

@@ -1,0 +1,199 @@
+"""What routes receive: the app's services, a database session and the signed-in user."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, status
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from chat.service.accounts import InvalidApiKey, verify_api_key
+from chat.service.auth import (
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    UNSAFE_METHODS,
+    SessionData,
+    SessionSigner,
+    bearer_token,
+    csrf_matches,
+)
+from chat.service.metrics import Metrics
+from chat.service.ratelimit import RateLimiter, StreamSlots
+from chat.service.tables import User
+from chat.settings import Settings
+from chat.wiring import Index
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Request limits the API enforces."""
+
+    max_question_chars: int = 4000
+    max_body_bytes: int = 256 * 1024
+    max_streams_per_user: int = 3
+    login_attempts: str = "10/minute"
+    ping_interval_s: float = 15.0
+    history_turns: int = 10
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Limits:
+        return cls(
+            max_question_chars=settings.max_question_chars,
+            max_body_bytes=settings.max_body_bytes,
+            max_streams_per_user=settings.max_streams_per_user,
+            login_attempts=settings.login_rate_limit,
+        )
+
+
+@dataclass
+class Services:
+    """Everything the app factory builds, handed to routes through `ServicesDep`."""
+
+    settings: Settings
+    limits: Limits
+    engine: Engine
+    sessions: sessionmaker[Session]
+    index: Index
+    signer: SessionSigner
+    chat_limiter: RateLimiter
+    login_limiter: RateLimiter
+    search_limiter: RateLimiter
+    slots: StreamSlots
+    metrics: Metrics
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_session(services: ServicesDep) -> Iterator[Session]:
+    with services.sessions() as session:
+        yield session
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+
+_UNAUTHENTICATED = HTTPException(
+    status.HTTP_401_UNAUTHORIZED,
+    detail="sign in, or send an API key as 'Authorization: Bearer <key>'",
+    headers={"WWW-Authenticate": "Bearer"},
+)
+
+
+def release_connection(session: Session) -> None:
+    """End the session's read transaction: its pooled connection is free again at once.
+
+    The request's session lives as long as its response, and a chat answer
+    streams for seconds after the route returned; the next dependency may also
+    wait for a worker thread. Holding the connection meanwhile ran the pool
+    (15) dry under load. The user stays loaded: sessions do not expire on commit.
+    """
+    session.commit()
+
+
+def _user_from_key(session: Session, token: str) -> User:
+    try:
+        user = verify_api_key(session, token)
+    except InvalidApiKey as e:
+        raise HTTPException(
+            status.HTTP_401_UNAUTHORIZED,
+            detail="invalid or revoked API key",
+            headers={"WWW-Authenticate": "Bearer"},
+        ) from e
+    release_connection(session)
+    return user
+
+
+def session_data(request: Request, services: Services) -> SessionData | None:
+    """The signed data of the request's session cookie, or None without a valid one."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    return services.signer.read(cookie) if cookie else None
+
+
+def cookie_session(
+    request: Request, services: Services, session: Session
+) -> tuple[SessionData, User] | None:
+    """The browser session's signed data and its user, or None without a live one."""
+    data = session_data(request, services)
+    user = session.get(User, data.user_id) if data is not None else None
+    release_connection(session)
+    return (data, user) if data is not None and user is not None else None
+
+
+def client_address(request: Request) -> str:
+    """The client's address, for limits counted per client."""
+    return request.client.host if request.client else "unknown"
+
+
+def get_current_user(request: Request, services: ServicesDep, session: SessionDep) -> User:
+    """The user of the API key or the session cookie; 401 without either, 403 without CSRF."""
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is not None:
+        return _user_from_key(session, token)
+    signed_in = cookie_session(request, services, session)
+    if signed_in is None:
+        raise _UNAUTHENTICATED
+    data, user = signed_in
+    if request.method in UNSAFE_METHODS and not csrf_matches(
+        data, request.headers.get(CSRF_HEADER)
+    ):
+        raise HTTPException(
+            status.HTTP_403_FORBIDDEN, detail=f"missing or wrong {CSRF_HEADER} header"
+        )
+    return user
+
+
+CurrentUser = Annotated[User, Depends(get_current_user)]
+
+
+def get_key_user(request: Request, session: SessionDep) -> User:
+    """The owner of the bearer API key; the OpenAI-compatible endpoint takes keys only."""
+    token = bearer_token(request.headers.get("Authorization"))
+    if token is None:
+        raise _UNAUTHENTICATED
+    return _user_from_key(session, token)
+
+
+KeyUser = Annotated[User, Depends(get_key_user)]
+
+
+def enforce_chat_limit(services: Services, user: User) -> None:
+    """Count one chat request for `user`; 429 with Retry-After when over the limit."""
+    decision = services.chat_limiter.hit(f"chat:{user.id}")
+    if not decision.allowed:
+        raise HTTPException(
+            status.HTTP_429_TOO_MANY_REQUESTS,
+            detail=f"too many chat requests: the limit is {services.settings.rate_limit}; "
+            f"retry in {decision.retry_after_s} s",
+            headers={"Retry-After": str(decision.retry_after_s)},
+        )
+
+
+def get_chatting_user(services: ServicesDep, user: CurrentUser) -> User:
+    enforce_chat_limit(services, user)
+    return user
+
+
+def get_chatting_key_user(services: ServicesDep, user: KeyUser) -> User:
+    enforce_chat_limit(services, user)
+    return user
+
+
+ChattingUser = Annotated[User, Depends(get_chatting_user)]
+ChattingKeyUser = Annotated[User, Depends(get_chatting_key_user)]
+
+
+def check_question_length(text: str, limits: Limits) -> None:
+    """422 for a question over the configured length (`PAPERCHAT_MAX_QUESTION_CHARS`)."""
+    if len(text) > limits.max_question_chars:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT,
+            f"the question is longer than {limits.max_question_chars} characters",
+        )

@@ -1,0 +1,45 @@
+"""Liveness with the index's size, and the Prometheus metrics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Response, status
+from pydantic import BaseModel
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from chat.service.metrics import CONTENT_TYPE, render
+from chat.service.routes.deps import ServicesDep, SessionDep
+from chat.service.routes.errors import errors
+
+router = APIRouter(tags=["health"])
+
+
+class Health(BaseModel):
+    status: str
+    papers: int
+    chunks: int
+
+
+@router.get("/api/health", responses=errors(503))
+def health(services: ServicesDep, session: SessionDep) -> Health:
+    """The index and the database answer: `ok` with the number of papers and chunks."""
+    try:
+        session.execute(text("SELECT 1"))
+    except SQLAlchemyError as e:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "database unreachable") from e
+    try:
+        stats: dict[str, Any] = services.index.catalog.stats()
+    except Exception as e:
+        raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "index unreachable") from e
+    return Health(status="ok", papers=int(stats["papers"]), chunks=int(stats["chunks"]))
+
+
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE: {}}, "description": "Prometheus text format"}},
+)
+def metrics(services: ServicesDep) -> Response:
+    return Response(render(services.metrics.registry), media_type=CONTENT_TYPE)

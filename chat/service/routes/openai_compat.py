@@ -1,0 +1,188 @@
+"""An OpenAI-compatible endpoint, so OpenAI clients and LangChain can ask the papers.
+
+The last user message is the question and the earlier ones its history;
+`paper_ids` (an extra field) restricts the sources, which come back in an
+extra `sources` field (on the first chunk when streaming). API keys only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, aclosing
+from typing import Any, Literal
+
+from fastapi import APIRouter, HTTPException, status
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from chat.rag.answering import Question, Turn
+from chat.rag.events import Delta, Done, Error, Sources
+from chat.rag.papers import normalise_id
+from chat.rag.retrieval import Filters
+from chat.service.routes.chat import SSE_HEADERS, PaperId
+from chat.service.routes.deps import (
+    ChattingKeyUser,
+    KeyUser,
+    Limits,
+    Services,
+    ServicesDep,
+    check_question_length,
+)
+from chat.service.routes.errors import BODY, errors
+
+router = APIRouter(tags=["openai"])
+
+MODEL_ID = "paperchat"
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: str | list[dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        parts = self.content or []
+        return "".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
+
+
+class CompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    model: str = MODEL_ID
+    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
+    stream: bool = False
+    stream_options: dict[str, Any] | None = None
+    paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+
+
+class Model(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[Model]
+
+
+@router.get("/v1/models", responses=errors(401))
+def models(_user: KeyUser) -> ModelList:
+    return ModelList(data=[Model(id=MODEL_ID, created=0, owned_by="paperchat")])
+
+
+def to_question(body: CompletionRequest, limits: Limits) -> Question:
+    """The last message (a user's) as the question; earlier user and assistant turns as history."""
+    last = body.messages[-1]
+    text = last.text().strip()
+    if last.role != "user" or not text:
+        raise HTTPException(
+            status.HTTP_422_UNPROCESSABLE_CONTENT, "the last message must be a user's question"
+        )
+    check_question_length(text, limits)
+    earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
+    history = tuple(Turn(m.role, m.text()) for m in earlier[-limits.history_turns * 2 :])
+    filters = Filters().with_papers([normalise_id(p) for p in body.paper_ids])
+    return Question(text=text, history=history, filters=filters)
+
+
+def _usage(done: Done | None) -> dict[str, int]:
+    usage = dict(done.usage) if done else {}
+    prompt, completion = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+    }
+
+
+def _finish(done: Done | None) -> str:
+    reason = done.finish_reason if done else "stop"
+    return reason if reason in ("stop", "length") else "stop"
+
+
+def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
+    return {"id": completion_id, "object": kind, "created": int(time.time()), "model": MODEL_ID}
+
+
+@router.post("/v1/chat/completions", response_model=None, responses=errors(*BODY, 401, 404, 429))
+async def chat_completions(
+    body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep
+) -> dict[str, Any] | EventSourceResponse:
+    """An OpenAI chat completion, or its chunk stream when `stream` is true."""
+    question = to_question(body, services.limits)
+    slot = AsyncExitStack()
+    await slot.enter_async_context(services.slots.acquire(user.id))
+    if body.stream:
+        include_usage = bool((body.stream_options or {}).get("include_usage"))
+        stream = _chunks(services, question, include_usage, slot)
+        return EventSourceResponse(
+            stream, headers=SSE_HEADERS, ping=services.limits.ping_interval_s
+        )
+    async with slot:
+        return await _whole(services, question)
+
+
+async def _whole(services: Services, question: Question) -> dict[str, Any]:
+    text: list[str] = []
+    sources: list[dict[str, Any]] = []
+    done: Done | None = None
+    async with aclosing(services.index.answerer.answer(question)) as events:
+        async for event in events:
+            if isinstance(event, Sources):
+                sources = event.data()["sources"]
+            elif isinstance(event, Delta):
+                text.append(event.text)
+            elif isinstance(event, Done):
+                done = event
+            elif isinstance(event, Error):
+                services.metrics.count_upstream_error(event.code)
+                raise HTTPException(status.HTTP_502_BAD_GATEWAY, event.message)
+    message = {"role": "assistant", "content": "".join(text), "refusal": None}
+    choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
+    payload = _envelope(f"chatcmpl-{uuid.uuid4().hex}", "chat.completion")
+    payload |= {"choices": [choice], "usage": _usage(done), "sources": sources}
+    payload["citations"] = list(done.citations) if done else []
+    return payload
+
+
+async def _chunks(
+    services: Services, question: Question, include_usage: bool, slot: AsyncExitStack
+) -> AsyncIterator[dict[str, str]]:
+    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
+        payload = _envelope(completion_id, "chat.completion.chunk")
+        payload["choices"] = [
+            {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        ]
+        return {"data": json.dumps(payload | extra)}
+
+    try:
+        async with aclosing(services.index.answerer.answer(question)) as events:
+            async for event in events:
+                if isinstance(event, Sources):
+                    yield chunk(
+                        {"role": "assistant", "content": ""}, sources=event.data()["sources"]
+                    )
+                elif isinstance(event, Delta):
+                    yield chunk({"content": event.text})
+                elif isinstance(event, Done):
+                    yield chunk({}, _finish(event), citations=list(event.citations))
+                    if include_usage:
+                        usage = _envelope(completion_id, "chat.completion.chunk")
+                        yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}
+                    yield {"data": "[DONE]"}
+                elif isinstance(event, Error):
+                    services.metrics.count_upstream_error(event.code)
+                    error = {"message": event.message, "type": event.code, "code": event.code}
+                    yield {"data": json.dumps({"error": error})}
+    finally:
+        await slot.aclose()

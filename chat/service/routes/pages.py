@@ -1,0 +1,124 @@
+"""The web pages (search, one paper), the dock's script and static files, and the dock's
+view of the browser session.
+
+The pages are public and rendered on the server, every paper field escaped;
+the dock (`/dock.js`) talks to the API from the page that loaded it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi.responses import HTMLResponse
+from pydantic import BaseModel
+
+from chat.rag.papers import PaperNotFound, paper_details
+from chat.service.routes.auth import Me
+from chat.service.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
+from chat.service.web.assets import Asset, AssetNotFound, static_asset
+from chat.service.web.listing import search_listing
+from chat.service.web.rendering import render_page
+from chat.service.web.tex import readable_paragraphs, readable_tex
+
+router = APIRouter(tags=["dock"])
+
+SEARCH_PAGE_RESULTS = 20
+MAX_QUERY_CHARS = 1000
+
+
+@router.get("/", response_class=HTMLResponse, include_in_schema=False)
+def search_page(
+    request: Request, services: ServicesDep, q: Annotated[str, Query()] = ""
+) -> HTMLResponse:
+    """Public, so searches are limited per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`)."""
+    query = q.strip()[:MAX_QUERY_CHARS]
+    papers = services.index.catalog.stats()["papers"]
+    if query:
+        decision = services.search_limiter.hit(f"search:{client_address(request)}")
+        if not decision.allowed:
+            wait = decision.retry_after_s
+            response = render_page(
+                "search.html", 429, query=query, results=[], papers=papers, busy=wait
+            )
+            response.headers["Retry-After"] = str(wait)
+            return response
+    results = search_listing(services.index.retriever, query, SEARCH_PAGE_RESULTS) if query else []
+    return render_page("search.html", query=query, results=results, papers=papers)
+
+
+@router.get("/papers/{arxiv_id:path}", response_class=HTMLResponse, include_in_schema=False)
+def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
+    try:
+        paper = paper_details(services.index.catalog, arxiv_id)
+    except PaperNotFound:
+        return render_page("not_found.html", 404, wanted=arxiv_id, query=arxiv_id)
+    return render_page(
+        "paper.html",
+        paper=paper,
+        paper_id=paper["id"],
+        title=readable_tex(paper["title"]),
+        abstract=readable_paragraphs(paper["abstract"]),
+    )
+
+
+def _asset_response(asset: Asset, if_none_match: str | None, accept_encoding: str) -> Response:
+    headers = {
+        "ETag": asset.etag,
+        "Cache-Control": "no-cache",
+        "Vary": "Accept-Encoding",
+        "X-Content-Type-Options": "nosniff",
+        # Other sites load dock.js and the dock's icon with one tag.
+        "Cross-Origin-Resource-Policy": "cross-origin",
+    }
+    if if_none_match == asset.etag:
+        return Response(status_code=304, headers=headers)
+    if "gzip" in accept_encoding:
+        headers["Content-Encoding"] = "gzip"
+        return Response(asset.gzipped, media_type=asset.media_type, headers=headers)
+    return Response(asset.body, media_type=asset.media_type, headers=headers)
+
+
+@router.get("/dock.js", include_in_schema=False)
+def dock_script(
+    if_none_match: Annotated[str | None, Header()] = None,
+    accept_encoding: Annotated[str, Header()] = "",
+) -> Response:
+    return _asset_response(static_asset("dock.js"), if_none_match, accept_encoding)
+
+
+@router.get("/static/{name}", include_in_schema=False)
+def static_file(
+    name: str,
+    if_none_match: Annotated[str | None, Header()] = None,
+    accept_encoding: Annotated[str, Header()] = "",
+) -> Response:
+    try:
+        asset = static_asset(name)
+    except AssetNotFound:
+        return Response("not found", status_code=404, media_type="text/plain")
+    return _asset_response(asset, if_none_match, accept_encoding)
+
+
+class DockSession(BaseModel):
+    """What the dock needs to start: who is signed in by cookie, that session's CSRF token,
+    and whether sign-up is open."""
+
+    user: Me | None
+    csrf_token: str | None
+    allow_signup: bool
+
+
+@router.get("/dock/session")
+def dock_session(
+    request: Request, response: Response, services: ServicesDep, session: SessionDep
+) -> DockSession:
+    """The browser session's user and CSRF token (null when signed out). Only this origin and
+    the origins in `PAPERCHAT_CORS_ORIGINS` can read the answer, as with login's."""
+    response.headers["Cache-Control"] = "no-store"
+    signed_in = cookie_session(request, services, session)
+    signup = services.settings.allow_signup
+    if signed_in is None:
+        return DockSession(user=None, csrf_token=None, allow_signup=signup)
+    data, user = signed_in
+    return DockSession(user=Me.of(user), csrf_token=data.csrf_token, allow_signup=signup)

@@ -1,0 +1,34 @@
+"""Search results as the search page lists them: each with its date and categories from the
+catalog."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chat.rag.papers import search_papers
+from chat.rag.retrieval import Retriever
+
+
+@dataclass(frozen=True)
+class Listed:
+    id: str
+    title: str
+    authors: str
+    snippet: str
+    score: float
+    published: str | None
+    categories: list[str]
+
+
+def search_listing(retriever: Retriever, query: str, limit: int = 10) -> list[Listed]:
+    """Hybrid search with one result per paper, best first, with each paper's date and
+    categories."""
+    listed = []
+    for hit in search_papers(retriever, query, limit):
+        paper = retriever.catalog.get_paper(hit.id)
+        published = (paper.published or paper.updated or None) if paper else None
+        categories = list(paper.categories) if paper else []
+        listed.append(
+            Listed(hit.id, hit.title, hit.authors, hit.snippet, hit.score, published, categories)
+        )
+    return listed

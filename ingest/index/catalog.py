@@ -1,0 +1,306 @@
+"""The catalog: papers and their chunks, in one SQLite file.
+
+It is the record of what the index holds: Chroma (vectors) and the lexical
+index (BM25) beside it in the data dir hold the same chunk ids. Every
+change to a paper's abstract or full text (a "unit") is one transaction
+here; `pending` remembers units whose other two sides may be half written,
+so a run that was killed can be put right by the next one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ingest.index.records import Chunk, Paper
+
+SCHEMA_VERSION = "1"
+KINDS = ("abstract", "fulltext")
+Unit = tuple[str, str]  # (paper id, kind)
+
+# A record from a metadata file or the arXiv API outranks one guessed from a PDF.
+SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS papers (
+    id TEXT PRIMARY KEY,
+    is_arxiv INTEGER NOT NULL,
+    version TEXT NOT NULL,
+    title TEXT NOT NULL,
+    authors TEXT NOT NULL,
+    abstract TEXT NOT NULL,
+    categories TEXT NOT NULL,
+    published TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    comments TEXT NOT NULL,
+    source TEXT NOT NULL,
+    abstract_hash TEXT,
+    fulltext_hash TEXT,
+    fulltext_version TEXT,
+    pdf_sha256 TEXT,
+    pdf_pages INTEGER,
+    pdf_file TEXT
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    paper_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    section TEXT NOT NULL,
+    page_start INTEGER NOT NULL,
+    page_end INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_unit ON chunks (paper_id, kind);
+CREATE TABLE IF NOT EXISTS pending (
+    paper_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (paper_id, kind)
+);
+"""
+
+
+# (column, type) added to `papers` after the first release of the schema.
+_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"),)
+# Tables of earlier versions that are no longer used (BM25 moved to the lexical index).
+_DROPPED_TABLES = ("chunks_fts",)
+
+
+class CatalogError(RuntimeError):
+    """The catalog file cannot be opened or does not match this version."""
+
+
+@dataclass(frozen=True)
+class UnitState:
+    digest: str | None
+    source: str | None
+
+
+def paper_from_row(row: sqlite3.Row) -> Paper:
+    return Paper(
+        id=row["id"],
+        title=row["title"],
+        abstract=row["abstract"],
+        authors=row["authors"],
+        categories=tuple(row["categories"].split()),
+        version=row["version"],
+        published=row["published"],
+        updated=row["updated"],
+        is_arxiv=bool(row["is_arxiv"]),
+        comments=row["comments"],
+    )
+
+
+class Catalog:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+            self.db.row_factory = sqlite3.Row
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
+        self._check_version()
+        self._add_missing_columns()
+
+    def _add_missing_columns(self) -> None:
+        """Columns added since a catalog was created; existing rows keep their data."""
+        present = {row["name"] for row in self.db.execute("PRAGMA table_info(papers)")}
+        with self.db:
+            for column, kind in _ADDED_PAPER_COLUMNS:
+                if column not in present:
+                    self.db.execute(f"ALTER TABLE papers ADD COLUMN {column} {kind}")
+            for table in _DROPPED_TABLES:
+                self.db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def _check_version(self) -> None:
+        found = self.get_meta("schema_version")
+        if found is None:
+            self.set_meta("schema_version", SCHEMA_VERSION)
+        elif found != SCHEMA_VERSION:
+            raise CatalogError(
+                f"the catalog has schema {found}, this paperchat reads {SCHEMA_VERSION}"
+            )
+
+    def close(self) -> None:
+        self.db.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        with self.db:
+            yield self.db
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row["value"])
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.db:
+            self.db.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # Papers
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        return None if row is None else paper_from_row(row)
+
+    def paper_row(self, paper_id: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(
+            "SELECT * FROM papers WHERE id = ?", (paper_id,)
+        ).fetchone()
+        return row
+
+    def resolve_id(self, name: str) -> str | None:
+        """A paper's id from its id or its PDF's file name without extension."""
+        row = self.db.execute(
+            "SELECT id FROM papers WHERE id = ? OR pdf_file = ? ORDER BY id = ? DESC LIMIT 1",
+            (name, name, name),
+        ).fetchone()
+        return None if row is None else str(row["id"])
+
+    def unit_states(self, paper_ids: Iterable[str], kind: str) -> dict[str, UnitState]:
+        column = "abstract_hash" if kind == "abstract" else "fulltext_hash"
+        states: dict[str, UnitState] = {}
+        ids = list(dict.fromkeys(paper_ids))
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            query = f"SELECT id, source, {column} AS digest FROM papers WHERE id IN ({marks})"
+            for row in self.db.execute(query, part):
+                states[row["id"]] = UnitState(row["digest"], row["source"])
+        return states
+
+    def _upsert_paper(self, paper: Paper, source: str) -> None:
+        row = self.paper_row(paper.id)
+        if row is not None and SOURCE_RANK[row["source"]] > SOURCE_RANK[source]:
+            return
+        values = (
+            paper.id, int(paper.is_arxiv), paper.version, paper.title, paper.authors,
+            paper.abstract, " ".join(paper.categories), paper.published, paper.updated,
+            paper.comments, source,
+        )  # fmt: skip
+        self.db.execute(
+            "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
+            " published, updated, comments, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            " ON CONFLICT (id) DO UPDATE SET is_arxiv = excluded.is_arxiv,"
+            " version = excluded.version, title = excluded.title, authors = excluded.authors,"
+            " abstract = excluded.abstract, categories = excluded.categories,"
+            " published = excluded.published, updated = excluded.updated,"
+            " comments = excluded.comments, source = excluded.source",
+            values,
+        )
+
+    # Chunks
+
+    def chunk_ids(self, paper_id: str, kind: str | None = None) -> list[str]:
+        if kind is None:
+            rows = self.db.execute("SELECT id FROM chunks WHERE paper_id = ?", (paper_id,))
+        else:
+            rows = self.db.execute(
+                "SELECT id FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind)
+            )
+        return [str(r["id"]) for r in rows]
+
+    def _delete_unit_chunks(self, paper_id: str, kind: str) -> None:
+        self.db.execute("DELETE FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind))
+
+    def _insert_chunks(self, chunks: Sequence[Chunk]) -> None:
+        self.db.executemany(
+            "INSERT INTO chunks (id, paper_id, kind, number, section, page_start, page_end,"
+            " text) VALUES (?,?,?,?,?,?,?,?)",
+            [
+                (c.id, c.paper_id, c.kind, c.number, c.section, c.page_start, c.page_end, c.text)
+                for c in chunks
+            ],
+        )
+
+    def replace_unit(
+        self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
+        pdf: tuple[str, int, str] | None = None,
+    ) -> None:  # fmt: skip
+        """Within the caller's transaction: the paper row and one unit's chunks, new for old."""
+        self._upsert_paper(paper, source)
+        self._delete_unit_chunks(paper.id, kind)
+        self._insert_chunks(chunks)
+        if kind == "abstract":
+            self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
+        else:
+            sha256, pages, name = pdf if pdf is not None else ("", 0, "")
+            self.db.execute(
+                "UPDATE papers SET fulltext_hash = ?, fulltext_version = ?, pdf_sha256 = ?,"
+                " pdf_pages = ?, pdf_file = ? WHERE id = ?",
+                (digest, paper.version, sha256, pages, name, paper.id),
+            )
+
+    def delete_paper(self, paper_id: str) -> int:
+        """Within the caller's transaction: the paper and all its chunks; returns chunks removed."""
+        removed = 0
+        for kind in KINDS:
+            removed += len(self.chunk_ids(paper_id, kind))
+            self._delete_unit_chunks(paper_id, kind)
+        self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+        return removed
+
+    # Units whose Chroma side may be half written
+
+    def mark_pending(self, units: Iterable[Unit]) -> None:
+        with self.db:
+            self.db.executemany("INSERT OR IGNORE INTO pending VALUES (?, ?)", list(units))
+
+    def clear_pending(self, units: Iterable[Unit]) -> None:
+        with self.db:
+            self.db.executemany("DELETE FROM pending WHERE paper_id = ? AND kind = ?", list(units))
+
+    def pending_units(self) -> list[Unit]:
+        rows = self.db.execute("SELECT paper_id, kind FROM pending ORDER BY paper_id, kind")
+        return [(str(r["paper_id"]), str(r["kind"])) for r in rows]
+
+    # Reading
+
+    def chunk_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+
+    def all_units(self) -> list[Unit]:
+        rows = self.db.execute("SELECT DISTINCT paper_id, kind FROM chunks ORDER BY 1, 2")
+        return [(str(r[0]), str(r[1])) for r in rows]
+
+    def unit_chunks(self, paper_id: str, kind: str) -> list[Chunk]:
+        """The chunks of one unit as stored, with their paper's record."""
+        paper = self.get_paper(paper_id)
+        if paper is None:
+            return []
+        rows = self.db.execute(
+            "SELECT * FROM chunks WHERE paper_id = ? AND kind = ? ORDER BY number", (paper_id, kind)
+        )
+        return [
+            Chunk(r["id"], paper_id, kind, r["number"], r["text"], r["section"],
+                  r["page_start"], r["page_end"], paper)
+            for r in rows
+        ]  # fmt: skip
+
+    def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+        marks = ",".join("?" * len(chunk_ids))
+        rows = self.db.execute(f"SELECT * FROM chunks WHERE id IN ({marks})", list(chunk_ids))
+        return {str(r["id"]): r for r in rows}
+
+    def stats(self) -> dict[str, int]:
+        one = self.db.execute
+        by_kind = dict(one("SELECT kind, COUNT(*) FROM chunks GROUP BY kind").fetchall())
+        return {
+            "papers": one("SELECT COUNT(*) FROM papers").fetchone()[0],
+            "chunks": one("SELECT COUNT(*) FROM chunks").fetchone()[0],
+            "abstract": by_kind.get("abstract", 0),
+            "fulltext": by_kind.get("fulltext", 0),
+            "papers_with_fulltext": one(
+                "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
+            ).fetchone()[0],
+        }

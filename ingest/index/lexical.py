@@ -1,0 +1,245 @@
+"""The lexical side of the index: BM25 over the chunks' stemmed terms, in tantivy.
+
+It lives in the data dir beside Chroma and the catalog and holds the same
+chunk ids. Ingest updates it unit by unit (a paper's abstract or full text);
+the catalog stays the record of what it should hold, so a missing or
+half-written lexical index is rebuilt from the catalog, never per query.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import tantivy
+from rapidfuzz.distance import OSA
+
+from ingest.index.analysis import terms
+from ingest.index.catalog import Catalog, Unit
+from ingest.index.records import Chunk
+
+Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)
+_WRITER_HEAP = 64_000_000
+
+
+class LexicalIndexError(RuntimeError):
+    """The lexical index cannot be opened or written."""
+
+
+def _schema() -> tantivy.Schema:
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field("chunk_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("paper_id", stored=True, tokenizer_name="raw")
+    builder.add_text_field("unit", tokenizer_name="raw")
+    builder.add_text_field("category", tokenizer_name="raw")
+    builder.add_integer_field("published", indexed=True, fast=True)
+    builder.add_text_field("terms", tokenizer_name="default")
+    return builder.build()
+
+
+def lexical_text(chunk: Chunk) -> str:
+    """What BM25 reads for a chunk: full-text chunks get their paper's title and section."""
+    if chunk.kind == "abstract":
+        return chunk.text
+    return f"{chunk.paper.title}\n{chunk.section}\n{chunk.text}"
+
+
+def inverse_document_frequency(frequency: int, documents: int) -> float:
+    """How rare a term is: high for a term in few of the index's `documents` chunks."""
+    return math.log(1 + documents / (1 + frequency))
+
+
+def unit_key(unit: Unit) -> str:
+    return f"{unit[0]}\x1f{unit[1]}"
+
+
+def _document(chunk: Chunk) -> tantivy.Document:
+    paper = chunk.paper
+    published = int(paper.published.replace("-", "")) if paper.published else 0
+    return tantivy.Document(
+        chunk_id=chunk.id,
+        paper_id=chunk.paper_id,
+        unit=unit_key((chunk.paper_id, chunk.kind)),
+        category=list(paper.categories),
+        published=published,
+        terms=" ".join(terms(lexical_text(chunk))),
+    )
+
+
+class LexicalIndex:
+    def __init__(self, path: Path) -> None:
+        self.schema = _schema()
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
+        except (OSError, ValueError) as e:
+            raise LexicalIndexError(f"cannot open the lexical index {str(path)!r}: {e}") from e
+        self._writer: tantivy.IndexWriter | None = None
+
+    def _write(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            try:
+                self._writer = self.index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+            except ValueError as e:
+                raise LexicalIndexError(f"cannot write the lexical index: {e}") from e
+        return self._writer
+
+    def replace_units(self, units: Iterable[Unit], chunks: Sequence[Chunk]) -> None:
+        """Drop every chunk of `units`, add `chunks`, and commit."""
+        writer = self._write()
+        for unit in units:
+            writer.delete_documents_by_term("unit", unit_key(unit))
+        for chunk in chunks:
+            writer.add_document(_document(chunk))
+        writer.commit()
+
+    def clear(self) -> None:
+        writer = self._write()
+        writer.delete_all_documents()
+        writer.commit()
+
+    def count(self) -> int:
+        self.index.reload()
+        return int(self.index.searcher().num_docs)
+
+    def chunk_ids(self) -> set[str]:
+        """Every chunk id the index holds (for checks; reads the whole index)."""
+        self.index.reload()
+        searcher = self.index.searcher()
+        total = max(int(searcher.num_docs), 1)
+        result = searcher.search(tantivy.Query.all_query(), total, count=False)
+        return {searcher.doc(address)["chunk_id"][0] for _, address in result.hits}
+
+    def search(
+        self,
+        query: str,
+        limit: int = 50,
+        *,
+        paper_ids: Sequence[str] = (),
+        categories: Sequence[str] = (),
+        published_from: str = "",
+        published_to: str = "",
+        fix_typos: bool = True,
+        extra: Sequence[tuple[str, float]] = (),
+    ) -> list[Hit]:
+        """The best chunks for `query`, optionally within some papers, categories or dates.
+
+        With `fix_typos`, a query term the index (nearly) lacks also matches the
+        common index term one or two edits away ("transfromer" -> "transformer").
+        `extra` adds index terms (stems) with weights of their own.
+        """
+        words = list(dict.fromkeys(terms(query)))
+        if not words and not extra:
+            return []
+        self.index.reload()
+        searcher = self.index.searcher()
+        if fix_typos:
+            words += [w for w in corrections(searcher, words) if w not in words]
+        weighted = [(w, 1.0) for w in words] + [(w, b) for w, b in extra if w not in words]
+        should = [
+            (tantivy.Occur.Should, self._term(term, boost)) for term, boost in weighted if boost > 0
+        ]
+        clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
+        clauses.extend(self._filters(paper_ids, categories, published_from, published_to))
+        result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
+        hits = []
+        for score, address in result.hits:
+            document = searcher.doc(address)
+            hits.append((document["chunk_id"][0], document["paper_id"][0], float(score)))
+        return hits
+
+    def _term(self, term: str, boost: float) -> tantivy.Query:
+        query = tantivy.Query.term_query(self.schema, "terms", term)
+        return query if boost == 1.0 else tantivy.Query.boost_query(query, boost)
+
+    def document_frequencies(self, stems: Sequence[str]) -> dict[str, int]:
+        """How many chunks hold each stem."""
+        self.index.reload()
+        searcher = self.index.searcher()
+        return {stem: int(searcher.doc_freq("terms", stem)) for stem in stems}
+
+    def _filters(
+        self,
+        paper_ids: Sequence[str],
+        categories: Sequence[str],
+        published_from: str,
+        published_to: str,
+    ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        clauses = []
+        if paper_ids:
+            query = tantivy.Query.term_set_query(self.schema, "paper_id", list(paper_ids))
+            clauses.append((tantivy.Occur.Must, query))
+        if categories:
+            query = tantivy.Query.term_set_query(self.schema, "category", list(categories))
+            clauses.append((tantivy.Occur.Must, query))
+        if published_from or published_to:
+            query = tantivy.Query.range_query(
+                self.schema,
+                "published",
+                tantivy.FieldType.Integer,
+                int(published_from.replace("-", "")) if published_from else None,
+                int(published_to.replace("-", "")) if published_to else None,
+            )
+            clauses.append((tantivy.Occur.Must, query))
+        return clauses
+
+
+# A term in fewer chunks than this may be a typo; a correction must be far more common.
+_RARE_TERM = 3
+_MORE_COMMON = 20
+_PREFIX = 2
+_CANDIDATES = 3000
+
+
+def corrections(searcher: tantivy.Searcher, words: Sequence[str]) -> list[str]:
+    """For each rare query term, the most common index term within a small edit distance."""
+    fixed = []
+    for word in words:
+        if len(word) < 4 or word.isdigit():
+            continue
+        frequency = searcher.doc_freq("terms", word)
+        if frequency >= _RARE_TERM:
+            continue
+        allowed = 1 if len(word) < 7 else 2
+        candidates = searcher.terms_with_prefix("terms", word[:_PREFIX], limit=_CANDIDATES)
+        best = [
+            (count, term)
+            for term, count in candidates
+            if count >= _MORE_COMMON * max(frequency, 1)
+            and abs(len(term) - len(word)) <= allowed
+            and OSA.distance(term, word, score_cutoff=allowed) <= allowed
+        ]
+        if best:
+            fixed.append(max(best)[1])
+    return fixed
+
+
+def rebuild_units(lexical: LexicalIndex, catalog: Catalog, units: Sequence[Unit]) -> int:
+    """Make the lexical index hold exactly the catalog's chunks of `units`."""
+    chunks = [c for unit in units for c in catalog.unit_chunks(*unit)]
+    lexical.replace_units(units, chunks)
+    return len(chunks)
+
+
+def ensure_complete(lexical: LexicalIndex, catalog: Catalog) -> bool:
+    """Rebuild the lexical index from the catalog when it is missing chunks (an index
+    made before the lexical index existed, or lost). Returns whether it rebuilt; an
+    ingest running elsewhere holds the writer, and then nothing is done."""
+    if catalog.pending_units() or lexical.count() == catalog.chunk_count():
+        return False
+    try:
+        rebuild_all(lexical, catalog)
+    except LexicalIndexError:
+        return False
+    return True
+
+
+def rebuild_all(lexical: LexicalIndex, catalog: Catalog, batch: int = 2000) -> int:
+    """Rebuild the whole lexical index from the catalog (a missing or stale index)."""
+    writer_units = catalog.all_units()
+    lexical.clear()
+    added = 0
+    for start in range(0, len(writer_units), batch):
+        added += rebuild_units(lexical, catalog, writer_units[start : start + batch])
+    return added

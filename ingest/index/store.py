@@ -1,0 +1,136 @@
+"""The vector side of the index: one Chroma collection holding every chunk.
+
+This module defines the collection's schema (name, distance, metadata
+fields, the embedder recorded with it); chat reads the index through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import chromadb
+import numpy as np
+from chromadb.api import ClientAPI
+from chromadb.config import Settings as ChromaSettings
+
+from ingest.index.records import Chunk
+
+COLLECTION = "paperchat_chunks"
+_WRITE_BATCH = 1000
+# Candidates the HNSW graph search keeps while it walks. With Chroma's default (100, as
+# many as retrieval asks for) the search returned 0.82 of the exact 100 nearest chunks
+# of the full index; with 400 it returns 0.95, for a few milliseconds more a query
+# (README, "Retrieval and answers"). It can change on an existing index.
+SEARCH_EF = 400
+
+
+class IndexUnavailable(RuntimeError):
+    """Chroma cannot be reached or opened."""
+
+
+class EmbedderMismatch(RuntimeError):
+    """The index was built with another embedding model than the one configured."""
+
+
+def open_chroma(path: Path, url: str = "") -> ClientAPI:
+    """An embedded client in `path`, or an HTTP client when `url` is set."""
+    settings = ChromaSettings(anonymized_telemetry=False)
+    try:
+        if not url:
+            path.mkdir(parents=True, exist_ok=True)
+            return chromadb.PersistentClient(path=str(path), settings=settings)
+        parsed = urlparse(url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise IndexUnavailable(f"PAPERCHAT_CHROMA_URL {url!r} is not an http(s) URL")
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        return chromadb.HttpClient(
+            host=parsed.hostname, port=port, ssl=parsed.scheme == "https", settings=settings
+        )
+    except IndexUnavailable:
+        raise
+    except Exception as e:
+        raise IndexUnavailable(f"cannot open Chroma at {url or str(path)!r}: {e}") from e
+
+
+def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
+    """The metadata stored with every chunk: everything a filter or a citation needs."""
+    paper = chunk.paper
+    published = paper.published or ""
+    return {
+        "paper_id": chunk.paper_id,
+        "is_arxiv": paper.is_arxiv,
+        "version": paper.version,
+        "title": paper.title,
+        "authors": paper.authors,
+        "primary_category": paper.primary_category,
+        "categories": " ".join(paper.categories),
+        "published": published,
+        # Integer form of the date (20220328) so Chroma can filter ranges.
+        "published_int": int(published.replace("-", "")) if published else 0,
+        "kind": chunk.kind,
+        "section": chunk.section,
+        "page_start": chunk.page_start,
+        "page_end": chunk.page_end,
+        "chunk_number": chunk.number,
+    }
+
+
+class ChunkStore:
+    """Chroma collection of chunks, with the embedder's identity in its metadata."""
+
+    def __init__(self, client: ClientAPI, embedder_name: str | None) -> None:
+        """Open or create the collection; `embedder_name` None skips the model check."""
+        try:
+            self.collection = client.get_or_create_collection(
+                COLLECTION,
+                configuration={"hnsw": {"space": "cosine", "ef_search": SEARCH_EF}},
+                metadata={"embedder": embedder_name} if embedder_name else None,
+                embedding_function=None,
+            )
+            self._search_wide_enough()
+        except Exception as e:
+            raise IndexUnavailable(f"cannot open the Chroma collection {COLLECTION!r}: {e}") from e
+        recorded = (self.collection.metadata or {}).get("embedder")
+        if embedder_name and recorded and recorded != embedder_name:
+            raise EmbedderMismatch(
+                f"the index was built with {recorded!r}, not {embedder_name!r}: "
+                "use the same embedder or a new data dir"
+            )
+
+    def _search_wide_enough(self) -> None:
+        """An index made with another `ef_search` gets `SEARCH_EF`. Chroma reads the setting
+        when a process first searches the collection, so this comes before any search."""
+        if self.search_ef() != SEARCH_EF:
+            self.collection.modify(configuration={"hnsw": {"ef_search": SEARCH_EF}})
+
+    def search_ef(self) -> int | None:
+        """The collection's configured `ef_search`."""
+        hnsw = (self.collection.configuration or {}).get("hnsw") or {}
+        value = hnsw.get("ef_search")
+        return int(value) if value is not None else None
+
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
+        for start in range(0, len(chunks), _WRITE_BATCH):
+            part = chunks[start : start + _WRITE_BATCH]
+            self.collection.upsert(
+                ids=[c.id for c in part],
+                embeddings=vectors[start : start + len(part)],
+                documents=[c.text for c in part],
+                metadatas=[chunk_metadata(c) for c in part],
+            )
+
+    def delete(self, ids: Sequence[str]) -> None:
+        for start in range(0, len(ids), _WRITE_BATCH):
+            self.collection.delete(ids=list(ids[start : start + _WRITE_BATCH]))
+
+    def ids_of(self, paper_id: str, kind: str | None = None) -> list[str]:
+        where: dict[str, Any] = {"paper_id": paper_id}
+        if kind is not None:
+            where = {"$and": [{"paper_id": paper_id}, {"kind": kind}]}
+        return list(self.collection.get(where=where, include=[])["ids"])
+
+    def count(self) -> int:
+        return int(self.collection.count())

@@ -1,0 +1,97 @@
+"""Writes units (one paper's abstract or full text) to both indexes, crash-safely.
+
+The catalog is the record of what the index holds. The order of writes is
+what makes a killed run harmless:
+1. the units are marked pending in the catalog;
+2. their new chunks go to Chroma (ids carry a content hash, so old and new
+   never share an id);
+3. one catalog transaction swaps the chunks and records the units' hashes;
+4. the lexical index drops the units' old chunks and adds the new ones;
+5. the old chunks leave Chroma;
+6. the pending marks are cleared.
+A run that starts with pending units first deletes from Chroma whatever the
+catalog does not list for them and rewrites them in the lexical index from
+the catalog, so all three agree again; units whose hash was not recorded
+are simply done again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ingest.index.catalog import KINDS, Catalog, Unit
+from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
+from ingest.index.records import Chunk, Paper
+from ingest.index.store import ChunkStore
+
+
+@dataclass(frozen=True)
+class UnitWork:
+    """One unit ready to be written: its chunks, their hash, where it came from."""
+
+    paper: Paper
+    kind: str
+    source: str  # "metadata", "arxiv" or "pdf"
+    origin: str  # the file or URL, for messages
+    digest: str
+    chunks: tuple[Chunk, ...]
+    pdf: tuple[str, int, str] | None = None  # (sha256, pages, file name stem) for full text
+
+    @property
+    def unit(self) -> Unit:
+        return (self.paper.id, self.kind)
+
+
+class Indexer:
+    def __init__(self, catalog: Catalog, store: ChunkStore, lexical: LexicalIndex) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.lexical = lexical
+
+    def recover(self) -> int:
+        """Put right what a killed run left half written; returns Chroma ids removed."""
+        removed = 0
+        pending = self.catalog.pending_units()
+        for paper_id, kind in pending:
+            known = set(self.catalog.chunk_ids(paper_id, kind))
+            orphans = [i for i in self.store.ids_of(paper_id, kind) if i not in known]
+            self.store.delete(orphans)
+            removed += len(orphans)
+        rebuild_units(self.lexical, self.catalog, pending)
+        if self.lexical.count() != self.catalog.chunk_count():
+            rebuild_all(self.lexical, self.catalog)
+        self.catalog.clear_pending(pending)
+        return removed
+
+    def write(self, works: Sequence[UnitWork], vectors: np.ndarray) -> int:
+        """Write the units; `vectors` holds one row per chunk, in order. Returns chunks deleted."""
+        units = [w.unit for w in works]
+        self.catalog.mark_pending(units)
+        self.store.upsert([c for w in works for c in w.chunks], vectors)
+        old_ids: list[str] = []
+        with self.catalog.transaction():
+            for work in works:
+                old_ids.extend(self.catalog.chunk_ids(*work.unit))
+                self.catalog.replace_unit(
+                    work.paper, work.source, work.kind, work.digest, work.chunks, work.pdf
+                )
+        self.lexical.replace_units(units, [c for w in works for c in w.chunks])
+        new_ids = {c.id for w in works for c in w.chunks}
+        stale = [i for i in old_ids if i not in new_ids]
+        self.store.delete(stale)
+        self.catalog.clear_pending(units)
+        return len(old_ids)
+
+    def delete_paper(self, paper_id: str) -> int:
+        """Remove a paper from both indexes; returns the chunks removed (0 if unknown)."""
+        units = [(paper_id, kind) for kind in KINDS]
+        self.catalog.mark_pending(units)
+        with self.catalog.transaction():
+            removed = self.catalog.delete_paper(paper_id)
+        self.lexical.replace_units(units, [])
+        self.store.delete(self.store.ids_of(paper_id))
+        self.catalog.clear_pending(units)
+        return removed

@@ -1,0 +1,145 @@
+"""arXiv metadata files: JSON lines in the OAI snapshot layout, plain or gzipped."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from collections.abc import Iterator
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import IO, Any
+
+from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
+from ingest.report import Skipped
+
+_SPACE_RE = re.compile(r"\s+")
+
+
+class MetadataError(ValueError):
+    """A metadata file that cannot be read at all."""
+
+
+def normalise_space(text: str) -> str:
+    """Collapse arXiv's hard line breaks and runs of spaces; TeX is kept as written."""
+    return _SPACE_RE.sub(" ", text).strip()
+
+
+def _iso_date(value: str) -> str:
+    """`Mon, 2 Apr 2007 19:18:42 GMT` or `2007-04-02` as `2007-04-02`; "" if neither."""
+    value = value.strip()
+    if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value):
+        return value[:10]
+    try:
+        return parsedate_to_datetime(value).date().isoformat()
+    except (TypeError, ValueError):
+        return ""
+
+
+def _published(record: dict[str, Any]) -> str:
+    versions = record.get("versions")
+    if isinstance(versions, list) and versions and isinstance(versions[0], dict):
+        created = _iso_date(str(versions[0].get("created", "")))
+        if created:
+            return created
+    return _iso_date(str(record.get("update_date") or ""))
+
+
+def _latest_version(record: dict[str, Any]) -> str:
+    versions = record.get("versions")
+    if isinstance(versions, list) and versions and isinstance(versions[-1], dict):
+        return str(versions[-1].get("version", ""))
+    return ""
+
+
+def _categories(value: Any) -> tuple[str, ...]:
+    """Keep arXiv category codes; the snapshot also carries MSC/ACM class codes."""
+    words = str(value or "").split()
+    return tuple(w for w in words if re.fullmatch(r"[a-z\-]+(\.[A-Za-z\-]+)?", w))
+
+
+def paper_from_record(record: dict[str, Any]) -> Paper:
+    """Build a `Paper` from one snapshot record; raise ValueError naming what is missing."""
+    raw_id = record.get("id")
+    if not isinstance(raw_id, str) or not raw_id.strip():
+        raise ValueError("record has no id")
+    try:
+        paper_id, id_version = split_arxiv_id(raw_id)
+    except InvalidPaperId as e:
+        raise ValueError(f"record id {raw_id!r} is not an arXiv id") from e
+    abstract = normalise_space(str(record.get("abstract") or ""))
+    if not abstract:
+        raise ValueError(f"record {paper_id} has no abstract")
+    title = normalise_space(str(record.get("title") or ""))
+    if not title:
+        raise ValueError(f"record {paper_id} has no title")
+    return Paper(
+        id=paper_id,
+        title=title,
+        abstract=abstract,
+        authors=normalise_space(str(record.get("authors") or "")),
+        categories=_categories(record.get("categories")),
+        version=_latest_version(record) or (id_version or ""),
+        published=_published(record),
+        updated=_iso_date(str(record.get("update_date") or "")),
+        comments=normalise_space(str(record.get("comments") or "")),
+    )
+
+
+def _open_text(path: Path) -> IO[str]:
+    try:
+        if path.suffix == ".gz":
+            return gzip.open(path, "rt", encoding="utf-8")
+        return path.open(encoding="utf-8")
+    except OSError as e:
+        raise MetadataError(f"cannot read {str(path)!r}: {e.strerror or e}") from e
+
+
+def count_records(path: Path) -> int:
+    """Non-blank lines in a metadata file: the total a progress bar counts towards."""
+    with _open_text(path) as lines:
+        try:
+            return sum(1 for line in lines if line.strip())
+        except (OSError, EOFError, UnicodeDecodeError):
+            return 0
+
+
+def read_metadata(path: Path, limit: int | None = None) -> Iterator[Paper | Skipped]:
+    """Yield the papers of a metadata file, and a `Skipped` for every bad line.
+
+    A duplicate id within the file keeps its first record. `limit` counts the
+    papers yielded, not the lines read.
+    """
+    seen: set[str] = set()
+    produced = 0
+    with _open_text(path) as lines:
+        try:
+            for number, line in enumerate(lines, start=1):
+                if limit is not None and produced >= limit:
+                    return
+                if not line.strip():
+                    continue
+                item = _parse_line(line, f"{path.name}:{number}", seen)
+                if isinstance(item, Paper):
+                    seen.add(item.id)
+                    produced += 1
+                yield item
+        except (OSError, EOFError, UnicodeDecodeError) as e:
+            # A truncated gzip stream or a binary file: keep what was read.
+            yield Skipped(f"{path.name}", f"file is unreadable past this point: {e}")
+
+
+def _parse_line(line: str, source: str, seen: set[str]) -> Paper | Skipped:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as e:
+        return Skipped(source, f"malformed JSON: {e.msg} at column {e.colno}")
+    if not isinstance(record, dict):
+        return Skipped(source, "line is not a JSON object")
+    try:
+        paper = paper_from_record(record)
+    except ValueError as e:
+        return Skipped(source, str(e))
+    if paper.id in seen:
+        return Skipped(source, f"duplicate id {paper.id} in this file (first record kept)")
+    return paper

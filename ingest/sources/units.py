@@ -1,0 +1,169 @@
+"""Turn metadata records and parsed PDFs into units ready for the index."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_chunks, unit_hash
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper, ParsedPdf, arxiv_url
+from ingest.index.writer import UnitWork
+from ingest.pdf.isolation import Failure, run_isolated
+from ingest.pdf.parsing import parse_pdf
+from ingest.report import Skipped
+from ingest.sources.arxiv_api import Harvested
+from ingest.sources.metadata import read_metadata
+
+# 2203.12533v2.pdf, 2203.12533.pdf, and old-style ids with the slash as "_".
+_FILE_ID_RE = re.compile(
+    r"^(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?_\d{7})(?P<version>v\d+)?$"
+)
+_DOC_ID_LENGTH = 16
+
+
+def abstract_work(paper: Paper, count_tokens: CountTokens, source: str, origin: str) -> UnitWork:
+    pieces = abstract_pieces(paper, count_tokens)
+    digest = unit_hash(paper, "abstract", pieces)
+    chunks = make_chunks(paper, "abstract", pieces, digest)
+    return UnitWork(paper, "abstract", source, origin, digest, tuple(chunks))
+
+
+def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
+    """(paper id, version, is arXiv): from the file name, else the page-1 stamp, else the hash."""
+    match = _FILE_ID_RE.match(path.stem)
+    if match is not None:
+        return match["id"].replace("_", "/"), match["version"] or "", True
+    if parsed.stamp_id:
+        return parsed.stamp_id, parsed.stamp_version, True
+    return parsed.sha256[:_DOC_ID_LENGTH], "", False
+
+
+def paper_from_pdf(
+    path: Path, parsed: ParsedPdf, paper_id: str, version: str, is_arxiv: bool
+) -> Paper:
+    """The record of a paper known only from its PDF."""
+    title = parsed.metadata_title or parsed.first_page_title or path.stem
+    abstract = " ".join(b.text for b in parsed.blocks if b.section.lower() == "abstract")
+    categories = (parsed.stamp_category,) if parsed.stamp_category else ()
+    return Paper(
+        id=paper_id,
+        title=" ".join(title.split()),
+        abstract=" ".join(abstract.split()),
+        authors=parsed.metadata_authors,
+        categories=categories,
+        version=version,
+        is_arxiv=is_arxiv,
+    )
+
+
+def fulltext_work(
+    path: Path,
+    parsed: ParsedPdf,
+    count_tokens: CountTokens,
+    catalog: Catalog,
+    known: Paper | None = None,
+) -> UnitWork | Skipped:
+    """The full-text unit of a parsed PDF, attached to the paper's record when there is one."""
+    paper_id, version, is_arxiv = pdf_identity(path, parsed)
+    if known is None or known.id != paper_id:
+        known = catalog.get_paper(paper_id)
+    if known is not None:
+        paper = dataclasses.replace(known, version=version or known.version)
+    else:
+        paper = paper_from_pdf(path, parsed, paper_id, version, is_arxiv)
+    pieces = fulltext_pieces(parsed.blocks, count_tokens)
+    if not pieces:
+        return Skipped(str(path), "no text left after removing references and page furniture")
+    digest = unit_hash(paper, "fulltext", pieces)
+    chunks = make_chunks(paper, "fulltext", pieces, digest)
+    pdf = (parsed.sha256, parsed.page_count, path.stem)
+    return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf)
+
+
+def find_pdfs(paths: Iterable[Path]) -> tuple[list[Path], list[Skipped]]:
+    """The PDF files named or inside the folders named, in a stable order."""
+    found: list[Path] = []
+    skipped: list[Skipped] = []
+    for path in paths:
+        if path.is_dir():
+            try:
+                found.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() == ".pdf"))
+            except OSError as e:
+                skipped.append(Skipped(str(path), f"cannot list folder: {e.strerror or e}"))
+        elif path.is_file():
+            found.append(path)
+        elif path.exists():
+            skipped.append(Skipped(str(path), "not a file or folder"))
+        else:
+            skipped.append(Skipped(str(path), "no such file or folder"))
+    unique = list(dict.fromkeys(p.resolve() for p in found))
+    return unique, skipped
+
+
+def metadata_items(
+    path: Path, count_tokens: CountTokens, limit: int | None = None
+) -> Iterator[UnitWork | Skipped]:
+    """The abstract unit of every paper in a metadata file, and the lines skipped."""
+    for item in read_metadata(path, limit):
+        if isinstance(item, Skipped):
+            yield item
+        else:
+            yield abstract_work(item, count_tokens, "metadata", str(path))
+
+
+def _parsed_in_order(
+    files: list[Path], workers: int, timeout_s: float
+) -> Iterator[tuple[Path, ParsedPdf | Failure]]:
+    """Parse in worker processes; hand results back in the files' order."""
+    done: dict[str, ParsedPdf | Failure] = {}
+    order = iter(files)
+    upcoming = next(order, None)
+    results = run_isolated(parse_pdf, [str(f) for f in files], workers=workers, timeout_s=timeout_s)
+    for name, outcome in results:
+        done[name] = outcome
+        while upcoming is not None and str(upcoming) in done:
+            yield upcoming, done.pop(str(upcoming))
+            upcoming = next(order, None)
+
+
+def pdf_items(
+    paths: Iterable[Path],
+    catalog: Catalog,
+    count_tokens: CountTokens,
+    workers: int = 1,
+    timeout_s: float = 120.0,
+) -> Iterator[UnitWork | Skipped]:
+    """The full-text unit of every PDF named or found in the folders named."""
+    files, skipped = find_pdfs(paths)
+    yield from skipped
+    for path, outcome in _parsed_in_order(files, workers, timeout_s):
+        if isinstance(outcome, Failure):
+            yield Skipped(str(path), outcome.reason)
+        else:
+            yield fulltext_work(path, outcome, count_tokens, catalog)
+
+
+def arxiv_items(
+    harvested: Iterable[Harvested],
+    catalog: Catalog,
+    count_tokens: CountTokens,
+    timeout_s: float = 120.0,
+) -> Iterator[UnitWork | Skipped]:
+    """The abstract and, when its PDF came, the full text of every harvested paper."""
+    for paper, pdf_path, failure in harvested:
+        if pdf_path is None and failure is not None and not paper.title:
+            yield Skipped(f"arXiv:{paper.id}", failure)
+            continue
+        yield abstract_work(paper, count_tokens, "arxiv", arxiv_url(paper.id))
+        if pdf_path is None:
+            if failure is not None:
+                yield Skipped(f"arXiv:{paper.id} PDF", failure)
+            continue
+        for path, outcome in _parsed_in_order([pdf_path], 1, timeout_s):
+            if isinstance(outcome, Failure):
+                yield Skipped(str(path), outcome.reason)
+            else:
+                yield fulltext_work(path, outcome, count_tokens, catalog, known=paper)
