@@ -20,7 +20,7 @@ from chat.rag.evaluation import Question, load_questions
 from chat.rag.fusion import FusionConfig, Hit, fuse
 from chat.rag.retrieval import Filters, Retriever
 from chat.settings import Settings
-from chat.wiring import Index
+from chat.wiring import Wiring
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
@@ -90,7 +90,7 @@ SETTINGS: tuple[tuple[str, FusionConfig, CoverageConfig], ...] = (
 Pass = tuple[Question, str, list[Hit], list[Hit], list[Hit]]
 
 
-def candidates(index: Index, files: list[str]) -> list[Pass]:
+def candidates(index: Wiring, files: list[str]) -> list[Pass]:
     retriever = index.retriever
     passes = []
     for name in files:
@@ -141,7 +141,7 @@ def main() -> None:
     parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
     parser.add_argument("--files", nargs="*", default=list(FILES))
     args = parser.parse_args()
-    index = Index(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
+    index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
     passes = candidates(index, args.files)
     kinds = sorted({q.type for q, *_ in passes})
     by_kind = {kind: [p for p in passes if p[0].type == kind] for kind in kinds}

@@ -28,7 +28,7 @@ from ingest.pdf.parsing import parse_pdf
 from ingest.sources.units import find_pdfs
 
 if TYPE_CHECKING:
-    from chat.wiring import Index
+    from chat.wiring import Wiring
 
 # PDF workers start by importing the main module: the heavy imports (Chroma,
 # onnxruntime) stay inside the functions so that the workers do not pay for them.
@@ -102,7 +102,7 @@ def parse_only(pdfs: Path) -> tuple[int, float]:
     return pages, time.perf_counter() - start
 
 
-def end_to_end(index: Index, abstracts: Path, limit: int, pdfs: Path) -> tuple[int, float]:
+def end_to_end(index: Wiring, abstracts: Path, limit: int, pdfs: Path) -> tuple[int, float]:
     from ingest.pipeline import Pipeline
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
@@ -122,7 +122,7 @@ def end_to_end(index: Index, abstracts: Path, limit: int, pdfs: Path) -> tuple[i
     return report.chunks_added, elapsed
 
 
-def embed_only(index: Index) -> float:
+def embed_only(index: Wiring) -> float:
     """The embedder alone on the texts just ingested, in the pipeline's batch size."""
     texts = [row[0] for row in index.catalog.db.execute("SELECT text FROM chunks ORDER BY rowid")]
     start = time.perf_counter()
@@ -133,13 +133,13 @@ def embed_only(index: Index) -> float:
 
 def measure(backend: str, args: argparse.Namespace) -> Row:
     from chat.settings import Settings
-    from chat.wiring import Index
+    from chat.wiring import Wiring
 
     with tempfile.TemporaryDirectory(prefix="bench-ingest-") as data_dir:
         settings = Settings(
             data_dir=Path(data_dir), embedder_backend=backend, models_cache=args.models_cache
         )
-        index = Index(settings)
+        index = Wiring(settings)
         # Sampling runs through both phases that the ratio compares, so both bear its cost.
         with PeakMemory() as memory:
             pages, parse_s = parse_only(args.pdfs)

@@ -24,7 +24,7 @@ from chat.rag.extractive import extract_answer
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retriever
 from chat.settings import Settings
-from chat.wiring import Index
+from chat.wiring import Wiring
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
@@ -68,7 +68,7 @@ def main() -> None:
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--json", type=Path, help="Also write the reports here.")
     args = parser.parse_args()
-    index = Index(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
+    index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
     retriever = index.retriever
     retriever.retrieve("warm up")
     print(f"command: python -m bench.retrieval {' '.join(shlex.quote(a) for a in sys.argv[1:])}")

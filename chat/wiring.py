@@ -1,4 +1,4 @@
-"""Builds the index's clients from the settings: used by the CLI and the app factory only."""
+"""Builds the parts from the settings: the one place that makes clients (CLI and app factory)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,9 @@ QUERY_EMBEDDER_THREADS = 1
 
 
 @dataclass
-class Index:
-    """The catalog, the Chroma store and (only when asked for) the embedders."""
+class Wiring:
+    """The composition root: the catalog, the stores, the embedders, the retriever and the
+    answerer, each built from the settings when first asked for."""
 
     settings: Settings
     _closers: list[Catalog] = field(default_factory=list)

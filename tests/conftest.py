@@ -10,7 +10,7 @@ import pytest
 from tests.net import unused_port
 
 if TYPE_CHECKING:
-    from chat.wiring import Index
+    from chat.wiring import Wiring
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -116,13 +116,13 @@ def _subset_of_abstracts(path: Path, wanted: set[str], extra: int) -> Path:
 
 
 @pytest.fixture(scope="session")
-def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Index]:
+def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Wiring]:
     """An index of real data: 150 abstracts, the gold papers of 40 dev questions, 3 PDFs."""
     import json
     import shutil
 
     from chat.settings import Settings
-    from chat.wiring import Index
+    from chat.wiring import Wiring
     from ingest.pipeline import Pipeline
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
@@ -138,7 +138,7 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) ->
     pdfs.mkdir()
     for name in SMALL_INDEX_PDFS:
         shutil.copy(PDFS / name, pdfs / name)
-    index = Index(Settings(data_dir=root / "data", models_cache=models_cache))
+    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
     embedder = index.embedder
     pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
     pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())

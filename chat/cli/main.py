@@ -21,7 +21,7 @@ from chat.cli.admin import register as register_admin
 from chat.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from chat.wiring import Index
+    from chat.wiring import Wiring
     from ingest.report import IngestReport
 
 # The heavy modules (Chroma, onnxruntime, the openai client) are imported inside
@@ -55,10 +55,10 @@ class PaperchatGroup(click.Group):
             raise ConfigError(str(e) or type(e).__name__) from e
 
 
-def _index(data_dir: Path | None) -> Index:
-    from chat.wiring import Index
+def _index(data_dir: Path | None) -> Wiring:
+    from chat.wiring import Wiring
 
-    return Index(_settings(data_dir))
+    return Wiring(_settings(data_dir))
 
 
 def _settings(data_dir: Path | None) -> Settings:
@@ -99,7 +99,7 @@ def ingest_options(func: F) -> F:
 
 
 def _run_ingest(
-    index: Index,
+    index: Wiring,
     items: Iterable[Any],
     total: Callable[[], int | None],
     description: str,

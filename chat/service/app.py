@@ -43,13 +43,13 @@ from chat.service.routes import (
 )
 from chat.service.routes.deps import Limits, Services
 from chat.settings import Settings, get_settings
-from chat.wiring import Index
+from chat.wiring import Wiring
 
 logger = logging.getLogger("paperchat.app")
 
 
 def create_app(
-    settings: Settings, index: Index | None = None, *, limits: Limits | None = None
+    settings: Settings, index: Wiring | None = None, *, limits: Limits | None = None
 ) -> FastAPI:
     """The service for `settings`; `index` is used as given (and left open) when passed."""
     limits = limits or Limits.from_settings(settings)
@@ -63,7 +63,7 @@ def create_app(
         limits=limits,
         engine=engine,
         sessions=session_factory(engine),
-        index=index if index is not None else Index(settings),
+        index=index if index is not None else Wiring(settings),
         signer=SessionSigner(load_secret_key(settings)),
         chat_limiter=build_rate_limiter(settings.rate_limit, redis_url),
         login_limiter=build_rate_limiter(limits.login_attempts, redis_url),

@@ -24,7 +24,7 @@ from chat.service.accounts import create_api_key, create_user, get_user
 from chat.service.app import create_app
 from chat.service.routes.deps import Services
 from chat.settings import Settings
-from chat.wiring import Index
+from chat.wiring import Wiring
 from tests.fake_openai import ChatScript, FakeOpenAI
 from tests.net import serving, unused_port
 
@@ -101,7 +101,7 @@ def fake_llm_fixture() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def served_settings(index: Index, fake: FakeOpenAI, database: Path, **more: Any) -> Settings:
+def served_settings(index: Wiring, fake: FakeOpenAI, database: Path, **more: Any) -> Settings:
     """`index`'s settings for a server answering with `fake`, on a SQLite file, signup open."""
     return index.settings.model_copy(
         update={
@@ -120,7 +120,7 @@ def served_settings(index: Index, fake: FakeOpenAI, database: Path, **more: Any)
 
 @pytest.fixture(scope="session", name="api_settings")
 def api_settings_fixture(
-    small_index: Index, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Settings:
     return served_settings(small_index, fake_llm, tmp_path_factory.mktemp("api-db") / "db.sqlite")
 

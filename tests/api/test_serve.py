@@ -21,7 +21,7 @@ from chat.service.accounts import create_api_key, create_user
 from chat.service.conversations import get_conversation
 from chat.service.db import create_database_engine, session_factory
 from chat.service.migrations import upgrade_database
-from chat.wiring import Index
+from chat.wiring import Wiring
 from tests.api.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
 from tests.fake_openai import ChatScript, FakeOpenAI
 from tests.net import unused_port
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @contextmanager
 def serving(
-    index: Index, tmp_path: Path, env: dict[str, str], workers: int = 1
+    index: Wiring, tmp_path: Path, env: dict[str, str], workers: int = 1
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`paperchat serve` over `index` in a child process, until the block ends: (process, URL)."""
     port = unused_port()
@@ -69,7 +69,7 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> httpx.Resp
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_serve_answers_health_until_stopped(
-    small_index: Index, tmp_path: Path, workers: int
+    small_index: Wiring, tmp_path: Path, workers: int
 ) -> None:
     env = {"PAPERCHAT_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}"}
 
@@ -86,7 +86,7 @@ def test_serve_answers_health_until_stopped(
 
 
 def test_shutdown_ends_an_open_stream_with_an_error_event(
-    small_index: Index, fake_llm: FakeOpenAI, tmp_path: Path
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
 ) -> None:
     database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
     upgrade_database(database)

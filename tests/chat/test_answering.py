@@ -13,7 +13,7 @@ from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
 from chat.rag.llm import ChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Filters
-from chat.wiring import Index
+from chat.wiring import Wiring
 from tests.fake_openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(120)
@@ -24,7 +24,7 @@ FID = "How does Fusion-in-Decoder combine the retrieved passages?"
 _OPEN: list[Answerer] = []
 
 
-def _answerer(index: Index, fake: FakeOpenAI | None, **model_options: float) -> Answerer:
+def _answerer(index: Wiring, fake: FakeOpenAI | None, **model_options: float) -> Answerer:
     model = None
     if fake is not None:
         client = AsyncOpenAI(api_key="test-key", base_url=fake.base_url, max_retries=0)
@@ -49,7 +49,7 @@ def _text(events: list[Event]) -> str:
     return "".join(e.text for e in events if isinstance(e, Delta))
 
 
-async def test_events_come_in_contract_order(small_index: Index, fake: FakeOpenAI) -> None:
+async def test_events_come_in_contract_order(small_index: Wiring, fake: FakeOpenAI) -> None:
     fake.script_chat(ChatScript(pieces=("FiD encodes", " passages [1].")))
 
     events = await _run(_answerer(small_index, fake), Question(FID, message_id="m1"))
@@ -63,7 +63,7 @@ async def test_events_come_in_contract_order(small_index: Index, fake: FakeOpenA
 
 
 async def test_split_and_numbered_citations_come_out_whole(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     fake.script_chat(
         ChatScript(pieces=("It concatenates encoded passages [arXiv:2007.", "01282] and [", "1]."))
@@ -81,7 +81,7 @@ async def test_split_and_numbered_citations_come_out_whole(
 
 
 async def test_made_up_citations_are_dropped_and_listed(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     fake.script_chat(ChatScript(pieces=("Real [arXiv:2007.01282], invented [arXiv:9999.99999].",)))
 
@@ -94,7 +94,7 @@ async def test_made_up_citations_are_dropped_and_listed(
 
 
 async def test_documents_go_to_the_model_as_data_in_the_user_turn(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     await _run(_answerer(small_index, fake), Question(FID))
 
@@ -107,7 +107,7 @@ async def test_documents_go_to_the_model_as_data_in_the_user_turn(
 
 
 async def test_failure_mid_stream_ends_with_an_error_after_the_partial_text(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     fake.script_chat(ChatScript(pieces=("First part. ", "Second", " part."), break_after=1))
 
@@ -120,7 +120,7 @@ async def test_failure_mid_stream_ends_with_an_error_after_the_partial_text(
 
 
 async def test_a_hanging_upstream_ends_in_a_timeout_error(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     fake.script_chat(ChatScript(pieces=("Begins ", "then hangs"), hang_after=1))
     answerer = _answerer(small_index, fake, first_token_timeout=2, idle_timeout=0.5)
@@ -132,7 +132,7 @@ async def test_a_hanging_upstream_ends_in_a_timeout_error(
 
 
 async def test_closing_the_answer_early_disconnects_the_upstream(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     fake.script_chat(ChatScript(pieces=tuple(f"word{i} " for i in range(100)), delay=0.05))
     stream = _answerer(small_index, fake).answer(Question(FID))
@@ -146,7 +146,7 @@ async def test_closing_the_answer_early_disconnects_the_upstream(
 
 
 async def test_irrelevant_question_is_refused_without_calling_the_model(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     question = Question("What is the best recipe for sourdough bread with rye flour?")
 
@@ -159,7 +159,7 @@ async def test_irrelevant_question_is_refused_without_calling_the_model(
 
 
 async def test_follow_up_is_condensed_for_retrieval_and_reported(
-    small_index: Index, fake: FakeOpenAI
+    small_index: Wiring, fake: FakeOpenAI
 ) -> None:
     fake.script_chat(
         ChatScript(pieces=("How does Fusion-in-Decoder use many retrieved passages?",)),
@@ -175,7 +175,7 @@ async def test_follow_up_is_condensed_for_retrieval_and_reported(
     assert sources.sources[0].id == "2007.01282"
 
 
-async def test_extractive_answers_quote_sources_with_citations(small_index: Index) -> None:
+async def test_extractive_answers_quote_sources_with_citations(small_index: Wiring) -> None:
     events = await _run(_answerer(small_index, None), Question(FID))
 
     text = _text(events)
@@ -187,7 +187,7 @@ async def test_extractive_answers_quote_sources_with_citations(small_index: Inde
     assert done.dropped_citations == ()
 
 
-async def test_paper_scope_keeps_sources_to_that_paper(small_index: Index) -> None:
+async def test_paper_scope_keeps_sources_to_that_paper(small_index: Wiring) -> None:
     question = Question("What temperature is used?", filters=Filters(paper_ids=("1503.02531",)))
 
     events = await _run(_answerer(small_index, None), question)

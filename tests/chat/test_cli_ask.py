@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.wiring import Index
+from chat.wiring import Wiring
 from tests.cli import environment, run
 from tests.data import EVAL
 from tests.fake_openai import ChatScript, FakeOpenAI
@@ -19,7 +19,7 @@ QUESTION = "How does Fusion-in-Decoder combine the retrieved passages?"
 
 
 @pytest.fixture
-def env(small_index: Index, models_cache: Path) -> dict[str, str]:
+def env(small_index: Wiring, models_cache: Path) -> dict[str, str]:
     return environment(small_index.settings.data_dir, models_cache)
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from chat.rag.papers import PaperNotFound, normalise_id, paper_details, search_papers
-from chat.wiring import Index
+from chat.wiring import Wiring
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -22,7 +22,7 @@ def test_ids_with_or_without_version_normalise(value: str, expected: str) -> Non
     assert normalise_id(value) == expected
 
 
-def test_paper_details_carry_what_the_paper_page_shows(small_index: Index) -> None:
+def test_paper_details_carry_what_the_paper_page_shows(small_index: Wiring) -> None:
     details = paper_details(small_index.catalog, "2007.01282v2")
 
     assert details["id"] == "2007.01282"
@@ -33,12 +33,12 @@ def test_paper_details_carry_what_the_paper_page_shows(small_index: Index) -> No
     assert isinstance(details["categories"], list)
 
 
-def test_unknown_paper_is_not_found(small_index: Index) -> None:
+def test_unknown_paper_is_not_found(small_index: Wiring) -> None:
     with pytest.raises(PaperNotFound, match=r"2999\.99999"):
         paper_details(small_index.catalog, "2999.99999")
 
 
-def test_search_gives_one_result_per_paper(small_index: Index) -> None:
+def test_search_gives_one_result_per_paper(small_index: Wiring) -> None:
     results = search_papers(small_index.retriever, "retrieved passages question answering", 10)
 
     ids = [r.id for r in results]
@@ -48,7 +48,7 @@ def test_search_gives_one_result_per_paper(small_index: Index) -> None:
     assert [r.score for r in results] == sorted((r.score for r in results), reverse=True)
 
 
-def test_search_limit_is_capped(small_index: Index) -> None:
+def test_search_limit_is_capped(small_index: Wiring) -> None:
     results = search_papers(small_index.retriever, "neural network", 500)
 
     assert len(results) <= 50

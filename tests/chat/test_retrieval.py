@@ -9,7 +9,7 @@ import chat.rag.fusion
 import chat.rag.retrieval
 from chat.rag.fusion import Candidate
 from chat.rag.retrieval import Filters, cap_per_paper, ids_in_question
-from chat.wiring import Index
+from chat.wiring import Wiring
 from tests.data import EVAL
 
 pytestmark = pytest.mark.timeout(600)
@@ -32,7 +32,7 @@ def test_ids_are_found_in_every_written_form() -> None:
     assert found == ["2203.12533", "2005.11401", "1706.03762", "hep-th/9901001"]
 
 
-def test_keyword_questions_find_their_paper_first(small_index: Index) -> None:
+def test_keyword_questions_find_their_paper_first(small_index: Wiring) -> None:
     questions = _dev_questions("keyword")
 
     firsts = [
@@ -44,7 +44,7 @@ def test_keyword_questions_find_their_paper_first(small_index: Index) -> None:
     assert sum(firsts) / len(firsts) >= 0.9
 
 
-def test_sources_are_numbered_and_carry_what_a_citation_needs(small_index: Index) -> None:
+def test_sources_are_numbered_and_carry_what_a_citation_needs(small_index: Wiring) -> None:
     retrieved = small_index.retriever.retrieve(
         "How does Fusion-in-Decoder combine retrieved passages in the decoder?"
     )
@@ -64,7 +64,7 @@ def test_sources_are_numbered_and_carry_what_a_citation_needs(small_index: Index
     assert top.chunk_id.startswith("2007.01282#")
 
 
-def test_no_paper_fills_more_than_its_share_of_the_sources(small_index: Index) -> None:
+def test_no_paper_fills_more_than_its_share_of_the_sources(small_index: Wiring) -> None:
     retriever = small_index.retriever
 
     retrieved = retriever.retrieve("passages retrieved for open domain question answering reader")
@@ -89,7 +89,7 @@ def test_the_first_ranked_paper_may_fill_more_of_the_sources() -> None:
     assert [c.chunk_id for c in plain] == ["a#0", "a#1", "b#0", "b#1"]
 
 
-def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Index) -> None:
+def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Wiring) -> None:
     retrieved = small_index.retriever.retrieve(
         "What does arXiv:1503.02531v1 say about temperature?"
     )
@@ -98,14 +98,14 @@ def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Index
     assert {s.id for s in retrieved.sources} == {"1503.02531"}
 
 
-def test_an_unknown_id_in_the_question_does_not_scope(small_index: Index) -> None:
+def test_an_unknown_id_in_the_question_does_not_scope(small_index: Wiring) -> None:
     retrieved = small_index.retriever.retrieve("What does 2999.99999 say about distillation?")
 
     assert retrieved.scoped_to == ()
     assert retrieved.sources
 
 
-def test_explicit_paper_ids_restrict_both_retrievers(small_index: Index) -> None:
+def test_explicit_paper_ids_restrict_both_retrievers(small_index: Wiring) -> None:
     filters = Filters(paper_ids=("2304.02623",))
 
     retrieved = small_index.retriever.retrieve("knowledge distillation temperature", filters)
@@ -113,7 +113,7 @@ def test_explicit_paper_ids_restrict_both_retrievers(small_index: Index) -> None
     assert {c.paper_id for c in retrieved.ranked} == {"2304.02623"}
 
 
-def test_category_and_date_filters_restrict_results(small_index: Index) -> None:
+def test_category_and_date_filters_restrict_results(small_index: Wiring) -> None:
     catalog = small_index.catalog
     question = "a method that improves performance on benchmarks"
 
@@ -134,7 +134,7 @@ def test_category_and_date_filters_restrict_results(small_index: Index) -> None:
         assert "2026-01-01" <= paper.published <= "2026-12-31"
 
 
-def test_dense_hits_name_each_chunks_paper_best_first(small_index: Index) -> None:
+def test_dense_hits_name_each_chunks_paper_best_first(small_index: Wiring) -> None:
     retriever = small_index.retriever
 
     hits = retriever.dense("knowledge distillation with a soft target temperature", Filters())
@@ -147,7 +147,7 @@ def test_dense_hits_name_each_chunks_paper_best_first(small_index: Index) -> Non
     assert -1.0 <= similarities[-1] <= similarities[0] <= 1.0
 
 
-def test_questions_embed_exactly_as_with_the_document_embedder(small_index: Index) -> None:
+def test_questions_embed_exactly_as_with_the_document_embedder(small_index: Wiring) -> None:
     questions = [q["question"] for q in _dev_questions("paraphrase")]
 
     by_query_embedder = [small_index.query_embedder.embed([q]) for q in questions]
@@ -160,7 +160,7 @@ def test_questions_embed_exactly_as_with_the_document_embedder(small_index: Inde
 
 
 def test_fusion_reads_the_questions_term_weight(
-    small_index: Index, monkeypatch: pytest.MonkeyPatch
+    small_index: Wiring, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The long-description rule needs the question's summed inverse document frequencies."""
     seen: list[float] = []

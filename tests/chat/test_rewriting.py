@@ -15,7 +15,7 @@ from chat.rag.llm import ChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Filters, Retriever
 from chat.rag.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
-from chat.wiring import Index
+from chat.wiring import Wiring
 from tests.fake_openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(120)
@@ -31,12 +31,12 @@ async def model(fake: FakeOpenAI) -> AsyncIterator[ChatModel]:
     await chat_model.aclose()
 
 
-def _answerer(index: Index, model: ChatModel, mode: RewriteMode) -> Answerer:
+def _answerer(index: Wiring, model: ChatModel, mode: RewriteMode) -> Answerer:
     rewriter = QueryRewriter.build(model, mode)
     return Answerer(_retriever(index), load_prompts(), model, rewriter=rewriter)
 
 
-def _retriever(index: Index) -> Retriever:
+def _retriever(index: Wiring) -> Retriever:
     """The index's retriever with every paper at the same cap: FiD, first-ranked for
     these questions, would otherwise hold 5 of the 8 sources the rewrites compete for."""
     config = index.retriever.config
@@ -50,7 +50,7 @@ async def _sources(answerer: Answerer, question: str) -> tuple[list[str], str]:
     return [s.id for s in sources.sources], text
 
 
-def _other_paper(index: Index, avoid: set[str]) -> tuple[str, str]:
+def _other_paper(index: Wiring, avoid: set[str]) -> tuple[str, str]:
     """(id, title) of a paper of the index that a search for FiD does not bring up."""
     for source in index.retriever.retrieve("graph neural networks for molecules").sources:
         paper = index.catalog.get_paper(source.id)
@@ -89,7 +89,7 @@ def test_a_chunk_two_queries_agree_on_beats_one_a_single_rewrite_ranks_first() -
 
 
 async def test_the_models_queries_bring_papers_the_question_alone_misses(
-    small_index: Index, fake: FakeOpenAI, model: ChatModel
+    small_index: Wiring, fake: FakeOpenAI, model: ChatModel
 ) -> None:
     alone = [s.id for s in _retriever(small_index).retrieve(FID).sources]
     other_id, other_title = _other_paper(small_index, set(alone))
@@ -109,7 +109,7 @@ async def test_the_models_queries_bring_papers_the_question_alone_misses(
 
 
 async def test_relevance_is_judged_on_the_question_not_on_the_rewrites(
-    small_index: Index, fake: FakeOpenAI, model: ChatModel
+    small_index: Wiring, fake: FakeOpenAI, model: ChatModel
 ) -> None:
     fake.script_chat(ChatScript(pieces=(FID,)))
 
@@ -123,7 +123,7 @@ async def test_relevance_is_judged_on_the_question_not_on_the_rewrites(
 
 
 async def test_a_failing_model_leaves_the_question_searched_alone(
-    small_index: Index, fake: FakeOpenAI, model: ChatModel
+    small_index: Wiring, fake: FakeOpenAI, model: ChatModel
 ) -> None:
     alone = [s.id for s in _retriever(small_index).retrieve(FID, Filters()).sources]
     fake.fail_with(503, times=1)

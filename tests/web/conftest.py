@@ -25,7 +25,7 @@ from tests.net import serving, unused_port
 
 if TYPE_CHECKING:
     from chat.settings import Settings
-    from chat.wiring import Index
+    from chat.wiring import Wiring
 
 __all__ = ["fake_llm_fixture", "fresh_upstream_fixture"]
 
@@ -78,17 +78,17 @@ def _abstracts_file(path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def web_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Index]:
+def web_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Wiring]:
     """Thirty real abstracts, one paper titled with markup and one with TeX and an old id."""
     from chat.settings import Settings
-    from chat.wiring import Index
+    from chat.wiring import Wiring
     from ingest.pipeline import Pipeline
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
     from ingest.sources.units import metadata_items
 
     root = tmp_path_factory.mktemp("web-index")
-    index = Index(Settings(data_dir=root / "data", models_cache=models_cache))
+    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
     embedder = index.embedder
     pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
     abstracts = _abstracts_file(root / "abstracts.jsonl")
@@ -104,7 +104,7 @@ def host_port() -> int:
 
 @pytest.fixture(scope="session")
 def web_settings(
-    web_index: Index,
+    web_index: Wiring,
     fake_llm: FakeOpenAI,
     tmp_path_factory: pytest.TempPathFactory,
     host_port: int,

@@ -24,7 +24,7 @@ from chat.service.metrics import Metrics
 from chat.service.ratelimit import RateLimiter, StreamSlots
 from chat.service.tables import User
 from chat.settings import Settings
-from chat.wiring import Index
+from chat.wiring import Wiring
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ class Services:
     limits: Limits
     engine: Engine
     sessions: sessionmaker[Session]
-    index: Index
+    index: Wiring
     signer: SessionSigner
     chat_limiter: RateLimiter
     login_limiter: RateLimiter
