@@ -1,4 +1,5 @@
-"""The prompts, kept as versioned text files in `prompts/`, and the messages built from them.
+"""The prompts, versioned text files in `prompts/` (shipped in the wheel), and the messages
+built from them.
 
 File format: the first line is `version: <name>/<number>`, where `<name>` is
 the file's stem (`answer.txt` holds `version: answer/1`); the rest (leading
@@ -28,8 +29,8 @@ from typing import Protocol
 from langchain_core.prompts import PromptTemplate
 
 from chat.rag.sources import Source
+from prompts import DIRECTORY as DEFAULT_DIRECTORY
 
-DEFAULT_DIRECTORY = Path(__file__).resolve().parents[2] / "prompts"
 MAX_HISTORY_TURNS = 8
 NO_SOURCES = "(none: nothing relevant was found)"
 
