@@ -28,9 +28,10 @@ from typing import Protocol
 
 from langchain_core.prompts import PromptTemplate
 
+import prompts
 from chat.rag.sources import Source
-from prompts import DIRECTORY as DEFAULT_DIRECTORY
 
+DEFAULT_DIRECTORY = prompts.DIRECTORY
 MAX_HISTORY_TURNS = 8
 NO_SOURCES = "(none: nothing relevant was found)"
 
