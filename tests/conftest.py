@@ -15,6 +15,37 @@ if TYPE_CHECKING:
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
+# Fixtures that need a service (a Chroma server, Chromium, Redis), the shared data or
+# the embedding model's weights; a test that uses one, or whose module reads the shared
+# data, is marked `integration` (`pytest -m "not integration"` runs the rest).
+INTEGRATION_FIXTURES = frozenset(
+    {
+        "small_index", "web_index", "models_cache", "chroma_server", "empty_chroma_server",
+        "browser", "redis_prefix", "torch_embedder", "word_pieces", "counter",
+    }
+)  # fmt: skip
+_SHARED_DATA_NAMES = ("SHARED", "ABSTRACTS", "OAI_SAMPLE", "PDFS", "EVAL")
+# Parameters that choose a service: PostgreSQL for `database_url`, a server for `store`.
+_SERVICE_PARAMS = frozenset({"postgresql", "server"})
+
+
+def needs_integration(item: pytest.Item) -> bool:
+    """Whether a collected test needs a service, the shared data or the model."""
+    if INTEGRATION_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    module = getattr(item, "module", None)
+    if any(getattr(module, name, None) is not None for name in _SHARED_DATA_NAMES):
+        return True
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params.values() if callspec is not None else ()
+    return any(isinstance(value, str) and value in _SERVICE_PARAMS for value in params)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if needs_integration(item):
+            item.add_marker(pytest.mark.integration)
+
 
 @pytest.fixture(scope="session")
 def count_tokens() -> Callable[[str], int]:
