@@ -11,8 +11,7 @@ from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper, ParsedPdf, arxiv_url
 from ingest.index.writer import UnitWork
-from ingest.pdf.isolation import Failure, run_isolated
-from ingest.pdf.parsing import parse_pdf
+from ingest.pdf import Failure, extract_pdfs
 from ingest.report import Skipped
 from ingest.sources.arxiv_api import Harvested
 from ingest.sources.metadata import read_metadata
@@ -114,21 +113,6 @@ def metadata_items(
             yield abstract_work(item, count_tokens, "metadata", str(path))
 
 
-def _parsed_in_order(
-    files: list[Path], workers: int, timeout_s: float
-) -> Iterator[tuple[Path, ParsedPdf | Failure]]:
-    """Parse in worker processes; hand results back in the files' order."""
-    done: dict[str, ParsedPdf | Failure] = {}
-    order = iter(files)
-    upcoming = next(order, None)
-    results = run_isolated(parse_pdf, [str(f) for f in files], workers=workers, timeout_s=timeout_s)
-    for name, outcome in results:
-        done[name] = outcome
-        while upcoming is not None and str(upcoming) in done:
-            yield upcoming, done.pop(str(upcoming))
-            upcoming = next(order, None)
-
-
 def pdf_items(
     paths: Iterable[Path],
     catalog: Catalog,
@@ -139,7 +123,7 @@ def pdf_items(
     """The full-text unit of every PDF named or found in the folders named."""
     files, skipped = find_pdfs(paths)
     yield from skipped
-    for path, outcome in _parsed_in_order(files, workers, timeout_s):
+    for path, outcome in extract_pdfs(files, workers=workers, timeout_s=timeout_s):
         if isinstance(outcome, Failure):
             yield Skipped(str(path), outcome.reason)
         else:
@@ -162,7 +146,7 @@ def arxiv_items(
             if failure is not None:
                 yield Skipped(f"arXiv:{paper.id} PDF", failure)
             continue
-        for path, outcome in _parsed_in_order([pdf_path], 1, timeout_s):
+        for path, outcome in extract_pdfs([pdf_path], timeout_s=timeout_s):
             if isinstance(outcome, Failure):
                 yield Skipped(str(path), outcome.reason)
             else:

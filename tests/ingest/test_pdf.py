@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from ingest.index.records import ParsedPdf
+from ingest.pdf import Failure, extract_pdfs
 from ingest.pdf.parsing import PdfError, parse_pdf
 from tests import pdf_fixtures
 from tests.data import PDFS
@@ -120,3 +122,24 @@ def test_missing_file_raises_pdf_error(tmp_path: Path) -> None:
         parse_pdf(str(path))
 
     assert str(path) in str(raised.value)
+
+
+def test_the_stage_hands_back_every_file_in_order_with_its_text_or_reason(
+    tmp_path: Path,
+) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.7\nnot a PDF after all")
+    files = [TRANSFORMER, broken, ADAM]
+
+    outcomes = list(extract_pdfs(files, workers=2))
+
+    assert [path for path, _ in outcomes] == files
+    first, failed, last = (outcome for _, outcome in outcomes)
+    assert isinstance(first, ParsedPdf)
+    assert first.path == str(TRANSFORMER)
+    assert first.page_count == 15
+    assert any("Scaled Dot-Product Attention" in b.text for b in first.blocks)
+    assert isinstance(failed, Failure)
+    assert "broken.pdf" in failed.reason
+    assert isinstance(last, ParsedPdf)
+    assert last.stamp_id == "1412.6980"
