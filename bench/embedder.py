@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ingest.embedders.base import Embedder, Vectors, build_embedder
-from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ingest.embedders.base import Embedder, LocalEmbedder
-from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
 from ingest.sources.metadata import normalise_space
 

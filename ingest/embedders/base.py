@@ -2,7 +2,7 @@
 
 Three backends share one contract (`Embedder`): the packaged all-MiniLM-L6-v2
 run by sentence-transformers (`LocalEmbedder`), the same model exported to
-ONNX and run by onnxruntime (`ingest.embedders.onnx.OnnxEmbedder`), and any
+ONNX and run by onnxruntime (`ingest.embedders.onnx_embedder.OnnxEmbedder`), and any
 OpenAI-compatible embeddings endpoint (`OpenAIEmbedder`). Token counts are
 always MiniLM word pieces, the unit the chunk sizes are set in.
 """
@@ -257,7 +257,8 @@ def build_embedder(
     if backend == "torch":
         return LocalEmbedder(threads=threads)
     if backend in ("onnx", "onnx-fp32"):
-        from ingest.embedders.onnx import OnnxEmbedder  # imported here: it imports this module
+        # Imported here: it imports this module.
+        from ingest.embedders.onnx_embedder import OnnxEmbedder
 
         return OnnxEmbedder(cache_dir, quantize=backend == "onnx", threads=threads)
     raise EmbedderError(f"unknown local backend {backend!r}; expected torch, onnx or onnx-fp32")

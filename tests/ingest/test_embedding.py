@@ -19,7 +19,7 @@ from ingest.embedders.base import (
     build_embedder,
     model_dir,
 )
-from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.onnx_embedder import OnnxEmbedder
 from tests.data import ABSTRACTS
 from tests.fake_openai import FakeOpenAI
 
