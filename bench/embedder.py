@@ -23,9 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.embedders.base import Embedder, Vectors, build_embedder
-from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.base import Embedder, Vectors
+from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
+from ingest.embedders.registry import build_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
 ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
@@ -92,7 +93,7 @@ def _load_texts(path: Path, count: int) -> list[str]:
 
 def _load(backend: str, cache_dir: Path, threads: int) -> Run:
     began = time.perf_counter()
-    embedder = build_embedder("local", backend=backend, cache_dir=cache_dir, threads=threads)
+    embedder = build_embedder(backend, cache_dir=cache_dir, threads=threads)
     return Run(FLOAT_BACKENDS[backend], embedder, time.perf_counter() - began)
 
 

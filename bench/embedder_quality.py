@@ -24,9 +24,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ingest.embedders.base import Embedder, LocalEmbedder
-from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.base import Embedder
+from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
+from ingest.embedders.torch_embedder import LocalEmbedder
 from ingest.sources.metadata import normalise_space
 
 ROOT = Path(__file__).resolve().parents[1]

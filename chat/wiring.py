@@ -14,7 +14,8 @@ from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Retriever
 from chat.rag.rewriting import QueryRewriter
 from chat.settings import Settings
-from ingest.embedders.base import Embedder, build_embedder
+from ingest.embedders.base import Embedder
+from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex, ensure_complete
 from ingest.index.store import ChunkStore, open_chroma
@@ -59,15 +60,16 @@ class Wiring:
 
     def _build_embedder(self, threads: int | None) -> Embedder:
         settings = self.settings
+        embedder: str = settings.embedder_backend
         client = None
         if settings.embeddings == "openai":
             from openai import OpenAI
 
+            embedder = "openai"
             key, base_url = settings.openai_endpoint()
             client = OpenAI(api_key=key, base_url=base_url)
         return build_embedder(
-            settings.embeddings,
-            backend=settings.embedder_backend,
+            embedder,
             cache_dir=settings.models_dir,
             openai_model=settings.embeddings_model,
             openai_client=client,

@@ -1,10 +1,12 @@
-"""Embedders: turn texts into L2-normalised float32 vectors.
+"""What every embedder shares: the `Embedder` contract, the packaged model, its word pieces.
 
-Three backends share one contract (`Embedder`): the packaged all-MiniLM-L6-v2
-run by sentence-transformers (`LocalEmbedder`), the same model exported to
-ONNX and run by onnxruntime (`ingest.embedders.onnx.OnnxEmbedder`), and any
-OpenAI-compatible embeddings endpoint (`OpenAIEmbedder`). Token counts are
-always MiniLM word pieces, the unit the chunk sizes are set in.
+An embedder turns texts into L2-normalised float32 vectors. Three share this
+contract: the packaged all-MiniLM-L6-v2 run by sentence-transformers
+(`ingest.embedders.torch_embedder`), the same model exported to ONNX and run
+by onnxruntime (`ingest.embedders.onnx_embedder`), and any OpenAI-compatible
+embeddings endpoint (`ingest.embedders.openai_embedder`);
+`ingest.embedders.registry` builds the one the settings name. Token counts
+are always MiniLM word pieces, the unit the chunk sizes are set in.
 """
 
 from __future__ import annotations
@@ -12,23 +14,17 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
-import openai
 from tokenizers import Tokenizer
 
 from ingest.embedders.token_counter import TokenCounter
 
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
-
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_DIMENSION = 384
 MODEL_MAX_TOKENS = 256
-BATCH_SIZE = 64
-DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
 
 Vectors = npt.NDArray[np.float32]
 
@@ -121,150 +117,3 @@ def embed_length_sorted(
         window = order[start : start + batch_size]
         out[window] = embed_batch([texts[i] for i in window])
     return out
-
-
-class LocalEmbedder:
-    """all-MiniLM-L6-v2 in fp32 through sentence-transformers on the CPU."""
-
-    name = MODEL_NAME
-    dimension = MODEL_DIMENSION
-    max_tokens = MODEL_MAX_TOKENS
-
-    def __init__(self, directory: Path | None = None, *, threads: int | None = None) -> None:
-        directory = directory or model_dir()
-        self._tokens = WordPieces(directory, self.max_tokens)
-        self._model = _load_sentence_transformer(directory, threads)
-        self._model.max_seq_length = self.max_tokens
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        return embed_length_sorted(
-            texts, self._embed_batch, batch_size=BATCH_SIZE, dimension=self.dimension
-        )
-
-    def count_tokens(self, text: str) -> int:
-        return self._tokens.count(text)
-
-    def _embed_batch(self, batch: list[str]) -> Vectors:
-        vectors = self._model.encode(
-            batch,
-            batch_size=len(batch),
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return normalise(vectors)
-
-
-def _load_sentence_transformer(directory: Path, threads: int | None) -> SentenceTransformer:
-    stay_offline()
-    # Imported here: torch is heavy and only this backend needs it at run time.
-    import torch
-    from sentence_transformers import SentenceTransformer
-    from transformers.utils import logging as transformers_logging
-
-    # Loading a local model needs no progress bar on the user's terminal.
-    transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call] # untyped upstream
-    if threads is not None:
-        torch.set_num_threads(threads)
-    try:
-        return SentenceTransformer(str(directory), device="cpu", local_files_only=True)
-    except (OSError, ValueError) as e:
-        raise EmbedderError(f"cannot load model from {str(directory)!r}: {e}") from e
-
-
-class OpenAIEmbedder:
-    """Any OpenAI-compatible `/embeddings` endpoint; counts tokens with MiniLM's tokenizer."""
-
-    def __init__(
-        self,
-        client: openai.OpenAI,
-        model: str = DEFAULT_OPENAI_MODEL,
-        *,
-        batch_size: int = 128,
-        max_tokens: int = MODEL_MAX_TOKENS,
-        tokens: WordPieces | None = None,
-    ) -> None:
-        self.name = f"openai/{model}"
-        self.model = model
-        self.max_tokens = max_tokens
-        self._client = client
-        self._batch_size = batch_size
-        self._tokens = tokens or WordPieces(model_dir())
-        self._dimension: int | None = None
-
-    @property
-    def endpoint(self) -> str:
-        return str(self._client.base_url)
-
-    @property
-    def dimension(self) -> int:
-        """Known after the first request; asked of the endpoint if needed."""
-        if self._dimension is None:
-            return int(self.embed(["dimension probe"]).shape[1])
-        return self._dimension
-
-    def embed(self, texts: Sequence[str]) -> Vectors:
-        batches = [
-            self._embed_batch(list(texts[start : start + self._batch_size]))
-            for start in range(0, len(texts), self._batch_size)
-        ]
-        if not batches:
-            return np.empty((0, self._dimension or 0), dtype=np.float32)
-        return np.concatenate(batches)
-
-    def count_tokens(self, text: str) -> int:
-        return self._tokens.count(text)
-
-    def _embed_batch(self, batch: list[str]) -> Vectors:
-        try:
-            response = self._client.embeddings.create(
-                model=self.model, input=batch, encoding_format="float"
-            )
-        except openai.OpenAIError as e:
-            raise EmbedderError(f"embedding request to {self.endpoint!r} failed: {e}") from e
-        items = sorted(response.data, key=lambda item: item.index)
-        if len(items) != len(batch):
-            raise EmbedderError(
-                f"{self.endpoint!r} returned {len(items)} vectors for {len(batch)} texts"
-            )
-        vectors = normalise([item.embedding for item in items])
-        self._check_dimension(vectors.shape[1])
-        return vectors
-
-    def _check_dimension(self, dimension: int) -> None:
-        if self._dimension is None:
-            self._dimension = dimension
-        elif dimension != self._dimension:
-            raise EmbedderError(
-                f"{self.endpoint!r} returned {dimension}-d vectors after {self._dimension}-d ones"
-            )
-
-
-def build_embedder(
-    kind: str,
-    *,
-    backend: str,
-    cache_dir: Path,
-    openai_model: str = DEFAULT_OPENAI_MODEL,
-    openai_client: openai.OpenAI | None = None,
-    threads: int | None = None,
-) -> Embedder:
-    """`kind` "local" (backend "torch", "onnx" = int8, "onnx-fp32") or "openai"."""
-    if kind == "openai":
-        return OpenAIEmbedder(openai_client or _default_openai_client(), openai_model)
-    if kind != "local":
-        raise EmbedderError(f"unknown embedder kind {kind!r}; expected 'local' or 'openai'")
-    if backend == "torch":
-        return LocalEmbedder(threads=threads)
-    if backend in ("onnx", "onnx-fp32"):
-        from ingest.embedders.onnx import OnnxEmbedder  # imported here: it imports this module
-
-        return OnnxEmbedder(cache_dir, quantize=backend == "onnx", threads=threads)
-    raise EmbedderError(f"unknown local backend {backend!r}; expected torch, onnx or onnx-fp32")
-
-
-def _default_openai_client() -> openai.OpenAI:
-    try:
-        return openai.OpenAI()
-    except openai.OpenAIError as e:
-        raise EmbedderError(f"cannot build an OpenAI client from the environment: {e}") from e

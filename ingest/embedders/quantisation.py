@@ -9,7 +9,7 @@ have the widest range, so one activation scale per batch fits them worst)
 stay fp32 too; which ones was chosen by measurement (`bench.embedder`,
 `bench.embedder_quality`).
 
-The recipe is part of the cached model's key (`ingest.embedders.onnx`), so a
+The recipe is part of the cached model's key (`ingest.embedders.onnx_embedder`), so a
 changed recipe builds a new file and never reuses one made by another.
 """
 

@@ -10,16 +10,10 @@ import openai
 import pytest
 from transformers import AutoTokenizer
 
-from ingest.embedders.base import (
-    MODEL_NAME,
-    EmbedderError,
-    LocalEmbedder,
-    OpenAIEmbedder,
-    WordPieces,
-    build_embedder,
-    model_dir,
-)
-from ingest.embedders.onnx import OnnxEmbedder
+from ingest.embedders.base import MODEL_NAME, EmbedderError, WordPieces, model_dir
+from ingest.embedders.onnx_embedder import OnnxEmbedder
+from ingest.embedders.openai_embedder import OpenAIEmbedder
+from ingest.embedders.torch_embedder import LocalEmbedder
 from tests.data import ABSTRACTS
 from tests.fake_openai import FakeOpenAI
 
@@ -250,28 +244,3 @@ def test_unreachable_server_raises_embedder_error(word_pieces: WordPieces) -> No
 
         with pytest.raises(EmbedderError, match=base_url.split("//")[1]):
             embedder.embed(["some text"])
-
-
-def test_build_embedder_gives_an_openai_embedder_for_the_given_client(
-    fake_openai: FakeOpenAI, client: openai.OpenAI, tmp_path: Path
-) -> None:
-    embedder = build_embedder(
-        "openai",
-        backend="onnx",
-        cache_dir=tmp_path,
-        openai_model="fake-embed",
-        openai_client=client,
-    )
-
-    vectors = embedder.embed(["hello"])
-
-    assert vectors.shape == (1, 48)
-    assert fake_openai.requests[0].body["model"] == "fake-embed"
-
-
-@pytest.mark.parametrize(
-    ("kind", "backend"), [("remote", "torch"), ("local", "tensorflow")], ids=["kind", "backend"]
-)
-def test_build_embedder_refuses_unknown_choices(kind: str, backend: str, tmp_path: Path) -> None:
-    with pytest.raises(EmbedderError, match="unknown"):
-        build_embedder(kind, backend=backend, cache_dir=tmp_path)

@@ -6,7 +6,7 @@ import onnx
 import pytest
 
 from ingest.embedders.base import model_dir
-from ingest.embedders.onnx import cache_key, cached_onnx_model
+from ingest.embedders.onnx_embedder import cache_key, cached_onnx_model
 from ingest.embedders.quantisation import INT8, MODEL_LAYERS, Int8Recipe
 
 pytestmark = pytest.mark.timeout(600)
