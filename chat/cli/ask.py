@@ -10,7 +10,7 @@ import click
 
 from chat.rag.answering import Answerer, Question
 from chat.rag.events import Delta, Done, Error, Event, Sources
-from chat.rag.retrieval import Filters
+from ingest.index.filters import Filters
 from ingest.index.records import InvalidPaperId, split_arxiv_id
 
 

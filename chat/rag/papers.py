@@ -6,8 +6,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from chat.rag.retrieval import Filters, Retriever
+from chat.rag.retrieval import Retriever
 from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
 from ingest.index.records import InvalidPaperId, arxiv_pdf_url, arxiv_url, split_arxiv_id
 
 MAX_SEARCH_RESULTS = 50

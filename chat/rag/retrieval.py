@@ -19,6 +19,7 @@ from chat.rag.sources import Source
 from ingest.embedders.base import Embedder
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
 from ingest.index.lexical import LexicalIndex, inverse_document_frequency
 from ingest.index.records import ARXIV_ID_RE, arxiv_url
 from ingest.index.store import ChunkStore
@@ -27,19 +28,6 @@ _QUESTION_ID_RE = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Restrictions on what may be retrieved; empty means no restriction."""
-
-    paper_ids: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    published_from: str = ""  # ISO date, inclusive
-    published_to: str = ""
-
-    def with_papers(self, paper_ids: Sequence[str]) -> Filters:
-        return Filters(tuple(paper_ids), self.categories, self.published_from, self.published_to)
 
 
 @dataclass(frozen=True)
@@ -281,10 +269,11 @@ def _dense_where(filters: Filters) -> dict[str, object] | None:
     clauses: list[dict[str, object]] = []
     if filters.paper_ids:
         clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
-    if filters.published_from:
-        clauses.append({"published_int": {"$gte": int(filters.published_from.replace("-", ""))}})
-    if filters.published_to:
-        clauses.append({"published_int": {"$lte": int(filters.published_to.replace("-", ""))}})
+    low, high = filters.published_range
+    if low is not None:
+        clauses.append({"published_int": {"$gte": low}})
+    if high is not None:
+        clauses.append({"published_int": {"$lte": high}})
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}

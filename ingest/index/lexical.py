@@ -17,6 +17,7 @@ from rapidfuzz.distance import OSA
 
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog, Unit
+from ingest.index.filters import date_number
 from ingest.index.records import Chunk
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)
@@ -56,13 +57,12 @@ def unit_key(unit: Unit) -> str:
 
 def _document(chunk: Chunk) -> tantivy.Document:
     paper = chunk.paper
-    published = int(paper.published.replace("-", "")) if paper.published else 0
     return tantivy.Document(
         chunk_id=chunk.id,
         paper_id=chunk.paper_id,
         unit=unit_key((chunk.paper_id, chunk.kind)),
         category=list(paper.categories),
-        published=published,
+        published=date_number(paper.published),
         terms=" ".join(terms(lexical_text(chunk))),
     )
 
@@ -178,8 +178,8 @@ class LexicalIndex:
                 self.schema,
                 "published",
                 tantivy.FieldType.Integer,
-                int(published_from.replace("-", "")) if published_from else None,
-                int(published_to.replace("-", "")) if published_to else None,
+                date_number(published_from) if published_from else None,
+                date_number(published_to) if published_to else None,
             )
             clauses.append((tantivy.Occur.Must, query))
         return clauses

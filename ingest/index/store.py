@@ -16,6 +16,7 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 
+from ingest.index.filters import date_number
 from ingest.index.records import Chunk
 
 COLLECTION = "paperchat_chunks"
@@ -58,7 +59,6 @@ def open_chroma(path: Path, url: str = "") -> ClientAPI:
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
     """The metadata stored with every chunk: everything a filter or a citation needs."""
     paper = chunk.paper
-    published = paper.published or ""
     return {
         "paper_id": chunk.paper_id,
         "is_arxiv": paper.is_arxiv,
@@ -67,9 +67,9 @@ def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
         "authors": paper.authors,
         "primary_category": paper.primary_category,
         "categories": " ".join(paper.categories),
-        "published": published,
+        "published": paper.published,
         # Integer form of the date (20220328) so Chroma can filter ranges.
-        "published_int": int(published.replace("-", "")) if published else 0,
+        "published_int": date_number(paper.published),
         "kind": chunk.kind,
         "section": chunk.section,
         "page_start": chunk.page_start,

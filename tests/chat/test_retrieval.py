@@ -8,8 +8,9 @@ import pytest
 import chat.rag.fusion
 import chat.rag.retrieval
 from chat.rag.fusion import Candidate
-from chat.rag.retrieval import Filters, cap_per_paper, ids_in_question
+from chat.rag.retrieval import cap_per_paper, ids_in_question
 from chat.wiring import Wiring
+from ingest.index.filters import Filters
 from tests.data import EVAL
 
 pytestmark = pytest.mark.timeout(600)

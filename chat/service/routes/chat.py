@@ -28,7 +28,6 @@ from starlette.concurrency import run_in_threadpool
 from chat.rag.answering import Answerer, Question, Turn
 from chat.rag.events import Delta, Done, Error, Event, Sources
 from chat.rag.papers import normalise_id
-from chat.rag.retrieval import Filters
 from chat.service.conversations import (
     Status,
     get_conversation,
@@ -37,6 +36,7 @@ from chat.service.conversations import (
 )
 from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
+from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])

@@ -21,7 +21,6 @@ from sse_starlette import EventSourceResponse
 from chat.rag.answering import Question, Turn
 from chat.rag.events import Delta, Done, Error, Sources
 from chat.rag.papers import normalise_id
-from chat.rag.retrieval import Filters
 from chat.service.routes.chat import SSE_HEADERS, PaperId
 from chat.service.routes.deps import (
     ChattingKeyUser,
@@ -32,6 +31,7 @@ from chat.service.routes.deps import (
     check_question_length,
 )
 from chat.service.routes.errors import BODY, errors
+from ingest.index.filters import Filters
 
 router = APIRouter(tags=["openai"])
 
