@@ -210,20 +210,12 @@ class Retriever:
         metadata cost ~10 ms a query, ten times the search itself. Chunks the
         catalog does not hold are left out.
         """
-        vector = self.embedder.embed([question])
-        where = _dense_where(filters)
-        result = self.store.collection.query(
-            query_embeddings=vector,
-            n_results=self.config.candidates,
-            where=where,  # type: ignore[arg-type] # chroma's Where type is a deep union
-            include=["distances"],
-        )
-        ids = result["ids"][0]
-        distances = (result["distances"] or [[]])[0]
-        rows = self.catalog.chunk_rows(ids)
+        vector = self.embedder.embed([question])[0]
+        nearest = self.store.search(vector, self.config.candidates, filters)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
         hits = [
-            (chunk_id, str(rows[chunk_id]["paper_id"]), 1.0 - float(distance))
-            for chunk_id, distance in zip(ids, distances, strict=True)
+            (chunk_id, str(rows[chunk_id]["paper_id"]), similarity)
+            for chunk_id, similarity in nearest
             if chunk_id in rows
         ]
         if filters.categories:
@@ -263,20 +255,6 @@ class Retriever:
                 )
             )
         return sources
-
-
-def _dense_where(filters: Filters) -> dict[str, object] | None:
-    clauses: list[dict[str, object]] = []
-    if filters.paper_ids:
-        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
-    low, high = filters.published_range
-    if low is not None:
-        clauses.append({"published_int": {"$gte": low}})
-    if high is not None:
-        clauses.append({"published_int": {"$lte": high}})
-    if not clauses:
-        return None
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 def cap_per_paper(
