@@ -170,15 +170,7 @@ class Retriever:
     def lexical_search(
         self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
     ) -> list[Hit]:
-        return self.lexical.search(
-            question,
-            self.config.candidates,
-            paper_ids=filters.paper_ids,
-            categories=filters.categories,
-            published_from=filters.published_from,
-            published_to=filters.published_to,
-            extra=extra,
-        )
+        return self.lexical.search(question, self.config.candidates, filters, extra=extra)
 
     def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
         """BM25 hits for the question with the distinctive terms of the best dense passages
