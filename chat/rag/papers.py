@@ -31,8 +31,7 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
     row = catalog.paper_row(paper_id)
     if row is None:
         raise PaperNotFound(f"no paper {value!r} in the index")
-    paper = catalog.get_paper(paper_id)
-    assert paper is not None
+    paper = row.paper
     return {
         "id": paper.id,
         "title": paper.title,
@@ -40,7 +39,7 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
         "abstract": paper.abstract,
         "categories": list(paper.categories),
         "published": paper.published or None,
-        "has_fulltext": row["fulltext_hash"] is not None,
+        "has_fulltext": row.has_fulltext,
         "url": arxiv_url(paper.id) if paper.is_arxiv else None,
         "pdf_url": arxiv_pdf_url(paper.id) if paper.is_arxiv else None,
     }

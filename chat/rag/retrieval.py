@@ -164,7 +164,7 @@ class Retriever:
             row = rows.get(candidate.chunk_id)
             paper = self.catalog.get_paper(candidate.paper_id)
             title = paper.title if paper is not None else ""
-            texts[candidate.chunk_id] = f"{title}\n{row['text'] if row is not None else ''}"
+            texts[candidate.chunk_id] = f"{title}\n{row.text if row is not None else ''}"
         return rerank(ranked, idf, texts, config)
 
     def lexical_search(
@@ -183,7 +183,7 @@ class Retriever:
             if len(first) == config.passages:
                 break
         rows = self.catalog.chunk_rows(list(first.values()))
-        passages = [str(row["text"]) for row in rows.values()]
+        passages = [row.text for row in rows.values()]
         found = expansion_terms(
             passages,
             terms(question),
@@ -206,7 +206,7 @@ class Retriever:
         nearest = self.store.search(vector, self.config.candidates, filters)
         rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
         hits = [
-            (chunk_id, str(rows[chunk_id]["paper_id"]), similarity)
+            (chunk_id, rows[chunk_id].paper_id, similarity)
             for chunk_id, similarity in nearest
             if chunk_id in rows
         ]
@@ -238,10 +238,10 @@ class Retriever:
                     is_arxiv=is_arxiv,
                     title=paper.title if paper is not None else "",
                     chunk_id=candidate.chunk_id,
-                    kind=row["kind"],
-                    section=row["section"],
-                    page=row["page_start"] or None,
-                    text=row["text"],
+                    kind=row.kind,
+                    section=row.section,
+                    page=row.page_start or None,
+                    text=row.text,
                     score=candidate.score,
                     url=arxiv_url(candidate.paper_id) if is_arxiv else "",
                 )

@@ -142,7 +142,7 @@ def test_dense_hits_name_each_chunks_paper_best_first(small_index: Wiring) -> No
 
     rows = retriever.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
     assert len(hits) == retriever.config.candidates
-    assert [paper for _, paper, _ in hits] == [rows[c]["paper_id"] for c, _, _ in hits]
+    assert [paper for _, paper, _ in hits] == [rows[c].paper_id for c, _, _ in hits]
     similarities = [similarity for _, _, similarity in hits]
     assert similarities == sorted(similarities, reverse=True)
     assert -1.0 <= similarities[-1] <= similarities[0] <= 1.0
