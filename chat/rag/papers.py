@@ -9,7 +9,7 @@ from typing import Any
 from chat.rag.retrieval import Retriever
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
-from ingest.index.records import InvalidPaperId, arxiv_pdf_url, arxiv_url, split_arxiv_id
+from ingest.index.records import arxiv_pdf_url, arxiv_url, normalise_paper_id
 
 MAX_SEARCH_RESULTS = 50
 
@@ -18,16 +18,8 @@ class PaperNotFound(LookupError):
     """No paper with that id in the index."""
 
 
-def normalise_id(value: str) -> str:
-    """`arXiv:2203.12533v2`, `2203.12533` or `hep-th/9901001v1` as the index's id."""
-    try:
-        return split_arxiv_id(value)[0]
-    except InvalidPaperId:
-        return value.strip().removeprefix("doc:")
-
-
 def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
-    paper_id = normalise_id(value)
+    paper_id = normalise_paper_id(value)
     row = catalog.paper_row(paper_id)
     if row is None:
         raise PaperNotFound(f"no paper {value!r} in the index")
