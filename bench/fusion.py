@@ -18,9 +18,10 @@ from pathlib import Path
 from chat.rag.coverage import CoverageConfig
 from chat.rag.evaluation import Question, load_questions
 from chat.rag.fusion import FusionConfig, Hit, fuse
-from chat.rag.retrieval import Filters, Retriever
+from chat.rag.retrieval import Retriever
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.index.filters import Filters
 
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"

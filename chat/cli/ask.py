@@ -10,19 +10,13 @@ import click
 
 from chat.rag.answering import Answerer, Question
 from chat.rag.events import Delta, Done, Error, Event, Sources
-from chat.rag.retrieval import Filters
-from ingest.index.records import InvalidPaperId, split_arxiv_id
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
 
 
 def paper_ids(values: Sequence[str]) -> tuple[str, ...]:
     """`--paper` values as index ids: arXiv ids without version, or document ids."""
-    ids = []
-    for value in values:
-        try:
-            ids.append(split_arxiv_id(value)[0])
-        except InvalidPaperId:
-            ids.append(value.removeprefix("doc:"))
-    return tuple(ids)
+    return tuple(normalise_paper_id(value) for value in values)
 
 
 def _print_sources(event: Sources) -> None:

@@ -242,14 +242,11 @@ def index_stats(data_dir: Path | None, as_json: bool) -> None:
 @click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None)
 def index_delete(paper_id: str, data_dir: Path | None) -> None:
     """Remove a paper and all its chunks from both indexes."""
-    from ingest.index.records import InvalidPaperId, split_arxiv_id
+    from ingest.index.records import normalise_paper_id
     from ingest.index.writer import Indexer
 
     idx = _index(data_dir)
-    try:
-        paper_id, _ = split_arxiv_id(paper_id)
-    except InvalidPaperId:
-        paper_id = paper_id.removeprefix("doc:")
+    paper_id = normalise_paper_id(paper_id)
     if idx.catalog.get_paper(paper_id) is None:
         raise ConfigError(f"no paper {paper_id!r} in the index")
     removed = Indexer(idx.catalog, idx.unchecked_store, idx.lexical).delete_paper(paper_id)

@@ -20,8 +20,9 @@ from chat.rag.extractive import extract_answer
 from chat.rag.llm import ChatModel, UpstreamError
 from chat.rag.prompts import Prompts, answer_messages, condense_messages
 from chat.rag.relevance import RelevancePolicy
-from chat.rag.retrieval import Filters, Retrieved, Retriever
+from chat.rag.retrieval import Retrieved, Retriever
 from chat.rag.rewriting import QueryRewriter, retrieve_with_rewrites
+from ingest.index.filters import Filters
 
 NOT_FOUND = (
     "I could not find anything in the indexed papers that answers this question, "

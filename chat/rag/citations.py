@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.sources import Source
-from ingest.index.records import InvalidPaperId, split_arxiv_id
+from ingest.index.records import normalise_paper_id
 
 MAX_CITATION = 64
 
@@ -141,12 +141,7 @@ class CitationGuard:
         return _Cited(unique, cited.missing)
 
     def _resolve_id(self, kind: str, raw: str, cited: _Cited) -> None:
-        name = raw
-        if kind == "arxiv":
-            try:
-                name = split_arxiv_id(raw)[0]
-            except InvalidPaperId:
-                name = raw
+        name = normalise_paper_id(raw) if kind == "arxiv" else raw
         source = self._by_id.get(name.lower())
         if source is None:
             cited.missing.append(name)

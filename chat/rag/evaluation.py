@@ -67,7 +67,7 @@ def judge(question: Question, retrieved: Retrieved, name: str, retriever: Retrie
         chosen = cap_per_paper(ordered, config.per_paper, config.k, config.leader_per_paper)
         gold = [c.chunk_id for c in chosen if c.paper_id == question.gold_id]
         rows = retriever.catalog.chunk_rows(gold).values()
-        page_hit = any(r["page_start"] <= question.page <= r["page_end"] for r in rows)
+        page_hit = any(r.page_start <= question.page <= r.page_end for r in rows)
     return Outcome(rank, page_hit)
 
 

@@ -6,9 +6,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from chat.rag.retrieval import Filters, Retriever
+from chat.rag.retrieval import Retriever
 from ingest.index.catalog import Catalog
-from ingest.index.records import InvalidPaperId, arxiv_pdf_url, arxiv_url, split_arxiv_id
+from ingest.index.filters import Filters
+from ingest.index.records import arxiv_pdf_url, arxiv_url, normalise_paper_id
 
 MAX_SEARCH_RESULTS = 50
 
@@ -17,21 +18,12 @@ class PaperNotFound(LookupError):
     """No paper with that id in the index."""
 
 
-def normalise_id(value: str) -> str:
-    """`arXiv:2203.12533v2`, `2203.12533` or `hep-th/9901001v1` as the index's id."""
-    try:
-        return split_arxiv_id(value)[0]
-    except InvalidPaperId:
-        return value.strip().removeprefix("doc:")
-
-
 def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
-    paper_id = normalise_id(value)
+    paper_id = normalise_paper_id(value)
     row = catalog.paper_row(paper_id)
     if row is None:
         raise PaperNotFound(f"no paper {value!r} in the index")
-    paper = catalog.get_paper(paper_id)
-    assert paper is not None
+    paper = row.paper
     return {
         "id": paper.id,
         "title": paper.title,
@@ -39,7 +31,7 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
         "abstract": paper.abstract,
         "categories": list(paper.categories),
         "published": paper.published or None,
-        "has_fulltext": row["fulltext_hash"] is not None,
+        "has_fulltext": row.has_fulltext,
         "url": arxiv_url(paper.id) if paper.is_arxiv else None,
         "pdf_url": arxiv_pdf_url(paper.id) if paper.is_arxiv else None,
     }

@@ -19,6 +19,7 @@ from chat.rag.sources import Source
 from ingest.embedders.base import Embedder
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
 from ingest.index.lexical import LexicalIndex, inverse_document_frequency
 from ingest.index.records import ARXIV_ID_RE, arxiv_url
 from ingest.index.store import ChunkStore
@@ -27,19 +28,6 @@ _QUESTION_ID_RE = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class Filters:
-    """Restrictions on what may be retrieved; empty means no restriction."""
-
-    paper_ids: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    published_from: str = ""  # ISO date, inclusive
-    published_to: str = ""
-
-    def with_papers(self, paper_ids: Sequence[str]) -> Filters:
-        return Filters(tuple(paper_ids), self.categories, self.published_from, self.published_to)
 
 
 @dataclass(frozen=True)
@@ -176,21 +164,13 @@ class Retriever:
             row = rows.get(candidate.chunk_id)
             paper = self.catalog.get_paper(candidate.paper_id)
             title = paper.title if paper is not None else ""
-            texts[candidate.chunk_id] = f"{title}\n{row['text'] if row is not None else ''}"
+            texts[candidate.chunk_id] = f"{title}\n{row.text if row is not None else ''}"
         return rerank(ranked, idf, texts, config)
 
     def lexical_search(
         self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
     ) -> list[Hit]:
-        return self.lexical.search(
-            question,
-            self.config.candidates,
-            paper_ids=filters.paper_ids,
-            categories=filters.categories,
-            published_from=filters.published_from,
-            published_to=filters.published_to,
-            extra=extra,
-        )
+        return self.lexical.search(question, self.config.candidates, filters, extra=extra)
 
     def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
         """BM25 hits for the question with the distinctive terms of the best dense passages
@@ -203,7 +183,7 @@ class Retriever:
             if len(first) == config.passages:
                 break
         rows = self.catalog.chunk_rows(list(first.values()))
-        passages = [str(row["text"]) for row in rows.values()]
+        passages = [row.text for row in rows.values()]
         found = expansion_terms(
             passages,
             terms(question),
@@ -222,20 +202,12 @@ class Retriever:
         metadata cost ~10 ms a query, ten times the search itself. Chunks the
         catalog does not hold are left out.
         """
-        vector = self.embedder.embed([question])
-        where = _dense_where(filters)
-        result = self.store.collection.query(
-            query_embeddings=vector,
-            n_results=self.config.candidates,
-            where=where,  # type: ignore[arg-type] # chroma's Where type is a deep union
-            include=["distances"],
-        )
-        ids = result["ids"][0]
-        distances = (result["distances"] or [[]])[0]
-        rows = self.catalog.chunk_rows(ids)
+        vector = self.embedder.embed([question])[0]
+        nearest = self.store.search(vector, self.config.candidates, filters)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
         hits = [
-            (chunk_id, str(rows[chunk_id]["paper_id"]), 1.0 - float(distance))
-            for chunk_id, distance in zip(ids, distances, strict=True)
+            (chunk_id, rows[chunk_id].paper_id, similarity)
+            for chunk_id, similarity in nearest
             if chunk_id in rows
         ]
         if filters.categories:
@@ -266,28 +238,15 @@ class Retriever:
                     is_arxiv=is_arxiv,
                     title=paper.title if paper is not None else "",
                     chunk_id=candidate.chunk_id,
-                    kind=row["kind"],
-                    section=row["section"],
-                    page=row["page_start"] or None,
-                    text=row["text"],
+                    kind=row.kind,
+                    section=row.section,
+                    page=row.page_start or None,
+                    text=row.text,
                     score=candidate.score,
                     url=arxiv_url(candidate.paper_id) if is_arxiv else "",
                 )
             )
         return sources
-
-
-def _dense_where(filters: Filters) -> dict[str, object] | None:
-    clauses: list[dict[str, object]] = []
-    if filters.paper_ids:
-        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
-    if filters.published_from:
-        clauses.append({"published_int": {"$gte": int(filters.published_from.replace("-", ""))}})
-    if filters.published_to:
-        clauses.append({"published_int": {"$lte": int(filters.published_to.replace("-", ""))}})
-    if not clauses:
-        return None
-    return clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
 
 def cap_per_paper(

@@ -27,7 +27,8 @@ from typing import Literal
 from chat.rag.fusion import Candidate
 from chat.rag.llm import ChatModel, UpstreamError
 from chat.rag.prompts import DEFAULT_DIRECTORY, VersionedPrompt, load_prompt
-from chat.rag.retrieval import Filters, Retrieved, Retriever, cap_per_paper
+from chat.rag.retrieval import Retrieved, Retriever, cap_per_paper
+from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.rewriting")
 

@@ -9,6 +9,7 @@ so a run that was killed can be put right by the next one.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -79,7 +80,33 @@ class UnitState:
     source: str | None
 
 
-def paper_from_row(row: sqlite3.Row) -> Paper:
+@dataclass(frozen=True)
+class PaperRow:
+    """A paper's record with what the catalog knows of how it was indexed."""
+
+    paper: Paper
+    source: str  # where the record came from: a key of SOURCE_RANK
+    has_fulltext: bool
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    """One chunk as the catalog stores it, without its paper's record."""
+
+    id: str
+    paper_id: str
+    kind: str
+    number: int
+    section: str
+    page_start: int  # 0 for an abstract
+    page_end: int
+    text: str
+
+
+_CHUNK_COLUMNS = ", ".join(field.name for field in dataclasses.fields(ChunkRow))
+
+
+def _paper_from_row(row: sqlite3.Row) -> Paper:
     return Paper(
         id=row["id"],
         title=row["title"],
@@ -151,13 +178,13 @@ class Catalog:
 
     def get_paper(self, paper_id: str) -> Paper | None:
         row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
-        return None if row is None else paper_from_row(row)
+        return None if row is None else _paper_from_row(row)
 
-    def paper_row(self, paper_id: str) -> sqlite3.Row | None:
-        row: sqlite3.Row | None = self.db.execute(
-            "SELECT * FROM papers WHERE id = ?", (paper_id,)
-        ).fetchone()
-        return row
+    def paper_row(self, paper_id: str) -> PaperRow | None:
+        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        if row is None:
+            return None
+        return PaperRow(_paper_from_row(row), row["source"], row["fulltext_hash"] is not None)
 
     def resolve_id(self, name: str) -> str | None:
         """A paper's id from its id or its PDF's file name without extension."""
@@ -181,7 +208,7 @@ class Catalog:
 
     def _upsert_paper(self, paper: Paper, source: str) -> None:
         row = self.paper_row(paper.id)
-        if row is not None and SOURCE_RANK[row["source"]] > SOURCE_RANK[source]:
+        if row is not None and SOURCE_RANK[row.source] > SOURCE_RANK[source]:
             return
         values = (
             paper.id, int(paper.is_arxiv), paper.version, paper.title, paper.authors,
@@ -287,10 +314,11 @@ class Catalog:
             for r in rows
         ]  # fmt: skip
 
-    def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, sqlite3.Row]:
+    def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
+        """The stored chunks among `chunk_ids`, by id; ids the catalog lacks are left out."""
         marks = ",".join("?" * len(chunk_ids))
-        rows = self.db.execute(f"SELECT * FROM chunks WHERE id IN ({marks})", list(chunk_ids))
-        return {str(r["id"]): r for r in rows}
+        query = f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})"
+        return {str(r["id"]): ChunkRow(*r) for r in self.db.execute(query, list(chunk_ids))}
 
     def stats(self) -> dict[str, int]:
         one = self.db.execute

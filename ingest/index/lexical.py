@@ -17,6 +17,7 @@ from rapidfuzz.distance import OSA
 
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog, Unit
+from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)
@@ -56,13 +57,12 @@ def unit_key(unit: Unit) -> str:
 
 def _document(chunk: Chunk) -> tantivy.Document:
     paper = chunk.paper
-    published = int(paper.published.replace("-", "")) if paper.published else 0
     return tantivy.Document(
         chunk_id=chunk.id,
         paper_id=chunk.paper_id,
         unit=unit_key((chunk.paper_id, chunk.kind)),
         category=list(paper.categories),
-        published=published,
+        published=date_number(paper.published),
         terms=" ".join(terms(lexical_text(chunk))),
     )
 
@@ -115,15 +115,12 @@ class LexicalIndex:
         self,
         query: str,
         limit: int = 50,
+        filters: Filters | None = None,
         *,
-        paper_ids: Sequence[str] = (),
-        categories: Sequence[str] = (),
-        published_from: str = "",
-        published_to: str = "",
         fix_typos: bool = True,
         extra: Sequence[tuple[str, float]] = (),
     ) -> list[Hit]:
-        """The best chunks for `query`, optionally within some papers, categories or dates.
+        """The best chunks for `query`, within the papers, categories and dates of `filters`.
 
         With `fix_typos`, a query term the index (nearly) lacks also matches the
         common index term one or two edits away ("transfromer" -> "transformer").
@@ -141,7 +138,7 @@ class LexicalIndex:
             (tantivy.Occur.Should, self._term(term, boost)) for term, boost in weighted if boost > 0
         ]
         clauses = [(tantivy.Occur.Must, tantivy.Query.boolean_query(should))]
-        clauses.extend(self._filters(paper_ids, categories, published_from, published_to))
+        clauses.extend(self._filters(filters or Filters()))
         result = searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False)
         hits = []
         for score, address in result.hits:
@@ -159,27 +156,18 @@ class LexicalIndex:
         searcher = self.index.searcher()
         return {stem: int(searcher.doc_freq("terms", stem)) for stem in stems}
 
-    def _filters(
-        self,
-        paper_ids: Sequence[str],
-        categories: Sequence[str],
-        published_from: str,
-        published_to: str,
-    ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+    def _filters(self, filters: Filters) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         clauses = []
-        if paper_ids:
-            query = tantivy.Query.term_set_query(self.schema, "paper_id", list(paper_ids))
+        if filters.paper_ids:
+            query = tantivy.Query.term_set_query(self.schema, "paper_id", list(filters.paper_ids))
             clauses.append((tantivy.Occur.Must, query))
-        if categories:
-            query = tantivy.Query.term_set_query(self.schema, "category", list(categories))
+        if filters.categories:
+            query = tantivy.Query.term_set_query(self.schema, "category", list(filters.categories))
             clauses.append((tantivy.Occur.Must, query))
-        if published_from or published_to:
+        low, high = filters.published_range
+        if low is not None or high is not None:
             query = tantivy.Query.range_query(
-                self.schema,
-                "published",
-                tantivy.FieldType.Integer,
-                int(published_from.replace("-", "")) if published_from else None,
-                int(published_to.replace("-", "")) if published_to else None,
+                self.schema, "published", tantivy.FieldType.Integer, low, high
             )
             clauses.append((tantivy.Occur.Must, query))
         return clauses

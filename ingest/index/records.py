@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 # New-style ids (0704.0001, 2203.12533) and old-style ones (hep-th/9901001,
 # math.GT/0309136), each with an optional version suffix.
 _NEW_ID = r"\d{4}\.\d{4,5}"
-_OLD_ID = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}"
-ARXIV_ID_RE = re.compile(rf"(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?")
-_FULL_ID_RE = re.compile(rf"^(?:arxiv:)?(?P<id>{_NEW_ID}|{_OLD_ID})(?P<version>v\d+)?$", re.I)
+_OLD_ARCHIVE = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?"
+_VERSION = r"(?P<version>v\d+)?"
+ARXIV_ID_RE = re.compile(rf"(?P<id>{_NEW_ID}|{_OLD_ARCHIVE}/\d{{7}}){_VERSION}")
+_FULL_ID_RE = re.compile(rf"^(?:arxiv:)?{ARXIV_ID_RE.pattern}$", re.I)
+# A PDF named for its paper: 2203.12533v2.pdf, hep-th_9901001.pdf (no slash in a file name).
+_FILE_ID_RE = re.compile(rf"^(?P<id>{_NEW_ID}|{_OLD_ARCHIVE}_\d{{7}}){_VERSION}$")
 
 
 class InvalidPaperId(ValueError):
@@ -29,8 +32,20 @@ def split_arxiv_id(text: str) -> tuple[str, str | None]:
     return match["id"], match["version"]
 
 
-def is_arxiv_id(text: str) -> bool:
-    return _FULL_ID_RE.match(text.strip()) is not None
+def normalise_paper_id(value: str) -> str:
+    """The index's id for a paper id as a person writes it: an arXiv id without its
+    version and `arXiv:` (`arXiv:2203.12533v2`, `hep-th/9901001v1`), a document id
+    without `doc:`. Anything else comes back stripped, to be looked up as it is."""
+    try:
+        return split_arxiv_id(value)[0]
+    except InvalidPaperId:
+        return value.strip().removeprefix("doc:")
+
+
+def file_name_id(stem: str) -> tuple[str, str | None] | None:
+    """(`hep-th/9901001`, `v2`) for a PDF named for its paper (`hep-th_9901001v2`), else None."""
+    match = _FILE_ID_RE.match(stem)
+    return None if match is None else (match["id"].replace("_", "/"), match["version"])
 
 
 def arxiv_url(paper_id: str) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 
+from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 
 COLLECTION = "paperchat_chunks"
@@ -58,7 +59,6 @@ def open_chroma(path: Path, url: str = "") -> ClientAPI:
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
     """The metadata stored with every chunk: everything a filter or a citation needs."""
     paper = chunk.paper
-    published = paper.published or ""
     return {
         "paper_id": chunk.paper_id,
         "is_arxiv": paper.is_arxiv,
@@ -67,9 +67,9 @@ def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
         "authors": paper.authors,
         "primary_category": paper.primary_category,
         "categories": " ".join(paper.categories),
-        "published": published,
+        "published": paper.published,
         # Integer form of the date (20220328) so Chroma can filter ranges.
-        "published_int": int(published.replace("-", "")) if published else 0,
+        "published_int": date_number(paper.published),
         "kind": chunk.kind,
         "section": chunk.section,
         "page_start": chunk.page_start,
@@ -134,3 +134,38 @@ class ChunkStore:
 
     def count(self) -> int:
         return int(self.collection.count())
+
+    def search(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
+        """The `k` chunks nearest to `vector`: (chunk id, cosine similarity), best first.
+
+        Honours the paper ids and the date range of `filters`. Categories are stored
+        as one space-separated string, which Chroma cannot match a member of, so the
+        caller applies them.
+        """
+        result = self.collection.query(
+            query_embeddings=[vector],
+            n_results=k,
+            where=_where(filters),  # type: ignore[arg-type] # chroma's Where type is a deep union
+            include=["distances"],
+        )
+        ids = result["ids"][0]
+        distances = (result["distances"] or [[]])[0]
+        return [
+            (chunk_id, 1.0 - float(distance))
+            for chunk_id, distance in zip(ids, distances, strict=True)
+        ]
+
+
+def _where(filters: Filters) -> dict[str, object] | None:
+    """Chroma's metadata filter for the paper ids and dates of `filters`."""
+    clauses: list[dict[str, object]] = []
+    if filters.paper_ids:
+        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
+    low, high = filters.published_range
+    if low is not None:
+        clauses.append({"published_int": {"$gte": low}})
+    if high is not None:
+        clauses.append({"published_int": {"$lte": high}})
+    if not clauses:
+        return None
+    return clauses[0] if len(clauses) == 1 else {"$and": clauses}

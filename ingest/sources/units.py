@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_chunks, unit_hash
 from ingest.index.catalog import Catalog
-from ingest.index.records import Paper, ParsedPdf, arxiv_url
+from ingest.index.records import Paper, ParsedPdf, arxiv_url, file_name_id
 from ingest.index.writer import UnitWork
 from ingest.pdf import Failure, extract_pdfs
 from ingest.report import Skipped
 from ingest.sources.arxiv_api import Harvested
 from ingest.sources.metadata import read_metadata
 
-# 2203.12533v2.pdf, 2203.12533.pdf, and old-style ids with the slash as "_".
-_FILE_ID_RE = re.compile(
-    r"^(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?_\d{7})(?P<version>v\d+)?$"
-)
 _DOC_ID_LENGTH = 16
 
 
@@ -32,9 +27,9 @@ def abstract_work(paper: Paper, count_tokens: CountTokens, source: str, origin: 
 
 def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
     """(paper id, version, is arXiv): from the file name, else the page-1 stamp, else the hash."""
-    match = _FILE_ID_RE.match(path.stem)
-    if match is not None:
-        return match["id"].replace("_", "/"), match["version"] or "", True
+    named = file_name_id(path.stem)
+    if named is not None:
+        return named[0], named[1] or "", True
     if parsed.stamp_id:
         return parsed.stamp_id, parsed.stamp_version, True
     return parsed.sha256[:_DOC_ID_LENGTH], "", False

@@ -12,8 +12,8 @@ from chat.rag.answering import NOT_FOUND, Answerer, Question, Turn
 from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
 from chat.rag.llm import ChatModel
 from chat.rag.prompts import load_prompts
-from chat.rag.retrieval import Filters
 from chat.wiring import Wiring
+from ingest.index.filters import Filters
 from tests.fake_openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(120)

@@ -2,24 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.papers import PaperNotFound, normalise_id, paper_details, search_papers
+from chat.rag.papers import PaperNotFound, paper_details, search_papers
 from chat.wiring import Wiring
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.mark.parametrize(
-    ("value", "expected"),
-    [
-        ("2007.01282", "2007.01282"),
-        ("2007.01282v2", "2007.01282"),
-        ("arXiv:2007.01282v2", "2007.01282"),
-        ("hep-th/9901001v1", "hep-th/9901001"),
-        ("doc:f83d85b272d5efd7", "f83d85b272d5efd7"),
-    ],
-)
-def test_ids_with_or_without_version_normalise(value: str, expected: str) -> None:
-    assert normalise_id(value) == expected
 
 
 def test_paper_details_carry_what_the_paper_page_shows(small_index: Wiring) -> None:

@@ -8,8 +8,9 @@ import pytest
 import chat.rag.fusion
 import chat.rag.retrieval
 from chat.rag.fusion import Candidate
-from chat.rag.retrieval import Filters, cap_per_paper, ids_in_question
+from chat.rag.retrieval import cap_per_paper, ids_in_question
 from chat.wiring import Wiring
+from ingest.index.filters import Filters
 from tests.data import EVAL
 
 pytestmark = pytest.mark.timeout(600)
@@ -141,7 +142,7 @@ def test_dense_hits_name_each_chunks_paper_best_first(small_index: Wiring) -> No
 
     rows = retriever.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
     assert len(hits) == retriever.config.candidates
-    assert [paper for _, paper, _ in hits] == [rows[c]["paper_id"] for c, _, _ in hits]
+    assert [paper for _, paper, _ in hits] == [rows[c].paper_id for c, _, _ in hits]
     similarities = [similarity for _, _, similarity in hits]
     assert similarities == sorted(similarities, reverse=True)
     assert -1.0 <= similarities[-1] <= similarities[0] <= 1.0

@@ -13,9 +13,10 @@ from chat.rag.events import Delta, Event, Sources
 from chat.rag.fusion import Candidate
 from chat.rag.llm import ChatModel
 from chat.rag.prompts import load_prompts
-from chat.rag.retrieval import Filters, Retriever
+from chat.rag.retrieval import Retriever
 from chat.rag.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
 from chat.wiring import Wiring
+from ingest.index.filters import Filters
 from tests.fake_openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(120)

@@ -5,7 +5,29 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.catalog import Catalog, CatalogError
+from ingest.index.catalog import Catalog, CatalogError, ChunkRow, PaperRow
+from ingest.index.records import Chunk, Paper
+
+PAPER = Paper(
+    id="2112.04426",
+    title="Improving language models by retrieving from trillions of tokens",
+    categories=("cs.CL",),
+    version="v1",
+    published="2021-12-08",
+)
+
+
+def _chunk(kind: str, number: int, page: int) -> Chunk:
+    chunk_id = f"{PAPER.id}#{kind}-{number}@abc"
+    return Chunk(chunk_id, PAPER.id, kind, number, f"text {number}", "2 Method", page, page, PAPER)
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Catalog:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    with catalog.transaction():
+        catalog.replace_unit(PAPER, "metadata", "abstract", "d1", [_chunk("abstract", 0, 0)])
+    return catalog
 
 
 def test_opening_an_older_catalog_adds_new_columns_and_keeps_rows(tmp_path: Path) -> None:
@@ -45,3 +67,40 @@ def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path: Path) -> None:
 
     with pytest.raises(CatalogError, match="cannot open the catalog"):
         Catalog(path)
+
+
+def test_chunk_rows_are_typed_and_leave_out_ids_the_catalog_lacks(catalog: Catalog) -> None:
+    with catalog.transaction():
+        catalog.replace_unit(
+            PAPER,
+            "metadata",
+            "fulltext",
+            "d2",
+            [_chunk("fulltext", 0, 3), _chunk("fulltext", 1, 4)],
+        )
+    wanted = [f"{PAPER.id}#fulltext-1@abc", "2999.99999#abstract-0@x"]
+
+    rows = catalog.chunk_rows(wanted)
+
+    assert rows == {
+        wanted[0]: ChunkRow(
+            id=wanted[0], paper_id=PAPER.id, kind="fulltext", number=1, section="2 Method",
+            page_start=4, page_end=4, text="text 1",
+        )
+    }  # fmt: skip
+
+
+def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
+    catalog: Catalog,
+) -> None:
+    before = catalog.paper_row(PAPER.id)
+
+    with catalog.transaction():
+        catalog.replace_unit(
+            PAPER, "pdf", "fulltext", "d2", [_chunk("fulltext", 0, 3)], ("sha", 9, "paper")
+        )
+
+    after = catalog.paper_row(PAPER.id)
+    assert before == PaperRow(PAPER, "metadata", has_fulltext=False)
+    assert after == PaperRow(PAPER, "metadata", has_fulltext=True)
+    assert catalog.paper_row("2999.99999") is None

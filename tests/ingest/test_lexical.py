@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.index.filters import Filters
 from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Chunk, Paper
 
@@ -43,15 +44,19 @@ def test_a_correct_term_is_not_rewritten(lexical: LexicalIndex) -> None:
 def test_filters_narrow_the_hits(lexical: LexicalIndex) -> None:
     lexical.replace_units([("2005.11401", "abstract")], _chunks(3, "Attention.", "2005.11401"))
 
-    by_paper = lexical.search("attention", 50, paper_ids=["2005.11401"])
-    by_category = lexical.search("attention", 50, categories=["cs.CV"])
+    by_paper = lexical.search("attention", 50, Filters(paper_ids=("2005.11401",)))
+    by_category = lexical.search("attention", 50, Filters(categories=("cs.CV",)))
     by_date = lexical.search(
-        "attention", 50, published_from="2017-06-01", published_to="2017-06-30"
+        "attention", 50, Filters(published_from="2017-06-01", published_to="2017-06-30")
     )
+    since = lexical.search("attention", 50, Filters(published_from="2017-06-13"))
+    until = lexical.search("attention", 50, Filters(published_to="2017-06-12"))
 
     assert {p for _, p, _ in by_paper} == {"2005.11401"}
     assert by_category == []
     assert len(by_date) == 33
+    assert since == []
+    assert len(until) == 33
 
 
 def test_replacing_a_unit_removes_its_old_chunks(lexical: LexicalIndex) -> None:

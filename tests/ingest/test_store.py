@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
+from ingest.index.filters import Filters
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import (
     COLLECTION,
@@ -25,11 +27,35 @@ PAPER = Paper(
 )
 
 
-def _chunks(n: int, kind: str = "fulltext") -> list[Chunk]:
+def _chunks(n: int, kind: str = "fulltext", paper: Paper = PAPER) -> list[Chunk]:
     return [
-        Chunk(f"{PAPER.id}#{kind}-{i}@abc", PAPER.id, kind, i, f"text {i}", "2 Method", 3, 4, PAPER)
+        Chunk(f"{paper.id}#{kind}-{i}@abc", paper.id, kind, i, f"text {i}", "2 Method", 3, 4, paper)
         for i in range(n)
     ]
+
+
+PAPER_IDS = (PAPER.id, "2305.00001", "2403.00001")
+
+
+def _papers_of(hits: list[tuple[str, float]]) -> set[str]:
+    return {chunk_id.partition("#")[0] for chunk_id, _ in hits}
+
+
+def _best(hit: tuple[str, float]) -> float:
+    return -hit[1]
+
+
+@pytest.fixture
+def three_papers(store: ChunkStore) -> ChunkStore:
+    """Four chunks each of papers published 2021-12-08, 2023-05-01 and 2024-03-01."""
+    papers = [
+        PAPER,
+        dataclasses.replace(PAPER, id="2305.00001", published="2023-05-01"),
+        dataclasses.replace(PAPER, id="2403.00001", published="2024-03-01"),
+    ]
+    chunks = [c for paper in papers for c in _chunks(4, paper=paper)]
+    store.upsert(chunks, unit_vectors(len(chunks)))
+    return store
 
 
 @pytest.fixture(params=["embedded", "server"])
@@ -56,6 +82,64 @@ def test_upsert_stores_vectors_documents_and_citation_metadata(store: ChunkStore
     )  # fmt: skip
     assert store.collection.configuration_json["hnsw"]["space"] == "cosine"
     assert store.search_ef() == SEARCH_EF
+
+
+def test_search_returns_the_nearest_chunks_best_first_as_cosine_similarity(
+    three_papers: ChunkStore,
+) -> None:
+    vectors = unit_vectors(12)
+    ids = [f"{paper}#fulltext-{i}@abc" for paper in PAPER_IDS for i in range(4)]
+    exact = sorted(zip(ids, (float(vectors[5] @ v) for v in vectors), strict=True), key=_best)
+
+    hits = three_papers.search(vectors[5], 12, Filters())
+    top = three_papers.search(vectors[5], 3, Filters())
+
+    assert hits[0][0] == "2305.00001#fulltext-1@abc"
+    assert hits[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert [chunk_id for chunk_id, _ in hits] == [chunk_id for chunk_id, _ in exact]
+    assert [s for _, s in hits] == pytest.approx([s for _, s in exact], abs=1e-5)
+    assert top == hits[:3]
+
+
+def test_search_keeps_to_the_papers_asked_for(three_papers: ChunkStore) -> None:
+    near_the_first_paper = unit_vectors(12)[0]
+
+    hits = three_papers.search(near_the_first_paper, 12, Filters(paper_ids=("2403.00001",)))
+    two = three_papers.search(
+        near_the_first_paper, 12, Filters(paper_ids=("2305.00001", "2403.00001"))
+    )
+
+    assert len(hits) == 4
+    assert _papers_of(hits) == {"2403.00001"}
+    assert _papers_of(two) == {"2305.00001", "2403.00001"}
+
+
+@pytest.mark.parametrize(
+    ("published_from", "published_to", "papers"),
+    [
+        ("2023-01-01", "", {"2305.00001", "2403.00001"}),
+        ("", "2023-12-31", {"2112.04426", "2305.00001"}),
+        ("2023-05-01", "2023-05-01", {"2305.00001"}),
+        ("2024-03-02", "", set()),
+    ],
+)
+def test_search_keeps_to_the_dates_asked_for_both_ends_included(
+    three_papers: ChunkStore, published_from: str, published_to: str, papers: set[str]
+) -> None:
+    filters = Filters(published_from=published_from, published_to=published_to)
+
+    hits = three_papers.search(unit_vectors(12)[0], 12, filters)
+
+    assert _papers_of(hits) == papers
+    assert len(hits) == 4 * len(papers)
+
+
+def test_search_combines_paper_and_date_filters(three_papers: ChunkStore) -> None:
+    filters = Filters(paper_ids=("2112.04426", "2403.00001"), published_from="2022-01-01")
+
+    hits = three_papers.search(unit_vectors(12)[0], 12, filters)
+
+    assert _papers_of(hits) == {"2403.00001"}
 
 
 def test_an_index_made_with_chromas_default_search_width_is_searched_wider(

@@ -27,8 +27,6 @@ from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answering import Answerer, Question, Turn
 from chat.rag.events import Delta, Done, Error, Event, Sources
-from chat.rag.papers import normalise_id
-from chat.rag.retrieval import Filters
 from chat.service.conversations import (
     Status,
     get_conversation,
@@ -37,6 +35,8 @@ from chat.service.conversations import (
 )
 from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
@@ -221,7 +221,7 @@ async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> 
     question = Question(
         text=body.message,
         history=prepared.history,
-        filters=Filters().with_papers([normalise_id(p) for p in body.paper_ids]),
+        filters=Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids]),
         conversation_id=prepared.conversation_id,
         message_id=prepared.message_id,
     )

@@ -20,8 +20,6 @@ from sse_starlette import EventSourceResponse
 
 from chat.rag.answering import Question, Turn
 from chat.rag.events import Delta, Done, Error, Sources
-from chat.rag.papers import normalise_id
-from chat.rag.retrieval import Filters
 from chat.service.routes.chat import SSE_HEADERS, PaperId
 from chat.service.routes.deps import (
     ChattingKeyUser,
@@ -32,6 +30,8 @@ from chat.service.routes.deps import (
     check_question_length,
 )
 from chat.service.routes.errors import BODY, errors
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
 
 router = APIRouter(tags=["openai"])
 
@@ -89,7 +89,7 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
     check_question_length(text, limits)
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
     history = tuple(Turn(m.role, m.text()) for m in earlier[-limits.history_turns * 2 :])
-    filters = Filters().with_papers([normalise_id(p) for p in body.paper_ids])
+    filters = Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids])
     return Question(text=text, history=history, filters=filters)
 
 
