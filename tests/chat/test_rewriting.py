@@ -82,7 +82,7 @@ def test_a_chunk_two_queries_agree_on_beats_one_a_single_rewrite_ranks_first() -
     own = [Candidate("a#1", "a", 1.0), Candidate("b#1", "b", 0.9)]
     rewrite = [Candidate("c#1", "c", 1.0), Candidate("b#1", "b", 0.8)]
 
-    fused = fuse_rankings([own, rewrite])
+    fused = fuse_rankings([own, rewrite], rrf_k=10)
 
     assert [c.chunk_id for c in fused] == ["b#1", "a#1", "c#1"]
     assert fused[0].score == pytest.approx(1 / 12 + 0.8 / 12)
