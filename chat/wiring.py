@@ -9,7 +9,7 @@ from chromadb.api import ClientAPI
 from openai import AsyncOpenAI
 
 from chat.rag.answering import Answerer
-from chat.rag.llm import ChatModel
+from chat.rag.llm import OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Retriever
 from chat.rag.rewriting import QueryRewriter
@@ -110,7 +110,7 @@ class Wiring:
         if settings.llm == "openai":
             key, base_url = settings.openai_endpoint()
             client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
-            model = ChatModel(client, settings.llm_model)
+            model = OpenAIChatModel(client, settings.llm_model)
         rewriter = None
         if model is not None:
             rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)

@@ -10,7 +10,7 @@ from openai import AsyncOpenAI
 
 from chat.rag.answering import NOT_FOUND, Answerer, Question, Turn
 from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
-from chat.rag.llm import ChatModel
+from chat.rag.llm import OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Filters
 from chat.wiring import Wiring
@@ -28,7 +28,7 @@ def _answerer(index: Wiring, fake: FakeOpenAI | None, **model_options: float) ->
     model = None
     if fake is not None:
         client = AsyncOpenAI(api_key="test-key", base_url=fake.base_url, max_retries=0)
-        model = ChatModel(client, "fake-chat", **model_options)  # type: ignore[arg-type] # floats only
+        model = OpenAIChatModel(client, "fake-chat", **model_options)  # type: ignore[arg-type] # floats only
     answerer = Answerer(index.retriever, load_prompts(), model, model_name="fake-chat")
     _OPEN.append(answerer)
     return answerer

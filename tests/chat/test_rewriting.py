@@ -11,7 +11,7 @@ from openai import AsyncOpenAI
 from chat.rag.answering import NOT_FOUND, Answerer, Question
 from chat.rag.events import Delta, Event, Sources
 from chat.rag.fusion import Candidate
-from chat.rag.llm import ChatModel
+from chat.rag.llm import ChatModel, OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Filters, Retriever
 from chat.rag.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
@@ -26,7 +26,7 @@ FID = "How does Fusion-in-Decoder combine the retrieved passages?"
 @pytest.fixture
 async def model(fake: FakeOpenAI) -> AsyncIterator[ChatModel]:
     client = AsyncOpenAI(api_key="test-key", base_url=fake.base_url, max_retries=0)
-    chat_model = ChatModel(client, "fake-chat", retries=0)
+    chat_model = OpenAIChatModel(client, "fake-chat", retries=0)
     yield chat_model
     await chat_model.aclose()
 
