@@ -8,9 +8,10 @@ from dataclasses import replace
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answering import NOT_FOUND, Answerer, Question
+from chat.rag.answering import Answerer, Question
 from chat.rag.events import Delta, Event, Sources
 from chat.rag.fusion import Candidate
+from chat.rag.generators import NOT_FOUND, ModelGenerator
 from chat.rag.llm import ChatModel, OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Filters, Retriever
@@ -33,7 +34,9 @@ async def model(fake: FakeOpenAI) -> AsyncIterator[ChatModel]:
 
 def _answerer(index: Wiring, model: ChatModel, mode: RewriteMode) -> Answerer:
     rewriter = QueryRewriter.build(model, mode)
-    return Answerer(_retriever(index), load_prompts(), model, rewriter=rewriter)
+    prompts = load_prompts()
+    generator = ModelGenerator(model, prompts, "fake-chat")
+    return Answerer(_retriever(index), prompts, generator, rewriter=rewriter)
 
 
 def _retriever(index: Wiring) -> Retriever:
