@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from chat.rag.citations import CitationGuard
@@ -165,7 +165,3 @@ class Answerer:
             prompt_version=self.prompts.version,
             model=self.model_name,
         )
-
-
-def collect_text(events: Sequence[Event]) -> str:
-    return "".join(e.text for e in events if isinstance(e, Delta))
