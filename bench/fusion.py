@@ -123,7 +123,7 @@ def ranking(one: Pass, which: str, setting: Setting | None, retriever: Retriever
         idf = retriever.question_idf(question.question)
         fused = fuse(question.question, dense, lexical, fusion, again, sum(idf.values()))
         config = replace(retriever.config, coverage=coverage)
-        fused = retriever.with_config(config).by_coverage(fused, idf)
+        fused = retriever.with_config(config).rerank(question.question, fused, idf)
         ranked = [c.paper_id for c in fused]
     return list(dict.fromkeys(ranked))
 

@@ -9,7 +9,9 @@ from chromadb.api import ClientAPI
 from openai import AsyncOpenAI
 
 from chat.rag.answering import Answerer
-from chat.rag.llm import ChatModel
+from chat.rag.extractive import ExtractiveGenerator
+from chat.rag.generators import ModelGenerator
+from chat.rag.llm import OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Retriever
 from chat.rag.rewriting import QueryRewriter
@@ -107,22 +109,18 @@ class Wiring:
 
     @cached_property
     def answerer(self) -> Answerer:
+        """The chat model's answers (with query rewriting, if asked for) when one is
+        configured, else extractive ones."""
         settings = self.settings
-        model = None
-        if settings.llm == "openai":
-            key, base_url = settings.openai_endpoint()
-            client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
-            model = ChatModel(client, settings.llm_model)
-        rewriter = None
-        if model is not None:
-            rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
-        return Answerer(
-            self.retriever,
-            load_prompts(),
-            model,
-            model_name=settings.llm_model,
-            rewriter=rewriter,
-        )
+        prompts = load_prompts()
+        if settings.llm != "openai":
+            return Answerer(self.retriever, prompts, ExtractiveGenerator())
+        key, base_url = settings.openai_endpoint()
+        client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
+        model = OpenAIChatModel(client, settings.llm_model)
+        rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
+        generator = ModelGenerator(model, prompts, settings.llm_model)
+        return Answerer(self.retriever, prompts, generator, rewriter=rewriter)
 
     def close(self) -> None:
         for catalog in self._closers:

@@ -1,38 +1,28 @@
 """A question in, a stream of events out: meta, sources, delta..., then done or error.
 
-Retrieval runs in a worker thread; the answer comes from the language model
-(`llm` mode) or from the sources' own sentences (`extractive` mode). Either
-way the text passes the citation guard before it is streamed, and when the
-sources are not relevant enough the answer says so instead of answering.
+Retrieval runs in a worker thread; the answer comes from an `AnswerGenerator`
+(`chat/rag/generators.py`): the language model (`llm` mode) or the sources'
+own sentences (`extractive` mode). Either way the text passes the citation
+guard before it is streamed, and when the sources are not relevant enough the
+answer says so instead of answering.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass, field
 
 from chat.rag.citations import CitationGuard
 from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
-from chat.rag.extractive import extract_answer
-from chat.rag.llm import ChatModel, UpstreamError
-from chat.rag.prompts import Prompts, answer_messages, condense_messages
+from chat.rag.generators import NOT_FOUND, AnswerGenerator
+from chat.rag.llm import UpstreamError
+from chat.rag.prompts import Prompts
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retrieved, Retriever
 from chat.rag.rewriting import QueryRewriter, retrieve_with_rewrites
 from ingest.index.filters import Filters
-
-NOT_FOUND = (
-    "I could not find anything in the indexed papers that answers this question, "
-    "so I will not guess. Try other words, or ask about a specific paper."
-)
-_FOLLOW_UP_RE = re.compile(
-    r"\b(it|its|they|them|their|this|that|these|those|he|she|the paper|the method|"
-    r"the model|the authors?|above|previous|same)\b",
-    re.IGNORECASE,
-)
 
 _QUESTION_STARTS = (
     "what", "how", "why", "which", "who", "when", "where", "does", "do", "is", "are", "can",
@@ -83,25 +73,27 @@ class Answerer:
         self,
         retriever: Retriever,
         prompts: Prompts,
-        model: ChatModel | None,
+        generator: AnswerGenerator,
         relevance: RelevancePolicy | None = None,
-        model_name: str = "",
         rewriter: QueryRewriter | None = None,
     ) -> None:
+        """`prompts` is the prompt set whose version every answer records."""
         self.retriever = retriever
         self.prompts = prompts
-        self.model = model
+        self.generator = generator
         self.relevance = relevance or RelevancePolicy()
-        self.model_name = model_name if model is not None else ""
         self.rewriter = rewriter
 
     async def aclose(self) -> None:
-        if self.model is not None:
-            await self.model.aclose()
+        await self.generator.aclose()
 
     @property
     def mode(self) -> str:
-        return "llm" if self.model is not None else "extractive"
+        return self.generator.mode
+
+    @property
+    def model_name(self) -> str:
+        return self.generator.model_name
 
     async def answer(self, question: Question) -> AsyncGenerator[Event, None]:
         clock = _Clock()
@@ -134,48 +126,16 @@ class Answerer:
         """The question rewritten to stand alone, when it follows up on earlier turns."""
         if not question.history or not is_question(question.text):
             return question.text
-        if self.model is None:
-            return self._heuristic_query(question)
-        messages = condense_messages(self.prompts, question.history, question.text)
-        rewritten = (await self.model.complete(messages)).strip()
-        return rewritten or question.text
-
-    @staticmethod
-    def _heuristic_query(question: Question) -> str:
-        """Without a model: carry the previous question along when this one leans on it."""
-        previous = [t.content for t in question.history if t.role == "user"]
-        if previous and (_FOLLOW_UP_RE.search(question.text) or len(question.text.split()) < 6):
-            return f"{previous[-1]} {question.text}"
-        return question.text
+        return await self.generator.standalone(question.text, question.history)
 
     async def _generate(
         self, question: Question, retrieved: Retrieved, guard: CitationGuard, clock: _Clock
     ) -> AsyncIterator[Event]:
-        if self.model is None:
-            pieces = extract_answer(question.text, retrieved.sources)
-            if not pieces:
-                pieces = [NOT_FOUND]
-            for piece in pieces:
-                text = guard.feed(piece)
-                if text:
-                    clock.first_token_ms = clock.first_token_ms or clock.since_start()
-                    yield Delta(text)
-            tail = guard.flush()
-            if tail:
-                yield Delta(tail)
-            yield self._done("stop", guard, clock, {})
-            return
-        async for event in self._stream_model(question, retrieved, guard, clock):
-            yield event
-
-    async def _stream_model(
-        self, question: Question, retrieved: Retrieved, guard: CitationGuard, clock: _Clock
-    ) -> AsyncIterator[Event]:
-        assert self.model is not None
-        messages = answer_messages(self.prompts, question.text, retrieved.sources, question.history)
+        """The generator's text through the citation guard, then done (or error)."""
+        chunks = self.generator.generate(question.text, retrieved.sources, question.history)
         finish, usage = "stop", dict[str, int]()
         try:
-            async for chunk in self.model.stream(messages):
+            async for chunk in chunks:
                 text = guard.feed(chunk.text) if chunk.text else ""
                 if text:
                     clock.first_token_ms = clock.first_token_ms or clock.since_start()
@@ -206,7 +166,3 @@ class Answerer:
             prompt_version=self.prompts.version,
             model=self.model_name,
         )
-
-
-def collect_text(events: Sequence[Event]) -> str:
-    return "".join(e.text for e in events if isinstance(e, Delta))

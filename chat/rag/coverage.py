@@ -5,15 +5,16 @@ types a handful of specific words wants the passage that holds most of them.
 The best `depth` fused candidates are scored again: their fused score (scaled
 by the best one's) plus `weight` times the share of the question's rare-word
 weight (summed inverse document frequencies) found in the passage or its
-paper's title.
+paper's title. `CoverageReranker` is this second look as a retriever's `Reranker`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from chat.rag.fusion import Candidate
+from chat.rag.rerankers import Passages, Query
 from ingest.index.analysis import terms
 
 
@@ -53,3 +54,20 @@ def rerank(
     rescored.sort(key=lambda c: c.score, reverse=True)
     # On the same scale, without coverage, the tail stays below the head.
     return rescored + [replace(c, score=c.score / best) for c in tail]
+
+
+@dataclass(frozen=True)
+class CoverageReranker:
+    """`rerank` with `config`, reading the best candidates' passages and titles."""
+
+    config: CoverageConfig = field(default_factory=CoverageConfig)
+
+    def rerank(
+        self, query: Query, ranked: Sequence[Candidate], passages: Passages
+    ) -> list[Candidate]:
+        config = self.config
+        if config.depth <= 0 or config.weight <= 0:
+            return list(ranked)
+        found = passages(ranked[: config.depth])
+        texts = {chunk: f"{p.title}\n{p.text}" for chunk, p in found.items()}
+        return rerank(ranked, query.idf, texts, config)

@@ -1,7 +1,8 @@
 """Answers without a language model: the source sentences that best answer the question.
 
 Every word of an extractive answer is quoted from a source; only the citations
-and the whitespace between sentences are added.
+and the whitespace between sentences are added. `ExtractiveGenerator` is this
+as the answerer's `AnswerGenerator` (`chat/rag/generators.py`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from chat.rag.generators import NOT_FOUND
+from chat.rag.llm import LlmChunk
+from chat.rag.prompts import Turn
 from chat.rag.sources import Source
 from ingest.index.analysis import terms, words
 
@@ -73,6 +77,12 @@ _ARXIV_STAMP = re.compile(
 _BRACKET_REFERENCE = re.compile(r"\[[\d,\s\u2013-]+\]")
 _DOTTED = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
 _DIGIT = re.compile(r"\d")
+# Words by which a question leans on an earlier one.
+_FOLLOW_UP = re.compile(
+    r"\b(it|its|they|them|their|this|that|these|those|he|she|the paper|the method|"
+    r"the model|the authors?|above|previous|same)\b",
+    re.IGNORECASE,
+)
 # Words a question uses to frame what it asks for rather than what it is about (stems).
 _FRAME_TERMS = frozenset(
     [
@@ -321,3 +331,27 @@ def extract_answer(
     distinct = len({src.chunk_id for src in sources})
     per_source = _PER_SOURCE if distinct >= 3 else max_sentences
     return format_pieces(select_sentences(scores, max_sentences, per_source))
+
+
+class ExtractiveGenerator:
+    """Answers by quoting the sources (`extract_answer`), without a model."""
+
+    mode = "extractive"
+    model_name = ""
+
+    async def standalone(self, question: str, history: Sequence[Turn]) -> str:
+        """The previous question carried along when this one leans on it."""
+        previous = [t.content for t in history if t.role == "user"]
+        if previous and (_FOLLOW_UP.search(question) or len(question.split()) < 6):
+            return f"{previous[-1]} {question}"
+        return question
+
+    async def generate(
+        self, question: str, sources: Sequence[Source], history: Sequence[Turn]
+    ) -> AsyncIterator[LlmChunk]:
+        for piece in extract_answer(question, sources) or [NOT_FOUND]:
+            yield LlmChunk(text=piece)
+        yield LlmChunk(finish_reason="stop")
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

@@ -7,7 +7,7 @@ term are what lets fusion beat both retrievers (see the README's tables).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 
@@ -50,6 +50,7 @@ class Candidate:
 
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, score)
+Ranking = tuple[Sequence[str], float]  # (ids best first, the ranking's weight)
 
 
 def _scaled(hits: Sequence[Hit]) -> dict[str, float]:
@@ -89,6 +90,21 @@ def _dense_weight(
     return config.long_dense_weight
 
 
+def reciprocal_rank_fusion(rankings: Iterable[Ranking], k: float) -> dict[str, float]:
+    """Weighted reciprocal rank fusion: each id's `weight / (k + rank)` (rank 1-based)
+    summed over the rankings it is in, ids in the order first seen. An id appears at
+    most once in one ranking."""
+    fused: dict[str, float] = {}
+    for ids, weight in rankings:
+        for rank, item in enumerate(ids, start=1):
+            fused[item] = fused.get(item, 0.0) + weight / (k + rank)
+    return fused
+
+
+def _ids(hits: Sequence[Hit]) -> list[str]:
+    return [chunk for chunk, _, _ in hits]
+
+
 def _ranks(hits: Sequence[Hit]) -> dict[str, int]:
     return {chunk: rank for rank, (chunk, _, _) in enumerate(hits, start=1)}
 
@@ -108,26 +124,20 @@ def fuse(
     dense_rank, lexical_rank, feedback_rank = _ranks(dense), _ranks(lexical), _ranks(feedback)
     dense_score = {chunk: score for chunk, _, score in dense}
     lexical_score = {chunk: score for chunk, _, score in lexical}
-    dense_scaled, lexical_scaled, feedback_scaled = (
-        _scaled(dense),
-        _scaled(lexical),
-        _scaled(feedback),
-    )
     dense_weight = _dense_weight(query, lexical, config, term_weight)
     if config.lexical_margin and lexical_margin(lexical) >= config.lexical_margin:
         dense_weight *= config.confident_dense_factor
+    weighted = (
+        (dense, dense_weight),
+        (lexical, config.lexical_weight),
+        (feedback, config.feedback_weight),
+    )
+    by_rank = reciprocal_rank_fusion([(_ids(hits), w) for hits, w in weighted], config.rrf_k)
+    scaled = [(_scaled(hits), config.score_weight * w) for hits, w in weighted]
     fused = []
     for chunk, paper in papers.items():
-        score = 0.0
-        if chunk in dense_rank:
-            score += dense_weight / (config.rrf_k + dense_rank[chunk])
-            score += config.score_weight * dense_weight * dense_scaled[chunk]
-        if chunk in lexical_rank:
-            score += config.lexical_weight / (config.rrf_k + lexical_rank[chunk])
-            score += config.score_weight * config.lexical_weight * lexical_scaled[chunk]
-        if chunk in feedback_rank:
-            score += config.feedback_weight / (config.rrf_k + feedback_rank[chunk])
-            score += config.score_weight * config.feedback_weight * feedback_scaled[chunk]
+        score = by_rank[chunk]
+        score += sum(weight * scores[chunk] for scores, weight in scaled if chunk in scores)
         fused.append(
             Candidate(
                 chunk,

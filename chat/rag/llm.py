@@ -1,8 +1,10 @@
 """The chat model: streamed completions from OpenAI or any OpenAI-compatible server.
 
-`ChatModel.stream` yields the answer's text in pieces, then one last chunk
-with the finish reason and the token usage. Failures become `UpstreamError`
-with a code the stream's `error` event can carry:
+`ChatModel` is what the answerer and the query rewriter need of a model;
+`OpenAIChatModel` is the one on an OpenAI-compatible server. Its `stream`
+yields the answer's text in pieces, then one last chunk with the finish
+reason and the token usage. Failures become `UpstreamError` with a code the
+stream's `error` event can carry:
 
 - `upstream_unreachable`: no connection to the server;
 - `upstream_rate_limited`: 429, still after the retries;
@@ -23,9 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 from urllib.parse import urlsplit
 
 import openai
@@ -96,7 +98,23 @@ class _Progress:
         return piece
 
 
-class ChatModel:
+class ChatModel(Protocol):
+    """A chat model, streamed or not; failures raise `UpstreamError`."""
+
+    def stream(self, messages: Messages) -> AsyncIterator[LlmChunk]:
+        """The answer's text in pieces, then a chunk with finish_reason and usage."""
+        ...
+
+    async def complete(self, messages: Messages) -> str:
+        """The whole answer to `messages`, not streamed."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the model's connections."""
+        ...
+
+
+class OpenAIChatModel:
     """One chat model on one OpenAI-compatible server."""
 
     def __init__(

@@ -12,9 +12,10 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from chat.rag.coverage import CoverageConfig, rerank
+from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
+from chat.rag.rerankers import Passage, Query, Reranker
 from chat.rag.sources import Source
 from ingest.embedders.base import Embedder
 from ingest.index.analysis import terms
@@ -101,16 +102,26 @@ class Retriever:
         lexical: LexicalIndex,
         embedder: Embedder,
         config: RetrievalConfig | None = None,
+        rerankers: Sequence[Reranker] | None = None,
     ) -> None:
+        """`rerankers` reorder the fused candidates in turn; by default, the coverage
+        second look with `config.coverage`."""
         self.catalog = catalog
         self.store = store
         self.lexical = lexical
         self.embedder = embedder
         self.config = config or RetrievalConfig()
+        self._given_rerankers = rerankers
+        self.rerankers: tuple[Reranker, ...] = (
+            tuple(rerankers) if rerankers is not None else (CoverageReranker(self.config.coverage),)
+        )
 
     def with_config(self, config: RetrievalConfig) -> Retriever:
-        """The same indexes and embedder, other settings (e.g. one chunk per paper)."""
-        return Retriever(self.catalog, self.store, self.lexical, self.embedder, config)
+        """The same indexes, embedder and rerankers (the default ones following `config`),
+        other settings (e.g. one chunk per paper)."""
+        return Retriever(
+            self.catalog, self.store, self.lexical, self.embedder, config, self._given_rerankers
+        )
 
     def scope(self, question: str, filters: Filters) -> Filters:
         """Papers named in the question narrow the search when the index has them."""
@@ -131,7 +142,7 @@ class Retriever:
         )
         idf = self.question_idf(question)
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
-        ranked = self.by_coverage(ranked, idf)
+        ranked = self.rerank(question, ranked, idf)
         config = self.config
         chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
         sources = self.sources_for(chosen)
@@ -151,21 +162,27 @@ class Retriever:
         documents = self.lexical.count()
         return {t: inverse_document_frequency(frequency[t], documents) for t in asked}
 
-    def by_coverage(self, ranked: Sequence[Candidate], idf: dict[str, float]) -> list[Candidate]:
-        """The best fused candidates reordered by how much of the question they hold
-        (`chat/coverage.py`)."""
-        config = self.config.coverage
-        if config.depth <= 0 or config.weight <= 0:
-            return list(ranked)
-        head = ranked[: config.depth]
-        rows = self.catalog.chunk_rows([c.chunk_id for c in head])
-        texts = {}
-        for candidate in head:
+    def rerank(
+        self, question: str, ranked: Sequence[Candidate], idf: Mapping[str, float]
+    ) -> list[Candidate]:
+        """`ranked` reordered by each of the rerankers in turn (`chat/rag/rerankers.py`)."""
+        query = Query(question, idf)
+        reordered = list(ranked)
+        for reranker in self.rerankers:
+            reordered = reranker.rerank(query, reordered, self.passages)
+        return reordered
+
+    def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        """Each candidate's passage with its paper's title: what a reranker reads."""
+        rows = self.catalog.chunk_rows([c.chunk_id for c in candidates])
+        found = {}
+        for candidate in candidates:
             row = rows.get(candidate.chunk_id)
             paper = self.catalog.get_paper(candidate.paper_id)
             title = paper.title if paper is not None else ""
-            texts[candidate.chunk_id] = f"{title}\n{row.text if row is not None else ''}"
-        return rerank(ranked, idf, texts, config)
+            text = row.text if row is not None else ""
+            found[candidate.chunk_id] = Passage(candidate.chunk_id, title, text)
+        return found
 
     def lexical_search(
         self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from chat.rag.fusion import Candidate
+from chat.rag.fusion import Candidate, reciprocal_rank_fusion
 from chat.rag.llm import ChatModel, UpstreamError
 from chat.rag.prompts import DEFAULT_DIRECTORY, VersionedPrompt, load_prompt
 from chat.rag.retrieval import Retrieved, Retriever, cap_per_paper
@@ -34,8 +34,7 @@ logger = logging.getLogger("paperchat.rewriting")
 
 RewriteMode = Literal["off", "multi", "hyde"]
 MAX_QUERY_CHARS = 1000
-# Reciprocal-rank constant and the weight of each rewrite against the question's own ranking.
-RRF_K = 10
+# The weight of each rewrite's ranking against the question's own.
 REWRITE_WEIGHT = 0.8
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|query\s*\d*:)\s*", re.IGNORECASE)
 
@@ -95,8 +94,8 @@ def retrieve_with_rewrites(
         return own, own
     scope = replace(filters, paper_ids=own.scoped_to)
     others = [retriever.retrieve(query, scope) for query in rewrites]
-    ranked = fuse_rankings([own.ranked, *(r.ranked for r in others)])
     config = retriever.config
+    ranked = fuse_rankings([own.ranked, *(r.ranked for r in others)], config.fusion.rrf_k)
     chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
     sources = retriever.sources_for(chosen)
     timings = dict(own.timings)
@@ -106,17 +105,17 @@ def retrieve_with_rewrites(
     return own, fused
 
 
-def fuse_rankings(rankings: Sequence[Sequence[Candidate]]) -> list[Candidate]:
+def fuse_rankings(rankings: Sequence[Sequence[Candidate]], rrf_k: float) -> list[Candidate]:
     """Chunks ranked by weighted reciprocal rank over every query's ranking, the first (the
     question's own) at weight 1 and the rewrites at `REWRITE_WEIGHT`."""
-    scores: dict[str, float] = {}
+    weighted = [
+        ([c.chunk_id for c in ranking], 1.0 if number == 0 else REWRITE_WEIGHT)
+        for number, ranking in enumerate(rankings)
+    ]
+    scores = reciprocal_rank_fusion(weighted, rrf_k)
     first_seen: dict[str, Candidate] = {}
-    for number, ranking in enumerate(rankings):
-        weight = 1.0 if number == 0 else REWRITE_WEIGHT
-        for rank, candidate in enumerate(ranking, start=1):
-            scores[candidate.chunk_id] = scores.get(candidate.chunk_id, 0.0) + weight / (
-                RRF_K + rank
-            )
+    for ranking in rankings:
+        for candidate in ranking:
             first_seen.setdefault(candidate.chunk_id, candidate)
     order = sorted(scores, key=lambda chunk: -scores[chunk])
     return [replace(first_seen[chunk], score=scores[chunk]) for chunk in order]

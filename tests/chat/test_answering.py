@@ -8,9 +8,11 @@ from collections.abc import AsyncIterator
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answering import NOT_FOUND, Answerer, Question, Turn
+from chat.rag.answering import Answerer, Question, Turn
 from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
-from chat.rag.llm import ChatModel
+from chat.rag.extractive import ExtractiveGenerator
+from chat.rag.generators import NOT_FOUND, AnswerGenerator, ModelGenerator
+from chat.rag.llm import OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
@@ -25,11 +27,13 @@ _OPEN: list[Answerer] = []
 
 
 def _answerer(index: Wiring, fake: FakeOpenAI | None, **model_options: float) -> Answerer:
-    model = None
+    prompts = load_prompts()
+    generator: AnswerGenerator = ExtractiveGenerator()
     if fake is not None:
         client = AsyncOpenAI(api_key="test-key", base_url=fake.base_url, max_retries=0)
-        model = ChatModel(client, "fake-chat", **model_options)  # type: ignore[arg-type] # floats only
-    answerer = Answerer(index.retriever, load_prompts(), model, model_name="fake-chat")
+        model = OpenAIChatModel(client, "fake-chat", **model_options)  # type: ignore[arg-type] # floats only
+        generator = ModelGenerator(model, prompts, "fake-chat")
+    answerer = Answerer(index.retriever, prompts, generator)
     _OPEN.append(answerer)
     return answerer
 
@@ -195,3 +199,32 @@ async def test_paper_scope_keeps_sources_to_that_paper(small_index: Wiring) -> N
     sources = next(e for e in events if isinstance(e, Sources))
     assert sources.sources
     assert {s.id for s in sources.sources} == {"1503.02531"}
+
+
+async def test_model_answers_end_with_the_models_finish_reason_usage_and_name(
+    small_index: Wiring, fake: FakeOpenAI
+) -> None:
+    fake.script_chat(ChatScript(pieces=("FiD encodes", " passages [1]."), finish_reason="length"))
+
+    events = await _run(_answerer(small_index, fake), Question(FID))
+
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert (done.finish_reason, done.model) == ("length", "fake-chat")
+    assert done.usage["completion_tokens"] == 2
+    assert done.timings["first_token_ms"] > 0
+
+
+async def test_extractive_follow_ups_carry_the_previous_question_to_retrieval(
+    small_index: Wiring,
+) -> None:
+    history = (Turn("user", "Tell me about Fusion-in-Decoder."), Turn("assistant", "It is..."))
+
+    events = await _run(_answerer(small_index, None), Question("How does it scale?", history))
+
+    sources = next(e for e in events if isinstance(e, Sources))
+    assert sources.query == "Tell me about Fusion-in-Decoder. How does it scale?"
+    assert sources.sources[0].id == "2007.01282"
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert (done.finish_reason, done.model, done.usage) == ("stop", "", {})

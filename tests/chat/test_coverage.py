@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
-from chat.rag.coverage import CoverageConfig, coverage, rerank
+from collections.abc import Sequence
+
+from chat.rag.coverage import CoverageConfig, CoverageReranker, coverage, rerank
 from chat.rag.fusion import Candidate
+from chat.rag.rerankers import Passage, Query
 
 IDF = {"steganalysi": 8.0, "jpeg": 6.0, "network": 1.0}
 RANKED = [
@@ -37,3 +40,41 @@ def test_weight_zero_keeps_the_fused_order() -> None:
     kept = rerank(RANKED, IDF, TEXTS, CoverageConfig(depth=3, weight=0.0))
 
     assert [c.chunk_id for c in kept] == ["a#0", "b#0", "c#0", "d#0"]
+
+
+def _passages(candidates: Sequence[Candidate]) -> dict[str, Passage]:
+    return {c.chunk_id: Passage(c.chunk_id, "", TEXTS[c.chunk_id]) for c in candidates}
+
+
+def test_the_coverage_reranker_reads_the_passages_within_its_depth() -> None:
+    asked: list[list[str]] = []
+
+    def passages(candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        asked.append([c.chunk_id for c in candidates])
+        return _passages(candidates)
+
+    reranker = CoverageReranker(CoverageConfig(depth=3, weight=1.0))
+    reordered = reranker.rerank(Query("q", IDF), RANKED, passages)
+
+    assert [c.chunk_id for c in reordered] == ["b#0", "a#0", "c#0", "d#0"]
+    assert asked == [["a#0", "b#0", "c#0"]]
+
+
+def test_the_coverage_reranker_counts_the_papers_title() -> None:
+    titled = {"c#0": Passage("c#0", "JPEG steganalysis networks", "Nothing in common.")}
+
+    def passages(candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        return {**_passages(candidates), **titled}
+
+    reordered = CoverageReranker(CoverageConfig(depth=3)).rerank(Query("q", IDF), RANKED, passages)
+
+    assert [c.chunk_id for c in reordered] == ["b#0", "c#0", "a#0", "d#0"]
+
+
+def test_the_coverage_reranker_turned_off_reads_nothing() -> None:
+    def passages(candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        raise AssertionError("read passages while turned off")
+
+    kept = CoverageReranker(CoverageConfig(depth=0)).rerank(Query("q", IDF), RANKED, passages)
+
+    assert kept == RANKED

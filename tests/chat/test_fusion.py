@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from chat.rag.fusion import FusionConfig, Hit, fuse
+import pytest
+
+from chat.rag.fusion import FusionConfig, Hit, fuse, reciprocal_rank_fusion
 
 DENSE: list[Hit] = [("d#1", "d", 0.6), ("both#1", "both", 0.5)]
 LEXICAL: list[Hit] = [("l#1", "l", 12.0), ("both#1", "both", 11.0), ("x#1", "x", 10.0)]
@@ -57,3 +59,41 @@ def test_a_clear_bm25_winner_leans_lexical() -> None:
 
     assert leaning[0].chunk_id == "l#1"
     assert leaning[1].score < plain[1].score
+
+
+def test_reciprocal_rank_fusion_sums_each_rankings_weight_over_k_plus_rank() -> None:
+    rankings = [(["a", "b", "c"], 1.0), (["c", "d"], 0.5)]
+
+    fused = reciprocal_rank_fusion(rankings, k=10)
+
+    assert fused == pytest.approx({"a": 1 / 11, "b": 1 / 12, "c": 1 / 13 + 0.5 / 11, "d": 0.5 / 12})
+    assert list(fused) == ["a", "b", "c", "d"]
+
+
+def test_reciprocal_rank_fusion_lets_two_agreeing_rankings_beat_one_first_place() -> None:
+    rankings = [(["a", "b"], 1.0), (["c", "b"], 1.0)]
+
+    fused = reciprocal_rank_fusion(rankings, k=10)
+
+    assert max(fused, key=fused.__getitem__) == "b"
+
+
+def test_a_smaller_rank_constant_rewards_the_top_of_a_ranking_more() -> None:
+    rankings = [(["a", "b"], 1.0), (["b", "c"], 0.2)]
+
+    sharp, flat = reciprocal_rank_fusion(rankings, k=0), reciprocal_rank_fusion(rankings, k=60)
+
+    assert sharp["a"] > sharp["b"]
+    assert flat["b"] > flat["a"]
+
+
+def test_fusion_ranks_by_the_configured_rank_constant() -> None:
+    dense: list[Hit] = [("a#1", "a", 0.5), ("b#1", "b", 0.5)]
+    lexical: list[Hit] = [("b#1", "b", 1.0), ("c#1", "c", 1.0)]
+    config = FusionConfig(rrf_k=0.0, score_weight=0.0, lexical_margin=0.0, dense_weight=1.0)
+
+    fused = fuse("a question", dense, lexical, config)
+
+    assert {c.chunk_id: c.score for c in fused} == pytest.approx(
+        {"a#1": 1.0, "b#1": 1 / 2 + 1.0, "c#1": 1 / 2}
+    )

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 import openai
 import pytest
 
-from chat.rag.llm import ChatModel, LlmChunk, UpstreamError
+from chat.rag.llm import LlmChunk, OpenAIChatModel, UpstreamError
 from tests.fake_openai import ChatScript, FakeOpenAI, RecordedRequest, Reply
 
 pytestmark = pytest.mark.timeout(30)
@@ -25,13 +25,13 @@ async def client(fake: FakeOpenAI) -> AsyncIterator[openai.AsyncOpenAI]:
 
 
 @pytest.fixture
-def model(client: openai.AsyncOpenAI) -> ChatModel:
+def model(client: openai.AsyncOpenAI) -> OpenAIChatModel:
     return _model(client)
 
 
-def _model(client: openai.AsyncOpenAI, retries: int = 2) -> ChatModel:
+def _model(client: openai.AsyncOpenAI, retries: int = 2) -> OpenAIChatModel:
     # Short enough for the hang tests, long enough for a busy machine to answer in time.
-    return ChatModel(
+    return OpenAIChatModel(
         client,
         "fake-chat",
         first_token_timeout=2.0,
@@ -42,16 +42,16 @@ def _model(client: openai.AsyncOpenAI, retries: int = 2) -> ChatModel:
     )
 
 
-async def _collect(model: ChatModel) -> list[LlmChunk]:
+async def _collect(model: OpenAIChatModel) -> list[LlmChunk]:
     return [chunk async for chunk in model.stream(QUESTION)]
 
 
-async def _read_into(model: ChatModel, texts: list[str]) -> None:
+async def _read_into(model: OpenAIChatModel, texts: list[str]) -> None:
     async for chunk in model.stream(QUESTION):
         texts.append(chunk.text)
 
 
-async def _stream_until_error(model: ChatModel) -> tuple[list[str], UpstreamError]:
+async def _stream_until_error(model: OpenAIChatModel) -> tuple[list[str], UpstreamError]:
     texts: list[str] = []
     with pytest.raises(UpstreamError) as raised:
         await _read_into(model, texts)
@@ -63,7 +63,7 @@ async def _disconnected_within(fake: FakeOpenAI, seconds: float) -> bool:
 
 
 async def test_stream_yields_text_in_pieces_then_finish_reason(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.script_chat(ChatScript(pieces=("Attention ", "weighs ", "tokens [1].")))
 
@@ -74,7 +74,7 @@ async def test_stream_yields_text_in_pieces_then_finish_reason(
     assert chunks[-1].finish_reason == "stop"
 
 
-async def test_stream_reports_usage_in_last_chunk(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_stream_reports_usage_in_last_chunk(fake: FakeOpenAI, model: OpenAIChatModel) -> None:
     fake.script_chat(ChatScript(pieces=("a", "b", "c")))
 
     chunks = await _collect(model)
@@ -88,7 +88,7 @@ async def test_stream_reports_usage_in_last_chunk(fake: FakeOpenAI, model: ChatM
 
 
 async def test_stream_sends_messages_model_and_usage_option(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     await _collect(model)
 
@@ -99,7 +99,9 @@ async def test_stream_sends_messages_model_and_usage_option(
     assert request.body["stream_options"] == {"include_usage": True}
 
 
-async def test_stream_reports_length_finish_reason(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_stream_reports_length_finish_reason(
+    fake: FakeOpenAI, model: OpenAIChatModel
+) -> None:
     fake.script_chat(ChatScript(pieces=("cut",), finish_reason="length"))
 
     chunks = await _collect(model)
@@ -108,7 +110,7 @@ async def test_stream_reports_length_finish_reason(fake: FakeOpenAI, model: Chat
 
 
 async def test_server_error_before_first_token_is_retried(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.script_chat(ChatScript(fail_status=500), ChatScript(pieces=("fine",)))
 
@@ -118,7 +120,9 @@ async def test_server_error_before_first_token_is_retried(
     assert len(fake.chat_requests()) == 2
 
 
-async def test_stream_broken_before_any_text_is_retried(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_stream_broken_before_any_text_is_retried(
+    fake: FakeOpenAI, model: OpenAIChatModel
+) -> None:
     fake.script_chat(ChatScript(break_after=0), ChatScript(pieces=("again",)))
 
     chunks = await _collect(model)
@@ -128,7 +132,7 @@ async def test_stream_broken_before_any_text_is_retried(fake: FakeOpenAI, model:
 
 
 async def test_rate_limit_past_the_retries_raises_rate_limited(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.fail_with(429, "slow down", times=None)
 
@@ -141,7 +145,7 @@ async def test_rate_limit_past_the_retries_raises_rate_limited(
     assert len(fake.chat_requests()) == 3
 
 
-async def test_client_error_is_not_retried(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_client_error_is_not_retried(fake: FakeOpenAI, model: OpenAIChatModel) -> None:
     fake.fail_with(400, "bad request body", times=None)
 
     _, error = await _stream_until_error(model)
@@ -152,7 +156,7 @@ async def test_client_error_is_not_retried(fake: FakeOpenAI, model: ChatModel) -
 
 
 async def test_error_message_is_one_line_without_the_api_key(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.fail_with(401, f"Incorrect API key provided:\n{API_KEY}", times=None)
 
@@ -179,7 +183,7 @@ async def test_connection_refused_raises_unreachable() -> None:
 
 
 async def test_broken_stream_raises_with_the_partial_text(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.script_chat(ChatScript(pieces=("one ", "two ", "three"), break_after=2))
 
@@ -192,7 +196,7 @@ async def test_broken_stream_raises_with_the_partial_text(
 
 
 async def test_an_error_object_mid_stream_raises_with_the_partial_text(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     def answer(_request: RecordedRequest, reply: Reply) -> None:
         reply.start_events()
@@ -211,7 +215,7 @@ async def test_an_error_object_mid_stream_raises_with_the_partial_text(
 
 
 async def test_a_chunk_that_is_not_an_object_raises_upstream_error(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     def answer(_request: RecordedRequest, reply: Reply) -> None:
         reply.start_events()
@@ -228,7 +232,7 @@ async def test_a_chunk_that_is_not_an_object_raises_upstream_error(
 
 
 async def test_hang_after_text_raises_timeout_within_idle_timeout(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.script_chat(ChatScript(pieces=("one ", "two"), hang_after=1))
 
@@ -240,7 +244,7 @@ async def test_hang_after_text_raises_timeout_within_idle_timeout(
     assert len(fake.chat_requests()) == 1, "no retry once text was sent"
 
 
-async def test_no_first_token_raises_timeout(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_no_first_token_raises_timeout(fake: FakeOpenAI, model: OpenAIChatModel) -> None:
     fake.script_chat(ChatScript(pieces=("late",), hang_after=0))
 
     texts, error = await _stream_until_error(model)
@@ -252,7 +256,7 @@ async def test_no_first_token_raises_timeout(fake: FakeOpenAI, model: ChatModel)
 
 
 async def test_closing_the_consumer_early_disconnects_upstream(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.script_chat(ChatScript(pieces=tuple(f"w{i} " for i in range(200)), delay=0.05))
     stream = model.stream(QUESTION)
@@ -265,7 +269,7 @@ async def test_closing_the_consumer_early_disconnects_upstream(
 
 
 async def test_cancelling_the_consumer_task_disconnects_upstream(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     fake.script_chat(ChatScript(pieces=("w0 ", "w1 "), hang_after=1))
     received: list[str] = []
@@ -287,14 +291,14 @@ async def test_cancelling_the_consumer_task_disconnects_upstream(
 
 
 async def test_stream_to_the_end_leaves_client_connected(
-    fake: FakeOpenAI, model: ChatModel
+    fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
     await _collect(model)
 
     assert not await _disconnected_within(fake, 0.2)
 
 
-async def test_complete_returns_the_whole_text(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_complete_returns_the_whole_text(fake: FakeOpenAI, model: OpenAIChatModel) -> None:
     fake.script_chat(ChatScript(pieces=("What is ", "self-attention", "?")))
 
     text = await model.complete(QUESTION)
@@ -304,7 +308,7 @@ async def test_complete_returns_the_whole_text(fake: FakeOpenAI, model: ChatMode
     assert not request.body.get("stream")
 
 
-async def test_complete_retries_server_error(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_complete_retries_server_error(fake: FakeOpenAI, model: OpenAIChatModel) -> None:
     fake.script_chat(ChatScript(fail_status=503), ChatScript(pieces=("ok",)))
 
     text = await model.complete(QUESTION)
@@ -313,7 +317,7 @@ async def test_complete_retries_server_error(fake: FakeOpenAI, model: ChatModel)
     assert len(fake.chat_requests()) == 2
 
 
-async def test_complete_hang_raises_timeout(fake: FakeOpenAI, model: ChatModel) -> None:
+async def test_complete_hang_raises_timeout(fake: FakeOpenAI, model: OpenAIChatModel) -> None:
     fake.script_chat(ChatScript(hang_after=0))
 
     with pytest.raises(UpstreamError) as raised:

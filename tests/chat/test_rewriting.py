@@ -8,10 +8,11 @@ from dataclasses import replace
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answering import NOT_FOUND, Answerer, Question
+from chat.rag.answering import Answerer, Question
 from chat.rag.events import Delta, Event, Sources
 from chat.rag.fusion import Candidate
-from chat.rag.llm import ChatModel
+from chat.rag.generators import NOT_FOUND, ModelGenerator
+from chat.rag.llm import ChatModel, OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Retriever
 from chat.rag.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
@@ -27,14 +28,16 @@ FID = "How does Fusion-in-Decoder combine the retrieved passages?"
 @pytest.fixture
 async def model(fake: FakeOpenAI) -> AsyncIterator[ChatModel]:
     client = AsyncOpenAI(api_key="test-key", base_url=fake.base_url, max_retries=0)
-    chat_model = ChatModel(client, "fake-chat", retries=0)
+    chat_model = OpenAIChatModel(client, "fake-chat", retries=0)
     yield chat_model
     await chat_model.aclose()
 
 
 def _answerer(index: Wiring, model: ChatModel, mode: RewriteMode) -> Answerer:
     rewriter = QueryRewriter.build(model, mode)
-    return Answerer(_retriever(index), load_prompts(), model, rewriter=rewriter)
+    prompts = load_prompts()
+    generator = ModelGenerator(model, prompts, "fake-chat")
+    return Answerer(_retriever(index), prompts, generator, rewriter=rewriter)
 
 
 def _retriever(index: Wiring) -> Retriever:
@@ -83,7 +86,7 @@ def test_a_chunk_two_queries_agree_on_beats_one_a_single_rewrite_ranks_first() -
     own = [Candidate("a#1", "a", 1.0), Candidate("b#1", "b", 0.9)]
     rewrite = [Candidate("c#1", "c", 1.0), Candidate("b#1", "b", 0.8)]
 
-    fused = fuse_rankings([own, rewrite])
+    fused = fuse_rankings([own, rewrite], rrf_k=10)
 
     assert [c.chunk_id for c in fused] == ["b#1", "a#1", "c#1"]
     assert fused[0].score == pytest.approx(1 / 12 + 0.8 / 12)

@@ -1,0 +1,76 @@
+"""How an answer's text is made from its sources: by the chat model, or by quoting them.
+
+An `AnswerGenerator` makes a follow-up question stand alone for retrieval and
+streams the answer's text as `LlmChunk`s, the last one with the finish
+reason and the token usage. The answerer does the rest: retrieval, the
+refusal when nothing relevant is found, the citation guard and the events.
+
+- `ModelGenerator` (`llm` mode): the prompts and a `ChatModel`;
+- `ExtractiveGenerator` (`extractive` mode, `chat/rag/extractive.py`): the
+  sources' own sentences, without a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Protocol
+
+from chat.rag.llm import ChatModel, LlmChunk
+from chat.rag.prompts import Prompts, Turn, answer_messages, condense_messages
+from chat.rag.sources import Source
+
+NOT_FOUND = (
+    "I could not find anything in the indexed papers that answers this question, "
+    "so I will not guess. Try other words, or ask about a specific paper."
+)
+
+
+class AnswerGenerator(Protocol):
+    @property
+    def mode(self) -> str:
+        """`llm` or `extractive`, recorded with every answer."""
+        ...
+
+    @property
+    def model_name(self) -> str:
+        """The chat model's name; "" without one."""
+        ...
+
+    async def standalone(self, question: str, history: Sequence[Turn]) -> str:
+        """`question`, which follows up on `history`, rewritten to stand alone."""
+        ...
+
+    def generate(
+        self, question: str, sources: Sequence[Source], history: Sequence[Turn]
+    ) -> AsyncIterator[LlmChunk]:
+        """The answer's text in pieces, then a chunk with finish_reason and usage;
+        a model that fails raises `UpstreamError`."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the generator holds (the model's connections)."""
+        ...
+
+
+class ModelGenerator:
+    """Answers by the chat model, from the prompts."""
+
+    mode = "llm"
+
+    def __init__(self, model: ChatModel, prompts: Prompts, model_name: str) -> None:
+        self.model = model
+        self.prompts = prompts
+        self.model_name = model_name
+
+    async def standalone(self, question: str, history: Sequence[Turn]) -> str:
+        """The model's rewrite of `question` by the condense prompt; `question` if empty."""
+        rewritten = await self.model.complete(condense_messages(self.prompts, history, question))
+        return rewritten.strip() or question
+
+    def generate(
+        self, question: str, sources: Sequence[Source], history: Sequence[Turn]
+    ) -> AsyncIterator[LlmChunk]:
+        return self.model.stream(answer_messages(self.prompts, question, sources, history))
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
