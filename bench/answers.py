@@ -2,12 +2,13 @@
 
 For every dev question with a gold paper, the sources are the gold paper's
 best-matching chunks mixed with the best-matching chunks of other papers
-(distractors), all ordered by a simple lexical score. Chunks come from an
-index catalog (read only); papers the catalog does not hold yet are skipped
-and counted, or, with --rebuild-missing, chunked from the shared data with
-the ingest's own code.
+(distractors, the other papers' best BM25 chunks), all ordered by a simple
+lexical score. Chunks come from an index (read through its catalog and
+lexical index); papers it does not hold yet are skipped and counted, or,
+with --rebuild-missing, chunked from the shared data with the ingest's own
+code.
 
-    python -m bench.answers [--catalog PATH] [--rebuild-missing]
+    python -m bench.answers --data-dir /path/to/index [--rebuild-missing]
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 import math
 import random
 import re
-import sqlite3
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -27,6 +27,8 @@ from pathlib import Path
 from chat.rag.extractive import extract_answer, source_sentences
 from chat.rag.sources import Source
 from ingest.index.analysis import terms, words
+from ingest.index.catalog import Catalog, ChunkRow
+from ingest.index.lexical import LexicalIndex
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
@@ -75,41 +77,40 @@ def read_questions(path: Path) -> list[dict[str, object]]:
     return [row for row in rows if row.get("gold_id")]
 
 
-def _passage(row: sqlite3.Row) -> Passage:
-    page = None if row["kind"] == "abstract" else int(row["page_start"])
-    return Passage(
-        row["paper_id"], row["title"], bool(row["is_arxiv"]), row["id"], row["kind"],
-        row["section"], page, row["text"],
-    )  # fmt: skip
+@dataclass(frozen=True)
+class Index:
+    """The parts of an index the benchmark reads."""
 
+    catalog: Catalog
+    lexical: LexicalIndex
 
-_CHUNK_SELECT = (
-    "SELECT c.id, c.paper_id, c.kind, c.section, c.page_start, c.text, p.title, p.is_arxiv"
-    " FROM chunks c JOIN papers p ON p.id = c.paper_id"
-)
+    @classmethod
+    def open(cls, data_dir: Path) -> Index:
+        return cls(Catalog(data_dir / "catalog.sqlite"), LexicalIndex(data_dir / "lexical"))
 
+    def passage(self, row: ChunkRow) -> Passage:
+        paper = self.catalog.get_paper(row.paper_id)
+        title, is_arxiv = (paper.title, paper.is_arxiv) if paper is not None else ("", True)
+        page = None if row.kind == "abstract" else row.page_start
+        return Passage(row.paper_id, title, is_arxiv, row.id, row.kind, row.section, page, row.text)
 
-def catalog_passages(db: sqlite3.Connection, paper_id: str) -> list[Passage]:
-    rows = db.execute(
-        f"{_CHUNK_SELECT} WHERE c.paper_id = ? ORDER BY c.kind, c.number", (paper_id,)
-    )
-    return [_passage(row) for row in rows]
+    def paper_passages(self, paper_id: str) -> list[Passage]:
+        """The paper's chunks, abstract first, in their order."""
+        ids = self.catalog.chunk_ids(paper_id)
+        rows = self.catalog.chunk_rows(ids)
+        ordered = sorted(rows.values(), key=lambda r: (r.kind, r.number))
+        return [self.passage(row) for row in ordered]
 
-
-def distractors(db: sqlite3.Connection, question: str, gold_id: str, count: int) -> list[Passage]:
-    """The chunks of other papers that the full-text index ranks highest for the question."""
-    query = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms(question)))
-    rows = db.execute(
-        f"{_CHUNK_SELECT} JOIN (SELECT rowid AS r, bm25(chunks_fts) AS s FROM chunks_fts"
-        " WHERE chunks_fts MATCH ? ORDER BY s LIMIT ?) hits ON hits.r = c.rowid"
-        " WHERE c.paper_id != ? ORDER BY hits.s",
-        (query, count * 4, gold_id),
-    )
-    chosen: list[Passage] = []
-    for row in rows:
-        if all(p.paper_id != row["paper_id"] for p in chosen):
-            chosen.append(_passage(row))
-    return chosen[:count]
+    def distractors(self, question: str, gold_id: str, count: int) -> list[Passage]:
+        """The best BM25 chunk of each of the `count` best other papers."""
+        hits = self.lexical.search(question, count * 4)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+        chosen: list[Passage] = []
+        for chunk_id, paper_id, _ in hits:
+            taken = any(p.paper_id == paper_id for p in chosen)
+            if paper_id != gold_id and chunk_id in rows and not taken:
+                chosen.append(self.passage(rows[chunk_id]))
+        return chosen[:count]
 
 
 def rebuilt_passages(paper_ids: set[str]) -> dict[str, list[Passage]]:
@@ -192,12 +193,12 @@ def _gold_count(pieces: Sequence[str], gold_id: str) -> int:
 def question_sources(
     row: dict[str, object],
     gold: Sequence[Passage],
-    db: sqlite3.Connection,
+    index: Index,
     args: argparse.Namespace,
 ) -> list[Source]:
     question, gold_id = str(row["question"]), str(row["gold_id"])
     best_gold = [p for p, _ in rank_passages(question, gold)[: args.gold_chunks]]
-    others = distractors(db, question, gold_id, args.distractors)
+    others = index.distractors(question, gold_id, args.distractors)
     ranked = rank_passages(question, best_gold + others)
     if args.order == "shuffled":  # retrieval that does not put the gold paper first
         random.Random(question).shuffle(ranked)
@@ -205,20 +206,20 @@ def question_sources(
 
 
 def run_file(
-    path: Path, db: sqlite3.Connection, rebuilt: dict[str, list[Passage]], args: argparse.Namespace
+    path: Path, index: Index, rebuilt: dict[str, list[Passage]], args: argparse.Namespace
 ) -> tuple[dict[tuple[str, str], Tally], Counter[str]]:
     tallies: dict[tuple[str, str], Tally] = {}
     missing: Counter[str] = Counter()
     for row in read_questions(path):
         kind = str(row.get("type") or "pdf")
         gold_id = str(row["gold_id"])
-        gold = catalog_passages(db, gold_id) or rebuilt.get(gold_id, [])
+        gold = index.paper_passages(gold_id) or rebuilt.get(gold_id, [])
         if kind == "pdf" and not any(p.kind == "fulltext" for p in gold):
             gold += [p for p in rebuilt.get(gold_id, []) if p.kind == "fulltext"]
         if not gold:
             missing[kind] += 1
             continue
-        sources = question_sources(row, gold, db, args)
+        sources = question_sources(row, gold, index, args)
         expected = [str(term) for term in row["answer_terms"]]  # type: ignore[attr-defined]  # a JSON list
         for name, answerer in ANSWERERS.items():
             pieces = answerer(str(row["question"]), sources)
@@ -249,21 +250,20 @@ def print_rows(name: str, tallies: dict[tuple[str, str], Tally], missing: Counte
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--catalog", type=Path, default=Path("/work/full-index/catalog.sqlite"))
+    parser.add_argument("--data-dir", type=Path, required=True, help="An index's data dir.")
     parser.add_argument("--eval-dir", type=Path, default=DATA / "eval")
     parser.add_argument("--gold-chunks", type=int, default=4)
     parser.add_argument("--distractors", type=int, default=4)
     parser.add_argument("--rebuild-missing", action="store_true")
     parser.add_argument("--order", choices=("lexical", "shuffled"), default="lexical")
     args = parser.parse_args()
-    db = sqlite3.connect(f"file:{args.catalog}?mode=ro", uri=True)
-    db.row_factory = sqlite3.Row
+    index = Index.open(args.data_dir)
     files = {name: read_questions(args.eval_dir / name) for name in QUESTION_FILES}
     wanted = {str(row["gold_id"]) for rows in files.values() for row in rows}
     rebuilt = rebuilt_passages(wanted) if args.rebuild_missing else {}
     print_header()
     for name in QUESTION_FILES:
-        tallies, missing = run_file(args.eval_dir / name, db, rebuilt, args)
+        tallies, missing = run_file(args.eval_dir / name, index, rebuilt, args)
         print_rows(name, tallies, missing)
 
 
