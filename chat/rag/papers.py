@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.rag.retrieval import Filters, Retriever
+from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.records import InvalidPaperId, arxiv_pdf_url, arxiv_url, split_arxiv_id
 
 MAX_SEARCH_RESULTS = 50
 
 
-class PaperNotFound(LookupError):
+class PaperNotFound(PaperchatError, LookupError):
     """No paper with that id in the index."""
 
 

@@ -28,6 +28,7 @@ from typing import Protocol
 from langchain_core.prompts import PromptTemplate
 
 from chat.rag.sources import Source
+from ingest.errors import PaperchatError
 
 DEFAULT_DIRECTORY = Path(__file__).resolve().parents[2] / "prompts"
 MAX_HISTORY_TURNS = 8
@@ -46,7 +47,7 @@ _DELIMITER_TAG = re.compile(r"<(?=\s*/?\s*(?:sources?|conversation)\b)", re.IGNO
 _ROLES = ("user", "assistant")
 
 
-class PromptError(Exception):
+class PromptError(PaperchatError):
     """A prompt file is missing or malformed, or a history turn is not usable."""
 
 

@@ -20,6 +20,7 @@ import openai
 from tokenizers import Tokenizer
 
 from ingest.embedders.token_counter import TokenCounter
+from ingest.errors import PaperchatError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -33,7 +34,7 @@ DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
 Vectors = npt.NDArray[np.float32]
 
 
-class EmbedderError(Exception):
+class EmbedderError(PaperchatError):
     """An embedder could not be built or could not embed."""
 
 
