@@ -17,10 +17,16 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from ingest.errors import PaperchatError
+
 # How long a write waits for SQLite's single writer before "database is locked" (a 500).
 # 5 s was too short: 200 simultaneous streams on a loaded two-core machine queued
 # longer and 2 of them failed. Now as long as the connection pool's own wait.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+class DatabaseError(PaperchatError):
+    """The database cannot be reached, migrated or written to."""
 
 
 def normalize_url(url: str | URL) -> URL:
