@@ -101,7 +101,9 @@ class Wiring:
         """Retrieval with the query embedder, on the collection checked against it."""
         ensure_complete(self.lexical, self.catalog)
         store = ChunkStore(self._chroma, self.query_embedder.name)
-        return Retriever(self.catalog, store, self.lexical, self.query_embedder)
+        return Retriever(
+            self.catalog, store, self.lexical, self.query_embedder, config=self.settings.retrieval
+        )
 
     @cached_property
     def answerer(self) -> Answerer:
@@ -118,6 +120,7 @@ class Wiring:
             self.retriever,
             load_prompts(),
             model,
+            relevance=settings.relevance,
             model_name=settings.llm_model,
             rewriter=rewriter,
         )
