@@ -18,6 +18,7 @@ from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
+from chat.rag.prompts import HISTORY_MESSAGES
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import RetrievalConfig
 from ingest.errors import PaperchatError
@@ -72,6 +73,10 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(default=4000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     max_streams_per_user: int = Field(default=3, ge=1)
+    # Seconds between the comment pings that keep an idle answer stream open through proxies.
+    ping_interval_s: float = Field(default=15.0, gt=0)
+    # The last messages of a conversation (each question and each answer one) an answer sees.
+    history_messages: int = Field(default=HISTORY_MESSAGES, ge=0)
     # Shared rate-limit counts for several API workers; empty: counted in each process.
     redis_url: str = ""
     models_cache: Path | None = None

@@ -123,6 +123,7 @@ class Wiring:
             relevance=settings.relevance,
             model_name=settings.llm_model,
             rewriter=rewriter,
+            history_messages=settings.history_messages,
         )
 
     def close(self) -> None:

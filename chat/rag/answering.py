@@ -18,7 +18,7 @@ from chat.rag.citations import CitationGuard
 from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
 from chat.rag.extractive import extract_answer
 from chat.rag.llm import ChatModel, UpstreamError
-from chat.rag.prompts import Prompts, answer_messages, condense_messages
+from chat.rag.prompts import HISTORY_MESSAGES, Prompts, answer_messages, condense_messages
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Filters, Retrieved, Retriever
 from chat.rag.rewriting import QueryRewriter, retrieve_with_rewrites
@@ -86,6 +86,7 @@ class Answerer:
         relevance: RelevancePolicy | None = None,
         model_name: str = "",
         rewriter: QueryRewriter | None = None,
+        history_messages: int = HISTORY_MESSAGES,
     ) -> None:
         self.retriever = retriever
         self.prompts = prompts
@@ -93,6 +94,8 @@ class Answerer:
         self.relevance = relevance or RelevancePolicy()
         self.model_name = model_name if model is not None else ""
         self.rewriter = rewriter
+        # The last messages of the conversation the model sees (each question and answer one).
+        self.history_messages = history_messages
 
     async def aclose(self) -> None:
         if self.model is not None:
@@ -135,7 +138,9 @@ class Answerer:
             return question.text
         if self.model is None:
             return self._heuristic_query(question)
-        messages = condense_messages(self.prompts, question.history, question.text)
+        messages = condense_messages(
+            self.prompts, question.history, question.text, max_messages=self.history_messages
+        )
         rewritten = (await self.model.complete(messages)).strip()
         return rewritten or question.text
 
@@ -171,7 +176,13 @@ class Answerer:
         self, question: Question, retrieved: Retrieved, guard: CitationGuard, clock: _Clock
     ) -> AsyncIterator[Event]:
         assert self.model is not None
-        messages = answer_messages(self.prompts, question.text, retrieved.sources, question.history)
+        messages = answer_messages(
+            self.prompts,
+            question.text,
+            retrieved.sources,
+            question.history,
+            max_messages=self.history_messages,
+        )
         finish, usage = "stop", dict[str, int]()
         try:
             async for chunk in self.model.stream(messages):

@@ -31,6 +31,7 @@ def test_nested_variables_reach_the_retriever_and_the_relevance_policy(
     monkeypatch.setenv("PAPERCHAT_RETRIEVAL__K", "10")
     monkeypatch.setenv("PAPERCHAT_RETRIEVAL__FUSION__DENSE_WEIGHT", "0.7")
     monkeypatch.setenv("PAPERCHAT_RELEVANCE__DENSE_ALONE", "0.5")
+    monkeypatch.setenv("PAPERCHAT_HISTORY_MESSAGES", "4")
     settings = Settings(data_dir=tmp_path, models_cache=models_cache, llm="extractive")
 
     wiring = Wiring(settings)
@@ -39,6 +40,7 @@ def test_nested_variables_reach_the_retriever_and_the_relevance_policy(
     assert answerer.retriever.config.k == 10
     assert answerer.retriever.config.fusion.dense_weight == 0.7
     assert answerer.relevance.dense_alone == 0.5
+    assert answerer.history_messages == 4
     # What was not set keeps the config classes' own defaults.
     assert answerer.retriever.config.candidates == RetrievalConfig().candidates
     assert answerer.relevance.dense_agreeing == RelevancePolicy().dense_agreeing
