@@ -27,15 +27,11 @@ def open_session(settings: Settings) -> Iterator[Session]:
     """A session on the configured database, migrated to the latest schema."""
     from sqlalchemy.exc import SQLAlchemyError
 
+    from chat.service.bootstrap import prepare_database
     from chat.service.db import DatabaseError, create_database_engine, session_factory
-    from chat.service.migrations import upgrade_database
 
-    url = settings.resolved_database_url
-    try:
-        upgrade_database(url)
-        engine = create_database_engine(url)
-    except SQLAlchemyError as e:
-        raise DatabaseError(f"cannot open the database {url!r}: {e.__class__.__name__}") from e
+    prepare_database(settings)
+    engine = create_database_engine(settings.resolved_database_url)
     try:
         with session_factory(engine)() as session:
             yield session

@@ -18,13 +18,19 @@ from chat.cli.main import data_dir_option, settings_for
               help="Server processes.")  # fmt: skip
 @data_dir_option
 def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
-    """Serve the HTTP API with uvicorn until interrupted."""
+    """Serve the HTTP API with uvicorn until interrupted.
+
+    The database is migrated and the secret key made here, once, before any
+    worker starts; each worker's app then finds both ready.
+    """
     import uvicorn
 
+    from chat.service.bootstrap import prepare_service
     from chat.service.logs import configure_logging
 
     configure_logging()
     settings = settings_for(data_dir)
+    prepare_service(settings)
     options: dict[str, Any] = {
         "host": host,
         "port": port,

@@ -1,9 +1,11 @@
 """The app factory: builds every client from the settings and mounts the routes.
 
-`create_app(settings)` runs the database migrations, opens the index, and
-makes the rate limiters, the stream slots, the metrics and the session
-signer; the lifespan warms the index up and closes what it opened.
-`paperchat serve --workers N` imports `chat.service.app:create_app_from_env`.
+`create_app(settings)` checks that the database is at the latest schema and
+that there is a secret key (`chat.service.bootstrap.prepare_service` makes
+both, once, before any worker starts), opens the index, and makes the rate
+limiters, the stream slots, the metrics and the session signer; the lifespan
+warms the index up and closes what it opened. `paperchat serve --workers N`
+imports `chat.service.app:create_app_from_env` in each worker.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.rag.papers import PaperNotFound
-from chat.service.auth import CSRF_HEADER, SessionSigner, load_secret_key
+from chat.service.auth import CSRF_HEADER, SessionSigner
+from chat.service.bootstrap import check_database, secret_key
 from chat.service.conversations import NotFound
 from chat.service.db import create_database_engine, session_factory
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
-from chat.service.migrations import upgrade_database
 from chat.service.ratelimit import StreamSlots, TooManyStreams, build_rate_limiter
 from chat.service.routes import (
     auth,
@@ -48,14 +50,16 @@ from chat.wiring import Wiring
 logger = logging.getLogger("paperchat.app")
 
 
-def create_app(
-    settings: Settings, index: Wiring | None = None, *, limits: Limits | None = None
-) -> FastAPI:
-    """The service for `settings`; `index` is used as given (and left open) when passed."""
-    limits = limits or Limits.from_settings(settings)
-    url = settings.resolved_database_url
-    upgrade_database(url)
-    engine = create_database_engine(url)
+def create_app(settings: Settings) -> FastAPI:
+    """The service for `settings`, on a data dir `prepare_service` prepared (else NotPrepared)."""
+    limits = Limits.from_settings(settings)
+    engine = create_database_engine(settings.resolved_database_url)
+    try:
+        check_database(engine)
+        signer = SessionSigner(secret_key(settings))
+    except Exception:
+        engine.dispose()
+        raise
     # A Redis URL, when the settings carry one, shares the limits between workers.
     redis_url = settings.redis_url or None
     services = Services(
@@ -63,8 +67,8 @@ def create_app(
         limits=limits,
         engine=engine,
         sessions=session_factory(engine),
-        index=index if index is not None else Wiring(settings),
-        signer=SessionSigner(load_secret_key(settings)),
+        index=Wiring(settings),
+        signer=signer,
         chat_limiter=build_rate_limiter(settings.rate_limit, redis_url),
         login_limiter=build_rate_limiter(limits.login_attempts, redis_url),
         search_limiter=build_rate_limiter(settings.search_rate_limit, redis_url),
@@ -75,7 +79,7 @@ def create_app(
         title="paperchat",
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
-        lifespan=_lifespan(services, owns_index=index is None),
+        lifespan=_lifespan(services),
     )
     app.state.services = services
     _add_middleware(app, services)
@@ -94,7 +98,7 @@ def create_app_from_env() -> FastAPI:
     return create_app(get_settings())
 
 
-def _lifespan(services: Services, *, owns_index: bool) -> Any:
+def _lifespan(services: Services) -> Any:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Load the embedder and the lexical index now, not on the first question.
@@ -102,9 +106,8 @@ def _lifespan(services: Services, *, owns_index: bool) -> Any:
         try:
             yield
         finally:
-            if owns_index:
-                await services.index.answerer.aclose()
-                services.index.close()
+            await services.index.answerer.aclose()
+            services.index.close()
             services.engine.dispose()
 
     return lifespan

@@ -41,6 +41,11 @@ def is_sqlite(url: str | URL) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
+def display_url(url: str | URL) -> str:
+    """`url` quoted for a message, its password hidden."""
+    return repr(make_url(url).render_as_string(hide_password=True))
+
+
 def create_database_engine(url: str | URL) -> Engine:
     """An engine for `url`; a SQLite file's folder is created when missing."""
     parsed = normalize_url(url)
