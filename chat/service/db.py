@@ -37,10 +37,6 @@ def normalize_url(url: str | URL) -> URL:
     return parsed
 
 
-def is_sqlite(url: str | URL) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
-
-
 def display_url(url: str | URL) -> str:
     """`url` quoted for a message, its password hidden."""
     return repr(make_url(url).render_as_string(hide_password=True))
