@@ -32,7 +32,7 @@ from chat.service.conversations import NotFound
 from chat.service.db import create_database_engine, session_factory
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
-from chat.service.ratelimit import StreamSlots, TooManyStreams, build_rate_limiter
+from chat.service.ratelimit import RateLimiter, StreamSlots, TooManyStreams, build_rate_limiter
 from chat.service.routes import (
     auth,
     chat,
@@ -44,7 +44,7 @@ from chat.service.routes import (
     papers,
 )
 from chat.service.routes.deps import Limits, Services
-from chat.settings import Settings, get_settings
+from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 
 logger = logging.getLogger("paperchat.app")
@@ -53,6 +53,9 @@ logger = logging.getLogger("paperchat.app")
 def create_app(settings: Settings) -> FastAPI:
     """The service for `settings`, on a data dir `prepare_service` prepared (else NotPrepared)."""
     limits = Limits.from_settings(settings)
+    chat_limiter = _rate_limiter(settings, "rate_limit")
+    login_limiter = _rate_limiter(settings, "login_rate_limit")
+    search_limiter = _rate_limiter(settings, "search_rate_limit")
     engine = create_database_engine(settings.resolved_database_url)
     try:
         check_database(engine)
@@ -60,8 +63,6 @@ def create_app(settings: Settings) -> FastAPI:
     except Exception:
         engine.dispose()
         raise
-    # A Redis URL, when the settings carry one, shares the limits between workers.
-    redis_url = settings.redis_url or None
     services = Services(
         settings=settings,
         limits=limits,
@@ -69,9 +70,9 @@ def create_app(settings: Settings) -> FastAPI:
         sessions=session_factory(engine),
         index=Wiring(settings),
         signer=signer,
-        chat_limiter=build_rate_limiter(settings.rate_limit, redis_url),
-        login_limiter=build_rate_limiter(limits.login_attempts, redis_url),
-        search_limiter=build_rate_limiter(settings.search_rate_limit, redis_url),
+        chat_limiter=chat_limiter,
+        login_limiter=login_limiter,
+        search_limiter=search_limiter,
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )
@@ -88,6 +89,15 @@ def create_app(settings: Settings) -> FastAPI:
     for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
         app.include_router(module.router)
     return app
+
+
+def _rate_limiter(settings: Settings, name: str) -> RateLimiter:
+    """The limiter of the setting `name`; a Redis URL, when set, shares it between workers."""
+    limit: str = getattr(settings, name)
+    try:
+        return build_rate_limiter(limit, settings.redis_url or None)
+    except ValueError as e:
+        raise SettingsError(f"invalid settings: {env_name(name)}: {e}") from e
 
 
 def create_app_from_env() -> FastAPI:

@@ -11,13 +11,24 @@ from fastapi.testclient import TestClient
 from chat.service.accounts import create_api_key, create_user
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
-from chat.settings import Settings
+from chat.settings import Settings, SettingsError
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     api_settings_fixture,
     fake_llm_fixture,
 )
 
 pytestmark = pytest.mark.timeout(60)
+
+
+def test_an_unreadable_rate_limit_is_a_settings_error_naming_it(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, database_url="", login_rate_limit="lots")
+
+    with pytest.raises(SettingsError) as caught:
+        create_app(settings)
+
+    assert str(caught.value).startswith(
+        "invalid settings: PAPERCHAT_LOGIN_RATE_LIMIT: cannot parse rate limit 'lots'"
+    )
 
 
 def _client_with_key(settings: Settings) -> TestClient:

@@ -34,7 +34,6 @@ class Limits:
     max_question_chars: int
     max_body_bytes: int
     max_streams_per_user: int
-    login_attempts: str
     ping_interval_s: float
 
     @classmethod
@@ -43,7 +42,6 @@ class Limits:
             max_question_chars=settings.max_question_chars,
             max_body_bytes=settings.max_body_bytes,
             max_streams_per_user=settings.max_streams_per_user,
-            login_attempts=settings.login_rate_limit,
             ping_interval_s=settings.ping_interval_s,
         )
 
