@@ -1,13 +1,34 @@
-"""The one settings tree, read from `PAPERCHAT_*` environment variables and `.env`."""
+"""The one settings tree, read from `PAPERCHAT_*` environment variables and `.env`.
+
+The retrieval and relevance knobs are the algorithm's own config classes,
+nested: `PAPERCHAT_RETRIEVAL__K=10`, `PAPERCHAT_RETRIEVAL__FUSION__DENSE_WEIGHT=0.7`,
+`PAPERCHAT_RELEVANCE__DENSE_ALONE=0.5`; their defaults are written there only.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import typing
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsError as SourceError
+
+from chat.rag.prompts import HISTORY_MESSAGES
+from chat.rag.relevance import RelevancePolicy
+from chat.rag.retrieval import RetrievalConfig
+from ingest.errors import PaperchatError
+
+ENV_PREFIX = "PAPERCHAT_"
+NESTED_DELIMITER = "__"
+
+
+class SettingsError(PaperchatError):
+    """A setting has a value it cannot take; the message names the variable."""
 
 
 class Settings(BaseSettings):
@@ -19,7 +40,8 @@ class Settings(BaseSettings):
     """
 
     model_config = SettingsConfigDict(
-        env_prefix="PAPERCHAT_",
+        env_prefix=ENV_PREFIX,
+        env_nested_delimiter=NESTED_DELIMITER,
         env_file=".env",
         env_file_encoding="utf-8",
         extra="ignore",
@@ -51,6 +73,10 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(default=4000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     max_streams_per_user: int = Field(default=3, ge=1)
+    # Seconds between the comment pings that keep an idle answer stream open through proxies.
+    ping_interval_s: float = Field(default=15.0, gt=0)
+    # The last messages of a conversation (each question and each answer one) an answer sees.
+    history_messages: int = Field(default=HISTORY_MESSAGES, ge=0)
     # Shared rate-limit counts for several API workers; empty: counted in each process.
     redis_url: str = ""
     models_cache: Path | None = None
@@ -60,6 +86,24 @@ class Settings(BaseSettings):
     # arXiv asks for one request every 3 seconds.
     arxiv_interval_s: float = 3.0
     workers: int = 1
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    relevance: RelevancePolicy = Field(default_factory=RelevancePolicy)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_nested_names(cls, data: Any) -> Any:
+        """A misspelt nested variable is an error, not a setting silently ignored."""
+        if not isinstance(data, Mapping):
+            return data
+        types = typing.get_type_hints(cls)
+        unknown = [
+            unknown
+            for name in ("retrieval", "relevance")
+            for unknown in _unknown_names(data.get(name), types[name], name)
+        ]
+        if unknown:
+            raise ValueError(f"no such setting: {', '.join(sorted(unknown))}")
+        return data
 
     @model_validator(mode="after")
     def _resolve_llm(self) -> Settings:
@@ -95,6 +139,46 @@ class Settings(BaseSettings):
         return self.database_url or f"sqlite:///{(self.data_dir / 'paperchat.sqlite').resolve()}"
 
 
+def _unknown_names(values: Any, config: type, path: str) -> Iterator[str]:
+    """The variables under `path` that name no field of the dataclass `config`, at any depth."""
+    if not isinstance(values, Mapping):
+        return
+    types = typing.get_type_hints(config)
+    fields = {f.name for f in dataclasses.fields(config)}
+    for key, value in values.items():
+        name = f"{path}{NESTED_DELIMITER}{key}"
+        if key not in fields:
+            yield env_name(name)
+        elif dataclasses.is_dataclass(types[key]):
+            yield from _unknown_names(value, types[key], name)
+
+
+def env_name(path: str) -> str:
+    """The environment variable of a settings path (`retrieval__k`, `openai_api_key`)."""
+    field = Settings.model_fields.get(path)
+    if field is not None and isinstance(field.validation_alias, str):
+        return field.validation_alias
+    return f"{ENV_PREFIX}{path}".upper()
+
+
+def _describe(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        message = item["msg"].removeprefix("Value error, ")
+        if not item["loc"]:
+            parts.append(message)
+            continue
+        name = env_name(NESTED_DELIMITER.join(str(x) for x in item["loc"]))
+        parts.append(f"{name}: {message} (got {item['input']!r})")
+    return "; ".join(parts)
+
+
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    """The settings from the environment; a value they cannot take is a SettingsError."""
+    try:
+        return Settings()
+    except ValidationError as e:
+        raise SettingsError(f"invalid settings: {_describe(e)}") from e
+    except SourceError as e:  # a nested setting given as a value that is not JSON
+        raise SettingsError(f"invalid settings: {e}") from e

@@ -105,7 +105,9 @@ class Wiring:
         """Retrieval with the query embedder, on the collection checked against it."""
         ensure_complete(self.lexical, self.catalog)
         store = ChunkStore(self._chroma, self.query_embedder.name)
-        return Retriever(self.catalog, store, self.lexical, self.query_embedder)
+        return Retriever(
+            self.catalog, store, self.lexical, self.query_embedder, config=self.settings.retrieval
+        )
 
     @cached_property
     def answerer(self) -> Answerer:
@@ -113,14 +115,15 @@ class Wiring:
         configured, else extractive ones."""
         settings = self.settings
         prompts = load_prompts()
+        relevance = settings.relevance
         if settings.llm != "openai":
-            return Answerer(self.retriever, prompts, ExtractiveGenerator())
+            return Answerer(self.retriever, prompts, ExtractiveGenerator(), relevance)
         key, base_url = settings.openai_endpoint()
         client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
         model = OpenAIChatModel(client, settings.llm_model)
         rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
-        generator = ModelGenerator(model, prompts, settings.llm_model)
-        return Answerer(self.retriever, prompts, generator, rewriter=rewriter)
+        generator = ModelGenerator(model, prompts, settings.llm_model, settings.history_messages)
+        return Answerer(self.retriever, prompts, generator, relevance, rewriter)
 
     def close(self) -> None:
         for catalog in self._closers:

@@ -1,4 +1,5 @@
-"""Run the real `paperchat` command line in a subprocess, as a user would."""
+"""Run the real `paperchat` command line in a subprocess, as a user would, or in this process
+(the `cli` fixture, with click's runner) where a test needs to reach inside."""
 
 from __future__ import annotations
 
@@ -6,10 +7,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import click
+import pytest
+
+from chat.cli.main import main
+from chat.settings import get_settings
 from tests.data import ROOT
 
 
@@ -46,3 +53,16 @@ def run(env: dict[str, str], *args: str, timeout: float = 600) -> Result:
         command(*args), env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout
     )
     return Result(done.returncode, done.stdout, done.stderr)
+
+
+@pytest.fixture(name="cli")
+def cli_fixture(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[click.Group]:
+    """The `paperchat` command for click's runner, on settings from a clean environment
+    (the default data dir in `tmp_path`)."""
+    for name in list(os.environ):
+        if name.startswith(("PAPERCHAT_", "OPENAI_")):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("PAPERCHAT_DATA_DIR", str(tmp_path / "default"))
+    get_settings.cache_clear()
+    yield main
+    get_settings.cache_clear()

@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from chat.rag.answering import Answerer, Question
+from chat.cli.main import data_dir_option, wiring_for
 from chat.rag.events import Delta, Done, Error, Event, Sources
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
+
+if TYPE_CHECKING:
+    from chat.rag.answering import Answerer
+
+
+@click.command("ask")
+@click.argument("question")
+@click.option("--paper", "papers", multiple=True, help="Answer from this paper only; repeatable.")
+@data_dir_option
+@click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a stream.")
+def ask(question: str, papers: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:
+    """Stream a cited answer from the indexed papers, then list its sources."""
+    index = wiring_for(data_dir)
+    code = asyncio.run(ask_once(index.answerer, question, papers, as_json))
+    index.close()
+    sys.exit(code)
 
 
 def paper_ids(values: Sequence[str]) -> tuple[str, ...]:
@@ -31,6 +50,8 @@ def _print_sources(event: Sources) -> None:
 
 async def ask_once(answerer: Answerer, text: str, papers: Sequence[str], as_json: bool) -> int:
     """Run one question; returns the exit code (2 when the answer ended in an error)."""
+    from chat.rag.answering import Question
+
     question = Question(text, filters=Filters(paper_ids=paper_ids(papers)))
     events: list[Event] = []
     sources: Sources | None = None

@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from chat.rag.llm import ChatModel, LlmChunk
-from chat.rag.prompts import Prompts, Turn, answer_messages, condense_messages
+from chat.rag.prompts import HISTORY_MESSAGES, Prompts, Turn, answer_messages, condense_messages
 from chat.rag.sources import Source
 
 NOT_FOUND = (
@@ -57,20 +57,34 @@ class ModelGenerator:
 
     mode = "llm"
 
-    def __init__(self, model: ChatModel, prompts: Prompts, model_name: str) -> None:
+    def __init__(
+        self,
+        model: ChatModel,
+        prompts: Prompts,
+        model_name: str,
+        history_messages: int = HISTORY_MESSAGES,
+    ) -> None:
         self.model = model
         self.prompts = prompts
         self.model_name = model_name
+        # The last messages of the conversation the model sees (each question and answer one).
+        self.history_messages = history_messages
 
     async def standalone(self, question: str, history: Sequence[Turn]) -> str:
         """The model's rewrite of `question` by the condense prompt; `question` if empty."""
-        rewritten = await self.model.complete(condense_messages(self.prompts, history, question))
+        messages = condense_messages(
+            self.prompts, history, question, max_messages=self.history_messages
+        )
+        rewritten = await self.model.complete(messages)
         return rewritten.strip() or question
 
     def generate(
         self, question: str, sources: Sequence[Source], history: Sequence[Turn]
     ) -> AsyncIterator[LlmChunk]:
-        return self.model.stream(answer_messages(self.prompts, question, sources, history))
+        messages = answer_messages(
+            self.prompts, question, sources, history, max_messages=self.history_messages
+        )
+        return self.model.stream(messages)
 
     async def aclose(self) -> None:
         await self.model.aclose()

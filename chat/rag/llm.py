@@ -34,6 +34,8 @@ import openai
 from openai import AsyncStream
 from openai.types.chat import ChatCompletionMessageParam
 
+from ingest.errors import PaperchatError
+
 Messages = Sequence[Mapping[str, str]]
 # A streamed chunk as the server sent it (decoded JSON), not as an openai model object:
 # building a ChatCompletionChunk took ~75 us of CPU per chunk here (decoding the JSON
@@ -47,7 +49,7 @@ _KEY_LIKE = re.compile(r"\b(sk-|key-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}")
 _MESSAGE_LIMIT = 300
 
 
-class UpstreamError(Exception):
+class UpstreamError(PaperchatError):
     """The chat model's server failed; `partial_text` is what had streamed before."""
 
     def __init__(

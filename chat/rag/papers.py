@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.rag.retrieval import Retriever
+from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
 from ingest.index.records import arxiv_pdf_url, arxiv_url, normalise_paper_id
@@ -14,7 +15,7 @@ from ingest.index.records import arxiv_pdf_url, arxiv_url, normalise_paper_id
 MAX_SEARCH_RESULTS = 50
 
 
-class PaperNotFound(LookupError):
+class PaperNotFound(PaperchatError, LookupError):
     """No paper with that id in the index."""
 
 

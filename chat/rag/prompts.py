@@ -30,9 +30,12 @@ from langchain_core.prompts import PromptTemplate
 
 import prompts
 from chat.rag.sources import Source
+from ingest.errors import PaperchatError
 
 DEFAULT_DIRECTORY = prompts.DIRECTORY
-MAX_HISTORY_TURNS = 8
+# Earlier messages of the conversation a prompt holds, questions and answers alike
+# (8: the last four exchanges); `PAPERCHAT_HISTORY_MESSAGES`.
+HISTORY_MESSAGES = 8
 NO_SOURCES = "(none: nothing relevant was found)"
 
 _VERSION_LINE = re.compile(r"^version:\s*(?P<name>[a-z_]+)/(?P<number>\d+)\s*$")
@@ -48,7 +51,7 @@ _DELIMITER_TAG = re.compile(r"<(?=\s*/?\s*(?:sources?|conversation)\b)", re.IGNO
 _ROLES = ("user", "assistant")
 
 
-class PromptError(Exception):
+class PromptError(PaperchatError):
     """A prompt file is missing or malformed, or a history turn is not usable."""
 
 
@@ -134,11 +137,11 @@ def answer_messages(
     sources: Sequence[Source],
     history: Sequence[Turn] = (),
     *,
-    max_turns: int = MAX_HISTORY_TURNS,
+    max_messages: int = HISTORY_MESSAGES,
 ) -> list[dict[str, str]]:
-    """System rules, the last `max_turns` history turns in order, then sources and question."""
+    """System rules, the last `max_messages` of the history in order, then sources and question."""
     messages = [{"role": "system", "content": prompts.system.format()}]
-    messages += [{"role": t.role, "content": t.content} for t in _recent(history, max_turns)]
+    messages += [{"role": t.role, "content": t.content} for t in _recent(history, max_messages)]
     user = prompts.answer.format(sources=format_sources(sources), question=question.strip())
     messages.append({"role": "user", "content": user})
     return messages
@@ -149,12 +152,12 @@ def condense_messages(
     history: Sequence[Turn],
     question: str,
     *,
-    max_turns: int = MAX_HISTORY_TURNS,
+    max_messages: int = HISTORY_MESSAGES,
 ) -> list[dict[str, str]]:
     """One user message asking to rewrite `question` as a standalone question."""
     transcript = "\n\n".join(
         f"{t.role.capitalize()}: {_neutralise(t.content.strip())}"
-        for t in _recent(history, max_turns)
+        for t in _recent(history, max_messages)
     )
     content = prompts.condense.format(history=transcript, question=question.strip())
     return [{"role": "user", "content": content}]
@@ -188,8 +191,8 @@ def _neutralise(text: str) -> str:
     return _DELIMITER_TAG.sub("&lt;", text)
 
 
-def _recent(history: Sequence[Turn], max_turns: int) -> Sequence[Turn]:
-    turns = history[-max_turns:] if max_turns > 0 else ()
+def _recent(history: Sequence[Turn], max_messages: int) -> Sequence[Turn]:
+    turns = history[-max_messages:] if max_messages > 0 else ()
     for turn in turns:
         if turn.role not in _ROLES:
             raise PromptError(f"history turn has role {turn.role!r}; expected user or assistant")

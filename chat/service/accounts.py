@@ -21,6 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from chat.service.tables import ApiKey, User, utcnow
+from ingest.errors import PaperchatError
 
 KEY_MARK = "pc_"
 KEY_PREFIX_LENGTH = 12
@@ -33,7 +34,7 @@ LAST_USED_RESOLUTION = timedelta(seconds=60)
 _hasher = PasswordHasher()
 
 
-class AccountError(Exception):
+class AccountError(PaperchatError):
     """Something about an account or key that the caller can tell the user."""
 
 

@@ -1,9 +1,11 @@
 """The app factory: builds every client from the settings and mounts the routes.
 
-`create_app(settings)` runs the database migrations, opens the index, and
-makes the rate limiters, the stream slots, the metrics and the session
-signer; the lifespan warms the index up and closes what it opened.
-`paperchat serve --workers N` imports `chat.service.app:create_app_from_env`.
+`create_app(settings)` checks that the database is at the latest schema and
+that there is a secret key (`chat.service.bootstrap.prepare_service` makes
+both, once, before any worker starts), opens the index, and makes the rate
+limiters, the stream slots, the metrics and the session signer; the lifespan
+warms the index up and closes what it opened. `paperchat serve --workers N`
+imports `chat.service.app:create_app_from_env` in each worker.
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.rag.papers import PaperNotFound
-from chat.service.auth import CSRF_HEADER, SessionSigner, load_secret_key
+from chat.service.auth import CSRF_HEADER, SessionSigner
+from chat.service.bootstrap import check_database, secret_key
 from chat.service.conversations import NotFound
 from chat.service.db import create_database_engine, session_factory
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
-from chat.service.migrations import upgrade_database
-from chat.service.ratelimit import StreamSlots, TooManyStreams, build_rate_limiter
+from chat.service.ratelimit import RateLimiter, StreamSlots, TooManyStreams, build_rate_limiter
 from chat.service.routes import (
     auth,
     chat,
@@ -42,32 +44,35 @@ from chat.service.routes import (
     papers,
 )
 from chat.service.routes.deps import Limits, Services
-from chat.settings import Settings, get_settings
+from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 
 logger = logging.getLogger("paperchat.app")
 
 
-def create_app(
-    settings: Settings, index: Wiring | None = None, *, limits: Limits | None = None
-) -> FastAPI:
-    """The service for `settings`; `index` is used as given (and left open) when passed."""
-    limits = limits or Limits.from_settings(settings)
-    url = settings.resolved_database_url
-    upgrade_database(url)
-    engine = create_database_engine(url)
-    # A Redis URL, when the settings carry one, shares the limits between workers.
-    redis_url = settings.redis_url or None
+def create_app(settings: Settings) -> FastAPI:
+    """The service for `settings`, on a data dir `prepare_service` prepared (else NotPrepared)."""
+    limits = Limits.from_settings(settings)
+    chat_limiter = _rate_limiter(settings, "rate_limit")
+    login_limiter = _rate_limiter(settings, "login_rate_limit")
+    search_limiter = _rate_limiter(settings, "search_rate_limit")
+    engine = create_database_engine(settings.resolved_database_url)
+    try:
+        check_database(engine)
+        signer = SessionSigner(secret_key(settings))
+    except Exception:
+        engine.dispose()
+        raise
     services = Services(
         settings=settings,
         limits=limits,
         engine=engine,
         sessions=session_factory(engine),
-        index=index if index is not None else Wiring(settings),
-        signer=SessionSigner(load_secret_key(settings)),
-        chat_limiter=build_rate_limiter(settings.rate_limit, redis_url),
-        login_limiter=build_rate_limiter(limits.login_attempts, redis_url),
-        search_limiter=build_rate_limiter(settings.search_rate_limit, redis_url),
+        index=Wiring(settings),
+        signer=signer,
+        chat_limiter=chat_limiter,
+        login_limiter=login_limiter,
+        search_limiter=search_limiter,
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )
@@ -75,7 +80,7 @@ def create_app(
         title="paperchat",
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
-        lifespan=_lifespan(services, owns_index=index is None),
+        lifespan=_lifespan(services),
     )
     app.state.services = services
     _add_middleware(app, services)
@@ -86,6 +91,15 @@ def create_app(
     return app
 
 
+def _rate_limiter(settings: Settings, name: str) -> RateLimiter:
+    """The limiter of the setting `name`; a Redis URL, when set, shares it between workers."""
+    limit: str = getattr(settings, name)
+    try:
+        return build_rate_limiter(limit, settings.redis_url or None)
+    except ValueError as e:
+        raise SettingsError(f"invalid settings: {env_name(name)}: {e}") from e
+
+
 def create_app_from_env() -> FastAPI:
     """The app for the settings in the environment: what each `serve --workers N` process builds."""
     from chat.service.logs import configure_logging
@@ -94,7 +108,7 @@ def create_app_from_env() -> FastAPI:
     return create_app(get_settings())
 
 
-def _lifespan(services: Services, *, owns_index: bool) -> Any:
+def _lifespan(services: Services) -> Any:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Load the embedder and the lexical index now, not on the first question.
@@ -102,9 +116,8 @@ def _lifespan(services: Services, *, owns_index: bool) -> Any:
         try:
             yield
         finally:
-            if owns_index:
-                await services.index.answerer.aclose()
-                services.index.close()
+            await services.index.answerer.aclose()
+            services.index.close()
             services.engine.dispose()
 
     return lifespan

@@ -13,6 +13,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from chat.service.tables import Conversation, Message, utcnow
+from ingest.errors import PaperchatError
 
 Role = Literal["user", "assistant"]
 Status = Literal["complete", "cancelled", "error", "streaming"]
@@ -21,7 +22,7 @@ TITLE_LENGTH = 60
 UNTITLED = "New conversation"
 
 
-class NotFound(Exception):
+class NotFound(PaperchatError):
     """No such conversation or message for this user (whether or not someone else has one)."""
 
 

@@ -17,10 +17,16 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
+from ingest.errors import PaperchatError
+
 # How long a write waits for SQLite's single writer before "database is locked" (a 500).
 # 5 s was too short: 200 simultaneous streams on a loaded two-core machine queued
 # longer and 2 of them failed. Now as long as the connection pool's own wait.
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+class DatabaseError(PaperchatError):
+    """The database cannot be reached, migrated or written to."""
 
 
 def normalize_url(url: str | URL) -> URL:
@@ -31,8 +37,9 @@ def normalize_url(url: str | URL) -> URL:
     return parsed
 
 
-def is_sqlite(url: str | URL) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
+def display_url(url: str | URL) -> str:
+    """`url` quoted for a message, its password hidden."""
+    return repr(make_url(url).render_as_string(hide_password=True))
 
 
 def create_database_engine(url: str | URL) -> Engine:

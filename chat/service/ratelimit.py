@@ -33,6 +33,8 @@ from typing import Final, Protocol
 
 import redis
 
+from ingest.errors import PaperchatError
+
 KEY_PREFIX: Final = "paperchat:rl:"
 
 _PERIODS: Final = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -41,11 +43,11 @@ _LIMIT_PATTERN: Final = re.compile(r"\s*(\d+)\s*/\s*([a-z]+?)s?\s*", re.IGNORECA
 _EPSILON_S: Final = 1e-6
 
 
-class RateLimitUnavailable(Exception):
+class RateLimitUnavailable(PaperchatError):
     """The shared limiter's store (Redis) could not be reached."""
 
 
-class TooManyStreams(Exception):
+class TooManyStreams(PaperchatError):
     """The user already has as many chat streams open as allowed."""
 
     def __init__(self, user_id: str, max_per_user: int) -> None:

@@ -21,6 +21,7 @@ import numpy.typing as npt
 from tokenizers import Tokenizer
 
 from ingest.embedders.token_counter import TokenCounter
+from ingest.errors import PaperchatError
 
 MODEL_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_DIMENSION = 384
@@ -29,7 +30,7 @@ MODEL_MAX_TOKENS = 256
 Vectors = npt.NDArray[np.float32]
 
 
-class EmbedderError(Exception):
+class EmbedderError(PaperchatError):
     """An embedder could not be built or could not embed."""
 
 

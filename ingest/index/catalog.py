@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.errors import PaperchatError
 from ingest.index.records import Chunk, Paper
 
 SCHEMA_VERSION = "1"
@@ -70,7 +71,7 @@ _ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"),)
 _DROPPED_TABLES = ("chunks_fts",)
 
 
-class CatalogError(RuntimeError):
+class CatalogError(PaperchatError):
     """The catalog file cannot be opened or does not match this version."""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import tantivy
 from rapidfuzz.distance import OSA
 
+from ingest.errors import PaperchatError
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog, Unit
 from ingest.index.filters import Filters, date_number
@@ -24,7 +25,7 @@ Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is bette
 _WRITER_HEAP = 64_000_000
 
 
-class LexicalIndexError(RuntimeError):
+class LexicalIndexError(PaperchatError):
     """The lexical index cannot be opened or written."""
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ingest.errors import PaperchatError
+
 # New-style ids (0704.0001, 2203.12533) and old-style ones (hep-th/9901001,
 # math.GT/0309136), each with an optional version suffix.
 _NEW_ID = r"\d{4}\.\d{4,5}"
@@ -20,7 +22,7 @@ _FULL_ID_RE = re.compile(rf"^(?:arxiv:)?{ARXIV_ID_RE.pattern}$", re.I)
 _FILE_ID_RE = re.compile(rf"^(?P<id>{_NEW_ID}|{_OLD_ARCHIVE}_\d{{7}}){_VERSION}$")
 
 
-class InvalidPaperId(ValueError):
+class InvalidPaperId(PaperchatError, ValueError):
     """A string that is not an arXiv id."""
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 
+from ingest.errors import PaperchatError
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 
@@ -28,11 +29,11 @@ _WRITE_BATCH = 1000
 SEARCH_EF = 400
 
 
-class IndexUnavailable(RuntimeError):
+class IndexUnavailable(PaperchatError):
     """Chroma cannot be reached or opened."""
 
 
-class EmbedderMismatch(RuntimeError):
+class EmbedderMismatch(PaperchatError):
     """The index was built with another embedding model than the one configured."""
 
 

@@ -171,9 +171,6 @@ class WorkerPool:
         for worker in list(self._workers):
             self._drop(worker)
 
-    def worker_pids(self) -> list[int]:
-        return [w.process.pid for w in self._workers if w.process.pid is not None]
-
     def _add(self) -> _Worker:
         worker = _Worker.start(self.niceness)
         self._workers.append(worker)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
+from ingest.errors import PaperchatError
 from ingest.index.records import ARXIV_ID_RE, ParsedPdf
 from ingest.pdf.cleaning import clean_pages
 
@@ -36,7 +37,7 @@ _TITLE_CHARS_SEARCHED = 3000
 _TITLE_SIZE_TOLERANCE = 0.6
 
 
-class PdfError(Exception):
+class PdfError(PaperchatError):
     """A file that cannot be turned into text: empty, not a PDF, broken, locked or scanned."""
 
 

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from datetime import datetime
 
+from ingest.errors import PaperchatError
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
@@ -18,7 +19,7 @@ _OPENSEARCH = "{http://a9.com/-/spec/opensearch/1.1/}"
 _ERROR_ID_PREFIX = "http://arxiv.org/api/errors"
 
 
-class ArxivApiError(Exception):
+class ArxivApiError(PaperchatError):
     """A request to arXiv failed for good, or its answer could not be read."""
 
 

@@ -10,13 +10,14 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import IO, Any
 
+from ingest.errors import PaperchatError
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
 from ingest.report import Skipped
 
 _SPACE_RE = re.compile(r"\s+")
 
 
-class MetadataError(ValueError):
+class MetadataError(PaperchatError, ValueError):
     """A metadata file that cannot be read at all."""
 
 

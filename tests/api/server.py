@@ -22,6 +22,7 @@ from pydantic import SecretStr
 
 from chat.service.accounts import create_api_key, create_user, get_user
 from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
 from chat.service.routes.deps import Services
 from chat.settings import Settings
 from chat.wiring import Wiring
@@ -128,6 +129,7 @@ def api_settings_fixture(
 @pytest.fixture(scope="session", name="api")
 def api_fixture(api_settings: Settings, fake_llm: FakeOpenAI) -> Iterator[Api]:
     """The app on a real uvicorn on 127.0.0.1, for the whole session."""
+    prepare_service(api_settings)
     app = create_app(api_settings)
     with serving(app, unused_port()) as base_url:
         yield Api(base_url, app, fake_llm)

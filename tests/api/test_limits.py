@@ -10,7 +10,8 @@ from fastapi.testclient import TestClient
 
 from chat.service.accounts import create_api_key, create_user
 from chat.service.app import create_app
-from chat.settings import Settings
+from chat.service.bootstrap import prepare_service
+from chat.settings import Settings, SettingsError
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     api_settings_fixture,
     fake_llm_fixture,
@@ -19,7 +20,19 @@ from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(60)
 
 
+def test_an_unreadable_rate_limit_is_a_settings_error_naming_it(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, database_url="", login_rate_limit="lots")
+
+    with pytest.raises(SettingsError) as caught:
+        create_app(settings)
+
+    assert str(caught.value).startswith(
+        "invalid settings: PAPERCHAT_LOGIN_RATE_LIMIT: cannot parse rate limit 'lots'"
+    )
+
+
 def _client_with_key(settings: Settings) -> TestClient:
+    prepare_service(settings)
     app = create_app(settings)
     with app.state.services.sessions() as session:
         user = create_user(session, f"{uuid.uuid4().hex}@example.org", "a long password")
@@ -66,6 +79,7 @@ def test_two_workers_with_one_redis_share_the_chat_limit(api_settings: Settings)
     settings = api_settings.model_copy(
         update={"redis_url": "redis://127.0.0.1:6379/0", "rate_limit": "2/minute"}
     )
+    prepare_service(settings)
     first, second = create_app(settings), create_app(settings)
     user = f"test-{uuid.uuid4().hex}"
 
@@ -81,6 +95,7 @@ def test_two_workers_with_one_redis_share_the_chat_limit(api_settings: Settings)
 
 def test_without_redis_each_worker_counts_alone(api_settings: Settings) -> None:
     settings = api_settings.model_copy(update={"redis_url": "", "rate_limit": "1/minute"})
+    prepare_service(settings)
     first, second = create_app(settings), create_app(settings)
     user = f"test-{uuid.uuid4().hex}"
 

@@ -17,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
@@ -62,6 +63,7 @@ def test_the_document_states_the_configured_question_length(
     settings = api_settings.model_copy(
         update={"max_question_chars": 123, "database_url": f"sqlite:///{tmp_path / 'db.sqlite'}"}
     )
+    prepare_service(settings)
 
     document = TestClient(create_app(settings)).get("/openapi.json").json()
 

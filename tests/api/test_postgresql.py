@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
@@ -24,7 +25,9 @@ pytestmark = pytest.mark.timeout(180)
 def test_a_user_signs_in_asks_and_finds_the_conversation_on_postgresql(
     api_settings: Settings, fake_llm: FakeOpenAI, database_url: str
 ) -> None:
-    app = create_app(api_settings.model_copy(update={"database_url": database_url}))
+    settings = api_settings.model_copy(update={"database_url": database_url})
+    prepare_service(settings)
+    app = create_app(settings)
 
     with serving(app, unused_port()) as base_url:
         api = Api(base_url, app, fake_llm)

@@ -20,7 +20,7 @@ import pytest
 from chat.service.accounts import create_api_key, create_user
 from chat.service.conversations import get_conversation
 from chat.service.db import create_database_engine, session_factory
-from chat.service.migrations import upgrade_database
+from chat.service.migrations import current_revision, head_revision, upgrade_database
 from chat.wiring import Wiring
 from tests.api.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
 from tests.fake_openai import ChatScript, FakeOpenAI
@@ -83,6 +83,45 @@ def test_serve_answers_health_until_stopped(
     assert health.json()["papers"] > 100
     # After a graceful shutdown uvicorn re-raises the SIGTERM it caught.
     assert code in (0, -15)
+
+
+def test_serve_prepares_a_fresh_data_dir_once_before_its_workers_start(
+    small_index: Wiring, tmp_path: Path
+) -> None:
+    fresh = tmp_path / "fresh"
+    index = Wiring(small_index.settings.model_copy(update={"data_dir": fresh}))
+    # No key in the environment and the default database: serve makes both, in the data dir.
+    env = {"PAPERCHAT_SECRET_KEY": "", "PAPERCHAT_DATABASE_URL": ""}
+
+    with serving(index, tmp_path, env, workers=2) as (process, url):
+        health = wait_until_healthy(url, process)
+        log = tmp_path / "serve.log"
+        started = wait_for_lines(log, "Application startup complete", 2)
+        answers = [httpx.get(f"{url}/api/health", timeout=5).status_code for _ in range(6)]
+        process.terminate()
+        process.wait(timeout=60)
+
+    text = log.read_text()
+    assert health is not None, text
+    assert started, text
+    assert answers == [200] * 6
+    # The workers' factories only check: a worker that found no key or an old schema fails.
+    assert "Traceback" not in text
+    assert [p.name for p in fresh.iterdir() if p.name.startswith("secret")] == ["secret_key"]
+    engine = create_database_engine(f"sqlite:///{fresh / 'paperchat.sqlite'}")
+    with engine.connect() as connection:
+        assert current_revision(connection) == head_revision()
+    engine.dispose()
+
+
+def wait_for_lines(path: Path, text: str, count: int, timeout: float = 120) -> bool:
+    """Whether `path` comes to hold `count` lines with `text` within `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if sum(text in line for line in path.read_text().splitlines()) >= count:
+            return True
+        time.sleep(0.2)
+    return False
 
 
 def test_shutdown_ends_an_open_stream_with_an_error_event(

@@ -14,7 +14,6 @@ from click.testing import CliRunner
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from chat.cli.admin import register
 from chat.service.accounts import (
     DuplicateEmail,
     InvalidApiKey,
@@ -33,6 +32,7 @@ from chat.service.db import create_database_engine, session_factory
 from chat.service.migrations import upgrade_database
 from chat.service.tables import User
 from chat.settings import Settings
+from tests.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 PASSWORD = "correct horse battery staple"
 
@@ -176,19 +176,6 @@ def test_another_users_key_cannot_be_revoked(session: Session, ada: User) -> Non
 
 
 # The operator commands, against a SQLite file in a data dir.
-
-
-@pytest.fixture
-def cli(tmp_path: Path) -> click.Group:
-    @click.group()
-    def main() -> None:
-        pass
-
-    def settings_for(data_dir: Path | None) -> Settings:
-        return Settings(data_dir=data_dir or tmp_path / "default", database_url="")
-
-    register(main, settings_for)
-    return main
 
 
 @contextmanager

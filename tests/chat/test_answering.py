@@ -179,6 +179,25 @@ async def test_follow_up_is_condensed_for_retrieval_and_reported(
     assert sources.sources[0].id == "2007.01282"
 
 
+async def test_the_model_sees_only_the_last_history_messages(
+    small_index: Wiring, fake: FakeOpenAI
+) -> None:
+    answerer = _answerer(small_index, fake)
+    assert isinstance(answerer.generator, ModelGenerator)
+    answerer.generator.history_messages = 2
+    history = tuple(Turn("user" if i % 2 == 0 else "assistant", f"message {i}") for i in range(6))
+    fake.script_chat(ChatScript(pieces=(FID,)), ChatScript(pieces=("It combines them [1].",)))
+
+    await _run(answerer, Question("And how does it do that?", history))
+
+    condense, answer = (request.body for request in fake.chat_requests()[-2:])
+    assert [m["content"] for m in answer["messages"][1:-1]] == ["message 4", "message 5"]
+    transcript = condense["messages"][0]["content"]
+    assert "message 4" in transcript
+    assert "message 5" in transcript
+    assert "message 3" not in transcript
+
+
 async def test_extractive_answers_quote_sources_with_citations(small_index: Wiring) -> None:
     events = await _run(_answerer(small_index, None), Question(FID))
 

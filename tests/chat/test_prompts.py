@@ -221,7 +221,7 @@ def test_history_turns_come_in_order_between_system_and_question(prompts: Prompt
 def test_only_the_most_recent_history_turns_are_kept(prompts: Prompts) -> None:
     history = [ChatTurn("user" if i % 2 == 0 else "assistant", f"turn {i}") for i in range(10)]
 
-    messages = answer_messages(prompts, "Q?", [_source(1)], history, max_turns=4)
+    messages = answer_messages(prompts, "Q?", [_source(1)], history, max_messages=4)
 
     assert [m["content"] for m in messages[1:-1]] == ["turn 6", "turn 7", "turn 8", "turn 9"]
 

@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
 from tests.api.server import Api, fake_llm_fixture, fresh_upstream_fixture, served_settings
 from tests.data import ABSTRACTS, ROOT
 from tests.fake_openai import FakeOpenAI
@@ -118,6 +119,7 @@ def web_settings(
 @pytest.fixture(scope="session")
 def web(web_settings: Settings, fake_llm: FakeOpenAI) -> Iterator[Api]:
     """The app, pages and API, on a real uvicorn on 127.0.0.1, answering with the fake."""
+    prepare_service(web_settings)
     app = create_app(web_settings)
     with serving(app, unused_port()) as base_url:
         yield Api(base_url, app, fake_llm)
@@ -132,6 +134,7 @@ def extractive_web(
     settings = web_settings.model_copy(
         update={"llm": "extractive", "database_url": f"sqlite:///{database}"}
     )
+    prepare_service(settings)
     app = create_app(settings)
     with serving(app, unused_port()) as base_url:
         yield Api(base_url, app, fake_llm)

@@ -84,8 +84,8 @@ def prepare_turn(
         if request.conversation_id:
             conversation = get_conversation(session, user_id, request.conversation_id)
             done = [m for m in conversation.messages if m.content and m.status == "complete"]
-            keep = done[-services.limits.history_turns * 2 :]
-            history = tuple(Turn(m.role, m.content) for m in keep)
+            # The answerer keeps the last `PAPERCHAT_HISTORY_MESSAGES` of them.
+            history = tuple(Turn(m.role, m.content) for m in done)
         conversation, reply = open_turn(
             session,
             user_id,

@@ -29,14 +29,12 @@ from chat.wiring import Wiring
 
 @dataclass(frozen=True)
 class Limits:
-    """Request limits the API enforces."""
+    """Request limits the API enforces, as the settings give them (the defaults are there)."""
 
-    max_question_chars: int = 4000
-    max_body_bytes: int = 256 * 1024
-    max_streams_per_user: int = 3
-    login_attempts: str = "10/minute"
-    ping_interval_s: float = 15.0
-    history_turns: int = 10
+    max_question_chars: int
+    max_body_bytes: int
+    max_streams_per_user: int
+    ping_interval_s: float
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Limits:
@@ -44,7 +42,7 @@ class Limits:
             max_question_chars=settings.max_question_chars,
             max_body_bytes=settings.max_body_bytes,
             max_streams_per_user=settings.max_streams_per_user,
-            login_attempts=settings.login_rate_limit,
+            ping_interval_s=settings.ping_interval_s,
         )
 
 

@@ -88,7 +88,7 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
         )
     check_question_length(text, limits)
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
-    history = tuple(Turn(m.role, m.text()) for m in earlier[-limits.history_turns * 2 :])
+    history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
     filters = Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids])
     return Question(text=text, history=history, filters=filters)
 

@@ -10,6 +10,8 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
+from ingest.errors import PaperchatError
+
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
 _TYPES: Final = {
     ".js": "text/javascript; charset=utf-8",
@@ -19,7 +21,7 @@ _TYPES: Final = {
 }
 
 
-class AssetNotFound(LookupError):
+class AssetNotFound(PaperchatError, LookupError):
     """No static file of that name."""
 
 

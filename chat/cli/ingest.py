@@ -1,0 +1,141 @@
+"""`paperchat ingest abstracts | pdfs | arxiv`: add papers to the index, then report."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from chat.cli.main import CommandError, F, data_dir_option, emit, settings_for, wiring_for
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+    from ingest.report import IngestReport
+
+
+@click.group()
+def ingest() -> None:
+    """Add papers to the index: metadata files, PDFs, or the arXiv API."""
+
+
+def ingest_options(func: F) -> F:
+    func = click.option("--json", "as_json", is_flag=True, help="The report as JSON on stdout.")(
+        func
+    )
+    func = click.option(
+        "--workers", type=click.IntRange(min=1), default=None, help="PDF parser processes."
+    )(func)
+    return data_dir_option(func)
+
+
+def _run_ingest(
+    index: Wiring,
+    items: Iterable[Any],
+    total: Callable[[], int | None],
+    description: str,
+    as_json: bool,
+    report: IngestReport,
+) -> None:
+    """Run the pipeline with a bar (`total` is only counted when a bar is shown), report, exit."""
+    from ingest.pipeline import Pipeline
+    from ingest.progress import BarProgress, NoProgress, wants_bar
+
+    embedder = index.embedder
+    bar = BarProgress(description, total()) if wants_bar(as_json) else None
+    with bar if bar is not None else nullcontext():
+        pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, bar or NoProgress())
+        pipeline.run(items, report)
+    emit(report.as_json(), as_json, report.summary())
+    index.close()
+    sys.exit(report.exit_code)
+
+
+@ingest.command("abstracts")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Papers to read at most.")
+@ingest_options
+def ingest_abstracts(
+    file: Path, limit: int | None, data_dir: Path | None, workers: int | None, as_json: bool
+) -> None:
+    """Import a JSON-lines metadata file (.jsonl or .jsonl.gz) in the arXiv snapshot layout."""
+    if not file.is_file():
+        raise CommandError(f"no such metadata file: {str(file)!r}")
+    from ingest.report import IngestReport
+    from ingest.sources.metadata import count_records
+    from ingest.sources.units import metadata_items
+
+    index = wiring_for(data_dir)
+    items = metadata_items(file, index.embedder.count_tokens, limit)
+    total = (lambda: limit) if limit else (lambda: count_records(file))
+    _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
+
+
+@ingest.command("pdfs")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@ingest_options
+def ingest_pdfs(
+    paths: tuple[Path, ...], data_dir: Path | None, workers: int | None, as_json: bool
+) -> None:
+    """Import PDF files, and every PDF inside the folders named."""
+    from ingest.report import IngestReport
+    from ingest.sources.units import find_pdfs, pdf_items
+
+    index = wiring_for(data_dir)
+    settings = index.settings
+    items = pdf_items(
+        paths,
+        index.open_catalog(),
+        index.embedder.count_tokens,
+        workers=workers or settings.workers,
+        timeout_s=settings.pdf_timeout_s,
+    )
+
+    def total() -> int:
+        return len(find_pdfs(paths)[0])
+
+    _run_ingest(index, items, total, "pdfs", as_json, IngestReport())
+
+
+@ingest.command("arxiv")
+@click.option("--id", "ids", multiple=True, help="An arXiv id; repeat for more.")
+@click.option("--query", default=None, help="An arXiv API search query, e.g. 'ti:retrieval'.")
+@click.option("--max", "max_results", type=click.IntRange(min=1), default=20, show_default=True)
+@ingest_options
+def ingest_arxiv(
+    ids: tuple[str, ...],
+    query: str | None,
+    max_results: int,
+    data_dir: Path | None,
+    workers: int | None,
+    as_json: bool,
+) -> None:
+    """Harvest metadata and PDFs from the arXiv API, politely (one request every 3 s)."""
+    if bool(ids) == bool(query):
+        raise click.UsageError("give either --id (one or more) or --query")
+    from ingest.report import IngestReport
+    from ingest.sources.arxiv_api import ArxivClient, harvest
+    from ingest.sources.units import arxiv_items
+
+    settings = settings_for(data_dir)
+    index = wiring_for(data_dir)
+    client = ArxivClient(
+        api_url=settings.arxiv_api_url,
+        pdf_base_url=settings.arxiv_pdf_url,
+        interval=settings.arxiv_interval_s,
+    )
+    with client:
+        harvested = harvest(
+            client,
+            ids=list(ids) if ids else None,
+            query=query,
+            max_results=max_results,
+            pdf_dir=settings.data_dir / "pdfs",
+        )
+        items = arxiv_items(
+            harvested, index.open_catalog(), index.embedder.count_tokens, settings.pdf_timeout_s
+        )
+        _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())

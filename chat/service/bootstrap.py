@@ -1,0 +1,75 @@
+"""What the service needs in its data dir before it starts: the database at the latest
+schema, and the secret key that signs sessions.
+
+`prepare_service(settings)` makes both, once: `paperchat serve` calls it before
+uvicorn starts its workers, and anything else that builds an app with
+`create_app` (tests, scripts) calls it first. The app factory only checks
+(`check_database`, `secret_key`), so that several workers never race to
+migrate the database or to write the key.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from chat.service.auth import SECRET_KEY_FILE, load_secret_key
+from chat.service.db import DatabaseError, display_url
+from chat.service.migrations import current_revision, head_revision, upgrade_database
+from chat.settings import Settings
+from ingest.errors import PaperchatError
+
+_HOW = "`paperchat serve` prepares it, or call chat.service.bootstrap.prepare_service first"
+
+
+class NotPrepared(PaperchatError):
+    """The database is not at the latest schema, or there is no secret key."""
+
+
+def prepare_service(settings: Settings) -> None:
+    """Migrate the database to the head and make the secret key file unless a key is set."""
+    prepare_database(settings)
+    try:
+        load_secret_key(settings)
+    except ValueError as e:  # a key file that is there but empty
+        raise NotPrepared(str(e)) from e
+
+
+def prepare_database(settings: Settings) -> None:
+    """Bring the configured database to the latest schema; rows already there are kept."""
+    url = settings.resolved_database_url
+    try:
+        upgrade_database(url)
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot migrate the database {display_url(url)}: {e}") from e
+
+
+def check_database(engine: Engine) -> None:
+    """NotPrepared unless the database is at the latest revision."""
+    where = display_url(engine.url)
+    try:
+        with engine.connect() as connection:
+            revision = current_revision(connection)
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot open the database {where}: {e}") from e
+    head = head_revision()
+    if revision != head:
+        raise NotPrepared(
+            f"the database {where} is at revision {revision or 'none'}, not {head}: {_HOW}"
+        )
+
+
+def secret_key(settings: Settings) -> str:
+    """`PAPERCHAT_SECRET_KEY`, or the key `prepare_service` kept in the data dir."""
+    if settings.secret_key is not None and settings.secret_key.get_secret_value():
+        return settings.secret_key.get_secret_value()
+    path = settings.data_dir / SECRET_KEY_FILE
+    try:
+        key = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        raise NotPrepared(
+            f"no secret key: PAPERCHAT_SECRET_KEY is not set and {str(path)!r} is missing: {_HOW}"
+        ) from None
+    if not key:
+        raise NotPrepared(f"the secret key file {str(path)!r} is empty")
+    return key

@@ -1,0 +1,61 @@
+"""The data dir a server needs: `prepare_service` makes it once; the app factory only checks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr
+
+from chat.service.app import create_app
+from chat.service.auth import SECRET_KEY_FILE
+from chat.service.bootstrap import NotPrepared, prepare_service, secret_key
+from chat.service.db import create_database_engine
+from chat.service.migrations import current_revision, head_revision, upgrade_database
+from chat.settings import Settings
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", database_url="", secret_key=None)
+
+
+def test_prepare_migrates_to_the_head_and_keeps_one_secret_key(settings: Settings) -> None:
+    prepare_service(settings)
+    first_key = (settings.data_dir / SECRET_KEY_FILE).read_text(encoding="utf-8")
+    prepare_service(settings)
+
+    engine = create_database_engine(settings.resolved_database_url)
+    with engine.connect() as connection:
+        revision = current_revision(connection)
+    engine.dispose()
+    assert revision == head_revision()
+    assert (settings.data_dir / SECRET_KEY_FILE).read_text(encoding="utf-8") == first_key
+    assert secret_key(settings) == first_key.strip()
+
+
+def test_the_factory_refuses_a_fresh_database(settings: Settings) -> None:
+    with pytest.raises(
+        NotPrepared, match=r"at revision none, not .* `paperchat serve` prepares it"
+    ):
+        create_app(settings)
+
+
+def test_the_factory_refuses_to_make_a_secret_key(settings: Settings) -> None:
+    upgrade_database(settings.resolved_database_url)
+
+    with pytest.raises(NotPrepared, match="no secret key: PAPERCHAT_SECRET_KEY is not set"):
+        create_app(settings)
+
+    assert not (settings.data_dir / SECRET_KEY_FILE).exists()
+
+
+def test_a_configured_secret_key_needs_no_file(settings: Settings) -> None:
+    configured = settings.model_copy(update={"secret_key": SecretStr("a configured key")})
+    prepare_service(configured)
+
+    app = create_app(configured)
+
+    assert app.state.services.signer is not None
+    assert not (settings.data_dir / SECRET_KEY_FILE).exists()
+    app.state.services.engine.dispose()
