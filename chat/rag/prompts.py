@@ -24,13 +24,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
-
-from langchain_core.prompts import PromptTemplate
+from typing import TYPE_CHECKING, Protocol
 
 import prompts
 from chat.rag.sources import Source
 from ingest.errors import PaperchatError
+
+if TYPE_CHECKING:
+    from langchain_core.prompts import PromptTemplate
 
 DEFAULT_DIRECTORY = prompts.DIRECTORY
 # Earlier messages of the conversation a prompt holds, questions and answers alike
@@ -120,6 +121,10 @@ def load_prompt(path: Path) -> VersionedPrompt:
         raise PromptError(f"prompt {str(path)!r} must start with 'version: {path.stem}/<number>'")
     if match["name"] != path.stem:
         raise PromptError(f"prompt {str(path)!r} says version {first.split(':', 1)[1].strip()!r}")
+    # Imported here: langchain's prompts take half a second to import, and the settings
+    # import this module for its history length.
+    from langchain_core.prompts import PromptTemplate
+
     try:
         template = PromptTemplate.from_template(body.lstrip("\n").rstrip() + "\n")
     except ValueError as e:

@@ -9,9 +9,12 @@ questions (see the README).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from chat.rag.fusion import lexical_margin
-from chat.rag.retrieval import Retrieved
+
+if TYPE_CHECKING:
+    from chat.rag.retrieval import Retrieved
 
 
 @dataclass(frozen=True)

@@ -11,19 +11,25 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
 from chat.rag.rerankers import Passage, Query, Reranker
 from chat.rag.sources import Source
-from ingest.embedders.base import Embedder
 from ingest.index.analysis import terms
-from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
-from ingest.index.lexical import LexicalIndex, inverse_document_frequency
+from ingest.index.lexical import inverse_document_frequency
 from ingest.index.records import ARXIV_ID_RE, arxiv_url
-from ingest.index.store import ChunkStore
+
+if TYPE_CHECKING:
+    # Only named in signatures: the settings import this module for its configuration,
+    # and need not pay for Chroma and the embedders (about half a second).
+    from ingest.embedders.base import Embedder
+    from ingest.index.catalog import Catalog
+    from ingest.index.lexical import LexicalIndex
+    from ingest.index.store import ChunkStore
 
 _QUESTION_ID_RE = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
