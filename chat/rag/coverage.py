@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+from chat.rag.checks import at_least
 from chat.rag.fusion import Candidate
 from chat.rag.rerankers import Passages, Query
 from ingest.index.analysis import terms
@@ -24,6 +25,9 @@ class CoverageConfig:
     # keyword questions 0.97 -> 1.00, paraphrases 0.91 -> 0.93, short ones 0.28 -> 0.36.
     depth: int = 40  # fused candidates scored again; 0 turns this off
     weight: float = 1.0
+
+    def __post_init__(self) -> None:
+        at_least(self, 0, "depth", "weight")
 
 
 def coverage(idf: Mapping[str, float], text: str) -> float:

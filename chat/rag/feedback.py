@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from chat.rag.checks import at_least
 from ingest.index.analysis import terms
 from ingest.index.lexical import inverse_document_frequency
 
@@ -25,6 +26,10 @@ class FeedbackConfig:
     terms: int = 10  # expansion terms searched with the question's own
     boost: float = 1.0  # an expansion term's weight against a question term's 1
     min_length: int = 3  # shorter stems (units, symbols) say little
+
+    def __post_init__(self) -> None:
+        at_least(self, 1, "passages", "terms")
+        at_least(self, 0, "boost", "min_length")
 
 
 WeightedTerm = tuple[str, float]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from chat.rag.checks import at_least
+
 
 @dataclass(frozen=True)
 class FusionConfig:
@@ -35,6 +37,11 @@ class FusionConfig:
     long_query_max_share: float = 0.5
     # Weight of the pseudo-relevance feedback list (`chat/feedback.py`), when there is one.
     feedback_weight: float = 0.0
+
+    def __post_init__(self) -> None:
+        at_least(self, 0, "dense_weight", "lexical_weight", "score_weight", "lexical_margin")
+        at_least(self, 0, "confident_dense_factor", "long_query_words", "long_dense_weight")
+        at_least(self, 0, "long_query_max_share", "feedback_weight", "rrf_k")
 
 
 @dataclass(frozen=True)

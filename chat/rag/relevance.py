@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chat.rag.checks import at_least
 from chat.rag.fusion import lexical_margin
 
 if TYPE_CHECKING:
@@ -40,6 +41,10 @@ class RelevancePolicy:
     # the passage that answers it sits lower in cosine than the paper's own words would.
     long_question_terms: int = 15
     dense_long: float = 0.47
+
+    def __post_init__(self) -> None:
+        at_least(self, 1, "agreement_depth")
+        at_least(self, 0, "lexical_margin", "lexical_share", "long_question_terms")
 
     def agreement(self, retrieved: Retrieved) -> bool:
         top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]

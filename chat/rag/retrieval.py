@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from chat.rag.checks import at_least
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
@@ -46,6 +47,10 @@ class RetrievalConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
+
+    def __post_init__(self) -> None:
+        at_least(self, 1, "k", "candidates", "per_paper")
+        at_least(self, 0, "leader_per_paper")
 
 
 @dataclass(frozen=True)

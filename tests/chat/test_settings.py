@@ -92,3 +92,24 @@ def test_a_bad_setting_is_one_line_and_exit_code_two_on_the_command_line(
     assert result.exit_code == 2
     assert result.stderr.startswith("paperchat: error: invalid settings: PAPERCHAT_RETRIEVAL__K: ")
     assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "field"),
+    [
+        ("PAPERCHAT_RETRIEVAL__K", "0", "k"),
+        ("PAPERCHAT_RETRIEVAL__CANDIDATES", "-5", "candidates"),
+        ("PAPERCHAT_RETRIEVAL__FUSION__DENSE_WEIGHT", "-0.5", "dense_weight"),
+        ("PAPERCHAT_RETRIEVAL__FUSION__RRF_K", "-1", "rrf_k"),
+        ("PAPERCHAT_RETRIEVAL__COVERAGE__DEPTH", "-1", "depth"),
+        ("PAPERCHAT_RELEVANCE__AGREEMENT_DEPTH", "0", "agreement_depth"),
+    ],
+)
+def test_a_value_out_of_range_is_an_error_naming_the_field(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, field: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+
+    expected = rf"PAPERCHAT_RE\w+: {field} must be at least \d, not {value}"
+    with pytest.raises(SettingsError, match=expected):
+        get_settings()
