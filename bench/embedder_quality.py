@@ -27,7 +27,7 @@ import numpy as np
 from ingest.embedders.base import Embedder
 from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
-from ingest.embedders.torch_embedder import LocalEmbedder
+from ingest.embedders.torch_embedder import TorchEmbedder
 from ingest.sources.metadata import normalise_space
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -70,7 +70,7 @@ def embedders(args: argparse.Namespace) -> list[tuple[str, Callable[[], Embedder
     """(label, how to build it), built one at a time so only one model is in memory."""
     chosen: list[tuple[str, Callable[[], Embedder]]] = []
     if not args.no_torch:
-        chosen.append(("fp32 (torch)", LocalEmbedder))
+        chosen.append(("fp32 (torch)", TorchEmbedder))
     for recipe in args.int8 or [INT8]:
         label = f"int8 (onnx, {recipe.label()}{', default' if recipe == INT8 else ''})"
         chosen.append((label, partial(OnnxEmbedder, args.models_cache, recipe=recipe)))

@@ -20,7 +20,7 @@ from ingest.embedders.openai_embedder import (
     OpenAIEmbedder,
     default_openai_client,
 )
-from ingest.embedders.torch_embedder import LocalEmbedder
+from ingest.embedders.torch_embedder import TorchEmbedder
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ Factory = Callable[[EmbedderOptions], Embedder]
 
 
 def _torch(options: EmbedderOptions) -> Embedder:
-    return LocalEmbedder(threads=options.threads)
+    return TorchEmbedder(threads=options.threads)
 
 
 def _onnx_int8(options: EmbedderOptions) -> Embedder:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 BATCH_SIZE = 64
 
 
-class LocalEmbedder:
+class TorchEmbedder:
     """all-MiniLM-L6-v2 in fp32 through sentence-transformers on the CPU."""
 
     name = MODEL_NAME

@@ -10,7 +10,7 @@ from ingest.embedders.base import MODEL_NAME, EmbedderError
 from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.openai_embedder import OpenAIEmbedder
 from ingest.embedders.registry import EMBEDDERS, build_embedder
-from ingest.embedders.torch_embedder import LocalEmbedder
+from ingest.embedders.torch_embedder import TorchEmbedder
 from tests.fake_openai import FakeOpenAI
 
 # A first run exports the packaged model to ONNX, twice (int8 and fp32).
@@ -54,7 +54,7 @@ def test_onnx_keys_build_the_onnx_embedder_with_their_weights(
 def test_torch_key_builds_the_sentence_transformers_embedder(tmp_path: Path) -> None:
     embedder = build_embedder("torch", cache_dir=tmp_path)
 
-    assert type(embedder) is LocalEmbedder
+    assert type(embedder) is TorchEmbedder
     assert embedder.name == MODEL_NAME
     assert list(tmp_path.iterdir()) == []
 

@@ -13,7 +13,7 @@ from transformers import AutoTokenizer
 from ingest.embedders.base import MODEL_NAME, EmbedderError, WordPieces, model_dir
 from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.openai_embedder import OpenAIEmbedder
-from ingest.embedders.torch_embedder import LocalEmbedder
+from ingest.embedders.torch_embedder import TorchEmbedder
 from tests.data import ABSTRACTS
 from tests.fake_openai import FakeOpenAI
 
@@ -35,8 +35,8 @@ def abstracts() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def torch_embedder() -> LocalEmbedder:
-    return LocalEmbedder(threads=2)
+def torch_embedder() -> TorchEmbedder:
+    return TorchEmbedder(threads=2)
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +75,7 @@ def _long_text(abstracts: list[str], word_pieces: WordPieces, at_least: int) -> 
 
 
 def test_torch_embedder_gives_normalised_384_dim_float32_rows(
-    torch_embedder: LocalEmbedder, abstracts: list[str]
+    torch_embedder: TorchEmbedder, abstracts: list[str]
 ) -> None:
     vectors = torch_embedder.embed(abstracts[:5])
 
@@ -86,7 +86,7 @@ def test_torch_embedder_gives_normalised_384_dim_float32_rows(
     assert torch_embedder.max_tokens == 256
 
 
-def test_similar_texts_score_higher_than_unrelated_ones(torch_embedder: LocalEmbedder) -> None:
+def test_similar_texts_score_higher_than_unrelated_ones(torch_embedder: TorchEmbedder) -> None:
     query, paraphrase, unrelated = torch_embedder.embed(
         [
             "A transformer model for translating English into German.",
@@ -99,7 +99,7 @@ def test_similar_texts_score_higher_than_unrelated_ones(torch_embedder: LocalEmb
 
 
 def test_rows_come_back_in_input_order_across_length_sorted_batches(
-    torch_embedder: LocalEmbedder, abstracts: list[str]
+    torch_embedder: TorchEmbedder, abstracts: list[str]
 ) -> None:
     # 70 texts of mixed length: two batches, each sorted by length.
     texts = [text[: 20 + 11 * i] for i, text in enumerate(abstracts)]
@@ -111,14 +111,14 @@ def test_rows_come_back_in_input_order_across_length_sorted_batches(
     assert cosines.min() > 0.9999
 
 
-def test_embedding_no_texts_gives_an_empty_matrix(torch_embedder: LocalEmbedder) -> None:
+def test_embedding_no_texts_gives_an_empty_matrix(torch_embedder: TorchEmbedder) -> None:
     vectors = torch_embedder.embed([])
 
     assert vectors.shape == (0, 384)
 
 
 def test_count_tokens_matches_the_model_tokenizer_without_special_tokens(
-    torch_embedder: LocalEmbedder, abstracts: list[str]
+    torch_embedder: TorchEmbedder, abstracts: list[str]
 ) -> None:
     reference = AutoTokenizer.from_pretrained(str(model_dir()), local_files_only=True)
     long_text = " ".join(abstracts[:4])
@@ -134,7 +134,7 @@ def test_count_tokens_matches_the_model_tokenizer_without_special_tokens(
 
 
 def test_word_pieces_past_256_do_not_change_the_vector(
-    torch_embedder: LocalEmbedder, abstracts: list[str], word_pieces: WordPieces
+    torch_embedder: TorchEmbedder, abstracts: list[str], word_pieces: WordPieces
 ) -> None:
     long_text = _long_text(abstracts, word_pieces, at_least=300)
 
@@ -146,7 +146,7 @@ def test_word_pieces_past_256_do_not_change_the_vector(
 
 
 def test_int8_onnx_vectors_match_torch_on_real_abstracts(
-    torch_embedder: LocalEmbedder, int8_embedder: OnnxEmbedder, abstracts: list[str]
+    torch_embedder: TorchEmbedder, int8_embedder: OnnxEmbedder, abstracts: list[str]
 ) -> None:
     texts = abstracts[:50]
 
@@ -169,7 +169,7 @@ def test_second_onnx_build_reuses_the_cached_export(
 
 
 def test_a_corrupt_cached_export_is_rebuilt(
-    tmp_path: Path, torch_embedder: LocalEmbedder, abstracts: list[str]
+    tmp_path: Path, torch_embedder: TorchEmbedder, abstracts: list[str]
 ) -> None:
     first = OnnxEmbedder(tmp_path, quantize=False, threads=2)
     first.model_path.write_bytes(b"not an onnx model")
