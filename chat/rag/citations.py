@@ -1,7 +1,8 @@
 """Citations in a streamed answer: checked against the sources, normalised, kept whole.
 
 `CitationGuard` sits between the model's stream and the client. Every
-bracket that is a citation comes out in the one form answers use:
+bracket that is a citation comes out in the one form answers use,
+`CITATION_PATTERN` (the dock draws a chip for that form only):
 
 - `[arXiv:2203.12533]`, `[arXiv:2203.12533v2]`, `[arxiv: 2203.12533]` and
   old-style `[arXiv:hep-th/9901001]` become `[arXiv:<id>]` (no version) when
@@ -10,26 +11,42 @@ bracket that is a citation comes out in the one form answers use:
   become each source's citation (`[arXiv:a][arXiv:b]`);
 - several in one bracket (`[arXiv:a, arXiv:b]`, `[1; arXiv:a]`) are split.
 
-A citation naming no source is removed, with the space before it, and its
-name is listed in `dropped` (an id, or `[n]` for a number out of range).
+Brackets are judged on their folded text (NFKC, so fullwidth
+brackets and colons count; no format characters or combining marks, so a
+zero-width space hides nothing; letters that look Latin read as Latin, so a
+Cyrillic a (U+0430) in arXiv is still arXiv; runs of spaces as one). A bracket
+naming `arxiv:` or `doc:` is citation-shaped: everything in it that is no
+source's citation (`[arXiv:9999.99999?]`, an unknown id) is made up. A made-up
+citation is removed, with the space before it, and its name is listed in
+`dropped` (an id, or `[n]` for a number out of range).
 Brackets that are not citations (`[a]`, `[CLS]`, `[0, 1)`, `[0, 1]`, a
 year like `[2023]`) pass unchanged. Since a citation can arrive split over
 chunks, text from a `[` that could still begin one is held back until it
-either closes (within `MAX_CITATION` characters) or cannot be one, and
-trailing spaces are held until the next visible character. Feeding a text
-in any pieces gives the same output as feeding it whole.
+either closes (within `MAX_CITATION` folded characters, `MAX_HELD` raw ones)
+or cannot be one, and trailing spaces are held until the next visible
+character. A citation-shaped bracket still open at that bound is made up too,
+and what follows it up to its `]` (or the line's end) is removed with it.
+Feeding a text in any pieces gives the same output as feeding it whole.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from chat.rag.sources import Source
 from ingest.index.records import normalise_paper_id
 
 MAX_CITATION = 64
+MAX_HELD = 1024
+
+# One source's citation exactly as the guard emits it: (kind, id). Written in the syntax
+# Python and JavaScript share; the dock is served this very pattern (no other copy).
+CITATION_PATTERN = r"\[(arXiv|doc):([A-Za-z0-9][A-Za-z0-9./-]*)\]"
+_EMITTED = re.compile(CITATION_PATTERN)
 
 _ITEM = re.compile(
     r"\s*(?:(?P<kind>arxiv|doc)\s*:\s*(?P<id>[\w./\-]+)"
@@ -43,10 +60,29 @@ _ITEM_PREFIX = re.compile(
     r"|(?:arxiv|doc)\s*(?::\s*[\w./\-]*\s*)?)?",
     re.IGNORECASE,
 )
+# An item that names a kind of source, whatever follows: a citation, real or made up.
+_SHAPED = re.compile(r"\s*(?:(?:arxiv|doc)\s*:|arxiv\s*\d)", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[,;]")
+# What `_name` takes off an item before listing it: its kind, if any (always matches).
+_KIND_PREFIX = re.compile(r"\s*(?:(?:arxiv|doc)\s*:?)?", re.IGNORECASE)
+# `[` and the characters NFKC folds into it (fullwidth, small form).
+_OPENER = re.compile("[\\[\ufe47\uff3b]")
 _SPACES = " \t"
 # Characters after which no space is wanted where a citation was removed.
 _NO_SPACE_BEFORE = ".,;:!?)\n\r"
+# Letters of other scripts that look like Latin ones (after NFKC), read as those.
+_LOOKALIKES = str.maketrans(
+    # Cyrillic, Greek, then Latin letters (dotless, small capitals) that look like a-z, A-Z.
+    "\u0430\u0441\u0501\u0435\u04bb\u0456\u0458\u04cf\u043e\u0440\u051b\u0455\u051d\u0445"
+    "\u0443\u0433\u0475\u0410\u0412\u0421\u0415\u041d\u0406\u0408\u041a\u041c\u041e\u0420"
+    "\u0405\u0422\u0425"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+    "\u03b1\u03bf\u03b9\u03bd\u03f2"
+    "\u0251\u0131\u0280\u026a\u1d20\u1d00\u1d05\u1d0f\u1d04",
+    "acdehijlopqswxyrvABCEHIJKMOPSTXABEZHIKMNOPTYXaoivcaiRIVADOC",
+)
+# Format characters (zero-width, bidi), combining marks and controls: nothing to see.
+_INVISIBLE = frozenset({"Cf", "Mn", "Me", "Cc"})
 
 
 @dataclass
@@ -61,12 +97,14 @@ class CitationGuard:
     """Rewrites citations in streamed text; `feed` each piece, then `flush` once."""
 
     def __init__(self, sources: Sequence[Source]) -> None:
-        self._by_id = {source.id.lower(): source for source in sources}
-        self._by_number = {source.n: source for source in sources}
+        citable = [source for source in sources if _EMITTED.fullmatch(source.citation)]
+        self._by_id = {source.id.lower(): source for source in citable}
+        self._by_number = {source.n: source for source in citable}
         self.citations: list[str] = []
         self.dropped: list[str] = []
         self._pending = ""  # from a `[` that may still begin a citation
         self._held = ""  # trailing spaces not yet emitted
+        self._skipping = 0  # raw characters still to remove after a citation cut at the bound
         self._after_removal = False
         self._emitted = False
 
@@ -79,40 +117,72 @@ class CitationGuard:
         """The rest, at the end of the stream."""
         out = self._drain(final=True)
         tail = "" if self._after_removal else self._held
-        self._held, self._after_removal = "", False
+        self._held, self._after_removal, self._skipping = "", False, 0
         return out + tail
 
     def _drain(self, *, final: bool) -> str:
-        text, start, out = self._pending, 0, []
-        while (bracket := text.find("[", start)) >= 0:
+        text, out = self._pending, []
+        start = self._skip(text, 0)
+        while (opener := _OPENER.search(text, start)) is not None:
+            bracket = opener.start()
             out.append(self._visible(text[start:bracket]))
             verdict = self._judge(text, bracket, final)
             if verdict is None:
                 self._pending = text[bracket:]
                 return "".join(out)
-            closing, cited = verdict
+            end, cited = verdict
             if cited is None:
-                out.append(self._visible("["))
+                out.append(self._visible(text[bracket]))
                 start = bracket + 1
             else:
                 out.append(self._replace(cited))
-                start = closing + 1
+                start = self._skip(text, end)
         out.append(self._visible(text[start:]))
         self._pending = ""
         return "".join(out)
 
     def _judge(self, text: str, bracket: int, final: bool) -> tuple[int, _Cited | None] | None:
-        """For the `[` at `bracket`: its `]` and what it cites (None: not a citation).
+        """For the `[` at `bracket`: where it ends and what it cites (None: not a citation).
 
         None when more text is needed to tell.
         """
-        window = text[bracket + 1 : bracket + MAX_CITATION]
-        close = window.find("]")
-        if close >= 0:
-            return bracket + 1 + close, self._parse(window[:close])
-        if final or len(text) - bracket >= MAX_CITATION or not _could_begin(window):
+        folded = ""
+        limit = min(len(text), bracket + MAX_HELD)
+        for index in range(bracket + 1, limit):
+            piece = _fold_char(text[index])
+            if "]" in piece:
+                return index + 1, self._parse(folded + piece[: piece.index("]")])
+            folded = (folded + piece).replace("  ", " ")
+            if len(folded) >= MAX_CITATION - 1:
+                return self._cut(folded, bracket, index + 1)
+        if limit == bracket + MAX_HELD:
+            return self._cut(folded, bracket, limit)
+        if final or not (_is_shaped(folded) or _could_begin(folded)):
             return bracket, None
         return None
+
+    def _cut(self, folded: str, bracket: int, end: int) -> tuple[int, _Cited | None]:
+        """A bracket still open at the bound: made up if citation-shaped, else plain text."""
+        if not _is_shaped(folded):
+            return bracket, None
+        self._skipping = MAX_HELD
+        names = [_name(item) for item in _SEPARATOR.split(folded) if item.strip()]
+        return end, _Cited(missing=names)
+
+    def _skip(self, text: str, start: int) -> int:
+        """Past the rest of a citation cut at the bound: through its `]`, or to the line's end."""
+        if not self._skipping:
+            return start
+        stop = min(len(text), start + self._skipping)
+        for index in range(start, stop):
+            if text[index] in "\r\n":
+                self._skipping = 0
+                return index
+            if "]" in _fold_char(text[index]):
+                self._skipping = 0
+                return index + 1
+        self._skipping -= stop - start
+        return stop
 
     def _replace(self, cited: _Cited) -> str:
         for name in cited.missing:
@@ -127,16 +197,22 @@ class CitationGuard:
         return self._visible("".join(source.citation for source in cited.sources))
 
     def _parse(self, inner: str) -> _Cited | None:
-        """What `[inner]` cites, or None if it is not a citation at all."""
+        """What `[inner]` cites (`inner` folded), or None if it is not a citation at all."""
+        items = _SEPARATOR.split(inner)
+        shaped = any(_SHAPED.match(item) for item in items)
         cited = _Cited()
-        for item in _SEPARATOR.split(inner):
+        for item in items:
             match = _ITEM.fullmatch(item)
-            if match is None:
-                return None
-            if match["kind"] is not None:
+            if match is not None and match["kind"] is not None:
                 self._resolve_id(match["kind"].lower(), match["id"], cited)
-            elif not self._resolve_numbers(int(match["first"]), match["last"], cited):
+            elif match is not None and self._resolve_numbers(
+                int(match["first"]), match["last"], cited
+            ):
+                continue
+            elif not shaped:
                 return None
+            elif item.strip():
+                cited.missing.append(_name(item))
         unique = list(dict.fromkeys(cited.sources))
         return _Cited(unique, cited.missing)
 
@@ -180,6 +256,32 @@ class CitationGuard:
         self._held = piece[len(body) :]
         self._emitted = True
         return out
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(char: str) -> str:
+    """`char` as citations are judged (see the module's docstring); spaces become " "."""
+    kept = []
+    for folded in unicodedata.normalize("NFKC", char):
+        if folded.isspace():
+            kept.append(" ")
+        elif unicodedata.category(folded) not in _INVISIBLE:
+            kept.append(folded)
+    return "".join(kept).translate(_LOOKALIKES)
+
+
+def _is_shaped(inner: str) -> bool:
+    """Whether `[inner` names a kind of source (`arxiv:`, `doc:`): a citation, real or not."""
+    return any(_SHAPED.match(item) for item in _SEPARATOR.split(inner))
+
+
+def _name(item: str) -> str:
+    """How a made-up item of a citation-shaped bracket is listed in `dropped`."""
+    prefix = _KIND_PREFIX.match(item)
+    rest = item[prefix.end() if prefix else 0 :].strip()
+    if not rest:
+        return item.strip()[:MAX_CITATION]
+    return normalise_paper_id(rest)[:MAX_CITATION]
 
 
 def _could_begin(inner: str) -> bool:

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from chat.rag.citations import MAX_CITATION, CitationGuard
+from chat.rag import citations
+from chat.rag.citations import CitationGuard
 from chat.rag.sources import Source
 from tests.chat.sources import make_source
 
@@ -153,6 +156,8 @@ def test_several_ids_in_one_bracket_are_split_and_checked_each() -> None:
         "Unclosed [1",
         "Word [arXivist] and [documents] and [docs: x y].",
         "Math [a, b] and [i; j].",
+        "Cited as [arXiv preprint] and [doc] and [arXiv].",
+        "Fullwidth \uff3b\u6ce8\uff3d and \uff3bCLS\uff3d stay.",
     ],
 )
 def test_brackets_that_are_no_citation_pass_unchanged(text: str) -> None:
@@ -163,14 +168,14 @@ def test_brackets_that_are_no_citation_pass_unchanged(text: str) -> None:
     assert guard.dropped == []
 
 
-def test_long_bracket_passes_unchanged_once_past_the_bound() -> None:
+def test_long_bracket_that_is_no_citation_passes_unchanged_once_past_the_bound() -> None:
     guard = CitationGuard(SOURCES)
-    text = "Note [arXiv:" + "1" * MAX_CITATION + "] done."
+    text = "Vector [" + ", ".join(str(n) for n in range(1, 40)) + "] done."
 
     first = guard.feed(text[:40])
     second = guard.feed(text[40:])
 
-    assert first == "Note"
+    assert first == "Vector"
     assert first + second + guard.flush() == text
     assert guard.dropped == []
 
@@ -239,6 +244,8 @@ SAMPLES = [
     "Bad [arXiv: 9999.99999] here [doc:3f2a9c01b4e5d6a7]; [CLS] and [0, 1) stay [a].",
     "[7] Start. Old [arXiv:hep-th/9901001v1] [arXiv:math/0309136]\nNext [ [1, 9] x[0].",
     "Many [arXiv:1111.11111]  [2]   [arXiv:2222.22222] , end [1",
+    "Hid [arXiv:9999.99999?] [ar\u200bXiv:9999.1] \uff3barXiv\uff1a2203.12533\uff3d ok",
+    "Pad [arXiv:9999.99999" + "\u200b " * 40 + "] [\u0430rXiv:1706.03762] end",
 ]
 
 
@@ -267,3 +274,81 @@ def test_feeding_one_character_at_a_time_gives_the_whole_output(text: str) -> No
     pieces = _run_pieces(list(text))
 
     assert pieces == whole
+
+
+# The bypasses a hostile test found: each cites no source, each hides from a plain match.
+MADE_UP = [
+    ("[arXiv:9999.99999?]", "9999.99999?"),
+    ("[arXiv:9999.99999\u200b]", "9999.99999"),
+    ("[ar\u200bXiv:9999.99999]", "9999.99999"),
+    ("[arX\u200div:9999.99999]", "9999.99999"),
+    ("[arXiv:9999.\u00ad99999]", "9999.99999"),
+    ("[\u0430rXiv:9999.99999]", "9999.99999"),
+    ("[ar\u0425iv:9999.99999]", "9999.99999"),
+    ("[arXi\u03bd:9999.99999]", "9999.99999"),
+    ("[\uff41\uff52\uff38\uff49\uff56:9999.99999]", "9999.99999"),
+    ("\uff3barXiv:9999.99999\uff3d", "9999.99999"),
+    ("\uff3barXiv\uff1a\uff19\uff19\uff19\uff19.99999\uff3d", "9999.99999"),
+    ("\ufe47arXiv:9999.99999\ufe48", "9999.99999"),
+    ("[a\u0301rXiv:9999.99999]", "9999.99999"),
+    ("[\u202earXiv:9999.99999\u202c]", "9999.99999"),
+    ("[arXiv 9999.99999]", "9999.99999"),
+    ("[doc:deadbeef?]", "deadbeef?"),
+    ("[arXiv:2203.12533, see also]", "see also"),
+    ("[arXiv:" + " " * 70 + "9999.99999]", "9999.99999"),
+    ("[arXiv:9999.99999" + " " * 70 + "]", "9999.99999"),
+    ("[arXiv:9999.99999" + "\u200b" * 70 + "]", "9999.99999"),
+    ("[arXiv:9999.99999" + "\u200b" * 2000 + "]", "9999.99999"),
+    ("[arXiv:9999.99999" + " " * 2000 + "]", "9999.99999"),
+    ("[arXiv:9999.99999" + "9" * 80 + "]", "9999.99999" + "9" * 47),
+]
+
+
+@pytest.mark.parametrize(("bracket", "dropped"), MADE_UP)
+def test_made_up_citation_in_disguise_is_removed_and_listed(bracket: str, dropped: str) -> None:
+    out, guard = _run(f"Claim {bracket}, more.")
+
+    expected = "Claim [arXiv:2203.12533], more." if "2203" in bracket else "Claim, more."
+    assert out == expected
+    assert guard.dropped == [dropped]
+
+
+@pytest.mark.parametrize(
+    "bracket",
+    [
+        "[\u0430rXiv:2203.12533]",
+        "[arXiv:2203.12533\u200b]",
+        "\uff3barXiv\uff1a2203.12533\uff3d",
+        "[arXiv:" + " " * 70 + "2203.12533v2]",
+    ],
+)
+def test_disguised_citation_of_a_source_comes_out_in_normal_form(bracket: str) -> None:
+    out, guard = _run(f"Claim {bracket}.")
+
+    assert out == "Claim [arXiv:2203.12533]."
+    assert guard.citations == ["2203.12533"]
+    assert guard.dropped == []
+
+
+def test_text_after_a_citation_cut_at_the_bound_resumes_after_its_bracket() -> None:
+    text = "Claim [arXiv:" + "9" * 100 + "] goes on.\nNext [arXiv:" + "1" * 100 + "\nline."
+
+    out, guard = _run(text)
+
+    assert out == "Claim goes on.\nNext\nline."
+    assert len(guard.dropped) == 2
+
+
+def test_every_citation_shaped_bracket_in_the_output_is_a_source_in_the_emitted_form() -> None:
+    emitted = re.compile(citations.CITATION_PATTERN)
+    ids = {source.id for source in SOURCES}
+    text = " ".join(bracket for bracket, _ in MADE_UP) + " [1] [2-4] [doc:3f2a9c01b4e5d6a7]"
+
+    out, _ = _run(text)
+
+    brackets = re.findall(r"[\[\uff3b\ufe47][^\]\uff3d\ufe48]*[\]\uff3d\ufe48]?", out)
+    assert len(brackets) == 6
+    for bracket in brackets:
+        match = emitted.fullmatch(bracket)
+        assert match is not None, bracket
+        assert match[2] in ids
