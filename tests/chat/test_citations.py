@@ -7,6 +7,7 @@ import pytest
 from chat.rag import citations
 from chat.rag.citations import CitationGuard
 from chat.rag.sources import Source
+from tests.chat.disguises import MADE_UP
 from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)
@@ -274,34 +275,6 @@ def test_feeding_one_character_at_a_time_gives_the_whole_output(text: str) -> No
     pieces = _run_pieces(list(text))
 
     assert pieces == whole
-
-
-# The bypasses a hostile test found: each cites no source, each hides from a plain match.
-MADE_UP = [
-    ("[arXiv:9999.99999?]", "9999.99999?"),
-    ("[arXiv:9999.99999\u200b]", "9999.99999"),
-    ("[ar\u200bXiv:9999.99999]", "9999.99999"),
-    ("[arX\u200div:9999.99999]", "9999.99999"),
-    ("[arXiv:9999.\u00ad99999]", "9999.99999"),
-    ("[\u0430rXiv:9999.99999]", "9999.99999"),
-    ("[ar\u0425iv:9999.99999]", "9999.99999"),
-    ("[arXi\u03bd:9999.99999]", "9999.99999"),
-    ("[\uff41\uff52\uff38\uff49\uff56:9999.99999]", "9999.99999"),
-    ("\uff3barXiv:9999.99999\uff3d", "9999.99999"),
-    ("\uff3barXiv\uff1a\uff19\uff19\uff19\uff19.99999\uff3d", "9999.99999"),
-    ("\ufe47arXiv:9999.99999\ufe48", "9999.99999"),
-    ("[a\u0301rXiv:9999.99999]", "9999.99999"),
-    ("[\u202earXiv:9999.99999\u202c]", "9999.99999"),
-    ("[arXiv 9999.99999]", "9999.99999"),
-    ("[doc:deadbeef?]", "deadbeef?"),
-    ("[arXiv:2203.12533, see also]", "see also"),
-    ("[arXiv:" + " " * 70 + "9999.99999]", "9999.99999"),
-    ("[arXiv:9999.99999" + " " * 70 + "]", "9999.99999"),
-    ("[arXiv:9999.99999" + "\u200b" * 70 + "]", "9999.99999"),
-    ("[arXiv:9999.99999" + "\u200b" * 2000 + "]", "9999.99999"),
-    ("[arXiv:9999.99999" + " " * 2000 + "]", "9999.99999"),
-    ("[arXiv:9999.99999" + "9" * 80 + "]", "9999.99999" + "9" * 47),
-]
 
 
 @pytest.mark.parametrize(("bracket", "dropped"), MADE_UP)

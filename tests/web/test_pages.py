@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import gzip
 import html
+import json
 
 import httpx
 import pytest
 
+from chat.rag.citations import CITATION_PATTERN
 from chat.service.ratelimit import build_rate_limiter
 from tests.api.server import Api
 from tests.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
@@ -173,3 +175,11 @@ def test_searches_from_one_address_are_limited(web: Api) -> None:
     assert int(pages[2].headers["Retry-After"]) >= 1
     assert "Too many searches from here just now" in pages[2].text
     assert plain.status_code == 200, "the page without a query is not counted"
+
+
+def test_dock_script_carries_the_citation_guards_pattern(web: Api) -> None:
+    with web.client() as client:
+        script = client.get("/dock.js").text
+
+    assert f"const CITATION_PATTERN = {json.dumps(CITATION_PATTERN)};" in script
+    assert "__PAPERCHAT_CITATION_PATTERN__" not in script

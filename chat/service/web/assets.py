@@ -1,15 +1,18 @@
-"""The static files under `chat/web/static`, read once and served with an ETag and gzip."""
+"""The static files under `chat/web/static`, read once (with the values the server fills
+in) and served with an ETag and gzip."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import json
 import mimetypes
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Final
 
+from chat.rag.citations import CITATION_PATTERN
 from ingest.errors import PaperchatError
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
@@ -19,6 +22,9 @@ _TYPES: Final = {
     ".svg": "image/svg+xml",
     ".png": "image/png",
 }
+# Values written into a static file where it names them (a JSON string literal), so the
+# file cannot disagree with the server: the dock draws chips for what the guard emits.
+_FILLED: Final = {"dock.js": {"__PAPERCHAT_CITATION_PATTERN__": CITATION_PATTERN}}
 
 
 class AssetNotFound(PaperchatError, LookupError):
@@ -43,6 +49,8 @@ def static_asset(name: str) -> Asset:
     if not path.is_file():
         raise AssetNotFound(f"no static file {name!r}")
     body = path.read_bytes()
+    for placeholder, value in _FILLED.get(name, {}).items():
+        body = body.replace(json.dumps(placeholder).encode(), json.dumps(value).encode())
     media_type = _TYPES.get(path.suffix) or mimetypes.guess_type(name)[0] or "text/plain"
     etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
     return Asset(name, body, gzip.compress(body, mtime=0), media_type, etag)

@@ -261,8 +261,24 @@ a { color: var(--accent); }
 
   /* ---------- markdown, safely: DOM nodes only ---------- */
 
-  const INLINE =
-    /(`+)([^`]+?)\1|\*\*([^*]+?)\*\*|__([^_]+?)__|\*([^*\s][^*]*?)\*|\[(arXiv|doc):([^\]\s]+)\]|\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/gi;
+  // The one form of a citation the server's citation guard emits: `[arXiv:<id>]` or
+  // `[doc:<id>]`. The server writes its own pattern here when it serves this file.
+  const CITATION_PATTERN = "__PAPERCHAT_CITATION_PATTERN__";
+  const CITATION = new RegExp(`^${CITATION_PATTERN}$`);
+  const INLINE = new RegExp(
+    [
+      "(?<ticks>`+)(?<code>[^`]+?)\\k<ticks>",
+      "\\*\\*(?<strong>[^*]+?)\\*\\*",
+      "__(?<underscored>[^_]+?)__",
+      "\\*(?<em>[^*\\s][^*]*?)\\*",
+      `(?<cite>${CITATION_PATTERN})`,
+      "\\[(?<label>[^\\]]+)\\]\\((?<href>[^\\s)]+)\\)",
+    ].join("|"),
+    "g",
+  );
+  // A link target that is a web address (absolute, or a path on this server); any other
+  // written link stays as written.
+  const LINKABLE = /^(?:https?:\/\/|\/)/i;
   const LIST_ITEM = /^\s*([-*+]|\d+[.)])\s+(.*)$/;
   const FENCE = /^\s*```/;
 
@@ -270,17 +286,38 @@ a { color: var(--accent); }
     const out = [];
     let last = 0;
     for (const m of text.matchAll(INLINE)) {
+      const g = m.groups;
       if (m.index > last) out.push(text.slice(last, m.index));
-      if (m[1]) out.push(h("code", { text: m[2] }));
-      else if (m[3] != null) out.push(h("strong", {}, inline(m[3], sources)));
-      else if (m[4] != null) out.push(h("strong", {}, inline(m[4], sources)));
-      else if (m[5] != null) out.push(h("em", {}, inline(m[5], sources)));
-      else if (m[6]) out.push(chip(m[6], m[7], sources));
-      else out.push(h("a", { href: m[9], target: "_blank", rel: "noopener noreferrer" }, m[8]));
+      if (g.ticks) out.push(h("code", { text: g.code }));
+      else if (g.strong != null) out.push(h("strong", {}, inline(g.strong, sources)));
+      else if (g.underscored != null) out.push(h("strong", {}, inline(g.underscored, sources)));
+      else if (g.em != null) out.push(h("em", {}, inline(g.em, sources)));
+      else if (g.cite != null) out.push(citation(g.cite, sources));
+      else out.push(modelLink(m[0], g.label, g.href));
       last = m.index + m[0].length;
     }
     if (last < text.length) out.push(text.slice(last));
     return out;
+  }
+
+  /**
+   * A link the answer wrote: live only to this server's pages and arxiv.org. Any other is
+   * its text and the site's domain, not clickable, so an abstract that fooled the model
+   * cannot plant a link to anywhere else in the panel.
+   */
+  function modelLink(written, label, href) {
+    if (!LINKABLE.test(href)) return written;
+    let url;
+    try {
+      url = new URL(href, ORIGIN);
+    } catch {
+      return written;
+    }
+    const arxiv = url.hostname === "arxiv.org" || url.hostname.endsWith(".arxiv.org");
+    if (url.origin === ORIGIN || (arxiv && /^https?:$/.test(url.protocol))) {
+      return h("a", { href: url.href, target: "_blank", rel: "noopener noreferrer" }, label);
+    }
+    return h("span", { class: "offsite" }, `${label} (${url.hostname})`);
   }
 
   function renderMarkdown(text, sources) {
@@ -330,18 +367,17 @@ a { color: var(--accent); }
 
   let tip = null;
 
-  function chip(kind, id, sources) {
-    const source = sources.find((s) => String(s.id).toLowerCase() === id.toLowerCase());
-    const label = `${kind.toLowerCase() === "doc" ? "doc" : "arXiv"}:${id}`;
-    const link = h("a", { class: "cite", href: paperUrl(source ? source.id : id) }, label);
-    if (source) {
-      link.setAttribute("aria-describedby", "pc-tip");
-      const show = () => showTip(link, source);
-      link.addEventListener("mouseenter", show);
-      link.addEventListener("focus", show);
-      link.addEventListener("mouseleave", hideTip);
-      link.addEventListener("blur", hideTip);
-    }
+  /** A chip for a citation of one of the answer's sources; any other stays text. */
+  function citation(written, sources) {
+    const [, kind, id] = CITATION.exec(written);
+    const source = sources.find((s) => String(s.id) === id);
+    if (!source) return written;
+    const link = h("a", { class: "cite", href: paperUrl(source.id), "aria-describedby": "pc-tip" }, `${kind}:${id}`);
+    const show = () => showTip(link, source);
+    link.addEventListener("mouseenter", show);
+    link.addEventListener("focus", show);
+    link.addEventListener("mouseleave", hideTip);
+    link.addEventListener("blur", hideTip);
     return link;
   }
 
