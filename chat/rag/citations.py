@@ -105,6 +105,7 @@ class CitationGuard:
         self._pending = ""  # from a `[` that may still begin a citation
         self._held = ""  # trailing spaces not yet emitted
         self._skipping = 0  # raw characters still to remove after a citation cut at the bound
+        self._scanned = (1, "")  # how far the pending bracket is read, and its folded text
         self._after_removal = False
         self._emitted = False
 
@@ -144,11 +145,12 @@ class CitationGuard:
     def _judge(self, text: str, bracket: int, final: bool) -> tuple[int, _Cited | None] | None:
         """For the `[` at `bracket`: where it ends and what it cites (None: not a citation).
 
-        None when more text is needed to tell.
+        None when more text is needed to tell; the next call goes on reading from there.
         """
-        folded = ""
+        start, folded = self._scanned if bracket == 0 else (1, "")
+        self._scanned = (1, "")
         limit = min(len(text), bracket + MAX_HELD)
-        for index in range(bracket + 1, limit):
+        for index in range(bracket + start, limit):
             piece = _fold_char(text[index])
             if "]" in piece:
                 return index + 1, self._parse(folded + piece[: piece.index("]")])
@@ -159,6 +161,7 @@ class CitationGuard:
             return self._cut(folded, bracket, limit)
         if final or not (_is_shaped(folded) or _could_begin(folded)):
             return bracket, None
+        self._scanned = (limit - bracket, folded)
         return None
 
     def _cut(self, folded: str, bracket: int, end: int) -> tuple[int, _Cited | None]:
