@@ -6,7 +6,9 @@
  * Both attributes are optional. The panel mounts in a shadow root, so the page's CSS and
  * the dock's never meet, and talks to the server dock.js came from: with the browser
  * session (cookies) or, when given, the API key. Everything shown from the model or from
- * papers is put in text nodes; nothing is parsed as HTML.
+ * papers is put in text nodes; nothing is parsed as HTML. Citations become chips only in
+ * the form the server's citation guard emits and only for the answer's sources; links in
+ * answers are links only to this server and arXiv (any other shows its domain, as text).
  */
 (() => {
   "use strict";
