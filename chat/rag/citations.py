@@ -25,7 +25,9 @@ chunks, text from a `[` that could still begin one is held back until it
 either closes (within `MAX_CITATION` folded characters, `MAX_HELD` raw ones)
 or cannot be one, and trailing spaces are held until the next visible
 character. A citation-shaped bracket still open at that bound is made up too,
-and what follows it up to its `]` (or the line's end) is removed with it.
+and what follows it up to its `]` (or the line's end) is removed with it; one
+that the line or the stream ends while it still reads as a citation is judged
+as if closed there (`[arXiv:9999.99999` is made up).
 Feeding a text in any pieces gives the same output as feeding it whole.
 """
 
@@ -154,12 +156,16 @@ class CitationGuard:
             piece = _fold_char(text[index])
             if "]" in piece:
                 return index + 1, self._parse(folded + piece[: piece.index("]")])
+            if text[index] in "\r\n" and _is_shaped(folded):
+                return self._unclosed(folded, bracket, index)
             folded = (folded + piece).replace("  ", " ")
             if len(folded) >= MAX_CITATION - 1:
                 return self._cut(folded, bracket, index + 1)
         if limit == bracket + MAX_HELD:
             return self._cut(folded, bracket, limit)
-        if final or not (_is_shaped(folded) or _could_begin(folded)):
+        if final:
+            return self._unclosed(folded, bracket, limit)
+        if not (_is_shaped(folded) or _could_begin(folded)):
             return bracket, None
         self._scanned = (limit - bracket, folded)
         return None
@@ -169,8 +175,15 @@ class CitationGuard:
         if not _is_shaped(folded):
             return bracket, None
         self._skipping = MAX_HELD
-        names = [_name(item) for item in _SEPARATOR.split(folded) if item.strip()]
-        return end, _Cited(missing=names)
+        return end, _Cited(missing=_names(folded))
+
+    def _unclosed(self, folded: str, bracket: int, end: int) -> tuple[int, _Cited | None]:
+        """A bracket the line or the stream ends before its `]`: while it still reads as a
+        citation, judged as if closed there (`[arXiv:9999.99999` is made up), else plain
+        text (`[arXiv: see below`)."""
+        if _is_shaped(folded) and _could_begin(folded):
+            return end, self._parse(folded)
+        return bracket, None
 
     def _skip(self, text: str, start: int) -> int:
         """Past the rest of a citation cut at the bound: through its `]`, or to the line's end."""
@@ -276,6 +289,10 @@ def _fold_char(char: str) -> str:
 def _is_shaped(inner: str) -> bool:
     """Whether `[inner` names a kind of source (`arxiv:`, `doc:`): a citation, real or not."""
     return any(_SHAPED.match(item) for item in _SEPARATOR.split(inner))
+
+
+def _names(inner: str) -> list[str]:
+    return [_name(item) for item in _SEPARATOR.split(inner) if item.strip()]
 
 
 def _name(item: str) -> str:

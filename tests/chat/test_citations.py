@@ -227,10 +227,10 @@ def test_plain_text_is_emitted_at_once_except_trailing_spaces() -> None:
 def test_flush_emits_held_spaces_and_an_unfinished_bracket() -> None:
     guard = CitationGuard(SOURCES)
 
-    out = guard.feed("Ends with [arXiv:2203 ")
+    out = guard.feed("Ends with [2, ")
 
     assert out == "Ends with"
-    assert guard.flush() == " [arXiv:2203 "
+    assert guard.flush() == " [2, "
 
 
 def test_no_sources_drops_every_citation() -> None:
@@ -310,6 +310,40 @@ def test_text_after_a_citation_cut_at_the_bound_resumes_after_its_bracket() -> N
 
     assert out == "Claim goes on.\nNext\nline."
     assert len(guard.dropped) == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("End [arXiv:9999.99999", "End"),
+        ("End [\uff41rXiv:9999.99999v2 ", "End"),
+        ("See [arXiv:9999.99999\nThe method works.", "See\nThe method works."),
+        ("See [arXiv:9999.99999, arXiv:\r\nNext.", "See\r\nNext."),
+    ],
+)
+def test_citation_left_open_at_the_end_of_its_line_or_the_stream_is_made_up(
+    text: str, expected: str
+) -> None:
+    out, guard = _run(text)
+
+    assert out == expected
+    assert guard.dropped[0] == "9999.99999"
+
+
+def test_citation_of_a_source_cut_off_by_the_end_of_the_stream_is_closed() -> None:
+    out, guard = _run("As shown [arXiv:2203.12533v2")
+
+    assert out == "As shown [arXiv:2203.12533]"
+    assert guard.citations == ["2203.12533"]
+
+
+def test_open_bracket_that_reads_as_prose_ends_with_its_line_and_passes() -> None:
+    text = "See [arXiv: the preprint server\nThe method works [1]."
+
+    out, guard = _run(text)
+
+    assert out == "See [arXiv: the preprint server\nThe method works [arXiv:2203.12533]."
+    assert guard.dropped == []
 
 
 def test_every_citation_shaped_bracket_in_the_output_is_a_source_in_the_emitted_form() -> None:
