@@ -34,11 +34,10 @@ Feeding a text in any pieces gives the same output as feeding it whole.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
+from chat.rag.confusables import fold_char
 from chat.rag.sources import Source
 from ingest.index.records import normalise_paper_id
 
@@ -72,19 +71,6 @@ _OPENER = re.compile("[\\[\ufe47\uff3b]")
 _SPACES = " \t"
 # Characters after which no space is wanted where a citation was removed.
 _NO_SPACE_BEFORE = ".,;:!?)\n\r"
-# Letters of other scripts that look like Latin ones (after NFKC), read as those.
-_LOOKALIKES = str.maketrans(
-    # Cyrillic, Greek, then Latin letters (dotless, small capitals) that look like a-z, A-Z.
-    "\u0430\u0441\u0501\u0435\u04bb\u0456\u0458\u04cf\u043e\u0440\u051b\u0455\u051d\u0445"
-    "\u0443\u0433\u0475\u0410\u0412\u0421\u0415\u041d\u0406\u0408\u041a\u041c\u041e\u0420"
-    "\u0405\u0422\u0425"
-    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
-    "\u03b1\u03bf\u03b9\u03bd\u03f2"
-    "\u0251\u0131\u0280\u026a\u1d20\u1d00\u1d05\u1d0f\u1d04",
-    "acdehijlopqswxyrvABCEHIJKMOPSTXABEZHIKMNOPTYXaoivcaiRIVADOC",
-)
-# Format characters (zero-width, bidi), combining marks and controls: nothing to see.
-_INVISIBLE = frozenset({"Cf", "Mn", "Me", "Cc"})
 
 
 @dataclass
@@ -153,7 +139,7 @@ class CitationGuard:
         self._scanned = (1, "")
         limit = min(len(text), bracket + MAX_HELD)
         for index in range(bracket + start, limit):
-            piece = _fold_char(text[index])
+            piece = fold_char(text[index])
             if "]" in piece:
                 return index + 1, self._parse(folded + piece[: piece.index("]")])
             if text[index] in "\r\n" and _is_shaped(folded):
@@ -194,7 +180,7 @@ class CitationGuard:
             if text[index] in "\r\n":
                 self._skipping = 0
                 return index
-            if "]" in _fold_char(text[index]):
+            if "]" in fold_char(text[index]):
                 self._skipping = 0
                 return index + 1
         self._skipping -= stop - start
@@ -272,18 +258,6 @@ class CitationGuard:
         self._held = piece[len(body) :]
         self._emitted = True
         return out
-
-
-@lru_cache(maxsize=4096)
-def _fold_char(char: str) -> str:
-    """`char` as citations are judged (see the module's docstring); spaces become " "."""
-    kept = []
-    for folded in unicodedata.normalize("NFKC", char):
-        if folded.isspace():
-            kept.append(" ")
-        elif unicodedata.category(folded) not in _INVISIBLE:
-            kept.append(folded)
-    return "".join(kept).translate(_LOOKALIKES)
 
 
 def _is_shaped(inner: str) -> bool:
