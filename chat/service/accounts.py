@@ -31,7 +31,12 @@ DEFAULT_KEY_NAME = "default"
 # A key used again within this interval does not rewrite `last_used_at`.
 LAST_USED_RESOLUTION = timedelta(seconds=60)
 
-_hasher = PasswordHasher()
+# argon2-cffi's default cost (64 MiB, 3 passes) in one lane, so one thread: a guess costs
+# as much as before, and each password check takes one core, not all of them. With the
+# cap on checks at once (`PAPERCHAT_MAX_PASSWORD_CHECKS`) a sign-in flood leaves the other
+# cores to the rest of the server. Older four-lane hashes still verify, and are redone in
+# one lane at the next sign-in.
+_hasher = PasswordHasher(parallelism=1)
 
 
 class AccountError(PaperchatError):

@@ -185,3 +185,41 @@ def test_repeated_login_attempts_are_limited(api: Api) -> None:
 
     assert [r.status_code for r in codes] == [401, 401, 401, 429]
     assert int(codes[-1].headers["Retry-After"]) >= 1
+
+
+def test_sign_ins_over_many_emails_from_one_address_are_limited(api: Api) -> None:
+    original = api.services.login_address_limiter
+    api.services.login_address_limiter = build_rate_limiter("5/minute", None)
+    try:
+        with api.client() as client:
+            codes = [
+                client.post(
+                    "/api/auth/login",
+                    json={"email": f"spray-{n}@example.org", "password": "Winter2026!"},
+                ).status_code
+                for n in range(8)
+            ]
+    finally:
+        api.services.login_address_limiter = original
+
+    assert codes == [401] * 5 + [429] * 3
+
+
+def test_a_forged_forwarded_for_does_not_reset_the_sign_in_limit(api: Api) -> None:
+    email = api.new_user()
+    original = api.services.login_limiter
+    api.services.login_limiter = build_rate_limiter("3/minute", None)
+    try:
+        with api.client() as client:
+            codes = [
+                client.post(
+                    "/api/auth/login",
+                    json={"email": email, "password": "guess-0000"},
+                    headers={"X-Forwarded-For": f"203.0.113.{n}"},
+                ).status_code
+                for n in range(5)
+            ]
+    finally:
+        api.services.login_limiter = original
+
+    assert codes == [401, 401, 401, 429, 429]

@@ -20,6 +20,7 @@ from chat.service.auth import (
     bearer_token,
     csrf_matches,
 )
+from chat.service.gate import Gate
 from chat.service.metrics import Metrics
 from chat.service.ratelimit import RateLimiter, StreamSlots
 from chat.service.tables import User
@@ -58,7 +59,9 @@ class Services:
     signer: SessionSigner
     chat_limiter: RateLimiter
     login_limiter: RateLimiter
+    login_address_limiter: RateLimiter
     search_limiter: RateLimiter
+    password_checks: Gate
     slots: StreamSlots
     metrics: Metrics
 
@@ -126,7 +129,7 @@ def cookie_session(
 
 
 def client_address(request: Request) -> str:
-    """The client's address, for limits counted per client."""
+    """The client's address, for limits counted per client (`chat.service.proxies` set it)."""
     return request.client.host if request.client else "unknown"
 
 
