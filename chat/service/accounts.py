@@ -146,6 +146,15 @@ def authenticate(session: Session, email: str, password: str) -> User:
     return user
 
 
+def change_password(session: Session, user: User, current: str, new: str) -> None:
+    """Set a new password once the current one is shown; InvalidCredentials if it is wrong."""
+    if not _verify_password(user.password_hash, current):
+        raise InvalidCredentials("the current password is wrong")
+    _check_password(new)
+    user.password_hash = hash_password(new)
+    session.commit()
+
+
 def _verify_password(password_hash: str, password: str) -> bool:
     try:
         return _hasher.verify(password_hash, password)

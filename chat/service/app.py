@@ -63,7 +63,7 @@ def create_app(settings: Settings) -> FastAPI:
     engine = create_database_engine(settings.resolved_database_url)
     try:
         check_database(engine)
-        signer = SessionSigner(secret_key(settings))
+        signer = SessionSigner(secret_key(settings), settings.session_max_age_s)
     except Exception:
         engine.dispose()
         raise

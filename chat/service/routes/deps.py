@@ -19,6 +19,7 @@ from chat.service.auth import (
     SessionSigner,
     bearer_token,
     csrf_matches,
+    find_session,
 )
 from chat.service.gate import Gate
 from chat.service.metrics import Metrics
@@ -112,17 +113,12 @@ def _user_from_key(session: Session, token: str) -> User:
     return user
 
 
-def session_data(request: Request, services: Services) -> SessionData | None:
-    """The signed data of the request's session cookie, or None without a valid one."""
-    cookie = request.cookies.get(SESSION_COOKIE)
-    return services.signer.read(cookie) if cookie else None
-
-
 def cookie_session(
     request: Request, services: Services, session: Session
 ) -> tuple[SessionData, User] | None:
-    """The browser session's signed data and its user, or None without a live one."""
-    data = session_data(request, services)
+    """The browser session's data and its user, or None without a live one."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    data = find_session(session, services.signer, cookie) if cookie else None
     user = session.get(User, data.user_id) if data is not None else None
     release_connection(session)
     return (data, user) if data is not None and user is not None else None
