@@ -150,8 +150,13 @@ def change_password(session: Session, user: User, current: str, new: str) -> Non
     """Set a new password once the current one is shown; InvalidCredentials if it is wrong."""
     if not _verify_password(user.password_hash, current):
         raise InvalidCredentials("the current password is wrong")
-    _check_password(new)
-    user.password_hash = hash_password(new)
+    set_password(session, user, new)
+
+
+def set_password(session: Session, user: User, password: str) -> None:
+    """Give the user a new password (an operator's reset: no current one asked)."""
+    _check_password(password)
+    user.password_hash = hash_password(password)
     session.commit()
 
 
