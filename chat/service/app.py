@@ -131,6 +131,7 @@ def _lifespan(services: Services) -> Any:
         finally:
             await services.index.answerer.aclose()
             services.index.close()
+            services.password_checks.close()
             services.engine.dispose()
 
     return lifespan

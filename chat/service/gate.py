@@ -7,9 +7,12 @@ waits in line (first come, first served) without holding a thread, and is
 turned away with `Busy` after `wait_s` seconds.
 
 ```
-async with gate.turn():      # raises Busy when the line did not move in time
-    await anyio.to_thread.run_sync(check_password)
+result = await gate.run(check_password)   # raises Busy when the line did not move in time
 ```
+
+`run` calls the function on the gate's own `capacity` threads, at a lower
+CPU priority (`nice`, on Linux): under load the rest of the server comes
+first, and the shared worker threads are never taken by password checks.
 
 The count is kept under a thread lock and each waiter is woken on its own
 event loop, so one gate serves any number of loops and threads.
@@ -18,10 +21,13 @@ event loop, so one gate serves any number of loops and threads.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager, suppress
+from typing import TypeVar
 
 from ingest.errors import PaperchatError
 
@@ -31,6 +37,15 @@ class Busy(PaperchatError):
 
 
 _Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
+T = TypeVar("T")
+# How much lower than the server's the gate's threads run (os.setpriority's "nice").
+NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """Run this thread at a lower priority; a no-op where threads cannot have their own."""
+    with suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
 
 
 def _wake(future: asyncio.Future[None]) -> None:
@@ -47,6 +62,17 @@ class Gate:
         self._free = capacity
         self._waiters: deque[_Waiter] = deque()
         self._lock = threading.Lock()
+        self._threads = ThreadPoolExecutor(
+            capacity, thread_name_prefix="gate", initializer=_lower_priority
+        )
+
+    async def run(self, function: Callable[[], T]) -> T:
+        """`function()` on one of the gate's threads, once a turn is free."""
+        async with self.turn():
+            return await asyncio.get_running_loop().run_in_executor(self._threads, function)
+
+    def close(self) -> None:
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
     @asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:

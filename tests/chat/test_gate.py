@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 
 import pytest
@@ -102,3 +103,20 @@ def test_one_gate_serves_several_event_loops() -> None:
 
     assert most == 1
     assert gate._free == 1
+
+
+async def test_run_calls_on_the_gates_own_lower_priority_threads() -> None:
+    gate = Gate(1, wait_s=10)
+
+    def where() -> tuple[str, int]:
+        return threading.current_thread().name, os.getpriority(
+            os.PRIO_PROCESS, threading.get_native_id()
+        )
+
+    try:
+        name, niceness = await gate.run(where)
+    finally:
+        gate.close()
+
+    assert name.startswith("gate")
+    assert niceness >= os.getpriority(os.PRIO_PROCESS, 0) + 1

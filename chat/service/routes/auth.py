@@ -140,10 +140,9 @@ def enforce_login_limits(services: Services, client: str, email: str) -> None:
 
 
 async def check_password_in_turn(services: Services, check: Callable[[], T]) -> T:
-    """Run `check` (argon2) on a worker thread once the password-check gate lets it in."""
+    """Run `check` (argon2) on the password-check gate's threads, once it lets it in."""
     try:
-        async with services.password_checks.turn():
-            return await anyio.to_thread.run_sync(check)
+        return await services.password_checks.run(check)
     except Busy as e:
         raise HTTPException(
             status.HTTP_503_SERVICE_UNAVAILABLE,
