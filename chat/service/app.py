@@ -34,7 +34,13 @@ from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
 from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
-from chat.service.ratelimit import RateLimiter, StreamSlots, TooManyStreams, build_rate_limiter
+from chat.service.ratelimit import (
+    RateLimiter,
+    RateLimitUnavailable,
+    StreamSlots,
+    TooManyStreams,
+    build_rate_limiter,
+)
 from chat.service.routes import (
     auth,
     chat,
@@ -174,6 +180,11 @@ def _add_error_handlers(app: FastAPI) -> None:
         detail = f"too many open chat streams: at most {error.max_per_user} at a time"
         return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": "1"})
 
+    async def limits_unavailable(_request: Request, error: Exception) -> JSONResponse:
+        logger.warning("%s", error)
+        detail = "the rate limit store is unavailable; retry in a moment"
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "5"})
+
     async def method_not_allowed(request: Request, _error: Exception) -> JSONResponse:
         allowed = _allowed_methods(request)
         headers = {"Allow": ", ".join(allowed)}
@@ -187,6 +198,7 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
+    app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)
     app.add_exception_handler(Exception, unexpected)
 

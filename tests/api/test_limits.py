@@ -237,3 +237,15 @@ def test_trusted_proxies_that_are_not_addresses_are_a_settings_error(tmp_path: P
     assert str(caught.value) == (
         "invalid settings: PAPERCHAT_TRUSTED_PROXIES: not an address or network: 'gateway'"
     )
+
+
+def test_an_unreachable_redis_is_a_503_not_a_crash(api_settings: Settings) -> None:
+    settings = api_settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{unused_port()}/0"})
+    prepare_service(settings)
+    client = TestClient(create_app(settings), client=(_random_address(), 50000))
+
+    response = client.post("/api/auth/login", json={"email": "ada@example.org", "password": "x"})
+
+    assert response.status_code == 503
+    assert response.json()["detail"] == "the rate limit store is unavailable; retry in a moment"
+    assert response.headers["Retry-After"] == "5"
