@@ -66,10 +66,20 @@ class Settings(BaseSettings):
     allow_signup: bool = False
     cors_origins: str = ""
     rate_limit: str = "30/minute"
-    # Against password guessing: sign-in attempts per client address and email.
+    # Against password guessing: sign-in attempts per client address and email...
     login_rate_limit: str = "10/minute"
-    # The public search page, per client address.
+    # ...and per client address, whatever the email (against spraying one password over many).
+    login_address_rate_limit: str = "30/minute"
+    # Password checks (argon2) running at once; more wait up to `password_check_wait_s`, then 503.
+    max_password_checks: int = Field(default=1, ge=1)
+    password_check_wait_s: float = Field(default=2.0, gt=0)
+    # Searches (the public page and /api/search) per client address, and per user of /api/search.
     search_rate_limit: str = "60/minute"
+    # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed: addresses or networks,
+    # comma-separated (`127.0.0.1,10.0.0.0/8`); empty: the headers are ignored.
+    trusted_proxies: str = ""
+    # How long a browser session lasts after sign-in, in seconds.
+    session_max_age_s: int = Field(default=14 * 24 * 3600, ge=60)
     max_question_chars: int = Field(default=4000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     max_streams_per_user: int = Field(default=3, ge=1)

@@ -27,7 +27,12 @@ def serving(
 ) -> Iterator[str]:
     """`app` served at the yielded base URL until the block ends."""
     config = uvicorn.Config(
-        app, host="127.0.0.1", port=port, log_level="warning", lifespan=lifespan
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        lifespan=lifespan,
+        proxy_headers=False,  # as `paperchat serve` runs it: the app judges X-Forwarded-For
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -1,4 +1,4 @@
-"""Operator commands: `users create` and `keys create`.
+"""Operator commands: `users create`, `users password`, `users sign-out` and `keys create`.
 
 Each command first brings the database schema up to date, so they work on a
 fresh data dir.
@@ -75,6 +75,37 @@ def create_user_command(
         user = create_user(session, email, password, is_admin=is_admin)
         role = "admin" if user.is_admin else "user"
         click.echo(f"created {role} {user.email} ({user.id})")
+
+
+@users.command("password")
+@click.argument("email")
+@click.option("--password-stdin", is_flag=True, help="Read the password from stdin.")
+@data_dir_option
+def password_command(email: str, password_stdin: bool, data_dir: Path | None) -> None:
+    """Set a user's password; every browser session of theirs ends (API keys stay)."""
+    from chat.service.accounts import get_user, set_password
+    from chat.service.auth import end_all_sessions
+
+    password = read_password(password_stdin)
+    with open_session(settings_for(data_dir)) as session:
+        user = get_user(session, email)
+        set_password(session, user, password)
+        end_all_sessions(session, user.id)
+        click.echo(f"new password for {user.email}; signed out everywhere")
+
+
+@users.command("sign-out")
+@click.argument("email")
+@data_dir_option
+def sign_out_command(email: str, data_dir: Path | None) -> None:
+    """End every browser session of a user at once (a stolen cookie stops working)."""
+    from chat.service.accounts import get_user
+    from chat.service.auth import end_all_sessions
+
+    with open_session(settings_for(data_dir)) as session:
+        user = get_user(session, email)
+        end_all_sessions(session, user.id)
+        click.echo(f"signed {user.email} out everywhere")
 
 
 @click.group("keys")

@@ -36,6 +36,9 @@ def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
         "port": port,
         "log_config": None,
         "timeout_graceful_shutdown": 10,
+        # The app reads X-Forwarded-* itself, from PAPERCHAT_TRUSTED_PROXIES only
+        # (chat/service/proxies.py); uvicorn's default believes any client on 127.0.0.1.
+        "proxy_headers": False,
     }
     if workers == 1:
         from chat.service.app import create_app

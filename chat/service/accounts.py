@@ -31,7 +31,12 @@ DEFAULT_KEY_NAME = "default"
 # A key used again within this interval does not rewrite `last_used_at`.
 LAST_USED_RESOLUTION = timedelta(seconds=60)
 
-_hasher = PasswordHasher()
+# argon2-cffi's default cost (64 MiB, 3 passes) in one lane, so one thread: a guess costs
+# as much as before, and each password check takes one core, not all of them. With the
+# cap on checks at once (`PAPERCHAT_MAX_PASSWORD_CHECKS`) a sign-in flood leaves the other
+# cores to the rest of the server. Older four-lane hashes still verify, and are redone in
+# one lane at the next sign-in.
+_hasher = PasswordHasher(parallelism=1)
 
 
 class AccountError(PaperchatError):
@@ -139,6 +144,20 @@ def authenticate(session: Session, email: str, password: str) -> User:
         user.password_hash = hash_password(password)
         session.commit()
     return user
+
+
+def change_password(session: Session, user: User, current: str, new: str) -> None:
+    """Set a new password once the current one is shown; InvalidCredentials if it is wrong."""
+    if not _verify_password(user.password_hash, current):
+        raise InvalidCredentials("the current password is wrong")
+    set_password(session, user, new)
+
+
+def set_password(session: Session, user: User, password: str) -> None:
+    """Give the user a new password (an operator's reset: no current one asked)."""
+    _check_password(password)
+    user.password_hash = hash_password(password)
+    session.commit()
 
 
 def _verify_password(password_hash: str, password: str) -> bool:

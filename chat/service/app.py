@@ -30,9 +30,17 @@ from chat.service.auth import CSRF_HEADER, SessionSigner
 from chat.service.bootstrap import check_database, secret_key
 from chat.service.conversations import NotFound
 from chat.service.db import create_database_engine, session_factory
+from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
-from chat.service.ratelimit import RateLimiter, StreamSlots, TooManyStreams, build_rate_limiter
+from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
+from chat.service.ratelimit import (
+    RateLimiter,
+    RateLimitUnavailable,
+    StreamSlots,
+    TooManyStreams,
+    build_rate_limiter,
+)
 from chat.service.routes import (
     auth,
     chat,
@@ -53,13 +61,15 @@ logger = logging.getLogger("paperchat.app")
 def create_app(settings: Settings) -> FastAPI:
     """The service for `settings`, on a data dir `prepare_service` prepared (else NotPrepared)."""
     limits = Limits.from_settings(settings)
+    proxies = _trusted_proxies(settings)
     chat_limiter = _rate_limiter(settings, "rate_limit")
     login_limiter = _rate_limiter(settings, "login_rate_limit")
+    login_address_limiter = _rate_limiter(settings, "login_address_rate_limit")
     search_limiter = _rate_limiter(settings, "search_rate_limit")
     engine = create_database_engine(settings.resolved_database_url)
     try:
         check_database(engine)
-        signer = SessionSigner(secret_key(settings))
+        signer = SessionSigner(secret_key(settings), settings.session_max_age_s)
     except Exception:
         engine.dispose()
         raise
@@ -72,7 +82,9 @@ def create_app(settings: Settings) -> FastAPI:
         signer=signer,
         chat_limiter=chat_limiter,
         login_limiter=login_limiter,
+        login_address_limiter=login_address_limiter,
         search_limiter=search_limiter,
+        password_checks=Gate(settings.max_password_checks, settings.password_check_wait_s),
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )
@@ -83,7 +95,7 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=_lifespan(services),
     )
     app.state.services = services
-    _add_middleware(app, services)
+    _add_middleware(app, services, proxies)
     _add_error_handlers(app)
     _document_limits(app, limits)
     for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
@@ -98,6 +110,13 @@ def _rate_limiter(settings: Settings, name: str) -> RateLimiter:
         return build_rate_limiter(limit, settings.redis_url or None)
     except ValueError as e:
         raise SettingsError(f"invalid settings: {env_name(name)}: {e}") from e
+
+
+def _trusted_proxies(settings: Settings) -> TrustedProxies:
+    try:
+        return TrustedProxies(parse_trusted_proxies(settings.trusted_proxies))
+    except ValueError as e:
+        raise SettingsError(f"invalid settings: {env_name('trusted_proxies')}: {e}") from e
 
 
 def create_app_from_env() -> FastAPI:
@@ -118,12 +137,13 @@ def _lifespan(services: Services) -> Any:
         finally:
             await services.index.answerer.aclose()
             services.index.close()
+            services.password_checks.close()
             services.engine.dispose()
 
     return lifespan
 
 
-def _add_middleware(app: FastAPI, services: Services) -> None:
+def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -> None:
     origins = [o.strip() for o in services.settings.cors_origins.split(",") if o.strip()]
     if origins:
         app.add_middleware(
@@ -135,6 +155,8 @@ def _add_middleware(app: FastAPI, services: Services) -> None:
         )
     app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
+    # Outermost: everything inside, the access log too, sees the client it decides.
+    app.add_middleware(ClientAddress, proxies=proxies)
 
 
 def _validation_message(error: RequestValidationError) -> str:
@@ -158,6 +180,11 @@ def _add_error_handlers(app: FastAPI) -> None:
         detail = f"too many open chat streams: at most {error.max_per_user} at a time"
         return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": "1"})
 
+    async def limits_unavailable(_request: Request, error: Exception) -> JSONResponse:
+        logger.warning("%s", error)
+        detail = "the rate limit store is unavailable; retry in a moment"
+        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "5"})
+
     async def method_not_allowed(request: Request, _error: Exception) -> JSONResponse:
         allowed = _allowed_methods(request)
         headers = {"Allow": ", ".join(allowed)}
@@ -171,6 +198,7 @@ def _add_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
+    app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)
     app.add_exception_handler(Exception, unexpected)
 

@@ -1,11 +1,15 @@
 """Browser sessions and the bearer API key: who is asking, and is the request their own.
 
-A session is a signed cookie (itsdangerous) holding the user's id and a CSRF
-token; the cookie is HttpOnly and SameSite=Lax, and Secure when the request
-came over HTTPS. Login returns the same CSRF token in its body: a cookie
-session must send it back in `X-CSRF-Token` on every unsafe method. An API
-key (`Authorization: Bearer pc_...`) needs no CSRF token, since a browser
-never sends it on its own.
+A browser session is a row of the `sessions` table. Its cookie holds a random
+token, signed (itsdangerous) so that a garbled or forged cookie costs no
+database lookup; the table keeps only the token's SHA-256, the user, the
+session's CSRF token and when it expires. Signing out deletes the row, so
+the cookie stops working at once, on every copy of it; "sign out everywhere"
+and a password change delete all of a user's rows. The cookie is HttpOnly
+and SameSite=Lax, and Secure when the request came over HTTPS. Login returns
+the session's CSRF token in its body: a cookie session must send it back in
+`X-CSRF-Token` on every unsafe method. An API key (`Authorization: Bearer
+pc_...`) needs no CSRF token, since a browser never sends it on its own.
 
 The signing key is `PAPERCHAT_SECRET_KEY`, or one generated once and kept in
 the data dir (`secret_key`, readable by its owner only).
@@ -13,27 +17,32 @@ the data dir (`secret_key`, readable by its owner only).
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Final
 
 from itsdangerous import BadSignature, URLSafeTimedSerializer
+from sqlalchemy import delete, select
+from sqlalchemy.orm import Session
 
+from chat.service.tables import BrowserSession, User, utcnow
 from chat.settings import Settings
 
 SESSION_COOKIE: Final = "paperchat_session"
 CSRF_HEADER: Final = "X-CSRF-Token"
-SESSION_MAX_AGE_S: Final = 14 * 24 * 3600
 UNSAFE_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 SECRET_KEY_FILE: Final = "secret_key"
-_SALT: Final = "paperchat.session"
+_SALT: Final = "paperchat.session.v2"
 
 
 @dataclass(frozen=True)
 class SessionData:
+    id: str
     user_id: str
     csrf_token: str
 
@@ -45,29 +54,70 @@ class IssuedSession:
 
 
 class SessionSigner:
-    """Makes and reads the signed session cookie."""
+    """Signs the session token into the cookie, and reads it back."""
 
-    def __init__(self, secret_key: str, max_age_s: int = SESSION_MAX_AGE_S) -> None:
+    def __init__(self, secret_key: str, max_age_s: int) -> None:
         self._serializer = URLSafeTimedSerializer(secret_key, salt=_SALT)
         self.max_age_s = max_age_s
 
-    def issue(self, user_id: str) -> IssuedSession:
-        csrf_token = secrets.token_urlsafe(32)
-        cookie = self._serializer.dumps({"uid": user_id, "csrf": csrf_token})
-        return IssuedSession(cookie=cookie, csrf_token=csrf_token)
+    def sign(self, token: str) -> str:
+        return self._serializer.dumps(token)
 
-    def read(self, cookie: str) -> SessionData | None:
-        """The session in a cookie, or None when it is forged, garbled or too old."""
+    def token(self, cookie: str) -> str | None:
+        """The token in a cookie, or None when it is forged, garbled or too old."""
         try:
-            payload = self._serializer.loads(cookie, max_age=self.max_age_s)
+            token = self._serializer.loads(cookie, max_age=self.max_age_s)
         except BadSignature:
             return None
-        if not isinstance(payload, dict):
-            return None
-        user_id, csrf_token = payload.get("uid"), payload.get("csrf")
-        if not isinstance(user_id, str) or not isinstance(csrf_token, str):
-            return None
-        return SessionData(user_id=user_id, csrf_token=csrf_token)
+        return token if isinstance(token, str) else None
+
+
+def _session_id(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def start_session(session: Session, signer: SessionSigner, user: User) -> IssuedSession:
+    """A new browser session for `user` (their expired ones are cleared on the way)."""
+    token, csrf_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    now = utcnow()
+    session.execute(
+        delete(BrowserSession).where(
+            BrowserSession.user_id == user.id, BrowserSession.expires_at <= now
+        )
+    )
+    session.add(
+        BrowserSession(
+            id=_session_id(token),
+            user_id=user.id,
+            csrf_token=csrf_token,
+            created_at=now,
+            expires_at=now + timedelta(seconds=signer.max_age_s),
+        )
+    )
+    session.commit()
+    return IssuedSession(cookie=signer.sign(token), csrf_token=csrf_token)
+
+
+def find_session(session: Session, signer: SessionSigner, cookie: str) -> SessionData | None:
+    """The live session a cookie names, or None: forged, signed out, or expired."""
+    token = signer.token(cookie)
+    if token is None:
+        return None
+    row = session.scalar(select(BrowserSession).where(BrowserSession.id == _session_id(token)))
+    if row is None or row.expires_at <= utcnow():
+        return None
+    return SessionData(id=row.id, user_id=row.user_id, csrf_token=row.csrf_token)
+
+
+def end_session(session: Session, data: SessionData) -> None:
+    session.execute(delete(BrowserSession).where(BrowserSession.id == data.id))
+    session.commit()
+
+
+def end_all_sessions(session: Session, user_id: str) -> None:
+    """Sign the user out everywhere: every browser session ends at once (keys stay)."""
+    session.execute(delete(BrowserSession).where(BrowserSession.user_id == user_id))
+    session.commit()
 
 
 def csrf_matches(session: SessionData, header_value: str | None) -> bool:

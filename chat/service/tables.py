@@ -1,4 +1,5 @@
-"""The tables: users, their API keys, their conversations and the messages in them.
+"""The tables: users, their API keys and browser sessions, their conversations and the
+messages in them.
 
 The schema itself is created and changed only by the migrations in
 `chat/migrations`; these classes must match them.
@@ -91,6 +92,19 @@ class ApiKey(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class BrowserSession(Base):
+    """A signed-in browser. Its cookie holds a random token; only the token's SHA-256 is kept
+    here, so the table cannot sign anyone in. Deleting the row ends the session at once."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class Conversation(Base):

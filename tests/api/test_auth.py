@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from chat.service.ratelimit import build_rate_limiter
@@ -185,3 +186,114 @@ def test_repeated_login_attempts_are_limited(api: Api) -> None:
 
     assert [r.status_code for r in codes] == [401, 401, 401, 429]
     assert int(codes[-1].headers["Retry-After"]) >= 1
+
+
+def test_sign_ins_over_many_emails_from_one_address_are_limited(api: Api) -> None:
+    original = api.services.login_address_limiter
+    api.services.login_address_limiter = build_rate_limiter("5/minute", None)
+    try:
+        with api.client() as client:
+            codes = [
+                client.post(
+                    "/api/auth/login",
+                    json={"email": f"spray-{n}@example.org", "password": "Winter2026!"},
+                ).status_code
+                for n in range(8)
+            ]
+    finally:
+        api.services.login_address_limiter = original
+
+    assert codes == [401] * 5 + [429] * 3
+
+
+def test_a_forged_forwarded_for_does_not_reset_the_sign_in_limit(api: Api) -> None:
+    email = api.new_user()
+    original = api.services.login_limiter
+    api.services.login_limiter = build_rate_limiter("3/minute", None)
+    try:
+        with api.client() as client:
+            codes = [
+                client.post(
+                    "/api/auth/login",
+                    json={"email": email, "password": "guess-0000"},
+                    headers={"X-Forwarded-For": f"203.0.113.{n}"},
+                ).status_code
+                for n in range(5)
+            ]
+    finally:
+        api.services.login_limiter = original
+
+    assert codes == [401, 401, 401, 429, 429]
+
+
+def _stolen_copy(api: Api, client: httpx.Client) -> httpx.Client:
+    """Another client with the same cookie and CSRF token: a stolen session."""
+    thief = api.client(**{"X-CSRF-Token": client.headers["X-CSRF-Token"]})
+    thief.cookies.update(client.cookies)
+    return thief
+
+
+def test_after_logout_the_old_cookie_no_longer_signs_in(api: Api) -> None:
+    with api.signed_in() as client, _stolen_copy(api, client) as thief:
+        before = thief.get("/api/me").status_code
+        client.post("/api/auth/logout").raise_for_status()
+        after = thief.get("/api/me")
+        dock = thief.get("/dock/session").json()
+
+    assert before == 200
+    assert after.status_code == 401
+    assert dock["user"] is None
+
+
+def test_sign_out_everywhere_ends_every_session_of_the_user(api: Api) -> None:
+    email = api.new_user()
+    with api.signed_in(email) as laptop, api.signed_in(email) as phone:
+        other = api.signed_in()
+        response = laptop.post("/api/auth/logout-all")
+        codes = [c.get("/api/me").status_code for c in (laptop, phone, other)]
+        other.close()
+
+    assert response.status_code == 204
+    assert codes == [401, 401, 200], "another user's session is left alone"
+
+
+def test_a_password_change_ends_the_other_sessions_and_keeps_this_one(api: Api) -> None:
+    email = api.new_user()
+    with api.signed_in(email) as laptop, api.signed_in(email) as phone:
+        changed = laptop.post(
+            "/api/auth/password",
+            json={"current_password": PASSWORD, "new_password": "a brand new passphrase"},
+        )
+        laptop.headers["X-CSRF-Token"] = changed.json()["csrf_token"]
+        codes = [c.get("/api/me").status_code for c in (laptop, phone)]
+    with api.client() as client:
+        old = client.post("/api/auth/login", json={"email": email, "password": PASSWORD})
+        new = client.post(
+            "/api/auth/login", json={"email": email, "password": "a brand new passphrase"}
+        )
+
+    assert changed.status_code == 200
+    assert changed.json()["user"]["email"] == email
+    assert codes == [200, 401]
+    assert (old.status_code, new.status_code) == (401, 200)
+
+
+def test_a_wrong_current_password_changes_nothing(api: Api) -> None:
+    email = api.new_user()
+    with api.signed_in(email) as client:
+        refused = client.post(
+            "/api/auth/password",
+            json={"current_password": "not it at all", "new_password": "a brand new passphrase"},
+        )
+        short = client.post(
+            "/api/auth/password", json={"current_password": PASSWORD, "new_password": "short"}
+        )
+        still = client.get("/api/me").status_code
+    with api.client() as client:
+        login = client.post("/api/auth/login", json={"email": email, "password": PASSWORD})
+
+    assert refused.status_code == 403
+    assert refused.json()["detail"] == "the current password is wrong"
+    assert short.status_code == 422
+    assert still == 200
+    assert login.status_code == 200

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import secrets
+import statistics
+import subprocess
+import sys
+import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
@@ -12,12 +19,19 @@ from chat.service.accounts import create_api_key, create_user
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings, SettingsError
+from chat.wiring import Wiring
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
+    Api,
     api_settings_fixture,
     fake_llm_fixture,
+    served_settings,
 )
+from tests.fake_openai import FakeOpenAI
+from tests.net import serving, unused_port
 
-pytestmark = pytest.mark.timeout(60)
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.timeout(180)
 
 
 def test_an_unreadable_rate_limit_is_a_settings_error_naming_it(tmp_path: Path) -> None:
@@ -105,3 +119,133 @@ def test_without_redis_each_worker_counts_alone(api_settings: Settings) -> None:
     ]
 
     assert [d.allowed for d in decisions] == [True, True]
+
+
+def _health_p95(client: httpx.Client, count: int = 20) -> float:
+    seconds = []
+    for _ in range(count):
+        started = time.perf_counter()
+        client.get("/api/health").raise_for_status()
+        seconds.append(time.perf_counter() - started)
+    return statistics.quantiles(seconds, n=20)[-1]
+
+
+def _first_token_s(client: httpx.Client) -> float:
+    started = time.perf_counter()
+    with client.stream("POST", "/api/chat", json={"message": "What is attention?"}) as response:
+        for line in response.iter_lines():
+            if line.startswith("event: delta"):
+                return time.perf_counter() - started
+    raise AssertionError("the answer had no delta")
+
+
+def _quiet_and_flooded(api: Api, measure: Callable[[], float]) -> tuple[float, float, str]:
+    """`measure()` on a quiet server, then during a sign-in flood (the median of 3 each),
+    and the flood's status codes. The flood: 100 connections, at most 400 attempts or 8 s."""
+    quiet = statistics.median(measure() for _ in range(3))
+    command = [sys.executable, "-m", "tests.api.flood", api.base_url, "100", "400", "8"]
+    with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True) as flood:
+        time.sleep(1.0)  # the flood under way
+        flooded = statistics.median(measure() for _ in range(3))
+        output, _ = flood.communicate(timeout=60)
+    return quiet, flooded, output
+
+
+def test_a_sign_in_flood_leaves_health_and_chat_responsive(
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    # Per-address limits out of the way: the cap on password checks is under test.
+    settings = served_settings(
+        small_index, fake_llm, tmp_path / "db.sqlite", login_address_rate_limit="100000/minute"
+    )
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        api = Api(base_url, app, fake_llm)
+        with api.key_client() as client:
+            health = _quiet_and_flooded(api, lambda: _health_p95(client))
+            chat = _quiet_and_flooded(api, lambda: _first_token_s(client))
+
+    assert health[1] < 10 * health[0], f"health p95 (quiet, flooded, codes): {health}"
+    assert chat[1] < 5 * chat[0], f"first token (quiet, flooded, codes): {chat}"
+    assert "503" in health[2], "sign-ins beyond the cap are turned away, not queued for ever"
+
+
+def _random_address() -> str:
+    return f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"
+
+
+@pytest.mark.parametrize("redis_url", ["", "redis://127.0.0.1:6379/0"], ids=["process", "redis"])
+def test_sign_ins_over_many_emails_are_limited_per_address(
+    api_settings: Settings, redis_url: str
+) -> None:
+    settings = api_settings.model_copy(
+        update={"redis_url": redis_url, "login_address_rate_limit": "4/minute"}
+    )
+    prepare_service(settings)
+    # With Redis two workers share the count; without, one worker counts alone.
+    apps = [create_app(settings), create_app(settings)] if redis_url else [create_app(settings)]
+    address = _random_address()
+    clients = [TestClient(app, client=(address, 50000)) for app in apps]
+
+    codes = [
+        clients[n % len(clients)]
+        .post("/api/auth/login", json={"email": f"spray-{n}@example.org", "password": "x"})
+        .status_code
+        for n in range(6)
+    ]
+    other = TestClient(apps[0], client=(_random_address(), 50000)).post(
+        "/api/auth/login", json={"email": "spray-0@example.org", "password": "x"}
+    )
+
+    assert codes == [401] * 4 + [429] * 2
+    assert other.status_code == 401, "another address has its own count"
+
+
+def test_behind_a_trusted_proxy_each_forwarded_client_counts_alone(
+    api_settings: Settings,
+) -> None:
+    proxy = _random_address()
+    settings = api_settings.model_copy(
+        update={"trusted_proxies": f"{proxy}, 192.0.2.0/24", "login_address_rate_limit": "1/minute"}
+    )
+    prepare_service(settings)
+    client = TestClient(create_app(settings), client=(proxy, 50000))
+
+    def attempt(forwarded_for: str) -> int:
+        body = {"email": "nobody@example.org", "password": "x"}
+        headers = {"X-Forwarded-For": forwarded_for}
+        return client.post("/api/auth/login", json=body, headers=headers).status_code
+
+    codes = [
+        attempt("203.0.113.1"),
+        attempt("203.0.113.2"),
+        attempt("203.0.113.1"),
+        # Forged first entry; the trusted 192.0.2.9 added the real client, 203.0.113.2.
+        attempt("203.0.113.77, 203.0.113.2, 192.0.2.9"),
+    ]
+
+    assert codes == [401, 401, 429, 429]
+
+
+def test_trusted_proxies_that_are_not_addresses_are_a_settings_error(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, trusted_proxies="10.0.0.1, gateway")
+
+    with pytest.raises(SettingsError) as caught:
+        create_app(settings)
+
+    assert str(caught.value) == (
+        "invalid settings: PAPERCHAT_TRUSTED_PROXIES: not an address or network: 'gateway'"
+    )
+
+
+def test_an_unreachable_redis_is_a_503_not_a_crash(api_settings: Settings) -> None:
+    settings = api_settings.model_copy(update={"redis_url": f"redis://127.0.0.1:{unused_port()}/0"})
+    prepare_service(settings)
+    client = TestClient(create_app(settings), client=(_random_address(), 50000))
+
+    response = client.post("/api/auth/login", json={"email": "ada@example.org", "password": "x"})
+
+    assert response.status_code == 503
+    assert response.json()["detail"] == "the rate limit store is unavailable; retry in a moment"
+    assert response.headers["Retry-After"] == "5"

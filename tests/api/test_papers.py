@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from chat.service.ratelimit import build_rate_limiter
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
@@ -81,3 +82,34 @@ def test_every_response_carries_a_request_id(api: Api) -> None:
 
     assert given.headers["x-request-id"] == "abc-123"
     assert len(fresh.headers["x-request-id"]) >= 8
+
+
+def test_search_is_limited_per_user(api: Api) -> None:
+    original = api.services.search_limiter
+    api.services.search_limiter = build_rate_limiter("2/minute", None)
+    try:
+        with api.key_client() as client:
+            codes = [
+                client.get("/api/search", params={"q": "attention"}).status_code for _ in range(3)
+            ]
+            limited = client.get("/api/search", params={"q": "attention"})
+    finally:
+        api.services.search_limiter = original
+
+    assert codes == [200, 200, 429]
+    assert limited.json()["detail"].startswith("too many searches")
+    assert int(limited.headers["Retry-After"]) >= 1
+
+
+def test_search_is_limited_per_address_across_users(api: Api) -> None:
+    original = api.services.search_limiter
+    api.services.search_limiter = build_rate_limiter("2/minute", None)
+    try:
+        codes = []
+        for _ in range(3):
+            with api.key_client() as client:
+                codes.append(client.get("/api/search", params={"q": "attention"}).status_code)
+    finally:
+        api.services.search_limiter = original
+
+    assert codes == [200, 200, 429]

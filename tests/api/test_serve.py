@@ -175,3 +175,40 @@ def test_shutdown_ends_an_open_stream_with_an_error_event(
     saved = conversation.messages[-1]
     assert saved.status == "error"
     assert saved.content.startswith("word")
+
+
+def _sign_in_attempts(url: str, forwarded_for: list[str]) -> list[int]:
+    with httpx.Client(base_url=url, timeout=20) as client:
+        return [
+            client.post(
+                "/api/auth/login",
+                json={"email": "nobody@example.org", "password": "guess-0000"},
+                headers={"X-Forwarded-For": address},
+            ).status_code
+            for address in forwarded_for
+        ]
+
+
+@pytest.mark.parametrize(
+    ("trusted", "expected"), [("", [401, 401, 429]), ("127.0.0.1", [401, 401, 401])]
+)
+def test_serve_believes_forwarded_for_only_from_trusted_proxies(
+    small_index: Wiring, tmp_path: Path, trusted: str, expected: list[int]
+) -> None:
+    env = {
+        "PAPERCHAT_DATABASE_URL": f"sqlite:///{tmp_path / 'serve.sqlite'}",
+        "PAPERCHAT_LOGIN_RATE_LIMIT": "2/minute",
+        "PAPERCHAT_TRUSTED_PROXIES": trusted,
+    }
+    forged = ["203.0.113.7", "203.0.113.8", "203.0.113.9"]
+
+    with serving(small_index, tmp_path, env) as (process, url):
+        health = wait_until_healthy(url, process)
+        codes = _sign_in_attempts(url, forged)
+        process.terminate()
+        process.wait(timeout=60)
+
+    log = (tmp_path / "serve.log").read_text()
+    assert health is not None, log
+    assert codes == expected
+    assert ("203.0.113.7" in log) == bool(trusted), "the access log names the client it limits"

@@ -24,10 +24,12 @@ from chat.service.accounts import (
     authenticate,
     create_api_key,
     create_user,
+    get_user,
     list_api_keys,
     revoke_api_key,
     verify_api_key,
 )
+from chat.service.auth import SessionSigner, find_session, start_session
 from chat.service.db import create_database_engine, session_factory
 from chat.service.migrations import upgrade_database
 from chat.service.tables import User
@@ -35,6 +37,7 @@ from chat.settings import Settings
 from tests.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 PASSWORD = "correct horse battery staple"
+SIGNER = SessionSigner("a test secret key", max_age_s=3600)
 
 
 @pytest.fixture
@@ -271,3 +274,69 @@ def test_keys_create_for_an_unknown_user_fails_in_one_line(
     assert result.exit_code == 2
     assert result.stderr == "paperchat: error: no user with email 'nobody@example.org'\n"
     assert result.stdout == ""
+
+
+def _signed_in_on(data: Path, email: str) -> str:
+    """A browser session for `email` on the data dir's database: its cookie."""
+    with _session_on(data) as session:
+        return start_session(session, SIGNER, get_user(session, email)).cookie
+
+
+def _live(data: Path, cookie: str) -> bool:
+    with _session_on(data) as session:
+        return find_session(session, SIGNER, cookie) is not None
+
+
+def test_users_password_sets_it_and_signs_the_user_out_everywhere(
+    cli: click.Group, tmp_path: Path
+) -> None:
+    args = ["--data-dir", str(tmp_path)]
+    CliRunner().invoke(
+        cli, ["users", "create", "ada@example.org", "--password-stdin", *args], input=PASSWORD
+    )
+    cookie = _signed_in_on(tmp_path, "ada@example.org")
+
+    result = CliRunner().invoke(
+        cli,
+        ["users", "password", "ADA@example.org", "--password-stdin", *args],
+        input="a brand new passphrase\n",
+    )
+
+    assert result.exit_code == 0, result.output
+    assert "signed out everywhere" in result.output
+    assert not _live(tmp_path, cookie)
+    with _session_on(tmp_path) as session:
+        assert authenticate(session, "ada@example.org", "a brand new passphrase").email
+        with pytest.raises(InvalidCredentials):
+            authenticate(session, "ada@example.org", PASSWORD)
+
+
+def test_users_sign_out_ends_the_sessions_and_keeps_the_password(
+    cli: click.Group, tmp_path: Path
+) -> None:
+    args = ["--data-dir", str(tmp_path)]
+    CliRunner().invoke(
+        cli, ["users", "create", "ada@example.org", "--password-stdin", *args], input=PASSWORD
+    )
+    cookie = _signed_in_on(tmp_path, "ada@example.org")
+
+    result = CliRunner().invoke(cli, ["users", "sign-out", "ada@example.org", *args])
+
+    assert result.exit_code == 0, result.output
+    assert not _live(tmp_path, cookie)
+    with _session_on(tmp_path) as session:
+        assert authenticate(session, "ada@example.org", PASSWORD).email == "ada@example.org"
+
+
+def test_users_password_refuses_a_short_one_in_one_line(cli: click.Group, tmp_path: Path) -> None:
+    args = ["--data-dir", str(tmp_path)]
+    CliRunner().invoke(
+        cli, ["users", "create", "ada@example.org", "--password-stdin", *args], input=PASSWORD
+    )
+
+    result = CliRunner().invoke(
+        cli, ["users", "password", "ada@example.org", "--password-stdin", *args], input="short\n"
+    )
+
+    assert result.exit_code == 2
+    assert result.stderr == "paperchat: error: the password needs at least 8 characters\n"

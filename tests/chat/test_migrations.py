@@ -16,7 +16,7 @@ from chat.service.db import create_database_engine, normalize_url, session_facto
 from chat.service.migrations import current_revision, head_revision, upgrade_database
 from chat.service.tables import Base, Conversation, Message, User
 
-TABLES = {"users", "api_keys", "conversations", "messages"}
+TABLES = {"users", "api_keys", "sessions", "conversations", "messages"}
 
 
 @pytest.fixture

@@ -1,9 +1,16 @@
-"""Sign-up, sign-in and sign-out with a session cookie, and who am I."""
+"""Sign-up, sign-in and sign-out with a server-side session, password changes, who am I."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
+
+import anyio
 from fastapi import APIRouter, HTTPException, Request, Response, status
 from pydantic import BaseModel, Field
+from sqlalchemy.orm import Session
 
 from chat.service.accounts import (
     MIN_PASSWORD_LENGTH,
@@ -12,21 +19,34 @@ from chat.service.accounts import (
     InvalidEmail,
     WeakPassword,
     authenticate,
+    change_password,
     create_user,
     normalize_email,
 )
-from chat.service.auth import CSRF_HEADER, SESSION_COOKIE, csrf_matches
+from chat.service.auth import (
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    csrf_matches,
+    end_all_sessions,
+    end_session,
+    start_session,
+)
+from chat.service.gate import Busy
+from chat.service.ratelimit import Decision
 from chat.service.routes.deps import (
     CurrentUser,
+    Services,
     ServicesDep,
     SessionDep,
     client_address,
-    session_data,
+    cookie_session,
 )
 from chat.service.routes.errors import BODY, errors
 from chat.service.tables import User
 
 router = APIRouter(tags=["auth"])
+
+T = TypeVar("T")
 
 
 class Credentials(BaseModel):
@@ -59,63 +79,189 @@ class LoggedIn(BaseModel):
     csrf_token: str
 
 
+@dataclass(frozen=True)
+class SignedIn:
+    """What a new session answers with, and the cookie to set for it."""
+
+    body: LoggedIn
+    cookie: str
+
+
 @router.post(
-    "/api/auth/register", status_code=status.HTTP_201_CREATED, responses=errors(*BODY, 403, 409)
+    "/api/auth/register",
+    status_code=status.HTTP_201_CREATED,
+    responses=errors(*BODY, 403, 409, 429, 503),
 )
-def register(body: Registration, services: ServicesDep, session: SessionDep) -> NewUser:
-    """Open self-registration, when `PAPERCHAT_ALLOW_SIGNUP` is on."""
+async def register(body: Registration, request: Request, services: ServicesDep) -> NewUser:
+    """Open self-registration, when `PAPERCHAT_ALLOW_SIGNUP` is on.
+
+    Hashing the password is as costly as checking one: the same limits and gate apply.
+    """
     if not services.settings.allow_signup:
         raise HTTPException(status.HTTP_403_FORBIDDEN, "sign-up is closed on this server")
-    try:
-        user = create_user(session, body.email, body.password)
-    except DuplicateEmail as e:
-        raise HTTPException(status.HTTP_409_CONFLICT, "that email is already registered") from e
-    except (InvalidEmail, WeakPassword) as e:
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
+    await anyio.to_thread.run_sync(enforce_address_limit, services, client_address(request))
+    user = await check_password_in_turn(
+        services, partial(_create_user, services, body.email, body.password)
+    )
     return NewUser(id=user.id, email=user.email)
 
 
-@router.post("/api/auth/login", responses=errors(*BODY, 401, 429))
-def login(
-    body: Credentials,
-    request: Request,
-    response: Response,
-    services: ServicesDep,
-    session: SessionDep,
-) -> LoggedIn:
-    """Sets the session cookie; the CSRF token returned goes in `X-CSRF-Token` from now on."""
-    client = client_address(request)
-    decision = services.login_limiter.hit(f"login:{client}:{normalize_email(body.email)}")
+def _create_user(services: Services, email: str, password: str) -> User:
+    with services.sessions() as session:
+        try:
+            return create_user(session, email, password)
+        except DuplicateEmail as e:
+            raise HTTPException(status.HTTP_409_CONFLICT, "that email is already registered") from e
+        except (InvalidEmail, WeakPassword) as e:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
+
+
+def _too_many(decision: Decision) -> HTTPException:
+    return HTTPException(
+        status.HTTP_429_TOO_MANY_REQUESTS,
+        f"too many sign-in attempts; retry in {decision.retry_after_s} s",
+        headers={"Retry-After": str(decision.retry_after_s)},
+    )
+
+
+def enforce_address_limit(services: Services, client: str) -> None:
+    """429 when this address tried to sign in or up too often lately, whatever the email."""
+    decision = services.login_address_limiter.hit(f"login:{client}")
     if not decision.allowed:
-        raise HTTPException(
-            status.HTTP_429_TOO_MANY_REQUESTS,
-            f"too many sign-in attempts; retry in {decision.retry_after_s} s",
-            headers={"Retry-After": str(decision.retry_after_s)},
-        )
+        raise _too_many(decision)
+
+
+def enforce_login_limits(services: Services, client: str, email: str) -> None:
+    """429 when this address, or this address with this email, tried too often lately."""
+    enforce_address_limit(services, client)
+    decision = services.login_limiter.hit(f"login:{client}:{email}")
+    if not decision.allowed:
+        raise _too_many(decision)
+
+
+async def check_password_in_turn(services: Services, check: Callable[[], T]) -> T:
+    """Run `check` (argon2) on the password-check gate's threads, once it lets it in."""
     try:
-        user = authenticate(session, body.email, body.password)
-    except InvalidCredentials as e:
-        raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong email or password") from e
-    issued = services.signer.issue(user.id)
+        return await services.password_checks.run(check)
+    except Busy as e:
+        raise HTTPException(
+            status.HTTP_503_SERVICE_UNAVAILABLE,
+            "too many sign-ins at once; retry in a moment",
+            headers={"Retry-After": "1"},
+        ) from e
+
+
+def _sign_in(services: Services, email: str, password: str) -> SignedIn:
+    with services.sessions() as session:
+        try:
+            user = authenticate(session, email, password)
+        except InvalidCredentials as e:
+            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong email or password") from e
+        return _signed_in(session, services, user)
+
+
+def _signed_in(session: Session, services: Services, user: User) -> SignedIn:
+    """A new browser session for `user`."""
+    issued = start_session(session, services.signer, user)
+    return SignedIn(LoggedIn(user=Me.of(user), csrf_token=issued.csrf_token), issued.cookie)
+
+
+def _set_cookie(response: Response, request: Request, services: Services, cookie: str) -> None:
     response.set_cookie(
         SESSION_COOKIE,
-        issued.cookie,
+        cookie,
         max_age=services.signer.max_age_s,
         httponly=True,
         samesite="lax",
         secure=request.url.scheme == "https",
         path="/",
     )
-    return LoggedIn(user=Me.of(user), csrf_token=issued.csrf_token)
+
+
+def _clear_cookie(response: Response) -> None:
+    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+
+
+@router.post("/api/auth/login", responses=errors(*BODY, 401, 429, 503))
+async def login(
+    body: Credentials, request: Request, response: Response, services: ServicesDep
+) -> LoggedIn:
+    """Sets the session cookie; the CSRF token returned goes in `X-CSRF-Token` from now on.
+
+    Async, so that sign-ins waiting for their password check hold no worker thread.
+    """
+    client, email = client_address(request), normalize_email(body.email)
+    await anyio.to_thread.run_sync(enforce_login_limits, services, client, email)
+    signed_in = await check_password_in_turn(
+        services, partial(_sign_in, services, body.email, body.password)
+    )
+    _set_cookie(response, request, services, signed_in.cookie)
+    return signed_in.body
 
 
 @router.post("/api/auth/logout", status_code=status.HTTP_204_NO_CONTENT, responses=errors(403))
-def logout(request: Request, response: Response, services: ServicesDep) -> None:
-    """Clears the session cookie; a live session must show its CSRF token to do it."""
-    data = session_data(request, services)
-    if data is not None and not csrf_matches(data, request.headers.get(CSRF_HEADER)):
-        raise HTTPException(status.HTTP_403_FORBIDDEN, f"missing or wrong {CSRF_HEADER} header")
-    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="lax")
+def logout(
+    request: Request, response: Response, services: ServicesDep, session: SessionDep
+) -> None:
+    """Ends this browser session on the server, so its cookie stops working everywhere at
+    once, and clears the cookie; a live session must show its CSRF token to do it."""
+    signed_in = cookie_session(request, services, session)
+    if signed_in is not None:
+        data = signed_in[0]
+        if not csrf_matches(data, request.headers.get(CSRF_HEADER)):
+            raise HTTPException(status.HTTP_403_FORBIDDEN, f"missing or wrong {CSRF_HEADER} header")
+        end_session(session, data)
+    _clear_cookie(response)
+
+
+@router.post(
+    "/api/auth/logout-all", status_code=status.HTTP_204_NO_CONTENT, responses=errors(401, 403)
+)
+def logout_everywhere(
+    user: CurrentUser, response: Response, services: ServicesDep, session: SessionDep
+) -> None:
+    """Sign out everywhere: every browser session of the user ends at once (API keys stay)."""
+    end_all_sessions(session, user.id)
+    _clear_cookie(response)
+
+
+class PasswordChange(BaseModel):
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(min_length=MIN_PASSWORD_LENGTH, max_length=1024)
+
+
+def _change_password(services: Services, user_id: str, body: PasswordChange) -> SignedIn:
+    with services.sessions() as session:
+        user = session.get(User, user_id)
+        if user is None:
+            raise HTTPException(status.HTTP_401_UNAUTHORIZED, "the user no longer exists")
+        try:
+            change_password(session, user, body.current_password, body.new_password)
+        except InvalidCredentials as e:
+            raise HTTPException(status.HTTP_403_FORBIDDEN, "the current password is wrong") from e
+        except WeakPassword as e:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
+        end_all_sessions(session, user.id)
+        return _signed_in(session, services, user)
+
+
+@router.post("/api/auth/password", responses=errors(*BODY, 401, 403, 429, 503))
+async def new_password(
+    body: PasswordChange,
+    request: Request,
+    response: Response,
+    services: ServicesDep,
+    user: CurrentUser,
+) -> LoggedIn:
+    """Change the password: every browser session ends, and this client gets a new one
+    (its cookie and CSRF token); API keys stay. 403 when the current password is wrong."""
+    client = client_address(request)
+    await anyio.to_thread.run_sync(enforce_login_limits, services, client, user.email)
+    changed = await check_password_in_turn(
+        services, partial(_change_password, services, user.id, body)
+    )
+    _set_cookie(response, request, services, changed.cookie)
+    return changed.body
 
 
 @router.get("/api/me", responses=errors(401))

@@ -19,7 +19,9 @@ from chat.service.auth import (
     SessionSigner,
     bearer_token,
     csrf_matches,
+    find_session,
 )
+from chat.service.gate import Gate
 from chat.service.metrics import Metrics
 from chat.service.ratelimit import RateLimiter, StreamSlots
 from chat.service.tables import User
@@ -58,7 +60,9 @@ class Services:
     signer: SessionSigner
     chat_limiter: RateLimiter
     login_limiter: RateLimiter
+    login_address_limiter: RateLimiter
     search_limiter: RateLimiter
+    password_checks: Gate
     slots: StreamSlots
     metrics: Metrics
 
@@ -109,24 +113,19 @@ def _user_from_key(session: Session, token: str) -> User:
     return user
 
 
-def session_data(request: Request, services: Services) -> SessionData | None:
-    """The signed data of the request's session cookie, or None without a valid one."""
-    cookie = request.cookies.get(SESSION_COOKIE)
-    return services.signer.read(cookie) if cookie else None
-
-
 def cookie_session(
     request: Request, services: Services, session: Session
 ) -> tuple[SessionData, User] | None:
-    """The browser session's signed data and its user, or None without a live one."""
-    data = session_data(request, services)
+    """The browser session's data and its user, or None without a live one."""
+    cookie = request.cookies.get(SESSION_COOKIE)
+    data = find_session(session, services.signer, cookie) if cookie else None
     user = session.get(User, data.user_id) if data is not None else None
     release_connection(session)
     return (data, user) if data is not None and user is not None else None
 
 
 def client_address(request: Request) -> str:
-    """The client's address, for limits counted per client."""
+    """The client's address, for limits counted per client (`chat.service.proxies` set it)."""
     return request.client.host if request.client else "unknown"
 
 

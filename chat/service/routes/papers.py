@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
 from chat.rag.papers import MAX_SEARCH_RESULTS, paper_details, search_papers
-from chat.service.routes.deps import CurrentUser, ServicesDep
+from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
 
 router = APIRouter(tags=["papers"])
@@ -44,12 +44,23 @@ def get_paper(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Paper
     return Paper(**paper_details(services.index.catalog, arxiv_id))
 
 
-@router.get("/api/search", responses=errors(401, 422))
+@router.get("/api/search", responses=errors(401, 422, 429))
 def search(
     q: Annotated[str, Query(min_length=1, max_length=1000)],
-    _user: CurrentUser,
+    request: Request,
+    user: CurrentUser,
     services: ServicesDep,
     limit: Annotated[int, Query(ge=1, le=MAX_SEARCH_RESULTS)] = 10,
 ) -> SearchResults:
+    """Limited per user and per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`), 429 beyond."""
+    for key in (f"search:user:{user.id}", f"search:{client_address(request)}"):
+        decision = services.search_limiter.hit(key)
+        if not decision.allowed:
+            raise HTTPException(
+                status.HTTP_429_TOO_MANY_REQUESTS,
+                f"too many searches: the limit is {services.settings.search_rate_limit}; "
+                f"retry in {decision.retry_after_s} s",
+                headers={"Retry-After": str(decision.retry_after_s)},
+            )
     hits = search_papers(services.index.retriever, q, limit)
     return SearchResults(results=[SearchHit(**vars(hit)) for hit in hits])
