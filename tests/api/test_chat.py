@@ -297,3 +297,31 @@ def test_more_open_streams_than_database_connections_all_finish(api: Api) -> Non
         client.close()
 
     assert all(names[-1:] == ["done"] for names in outcomes), outcomes
+
+
+def test_deleting_a_conversation_while_it_streams_frees_the_slot_and_says_so(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(40)), delay=0.02)
+    original = api.services.slots
+    api.services.slots = StreamSlots(1)
+    try:
+        with api.signed_in() as client:
+            with client.stream("POST", "/api/chat", json={"message": FID}) as response:
+                lines = response.iter_lines()
+                meta = next(line for line in lines if line.startswith("data:"))
+                conversation_id = meta.split('"conversation_id": "')[1].split('"')[0]
+                removed = client.delete(f"/api/conversations/{conversation_id}")
+                rest = list(lines)
+            freed = wait_for(lambda: api.services.slots.open_count(_me(client)) == 0)
+            api.fake.default_script = ChatScript()
+            again = ask(client)
+            gone = client.get(f"/api/conversations/{conversation_id}")
+    finally:
+        api.services.slots = original
+
+    assert removed.status_code == 204
+    assert "event: error" in rest
+    assert any('"code": "conversation_deleted"' in line for line in rest)
+    assert "event: done" not in rest
+    assert freed
+    assert again[-1].name == "done"
+    assert gone.status_code == 404
