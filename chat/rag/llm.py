@@ -130,7 +130,9 @@ class OpenAIChatModel:
         retries: int = 2,
         backoff: float = 0.5,
         temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> None:
+        """`max_tokens` caps every answer's length on the server (None: the server's own)."""
         http_timeout = openai.Timeout(
             max(first_token_timeout, idle_timeout, complete_timeout) + 1.0,
             connect=first_token_timeout,
@@ -143,6 +145,7 @@ class OpenAIChatModel:
         self.retries = retries
         self.backoff = backoff
         self.temperature = temperature
+        self.max_tokens = max_tokens
         self._where = f"model {model!r} at {_safe_url(str(client.base_url))}"
         self._secret = client.api_key if isinstance(client.api_key, str) else ""
 
@@ -176,7 +179,10 @@ class OpenAIChatModel:
         try:
             async with asyncio.timeout(self.complete_timeout):
                 completion = await self._client.chat.completions.create(
-                    model=self.model, messages=_as_params(messages), temperature=self._temperature()
+                    model=self.model,
+                    messages=_as_params(messages),
+                    temperature=self._temperature(),
+                    max_tokens=openai.omit if self.max_tokens is None else self.max_tokens,
                 )
         except TimeoutError as e:
             message = f"{self._where}: no answer within {self.complete_timeout:g} s"
@@ -230,6 +236,8 @@ class OpenAIChatModel:
         }
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         return await self._client.post(
             "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=Upstream
         )

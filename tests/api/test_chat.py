@@ -325,3 +325,53 @@ def test_deleting_a_conversation_while_it_streams_frees_the_slot_and_says_so(api
     assert freed
     assert again[-1].name == "done"
     assert gone.status_code == 404
+
+
+def test_the_model_is_asked_for_at_most_max_answer_tokens(api: Api) -> None:
+    with api.signed_in() as client:
+        first = ask(client)
+        ask(client, "How does it scale?", conversation_id=first[0].data["conversation_id"])
+
+    condense, answer = (r.body for r in api.fake.chat_requests()[-2:])
+    assert api.services.settings.max_answer_tokens == 1024
+    assert answer["max_tokens"] == 1024
+    assert condense["max_tokens"] == 1024
+
+
+def test_an_answer_past_the_size_cap_stops_with_length_and_is_kept_at_the_cap(api: Api) -> None:
+    # A server that ignores max_tokens: 20,000 characters against a cap of 16,000.
+    api.fake.default_script = ChatScript(pieces=("wordwordw ",) * 2000, delay=0.002)
+
+    with api.signed_in() as client:
+        events = ask(client)
+        saved = conversation(client, events)
+
+    text = "".join(e.data["text"] for e in events if e.name == "delta")
+    assert events[-1].name == "done"
+    assert events[-1].data["finish_reason"] == "length"
+    assert len(text) == api.services.settings.max_answer_chars == 16_000
+    assert saved["messages"][-1]["content"] == text
+    assert saved["messages"][-1]["status"] == "complete"
+    assert api.fake.client_disconnected.wait(5)
+
+
+def test_a_follow_up_after_a_long_answer_sends_history_within_the_token_budget(api: Api) -> None:
+    long_answer = ("wordwordw ",) * 1500
+    api.fake.script_chat(
+        ChatScript(pieces=long_answer),
+        ChatScript(pieces=("How does Fusion-in-Decoder scale with more passages?",)),
+        ChatScript(pieces=("It scales well.",)),
+    )
+
+    with api.signed_in() as client:
+        first = ask(client)
+        ask(client, "How does it scale?", conversation_id=first[0].data["conversation_id"])
+
+    condense, answer = (r.body for r in api.fake.chat_requests()[-2:])
+    history = [m["content"] for m in answer["messages"][1:-1]]
+    budget_bytes = api.services.settings.history_tokens * 4
+    assert len("".join(history).encode()) <= budget_bytes
+    assert history[0] == FID
+    assert history[1].startswith("wordwordw wordwordw")
+    assert history[1].endswith(" […]")
+    assert len(condense["messages"][0]["content"].encode()) <= budget_bytes + 2000
