@@ -375,3 +375,14 @@ def test_a_follow_up_after_a_long_answer_sends_history_within_the_token_budget(a
     assert history[1].startswith("wordwordw wordwordw")
     assert history[1].endswith(" […]")
     assert len(condense["messages"][0]["content"].encode()) <= budget_bytes + 2000
+
+
+@pytest.mark.parametrize("message", [" ", "   \n\t  ", "\u00a0\u2003"])
+def test_a_blank_question_is_422_and_starts_no_conversation(api: Api, message: str) -> None:
+    with api.signed_in() as client:
+        response = client.post("/api/chat", json={"message": message})
+        listed = client.get("/api/conversations").json()
+
+    assert response.status_code == 422
+    assert response.json()["detail"] == "the question is empty"
+    assert listed == []

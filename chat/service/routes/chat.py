@@ -36,7 +36,7 @@ from chat.service.conversations import (
     open_turn,
     update_assistant_message,
 )
-from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
+from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
@@ -244,7 +244,7 @@ async def _save(services: Services, user_id: str, message_id: str, turnout: Turn
 )
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
-    check_question_length(body.message, services.limits)
+    check_question(body.message, services.limits)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     try:

@@ -27,7 +27,7 @@ from chat.service.routes.deps import (
     Limits,
     Services,
     ServicesDep,
-    check_question_length,
+    check_question,
 )
 from chat.service.routes.errors import BODY, errors
 from ingest.index.filters import Filters
@@ -86,7 +86,7 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, "the last message must be a user's question"
         )
-    check_question_length(text, limits)
+    check_question(text, limits)
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
     history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
     filters = Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids])
