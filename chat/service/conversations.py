@@ -16,7 +16,7 @@ from chat.service.tables import Conversation, Message, utcnow
 from ingest.errors import PaperchatError
 
 Role = Literal["user", "assistant"]
-Status = Literal["complete", "cancelled", "error", "streaming"]
+Status = Literal["complete", "cancelled", "error", "streaming", "interrupted"]
 
 TITLE_LENGTH = 60
 UNTITLED = "New conversation"
@@ -128,6 +128,19 @@ def update_assistant_message(
     message.conversation.updated_at = utcnow()
     session.commit()
     return message
+
+
+def mark_interrupted(session: Session) -> int:
+    """Mark every answer still `streaming` as `interrupted`; how many there were.
+
+    Run once as the service starts, before any stream: an answer left
+    `streaming` then was cut off by a server that died (SIGKILL, a crash).
+    """
+    result = session.execute(
+        update(Message).where(Message.status == "streaming").values(status="interrupted")
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount
 
 
 def _lock(session: Session, user_id: str, conversation_id: str) -> None:
