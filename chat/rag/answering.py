@@ -108,7 +108,7 @@ class Answerer:
                 retrieve_with_rewrites, self.retriever, query, rewrites, question.filters
             )
         except UpstreamError as e:
-            yield Error(e.code, str(e))
+            yield _failure(e)
             return
         clock.retrieval_ms = retrieved.timings["retrieval_ms"]
         rewritten = query if query != question.text else None
@@ -160,7 +160,7 @@ class Answerer:
             tail = guard.flush()
             if tail:
                 yield Delta(tail)
-            yield Error(e.code, str(e))
+            yield _failure(e)
             return
         finally:
             await _close(chunks)
@@ -189,3 +189,9 @@ async def _close(chunks: AsyncIterator[LlmChunk]) -> None:
     aclose = getattr(chunks, "aclose", None)
     if aclose is not None:
         await aclose()
+
+
+def _failure(error: UpstreamError) -> Error:
+    """The `error` event of a model failure: its code and words fit for a user, and the
+    detail (the server's address and its own text) for the operator."""
+    return Error(error.code, error.public_message, detail=error.message)

@@ -49,8 +49,23 @@ _KEY_LIKE = re.compile(r"\b(sk-|key-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}")
 _MESSAGE_LIMIT = 300
 
 
+# What a user is told of each failure: the code and these words. The message with the
+# server's address and its own text is for the logs only.
+PUBLIC_MESSAGES = {
+    "upstream_unreachable": "the language model cannot be reached; try again later",
+    "upstream_rate_limited": "the language model is busy; try again in a moment",
+    "upstream_timeout": "the language model took too long to answer; try again",
+    "upstream_broken_stream": "the language model's answer broke off; try again",
+}
+PUBLIC_MESSAGE = "the language model failed to answer; try again"
+
+
 class UpstreamError(PaperchatError):
-    """The chat model's server failed; `partial_text` is what had streamed before."""
+    """The chat model's server failed; `partial_text` is what had streamed before.
+
+    `message` names the server and quotes its error, for the logs;
+    `public_message` is what a user may be shown.
+    """
 
     def __init__(
         self, code: str, message: str, partial_text: str = "", *, retryable: bool = False
@@ -60,6 +75,10 @@ class UpstreamError(PaperchatError):
         self.message = message
         self.partial_text = partial_text
         self.retryable = retryable
+
+    @property
+    def public_message(self) -> str:
+        return PUBLIC_MESSAGES.get(self.code, PUBLIC_MESSAGE)
 
 
 @dataclass(frozen=True)

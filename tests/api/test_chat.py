@@ -386,3 +386,24 @@ def test_a_blank_question_is_422_and_starts_no_conversation(api: Api, message: s
     assert response.status_code == 422
     assert response.json()["detail"] == "the question is empty"
     assert listed == []
+
+
+def test_an_upstream_failure_shows_a_code_and_a_generic_message_and_logs_the_detail(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    api.fake.default_script = ChatScript(fail_status=400, fail_message="tenant 42: quota hunter2")
+    upstream_host = api.fake.base_url.split("//")[1].split("/")[0]
+
+    with caplog.at_level("WARNING", logger="paperchat"), api.signed_in() as client:
+        events = ask(client)
+
+    error = events[-1]
+    assert error.name == "error"
+    assert error.data == {
+        "code": "upstream_error",
+        "message": "the language model failed to answer; try again",
+    }
+    assert upstream_host not in str(error.data)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "hunter2" in logged
+    assert upstream_host in logged

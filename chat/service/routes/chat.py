@@ -135,6 +135,7 @@ def _record(services: Services, event: Event, turnout: Turnout, started: float) 
         turnout.status = "error"
         if event is not SHUTTING_DOWN:
             metrics.count_upstream_error(event.code)
+            logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
 
 
 async def until_shutdown(

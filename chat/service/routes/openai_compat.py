@@ -8,6 +8,7 @@ extra `sources` field (on the first chunk when streaming). API keys only.
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -33,6 +34,7 @@ from chat.service.routes.errors import BODY, errors
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
+logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
 MODEL_ID = "paperchat"
@@ -108,6 +110,11 @@ def _finish(done: Done | None) -> str:
     return reason if reason in ("stop", "length") else "stop"
 
 
+def _count_failure(services: Services, event: Error) -> None:
+    services.metrics.count_upstream_error(event.code)
+    logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
+
+
 def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
     return {"id": completion_id, "object": kind, "created": int(time.time()), "model": MODEL_ID}
 
@@ -143,7 +150,7 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
             elif isinstance(event, Done):
                 done = event
             elif isinstance(event, Error):
-                services.metrics.count_upstream_error(event.code)
+                _count_failure(services, event)
                 raise HTTPException(status.HTTP_502_BAD_GATEWAY, event.message)
     message = {"role": "assistant", "content": "".join(text), "refusal": None}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
@@ -181,7 +188,7 @@ async def _chunks(
                         yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}
                     yield {"data": "[DONE]"}
                 elif isinstance(event, Error):
-                    services.metrics.count_upstream_error(event.code)
+                    _count_failure(services, event)
                     error = {"message": event.message, "type": event.code, "code": event.code}
                     yield {"data": json.dumps({"error": error})}
     finally:
