@@ -175,3 +175,51 @@ def test_shutdown_ends_an_open_stream_with_an_error_event(
     saved = conversation.messages[-1]
     assert saved.status == "error"
     assert saved.content.startswith("word")
+
+
+def test_shutdown_ends_an_open_v1_stream_with_an_error_chunk_then_done(
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    upgrade_database(database)
+    sessions = session_factory(create_database_engine(database))
+    with sessions() as session:
+        user = create_user(session, "shutdown-v1@example.org", "a long password")
+        key = create_api_key(session, user, "test").plaintext
+    fake_llm.default_script = ChatScript(pieces=("word ",) * 400, delay=0.05)
+    fake_llm.client_disconnected.clear()
+    env = {
+        "PAPERCHAT_DATABASE_URL": database,
+        "PAPERCHAT_LLM": "openai",
+        "PAPERCHAT_LLM_MODEL": "fake-chat",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": "test-upstream-key",
+    }
+    data: list[str] = []
+    body = {
+        "model": "paperchat",
+        "stream": True,
+        "messages": [{"role": "user", "content": "What is dense passage retrieval?"}],
+    }
+
+    with serving(small_index, tmp_path, env) as (process, url):
+        assert wait_until_healthy(url, process) is not None, (tmp_path / "serve.log").read_text()
+        with httpx.stream(
+            "POST",
+            f"{url}/v1/chat/completions",
+            json=body,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        ) as response:
+            for line in response.iter_lines():
+                if line.startswith("data:"):
+                    data.append(line.removeprefix("data:").strip())
+                    if len(data) == 3:
+                        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+
+    assert data[-1] == "[DONE]"
+    error = json.loads(data[-2])["error"]
+    assert error["code"] == "shutting_down"
+    assert fake_llm.client_disconnected.wait(5), "the upstream call was not closed"
+    assert code in (0, -15)

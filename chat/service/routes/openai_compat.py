@@ -3,6 +3,8 @@
 The last user message is the question and the earlier ones its history;
 `paper_ids` (an extra field) restricts the sources, which come back in an
 extra `sources` field (on the first chunk when streaming). API keys only.
+A stream always ends with `data: [DONE]`: after its last chunk, or after an
+error chunk (a failure, or `shutting_down` when the server stops mid-answer).
 """
 
 from __future__ import annotations
@@ -15,13 +17,20 @@ from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from typing import Any, Literal
 
+import anyio
 from fastapi import APIRouter, HTTPException, status
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from chat.rag.answering import Question, Turn
 from chat.rag.events import Delta, Done, Error, Sources
-from chat.service.routes.chat import SSE_HEADERS, PaperId
+from chat.service.routes.chat import (
+    SHUTDOWN_GRACE_S,
+    SHUTTING_DOWN,
+    SSE_HEADERS,
+    PaperId,
+    until_shutdown,
+)
 from chat.service.routes.deps import (
     ChattingKeyUser,
     KeyUser,
@@ -38,6 +47,7 @@ logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
 MODEL_ID = "paperchat"
+DONE = {"data": "[DONE]"}
 
 
 class ChatMessage(BaseModel):
@@ -129,9 +139,14 @@ async def chat_completions(
     await slot.enter_async_context(services.slots.acquire(user.id))
     if body.stream:
         include_usage = bool((body.stream_options or {}).get("include_usage"))
-        stream = _chunks(services, question, include_usage, slot)
+        shutdown = anyio.Event()
+        stream = _chunks(services, question, include_usage, slot, shutdown)
         return EventSourceResponse(
-            stream, headers=SSE_HEADERS, ping=services.limits.ping_interval_s
+            stream,
+            headers=SSE_HEADERS,
+            ping=services.limits.ping_interval_s,
+            shutdown_event=shutdown,
+            shutdown_grace_period=SHUTDOWN_GRACE_S,
         )
     async with slot:
         return await _whole(services, question)
@@ -161,8 +176,14 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
 
 
 async def _chunks(
-    services: Services, question: Question, include_usage: bool, slot: AsyncExitStack
+    services: Services,
+    question: Question,
+    include_usage: bool,
+    slot: AsyncExitStack,
+    shutdown: anyio.Event,
 ) -> AsyncIterator[dict[str, str]]:
+    """The answer as chunks, ended by `[DONE]` after the last one or after an error chunk
+    (a failure, or `shutting_down` when the server stops mid-answer)."""
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
@@ -174,7 +195,7 @@ async def _chunks(
 
     try:
         async with aclosing(services.index.answerer.answer(question)) as events:
-            async for event in events:
+            async for event in until_shutdown(events, shutdown):
                 if isinstance(event, Sources):
                     yield chunk(
                         {"role": "assistant", "content": ""}, sources=event.data()["sources"]
@@ -186,10 +207,12 @@ async def _chunks(
                     if include_usage:
                         usage = _envelope(completion_id, "chat.completion.chunk")
                         yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}
-                    yield {"data": "[DONE]"}
+                    yield DONE
                 elif isinstance(event, Error):
-                    _count_failure(services, event)
+                    if event is not SHUTTING_DOWN:
+                        _count_failure(services, event)
                     error = {"message": event.message, "type": event.code, "code": event.code}
                     yield {"data": json.dumps({"error": error})}
+                    yield DONE
     finally:
         await slot.aclose()
