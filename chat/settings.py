@@ -73,6 +73,8 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(default=4000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     max_streams_per_user: int = Field(default=3, ge=1)
+    # Seconds a client has to send a whole request, headers and body (408 and closed beyond).
+    request_timeout_s: float = Field(default=10.0, gt=0)
     # Seconds between the comment pings that keep an idle answer stream open through proxies.
     ping_interval_s: float = Field(default=15.0, gt=0)
     # The last messages of a conversation (each question and each answer one) an answer sees.

@@ -36,6 +36,8 @@ def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
         "port": port,
         "log_config": None,
         "timeout_graceful_shutdown": 10,
+        # A deadline on reading each request (PAPERCHAT_REQUEST_TIMEOUT_S), against slow clients.
+        "http": "chat.service.protocol:RequestDeadlineProtocol",
     }
     if workers == 1:
         from chat.service.app import create_app
