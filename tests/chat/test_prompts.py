@@ -266,7 +266,7 @@ def test_history_within_the_token_budget_keeps_each_turn_under_half_and_cuts_cle
 ) -> None:
     from chat.rag.prompts import estimate_tokens
 
-    question = ChatTurn("user", "注意力是什么？" * 10)
+    question = ChatTurn("user", "注意力是什么" * 10)
     answer = ChatTurn("assistant", "注意力机制" * 20_000)  # 300,000 bytes of UTF-8
 
     messages = answer_messages(prompts, "And then?", [], [question, answer], max_tokens=1000)
