@@ -407,3 +407,28 @@ def test_an_upstream_failure_shows_a_code_and_a_generic_message_and_logs_the_det
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "hunter2" in logged
     assert upstream_host in logged
+
+
+def test_simultaneous_follow_ups_in_one_conversation_are_all_answered(api: Api) -> None:
+    original = api.services.slots
+    api.services.slots = StreamSlots(30)
+    follow_ups = 30
+    try:
+        with api.signed_in() as client:
+            conversation_id = ask(client)[0].data["conversation_id"]
+
+            def follow_up(n: int) -> str:
+                body = {"message": f"And what about {n}?", "conversation_id": conversation_id}
+                with client.stream("POST", "/api/chat", json=body, timeout=60) as response:
+                    if response.status_code != 200:
+                        return f"status {response.status_code}"
+                    return read_events(response)[-1].name
+
+            with ThreadPoolExecutor(max_workers=follow_ups) as pool:
+                outcomes = list(pool.map(follow_up, range(follow_ups)))
+            saved = conversation(client, [SseEvent("meta", {"conversation_id": conversation_id})])
+    finally:
+        api.services.slots = original
+
+    assert outcomes == ["done"] * follow_ups
+    assert len(saved["messages"]) == 2 + 2 * follow_ups
