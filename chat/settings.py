@@ -18,7 +18,7 @@ from pydantic import Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
-from chat.rag.prompts import HISTORY_MESSAGES
+from chat.rag.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import RetrievalConfig
 from ingest.errors import PaperchatError
@@ -83,10 +83,18 @@ class Settings(BaseSettings):
     max_question_chars: int = Field(default=4000, ge=1)
     max_body_bytes: int = Field(default=256 * 1024, ge=1024)
     max_streams_per_user: int = Field(default=3, ge=1)
+    # Seconds a client has to send a whole request, headers and body (408 and closed beyond).
+    request_timeout_s: float = Field(default=10.0, gt=0)
     # Seconds between the comment pings that keep an idle answer stream open through proxies.
     ping_interval_s: float = Field(default=15.0, gt=0)
     # The last messages of a conversation (each question and each answer one) an answer sees.
     history_messages: int = Field(default=HISTORY_MESSAGES, ge=0)
+    # What those messages may take of the condense and answer prompts, in estimated tokens.
+    history_tokens: int = Field(default=HISTORY_TOKENS, ge=0)
+    # The longest answer the model is asked for (`max_tokens`, sent upstream).
+    max_answer_tokens: int = Field(default=1024, ge=1)
+    # The longest answer kept, whatever the server sends: it stops there, finish `length`.
+    max_answer_chars: int = Field(default=16_000, ge=1)
     # Shared rate-limit counts for several API workers; empty: counted in each process.
     redis_url: str = ""
     models_cache: Path | None = None

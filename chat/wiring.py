@@ -117,13 +117,32 @@ class Wiring:
         prompts = load_prompts()
         relevance = settings.relevance
         if settings.llm != "openai":
-            return Answerer(self.retriever, prompts, ExtractiveGenerator(), relevance)
+            return Answerer(
+                self.retriever,
+                prompts,
+                ExtractiveGenerator(),
+                relevance,
+                max_answer_chars=settings.max_answer_chars,
+            )
         key, base_url = settings.openai_endpoint()
         client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
-        model = OpenAIChatModel(client, settings.llm_model)
+        model = OpenAIChatModel(client, settings.llm_model, max_tokens=settings.max_answer_tokens)
         rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
-        generator = ModelGenerator(model, prompts, settings.llm_model, settings.history_messages)
-        return Answerer(self.retriever, prompts, generator, relevance, rewriter)
+        generator = ModelGenerator(
+            model,
+            prompts,
+            settings.llm_model,
+            settings.history_messages,
+            settings.history_tokens,
+        )
+        return Answerer(
+            self.retriever,
+            prompts,
+            generator,
+            relevance,
+            rewriter,
+            max_answer_chars=settings.max_answer_chars,
+        )
 
     def close(self) -> None:
         for catalog in self._closers:

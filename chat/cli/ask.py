@@ -63,7 +63,8 @@ async def ask_once(answerer: Answerer, text: str, papers: Sequence[str], as_json
             elif isinstance(event, Delta) and not as_json:
                 click.echo(event.text, nl=False)
             elif isinstance(event, Error) and not as_json:
-                click.echo(f"\npaperchat: error: {event.message}", err=True)
+                detail = f" ({event.detail})" if event.detail else ""
+                click.echo(f"\npaperchat: error: {event.message}{detail}", err=True)
     finally:
         await answerer.aclose()
     if as_json:

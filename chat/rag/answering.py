@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from chat.rag.citations import CitationGuard
 from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
 from chat.rag.generators import NOT_FOUND, AnswerGenerator
-from chat.rag.llm import UpstreamError
+from chat.rag.llm import LlmChunk, UpstreamError
 from chat.rag.prompts import Prompts
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retrieved, Retriever
@@ -76,13 +76,16 @@ class Answerer:
         generator: AnswerGenerator,
         relevance: RelevancePolicy | None = None,
         rewriter: QueryRewriter | None = None,
+        max_answer_chars: int | None = None,
     ) -> None:
-        """`prompts` is the prompt set whose version every answer records."""
+        """`prompts` is the prompt set whose version every answer records; an answer
+        stops at `max_answer_chars` characters (None: no cap), finish reason `length`."""
         self.retriever = retriever
         self.prompts = prompts
         self.generator = generator
         self.relevance = relevance or RelevancePolicy()
         self.rewriter = rewriter
+        self.max_answer_chars = max_answer_chars
 
     async def aclose(self) -> None:
         await self.generator.aclose()
@@ -105,7 +108,7 @@ class Answerer:
                 retrieve_with_rewrites, self.retriever, query, rewrites, question.filters
             )
         except UpstreamError as e:
-            yield Error(e.code, str(e))
+            yield _failure(e)
             return
         clock.retrieval_ms = retrieved.timings["retrieval_ms"]
         rewritten = query if query != question.text else None
@@ -131,23 +134,36 @@ class Answerer:
     async def _generate(
         self, question: Question, retrieved: Retrieved, guard: CitationGuard, clock: _Clock
     ) -> AsyncIterator[Event]:
-        """The generator's text through the citation guard, then done (or error)."""
+        """The generator's text through the citation guard, then done (or error).
+
+        Past `max_answer_chars` the generator is closed (which closes the
+        upstream call) and the answer is done with finish reason `length`.
+        """
         chunks = self.generator.generate(question.text, retrieved.sources, question.history)
         finish, usage = "stop", dict[str, int]()
+        room = self.max_answer_chars
         try:
             async for chunk in chunks:
-                text = guard.feed(chunk.text) if chunk.text else ""
+                piece = chunk.text
+                if room is not None and len(piece) > room:
+                    piece, finish = piece[:room], "length"
+                text = guard.feed(piece) if piece else ""
                 if text:
                     clock.first_token_ms = clock.first_token_ms or clock.since_start()
                     yield Delta(text)
+                if finish == "length":
+                    break
+                room = None if room is None else room - len(piece)
                 finish = chunk.finish_reason or finish
                 usage = chunk.usage or usage
         except UpstreamError as e:
             tail = guard.flush()
             if tail:
                 yield Delta(tail)
-            yield Error(e.code, str(e))
+            yield _failure(e)
             return
+        finally:
+            await _close(chunks)
         tail = guard.flush()
         if tail:
             yield Delta(tail)
@@ -166,3 +182,16 @@ class Answerer:
             prompt_version=self.prompts.version,
             model=self.model_name,
         )
+
+
+async def _close(chunks: AsyncIterator[LlmChunk]) -> None:
+    """Close a generator's stream (and the upstream call under it) if it can be closed."""
+    aclose = getattr(chunks, "aclose", None)
+    if aclose is not None:
+        await aclose()
+
+
+def _failure(error: UpstreamError) -> Error:
+    """The `error` event of a model failure: its code and words fit for a user, and the
+    detail (the server's address and its own text) for the operator."""
+    return Error(error.code, error.public_message, detail=error.message)

@@ -73,8 +73,11 @@ class Done:
 @dataclass(frozen=True)
 class Error:
     code: str  # e.g. "upstream_error", "upstream_timeout", "index_unavailable"
-    message: str
+    message: str  # what a user may read
     name: str = "error"
+    # For the operator only (the logs, the CLI): the model server's address and its own
+    # words. Never in `data()`, which is sent to users.
+    detail: str = ""
 
     def data(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message}

@@ -16,7 +16,14 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Protocol
 
 from chat.rag.llm import ChatModel, LlmChunk
-from chat.rag.prompts import HISTORY_MESSAGES, Prompts, Turn, answer_messages, condense_messages
+from chat.rag.prompts import (
+    HISTORY_MESSAGES,
+    HISTORY_TOKENS,
+    Prompts,
+    Turn,
+    answer_messages,
+    condense_messages,
+)
 from chat.rag.sources import Source
 
 NOT_FOUND = (
@@ -63,17 +70,24 @@ class ModelGenerator:
         prompts: Prompts,
         model_name: str,
         history_messages: int = HISTORY_MESSAGES,
+        history_tokens: int = HISTORY_TOKENS,
     ) -> None:
         self.model = model
         self.prompts = prompts
         self.model_name = model_name
         # The last messages of the conversation the model sees (each question and answer one).
         self.history_messages = history_messages
+        # What those messages may take of each prompt, in estimated tokens.
+        self.history_tokens = history_tokens
 
     async def standalone(self, question: str, history: Sequence[Turn]) -> str:
         """The model's rewrite of `question` by the condense prompt; `question` if empty."""
         messages = condense_messages(
-            self.prompts, history, question, max_messages=self.history_messages
+            self.prompts,
+            history,
+            question,
+            max_messages=self.history_messages,
+            max_tokens=self.history_tokens,
         )
         rewritten = await self.model.complete(messages)
         return rewritten.strip() or question
@@ -82,7 +96,12 @@ class ModelGenerator:
         self, question: str, sources: Sequence[Source], history: Sequence[Turn]
     ) -> AsyncIterator[LlmChunk]:
         messages = answer_messages(
-            self.prompts, question, sources, history, max_messages=self.history_messages
+            self.prompts,
+            question,
+            sources,
+            history,
+            max_messages=self.history_messages,
+            max_tokens=self.history_tokens,
         )
         return self.model.stream(messages)
 

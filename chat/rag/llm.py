@@ -49,8 +49,23 @@ _KEY_LIKE = re.compile(r"\b(sk-|key-|Bearer\s+)[A-Za-z0-9_\-*.]{4,}")
 _MESSAGE_LIMIT = 300
 
 
+# What a user is told of each failure: the code and these words. The message with the
+# server's address and its own text is for the logs only.
+PUBLIC_MESSAGES = {
+    "upstream_unreachable": "the language model cannot be reached; try again later",
+    "upstream_rate_limited": "the language model is busy; try again in a moment",
+    "upstream_timeout": "the language model took too long to answer; try again",
+    "upstream_broken_stream": "the language model's answer broke off; try again",
+}
+PUBLIC_MESSAGE = "the language model failed to answer; try again"
+
+
 class UpstreamError(PaperchatError):
-    """The chat model's server failed; `partial_text` is what had streamed before."""
+    """The chat model's server failed; `partial_text` is what had streamed before.
+
+    `message` names the server and quotes its error, for the logs;
+    `public_message` is what a user may be shown.
+    """
 
     def __init__(
         self, code: str, message: str, partial_text: str = "", *, retryable: bool = False
@@ -60,6 +75,10 @@ class UpstreamError(PaperchatError):
         self.message = message
         self.partial_text = partial_text
         self.retryable = retryable
+
+    @property
+    def public_message(self) -> str:
+        return PUBLIC_MESSAGES.get(self.code, PUBLIC_MESSAGE)
 
 
 @dataclass(frozen=True)
@@ -130,7 +149,9 @@ class OpenAIChatModel:
         retries: int = 2,
         backoff: float = 0.5,
         temperature: float | None = None,
+        max_tokens: int | None = None,
     ) -> None:
+        """`max_tokens` caps every answer's length on the server (None: the server's own)."""
         http_timeout = openai.Timeout(
             max(first_token_timeout, idle_timeout, complete_timeout) + 1.0,
             connect=first_token_timeout,
@@ -143,6 +164,7 @@ class OpenAIChatModel:
         self.retries = retries
         self.backoff = backoff
         self.temperature = temperature
+        self.max_tokens = max_tokens
         self._where = f"model {model!r} at {_safe_url(str(client.base_url))}"
         self._secret = client.api_key if isinstance(client.api_key, str) else ""
 
@@ -176,7 +198,10 @@ class OpenAIChatModel:
         try:
             async with asyncio.timeout(self.complete_timeout):
                 completion = await self._client.chat.completions.create(
-                    model=self.model, messages=_as_params(messages), temperature=self._temperature()
+                    model=self.model,
+                    messages=_as_params(messages),
+                    temperature=self._temperature(),
+                    max_tokens=openai.omit if self.max_tokens is None else self.max_tokens,
                 )
         except TimeoutError as e:
             message = f"{self._where}: no answer within {self.complete_timeout:g} s"
@@ -230,6 +255,8 @@ class OpenAIChatModel:
         }
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         return await self._client.post(
             "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=Upstream
         )

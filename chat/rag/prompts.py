@@ -37,6 +37,16 @@ DEFAULT_DIRECTORY = prompts.DIRECTORY
 # Earlier messages of the conversation a prompt holds, questions and answers alike
 # (8: the last four exchanges); `PAPERCHAT_HISTORY_MESSAGES`.
 HISTORY_MESSAGES = 8
+# What those messages may take of a prompt, in estimated tokens; `PAPERCHAT_HISTORY_TOKENS`.
+HISTORY_TOKENS = 3000
+# The estimate: one token per 4 bytes of UTF-8. The model behind an OpenAI-compatible
+# server is unknown, so its tokenizer is too; OpenAI's rule of thumb is 4 characters a
+# token for English, and counting bytes rather than characters raises the estimate for
+# scripts whose characters are tokens of their own (a CJK character is 3 bytes).
+BYTES_PER_TOKEN = 4
+# A message cut to fit the budget keeps at least this many tokens, else it is left out.
+MIN_CUT_TOKENS = 32
+CUT_MARK = " […]"
 NO_SOURCES = "(none: nothing relevant was found)"
 
 _VERSION_LINE = re.compile(r"^version:\s*(?P<name>[a-z_]+)/(?P<number>\d+)\s*$")
@@ -143,10 +153,13 @@ def answer_messages(
     history: Sequence[Turn] = (),
     *,
     max_messages: int = HISTORY_MESSAGES,
+    max_tokens: int = HISTORY_TOKENS,
 ) -> list[dict[str, str]]:
-    """System rules, the last `max_messages` of the history in order, then sources and question."""
+    """System rules, the last `max_messages` of the history in order (within `max_tokens`),
+    then sources and question."""
     messages = [{"role": "system", "content": prompts.system.format()}]
-    messages += [{"role": t.role, "content": t.content} for t in _recent(history, max_messages)]
+    recent = _recent(history, max_messages, max_tokens)
+    messages += [{"role": t.role, "content": t.content} for t in recent]
     user = prompts.answer.format(sources=format_sources(sources), question=question.strip())
     messages.append({"role": "user", "content": user})
     return messages
@@ -158,11 +171,12 @@ def condense_messages(
     question: str,
     *,
     max_messages: int = HISTORY_MESSAGES,
+    max_tokens: int = HISTORY_TOKENS,
 ) -> list[dict[str, str]]:
     """One user message asking to rewrite `question` as a standalone question."""
     transcript = "\n\n".join(
         f"{t.role.capitalize()}: {_neutralise(t.content.strip())}"
-        for t in _recent(history, max_messages)
+        for t in _recent(history, max_messages, max_tokens)
     )
     content = prompts.condense.format(history=transcript, question=question.strip())
     return [{"role": "user", "content": content}]
@@ -196,9 +210,37 @@ def _neutralise(text: str) -> str:
     return _DELIMITER_TAG.sub("&lt;", text)
 
 
-def _recent(history: Sequence[Turn], max_messages: int) -> Sequence[Turn]:
+def estimate_tokens(text: str) -> int:
+    """The tokens `text` takes in a prompt, estimated (see `BYTES_PER_TOKEN`)."""
+    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+
+
+def _recent(history: Sequence[Turn], max_messages: int, max_tokens: int) -> list[Turn]:
+    """The last `max_messages` turns within `max_tokens`, the newest kept first.
+
+    No turn takes more than half the budget (a long one is cut, its beginning
+    kept), so a long answer leaves room for the question it answers; the
+    oldest turn kept may be cut to fill what is left.
+    """
     turns = history[-max_messages:] if max_messages > 0 else ()
     for turn in turns:
         if turn.role not in _ROLES:
             raise PromptError(f"history turn has role {turn.role!r}; expected user or assistant")
-    return turns
+    kept: list[Turn] = []
+    room = max_tokens
+    for turn in reversed(turns):
+        share = min(room, max_tokens // 2)
+        if estimate_tokens(turn.content) <= share:
+            kept.append(turn)
+        elif share >= MIN_CUT_TOKENS:
+            kept.append(ChatTurn(turn.role, _cut(turn.content, share)))
+        else:
+            break
+        room -= estimate_tokens(kept[-1].content)
+    return kept[::-1]
+
+
+def _cut(text: str, tokens: int) -> str:
+    """The beginning of `text` that fits in `tokens` with the cut mark after it."""
+    size = tokens * BYTES_PER_TOKEN - len(CUT_MARK.encode("utf-8"))
+    return text.encode("utf-8")[:size].decode("utf-8", errors="ignore") + CUT_MARK

@@ -1,5 +1,6 @@
 """What the service needs in its data dir before it starts: the database at the latest
-schema, and the secret key that signs sessions.
+schema (with the answers a killed server left `streaming` marked `interrupted`),
+and the secret key that signs sessions.
 
 `prepare_service(settings)` makes both, once: `paperchat serve` calls it before
 uvicorn starts its workers, and anything else that builds an app with
@@ -10,15 +11,19 @@ migrate the database or to write the key.
 
 from __future__ import annotations
 
+import logging
+
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from chat.service.auth import SECRET_KEY_FILE, load_secret_key
-from chat.service.db import DatabaseError, display_url
+from chat.service.conversations import mark_interrupted
+from chat.service.db import DatabaseError, create_database_engine, display_url, session_factory
 from chat.service.migrations import current_revision, head_revision, upgrade_database
 from chat.settings import Settings
 from ingest.errors import PaperchatError
 
+logger = logging.getLogger("paperchat.service")
 _HOW = "`paperchat serve` prepares it, or call chat.service.bootstrap.prepare_service first"
 
 
@@ -27,8 +32,10 @@ class NotPrepared(PaperchatError):
 
 
 def prepare_service(settings: Settings) -> None:
-    """Migrate the database to the head and make the secret key file unless a key is set."""
+    """Migrate the database to the head, mark answers left streaming as interrupted, and
+    make the secret key file unless a key is set."""
     prepare_database(settings)
+    interrupt_unfinished_answers(settings)
     try:
         load_secret_key(settings)
     except ValueError as e:  # a key file that is there but empty
@@ -42,6 +49,21 @@ def prepare_database(settings: Settings) -> None:
         upgrade_database(url)
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot migrate the database {display_url(url)}: {e}") from e
+
+
+def interrupt_unfinished_answers(settings: Settings) -> None:
+    """Mark `interrupted` the answers a server that died left `streaming` (none is live yet)."""
+    url = settings.resolved_database_url
+    engine = create_database_engine(url)
+    try:
+        with session_factory(engine)() as session:
+            count = mark_interrupted(session)
+    except SQLAlchemyError as e:
+        raise DatabaseError(f"cannot update the database {display_url(url)}: {e}") from e
+    finally:
+        engine.dispose()
+    if count:
+        logger.warning("%d answer(s) left streaming by a stopped server marked interrupted", count)
 
 
 def check_database(engine: Engine) -> None:

@@ -7,16 +7,16 @@ belongs to someone else is reported exactly like one that does not exist.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from sqlalchemy import func, select
+from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from chat.service.tables import Conversation, Message, utcnow
 from ingest.errors import PaperchatError
 
 Role = Literal["user", "assistant"]
-Status = Literal["complete", "cancelled", "error", "streaming"]
+Status = Literal["complete", "cancelled", "error", "streaming", "interrupted"]
 
 TITLE_LENGTH = 60
 UNTITLED = "New conversation"
@@ -83,12 +83,16 @@ def open_turn(
 ) -> tuple[Conversation, Message]:
     """The user's question and an empty assistant message (status `streaming`, `reply`'s
     fields) in the user's conversation, or in a new one titled from the question when
-    `conversation_id` is None: one commit, so a turn takes the database's writer once."""
+    `conversation_id` is None: one commit, so a turn takes the database's writer once.
+
+    The conversation is locked before its last position is read, so that two
+    follow-ups at once (two tabs, a double submit) are numbered one after the other."""
     if conversation_id is None:
         conversation = Conversation(user_id=user_id, title=title_from(question))
         session.add(conversation)
         session.flush()
     else:
+        _lock(session, user_id, conversation_id)
         conversation = _owned(session, user_id, conversation_id)
     _append(session, conversation, "user", content=question)
     message = _append(session, conversation, "assistant", status="streaming", **reply)
@@ -124,6 +128,37 @@ def update_assistant_message(
     message.conversation.updated_at = utcnow()
     session.commit()
     return message
+
+
+def mark_interrupted(session: Session) -> int:
+    """Mark every answer still `streaming` as `interrupted`; how many there were.
+
+    Run once as the service starts, before any stream: an answer left
+    `streaming` then was cut off by a server that died (SIGKILL, a crash).
+    """
+    result = session.execute(
+        update(Message).where(Message.status == "streaming").values(status="interrupted")
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount
+
+
+def _lock(session: Session, user_id: str, conversation_id: str) -> None:
+    """Hold the conversation's row until the commit, else NotFound.
+
+    An UPDATE as the transaction's first write takes SQLite's one writer lock
+    (pysqlite begins the transaction there, so no older snapshot is read
+    after it) and PostgreSQL's row lock; a concurrent turn waits for ours to
+    commit and then reads our positions.
+    """
+    locked = session.execute(
+        update(Conversation)
+        .where(Conversation.id == conversation_id, Conversation.user_id == user_id)
+        .values(updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    if cast(CursorResult[Any], locked).rowcount == 0:
+        raise NotFound(f"no conversation {conversation_id!r}")
 
 
 def _owned(session: Session, user_id: str, conversation_id: str) -> Conversation:

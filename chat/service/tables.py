@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 ROLES = ("user", "assistant")
-STATUSES = ("complete", "cancelled", "error", "streaming")
+STATUSES = ("complete", "cancelled", "error", "streaming", "interrupted")
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",

@@ -59,3 +59,36 @@ def test_a_configured_secret_key_needs_no_file(settings: Settings) -> None:
     assert app.state.services.signer is not None
     assert not (settings.data_dir / SECRET_KEY_FILE).exists()
     app.state.services.engine.dispose()
+
+
+@pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
+def test_answers_left_streaming_by_a_killed_server_are_interrupted_at_start(
+    settings: Settings, database_url: str
+) -> None:
+    from chat.service.conversations import get_conversation, open_turn, update_assistant_message
+    from chat.service.db import session_factory
+    from chat.service.tables import User
+
+    configured = settings.model_copy(update={"database_url": database_url})
+    prepare_service(configured)
+    engine = create_database_engine(database_url)
+    sessions = session_factory(engine)
+    with sessions() as session:
+        user = User(email="ada@example.org", password_hash="unused")
+        session.add(user)
+        session.commit()
+        conversation, finished = open_turn(session, user.id, None, "first")
+        update_assistant_message(session, user.id, finished.id, content="Done.", status="complete")
+        open_turn(session, user.id, conversation.id, "second, cut off by SIGKILL")
+
+    prepare_service(configured)
+
+    with sessions() as session:
+        messages = get_conversation(session, user.id, conversation.id).messages
+    engine.dispose()
+    assert [(m.role, m.status) for m in messages] == [
+        ("user", "complete"),
+        ("assistant", "complete"),
+        ("user", "complete"),
+        ("assistant", "interrupted"),
+    ]

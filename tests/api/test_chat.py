@@ -297,3 +297,138 @@ def test_more_open_streams_than_database_connections_all_finish(api: Api) -> Non
         client.close()
 
     assert all(names[-1:] == ["done"] for names in outcomes), outcomes
+
+
+def test_deleting_a_conversation_while_it_streams_frees_the_slot_and_says_so(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(40)), delay=0.02)
+    original = api.services.slots
+    api.services.slots = StreamSlots(1)
+    try:
+        with api.signed_in() as client:
+            with client.stream("POST", "/api/chat", json={"message": FID}) as response:
+                lines = response.iter_lines()
+                meta = next(line for line in lines if line.startswith("data:"))
+                conversation_id = meta.split('"conversation_id": "')[1].split('"')[0]
+                removed = client.delete(f"/api/conversations/{conversation_id}")
+                rest = list(lines)
+            freed = wait_for(lambda: api.services.slots.open_count(_me(client)) == 0)
+            api.fake.default_script = ChatScript()
+            again = ask(client)
+            gone = client.get(f"/api/conversations/{conversation_id}")
+    finally:
+        api.services.slots = original
+
+    assert removed.status_code == 204
+    assert "event: error" in rest
+    assert any('"code": "conversation_deleted"' in line for line in rest)
+    assert "event: done" not in rest
+    assert freed
+    assert again[-1].name == "done"
+    assert gone.status_code == 404
+
+
+def test_the_model_is_asked_for_at_most_max_answer_tokens(api: Api) -> None:
+    with api.signed_in() as client:
+        first = ask(client)
+        ask(client, "How does it scale?", conversation_id=first[0].data["conversation_id"])
+
+    condense, answer = (r.body for r in api.fake.chat_requests()[-2:])
+    assert api.services.settings.max_answer_tokens == 1024
+    assert answer["max_tokens"] == 1024
+    assert condense["max_tokens"] == 1024
+
+
+def test_an_answer_past_the_size_cap_stops_with_length_and_is_kept_at_the_cap(api: Api) -> None:
+    # A server that ignores max_tokens: 20,000 characters against a cap of 16,000.
+    api.fake.default_script = ChatScript(pieces=("wordwordw ",) * 2000, delay=0.002)
+
+    with api.signed_in() as client:
+        events = ask(client)
+        saved = conversation(client, events)
+
+    text = "".join(e.data["text"] for e in events if e.name == "delta")
+    assert events[-1].name == "done"
+    assert events[-1].data["finish_reason"] == "length"
+    assert len(text) == api.services.settings.max_answer_chars == 16_000
+    assert saved["messages"][-1]["content"] == text
+    assert saved["messages"][-1]["status"] == "complete"
+    assert api.fake.client_disconnected.wait(5)
+
+
+def test_a_follow_up_after_a_long_answer_sends_history_within_the_token_budget(api: Api) -> None:
+    long_answer = ("wordwordw ",) * 1500
+    api.fake.script_chat(
+        ChatScript(pieces=long_answer),
+        ChatScript(pieces=("How does Fusion-in-Decoder scale with more passages?",)),
+        ChatScript(pieces=("It scales well.",)),
+    )
+
+    with api.signed_in() as client:
+        first = ask(client)
+        ask(client, "How does it scale?", conversation_id=first[0].data["conversation_id"])
+
+    condense, answer = (r.body for r in api.fake.chat_requests()[-2:])
+    history = [m["content"] for m in answer["messages"][1:-1]]
+    budget_bytes = api.services.settings.history_tokens * 4
+    assert len("".join(history).encode()) <= budget_bytes
+    assert history[0] == FID
+    assert history[1].startswith("wordwordw wordwordw")
+    assert history[1].endswith(" […]")
+    assert len(condense["messages"][0]["content"].encode()) <= budget_bytes + 2000
+
+
+@pytest.mark.parametrize("message", [" ", "   \n\t  ", "\u00a0\u2003"])
+def test_a_blank_question_is_422_and_starts_no_conversation(api: Api, message: str) -> None:
+    with api.signed_in() as client:
+        response = client.post("/api/chat", json={"message": message})
+        listed = client.get("/api/conversations").json()
+
+    assert response.status_code == 422
+    assert response.json()["detail"] == "the question is empty"
+    assert listed == []
+
+
+def test_an_upstream_failure_shows_a_code_and_a_generic_message_and_logs_the_detail(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    api.fake.default_script = ChatScript(fail_status=400, fail_message="tenant 42: quota hunter2")
+    upstream_host = api.fake.base_url.split("//")[1].split("/")[0]
+
+    with caplog.at_level("WARNING", logger="paperchat"), api.signed_in() as client:
+        events = ask(client)
+
+    error = events[-1]
+    assert error.name == "error"
+    assert error.data == {
+        "code": "upstream_error",
+        "message": "the language model failed to answer; try again",
+    }
+    assert upstream_host not in str(error.data)
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "hunter2" in logged
+    assert upstream_host in logged
+
+
+def test_simultaneous_follow_ups_in_one_conversation_are_all_answered(api: Api) -> None:
+    original = api.services.slots
+    api.services.slots = StreamSlots(30)
+    follow_ups = 30
+    try:
+        with api.signed_in() as client:
+            conversation_id = ask(client)[0].data["conversation_id"]
+
+            def follow_up(n: int) -> str:
+                body = {"message": f"And what about {n}?", "conversation_id": conversation_id}
+                with client.stream("POST", "/api/chat", json=body, timeout=60) as response:
+                    if response.status_code != 200:
+                        return f"status {response.status_code}"
+                    return read_events(response)[-1].name
+
+            with ThreadPoolExecutor(max_workers=follow_ups) as pool:
+                outcomes = list(pool.map(follow_up, range(follow_ups)))
+            saved = conversation(client, [SseEvent("meta", {"conversation_id": conversation_id})])
+    finally:
+        api.services.slots = original
+
+    assert outcomes == ["done"] * follow_ups
+    assert len(saved["messages"]) == 2 + 2 * follow_ups

@@ -126,3 +126,23 @@ def test_langchain_chat_openai_streams_and_invokes(api: Api) -> None:
 
     assert whole.content == "Passages are fused in the decoder."
     assert "".join(str(p) for p in pieces) == "Passages are fused in the decoder."
+
+
+def test_an_upstream_failure_hides_the_upstream_address_and_its_text(api: Api) -> None:
+    import httpx
+
+    api.fake.default_script = ChatScript(fail_status=400, fail_message="tenant 42: quota hunter2")
+    upstream_host = api.fake.base_url.split("//")[1].split("/")[0]
+    headers = {"Authorization": f"Bearer {api.key_for(api.new_user())}"}
+    body: dict[str, Any] = {"model": "paperchat", "messages": [{"role": "user", "content": FID}]}
+
+    with httpx.Client(base_url=api.base_url, headers=headers, timeout=30) as client:
+        whole = client.post("/v1/chat/completions", json=body)
+        streamed = client.post("/v1/chat/completions", json=body | {"stream": True}).text
+
+    assert whole.status_code == 502
+    assert whole.json() == {"detail": "the language model failed to answer; try again"}
+    assert '"code": "upstream_error"' in streamed
+    for shown in (whole.text, streamed):
+        assert upstream_host not in shown
+        assert "hunter2" not in shown

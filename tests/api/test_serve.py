@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -212,3 +214,126 @@ def test_serve_believes_forwarded_for_only_from_trusted_proxies(
     assert health is not None, log
     assert codes == expected
     assert ("203.0.113.7" in log) == bool(trusted), "the access log names the client it limits"
+
+
+def test_shutdown_ends_an_open_v1_stream_with_an_error_chunk_then_done(
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    upgrade_database(database)
+    sessions = session_factory(create_database_engine(database))
+    with sessions() as session:
+        user = create_user(session, "shutdown-v1@example.org", "a long password")
+        key = create_api_key(session, user, "test").plaintext
+    fake_llm.default_script = ChatScript(pieces=("word ",) * 400, delay=0.05)
+    fake_llm.client_disconnected.clear()
+    env = {
+        "PAPERCHAT_DATABASE_URL": database,
+        "PAPERCHAT_LLM": "openai",
+        "PAPERCHAT_LLM_MODEL": "fake-chat",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": "test-upstream-key",
+    }
+    data: list[str] = []
+    body = {
+        "model": "paperchat",
+        "stream": True,
+        "messages": [{"role": "user", "content": "What is dense passage retrieval?"}],
+    }
+
+    with serving(small_index, tmp_path, env) as (process, url):
+        assert wait_until_healthy(url, process) is not None, (tmp_path / "serve.log").read_text()
+        with httpx.stream(
+            "POST",
+            f"{url}/v1/chat/completions",
+            json=body,
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        ) as response:
+            for line in response.iter_lines():
+                if line.startswith("data:"):
+                    data.append(line.removeprefix("data:").strip())
+                    if len(data) == 3:
+                        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=60)
+
+    assert data[-1] == "[DONE]"
+    error = json.loads(data[-2])["error"]
+    assert error["code"] == "shutting_down"
+    assert fake_llm.client_disconnected.wait(5), "the upstream call was not closed"
+    assert code in (0, -15)
+
+
+def _drip(connections: list[socket.socket], head: bytes, seconds: float) -> list[bytes]:
+    """Send `head` then one byte a time on each connection (bounded in count and time) until
+    the server closes it; what each received (b"" for a connection still open at the end)."""
+    for connection in connections:
+        connection.sendall(head)
+    received = dict.fromkeys(connections, b"")
+    open_ = set(connections)
+    deadline = time.monotonic() + seconds
+    while open_ and time.monotonic() < deadline:
+        for connection in list(open_):
+            try:
+                readable, _, _ = select.select([connection], [], [], 0)
+                data = connection.recv(4096) if readable else None
+                if data is None:
+                    connection.sendall(b"x")
+            except OSError:
+                data = b""
+            if data is not None:
+                received[connection] += data
+                open_.discard(connection)
+        time.sleep(0.1)
+    return [received[c] if c not in open_ else b"still open" for c in connections]
+
+
+def test_slow_requests_are_cut_off_but_slow_answers_are_not(
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
+    upgrade_database(database)
+    with session_factory(create_database_engine(database))() as session:
+        user = create_user(session, "slow@example.org", "a long password")
+        key = create_api_key(session, user, "test").plaintext
+    # The answer streams for about 2 s, twice the time allowed to send a request.
+    fake_llm.default_script = ChatScript(pieces=("word ",) * 40, delay=0.05)
+    env = {
+        "PAPERCHAT_DATABASE_URL": database,
+        "PAPERCHAT_REQUEST_TIMEOUT_S": "1",
+        "PAPERCHAT_LLM": "openai",
+        "PAPERCHAT_LLM_MODEL": "fake-chat",
+        "OPENAI_BASE_URL": fake_llm.base_url,
+        "OPENAI_API_KEY": "test-upstream-key",
+    }
+    slow_head = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
+    slow_body = (
+        b"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b"Authorization: Bearer " + key.encode() + b"\r\nContent-Length: 100000\r\n\r\n"
+    )
+
+    with serving(small_index, tmp_path, env) as (process, url):
+        assert wait_until_healthy(url, process) is not None, (tmp_path / "serve.log").read_text()
+        port = int(url.rsplit(":", 1)[1])
+        connections = [socket.create_connection(("127.0.0.1", port)) for _ in range(60)]
+        try:
+            heads = _drip(connections[:30], slow_head, seconds=20)
+            bodies = _drip(connections[30:], slow_body, seconds=20)
+        finally:
+            for connection in connections:
+                connection.close()
+        with httpx.stream(
+            "POST",
+            f"{url}/api/chat",
+            json={"message": "What is dense passage retrieval?"},
+            headers={"Authorization": f"Bearer {key}"},
+            timeout=30,
+        ) as response:
+            names = [line for line in response.iter_lines() if line.startswith("event:")]
+        health = httpx.get(f"{url}/api/health", timeout=5)
+
+    assert all(r.startswith(b"HTTP/1.1 408 ") for r in heads), set(heads)
+    assert all(r.startswith(b"HTTP/1.1 408 ") for r in bodies), set(bodies)
+    assert names[-1] == "event: done"
+    assert names.count("event: delta") > 1
+    assert health.status_code == 200

@@ -223,3 +223,31 @@ def test_a_turn_is_one_commit(session: Session, ada: str) -> None:
         "user",
         "assistant",
     ]
+
+
+@pytest.mark.timeout(120)
+def test_simultaneous_follow_ups_each_get_their_own_positions(
+    sessions: sessionmaker[Session], session: Session, ada: str
+) -> None:
+    # Two tabs, or a double submit: the turns are numbered under the database's lock.
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    conversation, _ = open_turn(session, ada, None, "first question")
+    followers = 12
+    start = threading.Barrier(followers, timeout=30)
+
+    def follow_up(n: int) -> int:
+        with sessions() as own:
+            start.wait()
+            _, reply = open_turn(own, ada, conversation.id, f"follow-up {n}")
+            return reply.position
+
+    with ThreadPoolExecutor(max_workers=followers) as pool:
+        replies = list(pool.map(follow_up, range(followers)))
+
+    positions = list(
+        session.scalars(select(Message.position).where(Message.conversation_id == conversation.id))
+    )
+    assert sorted(positions) == list(range(1, 2 * followers + 3))
+    assert sorted(replies) == list(range(4, 2 * followers + 3, 2))

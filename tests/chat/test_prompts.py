@@ -259,3 +259,21 @@ def test_condense_history_cannot_close_the_conversation_block(prompts: Prompts) 
     [message] = condense_messages(prompts, history, "Q?")
 
     assert message["content"].count("</conversation>") == 1
+
+
+def test_history_within_the_token_budget_keeps_each_turn_under_half_and_cuts_cleanly(
+    prompts: Prompts,
+) -> None:
+    from chat.rag.prompts import estimate_tokens
+
+    question = ChatTurn("user", "注意力是什么" * 10)
+    answer = ChatTurn("assistant", "注意力机制" * 20_000)  # 300,000 bytes of UTF-8
+
+    messages = answer_messages(prompts, "And then?", [], [question, answer], max_tokens=1000)
+
+    history = messages[1:-1]
+    assert history[0]["content"] == question.content
+    assert history[1]["content"].startswith("注意力机制注意力机制")
+    assert history[1]["content"].endswith(" […]")
+    assert estimate_tokens(history[1]["content"]) <= 500
+    assert sum(estimate_tokens(m["content"]) for m in history) <= 1000

@@ -5,7 +5,9 @@ follow-up brings the conversation's earlier turns as history. The answer is
 saved as it ends: `complete` with its sources, citations and usage,
 `cancelled` when the client went away (the upstream call is closed with
 it), `error` when the model's server failed or the server shut down (the
-stream then ends with an `error` event `shutting_down`).
+stream then ends with an `error` event `shutting_down`). A conversation
+deleted while its answer streams stays deleted: the stream ends with an
+`error` event `conversation_deleted`, and the user's stream slot is free.
 """
 
 from __future__ import annotations
@@ -28,12 +30,13 @@ from starlette.concurrency import run_in_threadpool
 from chat.rag.answering import Answerer, Question, Turn
 from chat.rag.events import Delta, Done, Error, Event, Sources
 from chat.service.conversations import (
+    NotFound,
     Status,
     get_conversation,
     open_turn,
     update_assistant_message,
 )
-from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
+from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
@@ -46,6 +49,9 @@ SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 # After a shutdown begins, how long a stream has to send its `error` event.
 SHUTDOWN_GRACE_S = 3.0
 SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again in a moment")
+CONVERSATION_DELETED = Error(
+    "conversation_deleted", "the conversation was deleted while the answer streamed"
+)
 
 
 class ChatRequest(BaseModel):
@@ -129,6 +135,7 @@ def _record(services: Services, event: Event, turnout: Turnout, started: float) 
         turnout.status = "error"
         if event is not SHUTTING_DOWN:
             metrics.count_upstream_error(event.code)
+            logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
 
 
 async def until_shutdown(
@@ -174,13 +181,23 @@ async def answer_events(
     slot: AsyncExitStack,
     shutdown: anyio.Event,
 ) -> AsyncIterator[dict[str, str]]:
-    """The answerer's events as SSE messages; the turn is saved whatever happens."""
-    turnout, started = Turnout(), time.perf_counter()
+    """The answerer's events as SSE messages; the turn is saved whatever happens, and the
+    user's stream slot is given back whatever saving does.
+
+    The answer is saved before its `done` or `error` is sent: when its
+    conversation was deleted meanwhile the delete wins, nothing is kept, and
+    the stream ends with `CONVERSATION_DELETED` instead.
+    """
+    turnout, started, saved = Turnout(), time.perf_counter(), False
     try:
         with services.metrics.stream_open():
             async with aclosing(services.index.answerer.answer(question)) as answer:
                 async for event in until_shutdown(answer, shutdown):
                     _record(services, event, turnout, started)
+                    if isinstance(event, Done | Error):
+                        saved = True
+                        if not await _save(services, user_id, question.message_id, turnout):
+                            event = CONVERSATION_DELETED
                     yield {"event": event.name, "data": json.dumps(event.data())}
     except (anyio.get_cancelled_exc_class(), GeneratorExit):
         # The client went away: closing the answer closed the upstream call too.
@@ -193,10 +210,29 @@ async def answer_events(
         yield {"event": failure.name, "data": json.dumps(failure.data())}
     finally:
         with anyio.CancelScope(shield=True):
-            outcome = turnout.done.finish_reason if turnout.done else turnout.status
-            services.metrics.observe_stream(outcome, time.perf_counter() - started)
-            await run_in_threadpool(save_turn, services, user_id, question.message_id, turnout)
-            await slot.aclose()
+            try:
+                outcome = turnout.done.finish_reason if turnout.done else turnout.status
+                services.metrics.observe_stream(outcome, time.perf_counter() - started)
+                if not saved:
+                    await _save(services, user_id, question.message_id, turnout)
+            finally:
+                await slot.aclose()
+
+
+async def _save(services: Services, user_id: str, message_id: str, turnout: Turnout) -> bool:
+    """Save the turn; False when its conversation is gone (deleted while it streamed).
+
+    Any other failure is logged, not raised: the stream's end must still
+    give back the user's slot and reach the client.
+    """
+    try:
+        await run_in_threadpool(save_turn, services, user_id, message_id, turnout)
+    except NotFound:
+        logger.info("answer %s not saved: its conversation was deleted", message_id)
+        return False
+    except Exception as e:  # the stream's boundary: log it, the answer is lost
+        logger.exception("cannot save answer %s: %s", message_id, type(e).__name__)
+    return True
 
 
 @router.post(
@@ -209,7 +245,7 @@ async def answer_events(
 )
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
-    check_question_length(body.message, services.limits)
+    check_question(body.message, services.limits)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     try:

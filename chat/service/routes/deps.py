@@ -187,8 +187,11 @@ ChattingUser = Annotated[User, Depends(get_chatting_user)]
 ChattingKeyUser = Annotated[User, Depends(get_chatting_key_user)]
 
 
-def check_question_length(text: str, limits: Limits) -> None:
-    """422 for a question over the configured length (`PAPERCHAT_MAX_QUESTION_CHARS`)."""
+def check_question(text: str, limits: Limits) -> None:
+    """422 for a blank question (whitespace only) or one over the configured length
+    (`PAPERCHAT_MAX_QUESTION_CHARS`)."""
+    if not text.strip():
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "the question is empty")
     if len(text) > limits.max_question_chars:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT,

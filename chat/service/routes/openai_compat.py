@@ -3,39 +3,51 @@
 The last user message is the question and the earlier ones its history;
 `paper_ids` (an extra field) restricts the sources, which come back in an
 extra `sources` field (on the first chunk when streaming). API keys only.
+A stream always ends with `data: [DONE]`: after its last chunk, or after an
+error chunk (a failure, or `shutting_down` when the server stops mid-answer).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from typing import Any, Literal
 
+import anyio
 from fastapi import APIRouter, HTTPException, status
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from chat.rag.answering import Question, Turn
 from chat.rag.events import Delta, Done, Error, Sources
-from chat.service.routes.chat import SSE_HEADERS, PaperId
+from chat.service.routes.chat import (
+    SHUTDOWN_GRACE_S,
+    SHUTTING_DOWN,
+    SSE_HEADERS,
+    PaperId,
+    until_shutdown,
+)
 from chat.service.routes.deps import (
     ChattingKeyUser,
     KeyUser,
     Limits,
     Services,
     ServicesDep,
-    check_question_length,
+    check_question,
 )
 from chat.service.routes.errors import BODY, errors
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
+logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
 MODEL_ID = "paperchat"
+DONE = {"data": "[DONE]"}
 
 
 class ChatMessage(BaseModel):
@@ -86,7 +98,7 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
         raise HTTPException(
             status.HTTP_422_UNPROCESSABLE_CONTENT, "the last message must be a user's question"
         )
-    check_question_length(text, limits)
+    check_question(text, limits)
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
     history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
     filters = Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids])
@@ -108,6 +120,11 @@ def _finish(done: Done | None) -> str:
     return reason if reason in ("stop", "length") else "stop"
 
 
+def _count_failure(services: Services, event: Error) -> None:
+    services.metrics.count_upstream_error(event.code)
+    logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
+
+
 def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
     return {"id": completion_id, "object": kind, "created": int(time.time()), "model": MODEL_ID}
 
@@ -122,9 +139,14 @@ async def chat_completions(
     await slot.enter_async_context(services.slots.acquire(user.id))
     if body.stream:
         include_usage = bool((body.stream_options or {}).get("include_usage"))
-        stream = _chunks(services, question, include_usage, slot)
+        shutdown = anyio.Event()
+        stream = _chunks(services, question, include_usage, slot, shutdown)
         return EventSourceResponse(
-            stream, headers=SSE_HEADERS, ping=services.limits.ping_interval_s
+            stream,
+            headers=SSE_HEADERS,
+            ping=services.limits.ping_interval_s,
+            shutdown_event=shutdown,
+            shutdown_grace_period=SHUTDOWN_GRACE_S,
         )
     async with slot:
         return await _whole(services, question)
@@ -143,7 +165,7 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
             elif isinstance(event, Done):
                 done = event
             elif isinstance(event, Error):
-                services.metrics.count_upstream_error(event.code)
+                _count_failure(services, event)
                 raise HTTPException(status.HTTP_502_BAD_GATEWAY, event.message)
     message = {"role": "assistant", "content": "".join(text), "refusal": None}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
@@ -154,8 +176,14 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
 
 
 async def _chunks(
-    services: Services, question: Question, include_usage: bool, slot: AsyncExitStack
+    services: Services,
+    question: Question,
+    include_usage: bool,
+    slot: AsyncExitStack,
+    shutdown: anyio.Event,
 ) -> AsyncIterator[dict[str, str]]:
+    """The answer as chunks, ended by `[DONE]` after the last one or after an error chunk
+    (a failure, or `shutting_down` when the server stops mid-answer)."""
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
@@ -167,7 +195,7 @@ async def _chunks(
 
     try:
         async with aclosing(services.index.answerer.answer(question)) as events:
-            async for event in events:
+            async for event in until_shutdown(events, shutdown):
                 if isinstance(event, Sources):
                     yield chunk(
                         {"role": "assistant", "content": ""}, sources=event.data()["sources"]
@@ -179,10 +207,12 @@ async def _chunks(
                     if include_usage:
                         usage = _envelope(completion_id, "chat.completion.chunk")
                         yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}
-                    yield {"data": "[DONE]"}
+                    yield DONE
                 elif isinstance(event, Error):
-                    services.metrics.count_upstream_error(event.code)
+                    if event is not SHUTTING_DOWN:
+                        _count_failure(services, event)
                     error = {"message": event.message, "type": event.code, "code": event.code}
                     yield {"data": json.dumps({"error": error})}
+                    yield DONE
     finally:
         await slot.aclose()

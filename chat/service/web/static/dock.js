@@ -740,6 +740,7 @@ a { color: var(--accent); }
         view.text = message.content;
         if (message.status === "cancelled") view.note("Stopped.");
         if (message.status === "error") view.note("This answer failed.", "alert");
+        if (message.status === "interrupted") view.note("This answer was cut off when the server stopped.", "alert");
         view.end();
         log.append(view.root);
       }
