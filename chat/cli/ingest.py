@@ -69,7 +69,8 @@ def ingest_abstracts(
     from ingest.sources.units import metadata_items
 
     index = wiring_for(data_dir)
-    items = metadata_items(file, index.embedder.count_tokens, limit)
+    max_bytes = index.settings.max_record_bytes
+    items = metadata_items(file, index.embedder.count_tokens, limit, max_bytes)
     total = (lambda: limit) if limit else (lambda: count_records(file))
     _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
 

@@ -13,7 +13,7 @@ from ingest.index.writer import UnitWork
 from ingest.pdf import Failure, extract_pdfs
 from ingest.report import Skipped
 from ingest.sources.arxiv_api import Harvested
-from ingest.sources.metadata import read_metadata
+from ingest.sources.metadata import MAX_RECORD_BYTES, read_metadata
 
 _DOC_ID_LENGTH = 16
 
@@ -98,10 +98,13 @@ def find_pdfs(paths: Iterable[Path]) -> tuple[list[Path], list[Skipped]]:
 
 
 def metadata_items(
-    path: Path, count_tokens: CountTokens, limit: int | None = None
+    path: Path,
+    count_tokens: CountTokens,
+    limit: int | None = None,
+    max_record_bytes: int = MAX_RECORD_BYTES,
 ) -> Iterator[UnitWork | Skipped]:
     """The abstract unit of every paper in a metadata file, and the lines skipped."""
-    for item in read_metadata(path, limit):
+    for item in read_metadata(path, limit, max_record_bytes=max_record_bytes):
         if isinstance(item, Skipped):
             yield item
         else:

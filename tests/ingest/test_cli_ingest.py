@@ -282,3 +282,19 @@ def test_ingest_with_an_openai_compatible_embeddings_endpoint(
     assert store.collection.metadata == {"embedder": "openai/fake-embed"}
     vector = np.asarray(stored["embeddings"])[0]
     assert np.allclose(vector, expected / np.linalg.norm(expected), atol=1e-5)
+
+
+def test_lone_surrogate_in_metadata_skips_its_line_and_ingests_the_rest(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    good = {"id": "2101.00001", "title": "T", "abstract": "About retrieval.", "authors": "A"}
+    bad = {**good, "id": "2101.00002", "abstract": "About \ud800 retrieval."}
+    path = tmp_path / "meta.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+
+    result = run(env, "ingest", "abstracts", str(path), "--json")
+
+    assert result.code == 1, result.stderr
+    assert result.json["added_papers"] == 1
+    assert [s["source"] for s in result.json["skipped"]] == ["meta.jsonl:2"]
+    assert "lone surrogate" in result.json["skipped"][0]["reason"]
