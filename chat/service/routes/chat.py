@@ -33,7 +33,13 @@ from chat.service.conversations import (
     open_turn,
     update_assistant_message,
 )
-from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question_length
+from chat.service.routes.deps import (
+    ChattingUser,
+    MessageText,
+    Services,
+    ServicesDep,
+    check_question_length,
+)
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
@@ -49,7 +55,7 @@ SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again i
 
 
 class ChatRequest(BaseModel):
-    message: str = Field(
+    message: MessageText = Field(
         min_length=1,
         description="the question; at most PAPERCHAT_MAX_QUESTION_CHARS characters (4000)",
     )
