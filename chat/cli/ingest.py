@@ -93,6 +93,7 @@ def ingest_pdfs(
         index.embedder.count_tokens,
         workers=workers or settings.workers,
         timeout_s=settings.pdf_timeout_s,
+        max_mb=settings.pdf_max_mb,
     )
 
     def total() -> int:
@@ -137,6 +138,10 @@ def ingest_arxiv(
             pdf_dir=settings.data_dir / "pdfs",
         )
         items = arxiv_items(
-            harvested, index.open_catalog(), index.embedder.count_tokens, settings.pdf_timeout_s
+            harvested,
+            index.open_catalog(),
+            index.embedder.count_tokens,
+            settings.pdf_timeout_s,
+            settings.pdf_max_mb,
         )
         _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())

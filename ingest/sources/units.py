@@ -10,7 +10,7 @@ from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper, ParsedPdf, arxiv_url, file_name_id
 from ingest.index.writer import UnitWork
-from ingest.pdf import Failure, extract_pdfs
+from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.report import Skipped
 from ingest.sources.arxiv_api import Harvested
 from ingest.sources.metadata import MAX_RECORD_BYTES, read_metadata
@@ -117,11 +117,13 @@ def pdf_items(
     count_tokens: CountTokens,
     workers: int = 1,
     timeout_s: float = 120.0,
+    max_mb: int = PDF_MAX_MB,
 ) -> Iterator[UnitWork | Skipped]:
     """The full-text unit of every PDF named or found in the folders named."""
     files, skipped = find_pdfs(paths)
     yield from skipped
-    for path, outcome in extract_pdfs(files, workers=workers, timeout_s=timeout_s):
+    parsed = extract_pdfs(files, workers=workers, timeout_s=timeout_s, max_mb=max_mb)
+    for path, outcome in parsed:
         if isinstance(outcome, Failure):
             yield Skipped(str(path), outcome.reason)
         else:
@@ -133,6 +135,7 @@ def arxiv_items(
     catalog: Catalog,
     count_tokens: CountTokens,
     timeout_s: float = 120.0,
+    max_mb: int = PDF_MAX_MB,
 ) -> Iterator[UnitWork | Skipped]:
     """The abstract and, when its PDF came, the full text of every harvested paper."""
     for paper, pdf_path, failure in harvested:
@@ -144,7 +147,7 @@ def arxiv_items(
             if failure is not None:
                 yield Skipped(f"arXiv:{paper.id} PDF", failure)
             continue
-        for path, outcome in extract_pdfs([pdf_path], timeout_s=timeout_s):
+        for path, outcome in extract_pdfs([pdf_path], timeout_s=timeout_s, max_mb=max_mb):
             if isinstance(outcome, Failure):
                 yield Skipped(str(path), outcome.reason)
             else:

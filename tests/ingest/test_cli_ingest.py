@@ -298,3 +298,17 @@ def test_lone_surrogate_in_metadata_skips_its_line_and_ingests_the_rest(
     assert result.json["added_papers"] == 1
     assert [s["source"] for s in result.json["skipped"]] == ["meta.jsonl:2"]
     assert "lone surrogate" in result.json["skipped"][0]["reason"]
+
+
+def test_pdf_over_the_memory_limit_is_skipped_and_the_run_goes_on(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = _copy(["2304.02623v1.pdf"], tmp_path / "pdfs")
+    bomb = pdf_fixtures.write_inflating_pdf(folder / "2101.00001v1.pdf", b"(ab) Tj ", 300 << 20)
+
+    result = run({**env, "PAPERCHAT_PDF_MAX_MB": "400"}, "ingest", "pdfs", str(folder), "--json")
+
+    assert result.code == 1, result.stderr
+    assert result.json["added_papers"] == 1
+    assert [s["source"] for s in result.json["skipped"]] == [str(bomb.resolve())]
+    assert result.json["skipped"][0]["reason"].startswith("over the memory limit of 400 MB")
