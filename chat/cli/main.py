@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import click
 
 from ingest.errors import PaperchatError
+from ingest.private import PRIVATE_UMASK
 
 if TYPE_CHECKING:
     from chat.settings import Settings
@@ -70,6 +72,7 @@ class PaperchatGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
+        os.umask(PRIVATE_UMASK)  # what the commands write in the data dir is the user's alone
         try:
             return super().invoke(ctx)
         except PaperchatError as e:

@@ -59,3 +59,33 @@ def test_a_configured_secret_key_needs_no_file(settings: Settings) -> None:
     assert app.state.services.signer is not None
     assert not (settings.data_dir / SECRET_KEY_FILE).exists()
     app.state.services.engine.dispose()
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_the_data_dir_database_and_secret_key_are_the_owners_alone(settings: Settings) -> None:
+    settings.data_dir.parent.chmod(0o755)
+
+    prepare_service(settings)
+
+    data = settings.data_dir
+    assert _mode(data) == 0o700
+    assert _mode(data / SECRET_KEY_FILE) == 0o600
+    files = sorted(p.name for p in data.iterdir() if p.name.startswith("paperchat.sqlite"))
+    assert files[:1] == ["paperchat.sqlite"]
+    assert {p: _mode(data / p) for p in files} == dict.fromkeys(files, 0o600)
+
+
+def test_an_existing_open_data_dir_and_database_are_made_private(settings: Settings) -> None:
+    settings.data_dir.mkdir(mode=0o755)
+    settings.data_dir.chmod(0o755)
+    database = settings.data_dir / "paperchat.sqlite"
+    database.touch()
+    database.chmod(0o644)
+
+    prepare_service(settings)
+
+    assert _mode(settings.data_dir) == 0o700
+    assert _mode(database) == 0o600

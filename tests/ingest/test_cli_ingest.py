@@ -312,3 +312,20 @@ def test_pdf_over_the_memory_limit_is_skipped_and_the_run_goes_on(
     assert result.json["added_papers"] == 1
     assert [s["source"] for s in result.json["skipped"]] == [str(bomb.resolve())]
     assert result.json["skipped"][0]["reason"].startswith("over the memory limit of 400 MB")
+
+
+def test_ingest_leaves_nothing_in_the_data_dir_other_users_can_read(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    good = {"id": "2101.00001", "title": "T", "abstract": "About retrieval.", "authors": "A"}
+    path = tmp_path / "meta.jsonl"
+    path.write_text(json.dumps(good) + "\n")
+
+    result = run(env, "ingest", "abstracts", str(path), "--json")
+
+    data = Path(env["PAPERCHAT_DATA_DIR"])
+    assert result.code == 0, result.stderr
+    open_to_others = [str(p) for p in [data, *data.rglob("*")] if p.stat().st_mode & 0o077]
+    assert open_to_others == []
+    assert (data / "catalog.sqlite").is_file()
+    assert (data / "chroma").is_dir()
