@@ -26,12 +26,19 @@ def abstract_work(paper: Paper, count_tokens: CountTokens, source: str, origin: 
 
 
 def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
-    """(paper id, version, is arXiv): from the file name, else the page-1 stamp, else the hash."""
+    """(paper id, version, is arXiv): from the page-1 stamp, else the file name, else the hash.
+
+    arXiv prints the stamp on the paper itself, so it says what the file holds;
+    a file name is only what someone called it, and a file named for one paper
+    that holds another is indexed as the paper it holds.
+    """
     named = file_name_id(path.stem)
+    if parsed.stamp_id:
+        same = named is not None and named[0] == parsed.stamp_id
+        named_version = (named[1] or "") if named is not None and same else ""
+        return parsed.stamp_id, parsed.stamp_version or named_version, True
     if named is not None:
         return named[0], named[1] or "", True
-    if parsed.stamp_id:
-        return parsed.stamp_id, parsed.stamp_version, True
     return parsed.sha256[:_DOC_ID_LENGTH], "", False
 
 

@@ -113,7 +113,8 @@ def test_new_pdf_version_replaces_old_chunks(env: dict[str, str], tmp_path: Path
     old = _copy(["2304.02623v1.pdf"], tmp_path / "old")
     new = tmp_path / "new"
     new.mkdir()
-    shutil.copy(PDFS / "1503.02531v1.pdf", new / "2304.02623v2.pdf")  # other content, same paper
+    # Other content with no stamp of its own, under the name of the same paper's next version.
+    shutil.copy(PDFS / NOT_ON_ARXIV, new / "2304.02623v2.pdf")
     run(env, "ingest", "pdfs", str(old), "--json")
     data = Path(env["PAPERCHAT_DATA_DIR"])
     old_ids = {r[0] for r in _catalog(data).execute("SELECT id FROM chunks")}
@@ -329,3 +330,17 @@ def test_ingest_leaves_nothing_in_the_data_dir_other_users_can_read(
     assert open_to_others == []
     assert (data / "catalog.sqlite").is_file()
     assert (data / "chroma").is_dir()
+
+
+def test_pdf_named_for_one_paper_holding_another_is_indexed_as_its_stamp_says(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    shutil.copy(PDFS / HUMAN_NAMED, folder / "2304.02623v1.pdf")  # Adam, stamped 1412.6980v9
+
+    result = run(env, "ingest", "pdfs", str(folder), "--json")
+
+    assert result.code == 0, result.stderr
+    rows = _catalog(Path(env["PAPERCHAT_DATA_DIR"])).execute("SELECT id, version FROM papers")
+    assert [tuple(r) for r in rows] == [("1412.6980", "v9")]
