@@ -52,13 +52,16 @@ def is_disk_full(error: BaseException, folder: Path) -> bool:
     return free is not None and free < NEARLY_FULL_BYTES
 
 
-def disk_full_message(folder: Path) -> str:
+_RUN_AGAIN = (
+    "make room and run the command again"
+    " (what was written is kept; the next run repairs a half-written batch)"
+)
+
+
+def disk_full_message(folder: Path, what_next: str = _RUN_AGAIN) -> str:
     free = free_bytes(folder)
     room = f" ({free / 1024 / 1024:.1f} MB free)" if free is not None else ""
-    return (
-        f"the disk holding the data dir {str(folder)!r} is full{room}: make room and run"
-        " the command again (what was written is kept; the next run repairs a half-written batch)"
-    )
+    return f"the disk holding the data dir {str(folder)!r} is full{room}: {what_next}"
 
 
 @contextmanager

@@ -13,6 +13,11 @@ from chat.service.bootstrap import NotPrepared, prepare_service, secret_key
 from chat.service.db import create_database_engine
 from chat.service.migrations import current_revision, head_revision, upgrade_database
 from chat.settings import Settings
+from chat.wiring import Wiring
+from tests.api.server import Api, fake_llm_fixture, served_settings  # noqa: F401 - a fixture
+from tests.disk import fill, tiny_disk
+from tests.fake_openai import FakeOpenAI
+from tests.net import serving, unused_port
 
 
 @pytest.fixture
@@ -89,3 +94,29 @@ def test_an_existing_open_data_dir_and_database_are_made_private(settings: Setti
 
     assert _mode(settings.data_dir) == 0o700
     assert _mode(database) == 0o600
+
+
+def test_a_full_disk_under_the_database_is_507_and_loses_nothing(
+    tmp_path: Path, small_index: Wiring, fake_llm: FakeOpenAI
+) -> None:
+    with tiny_disk(tmp_path / "disk", "2m") as disk:
+        settings = served_settings(small_index, fake_llm, disk / "db.sqlite")
+        prepare_service(settings)
+        app = create_app(settings)
+        with serving(app, unused_port()) as base_url:
+            api = Api(base_url, app, fake_llm)
+            with api.signed_in() as client:
+                assert client.post("/api/keys", json={"name": "before"}).status_code == 201
+                filler = fill(disk)
+
+                full = client.post("/api/keys", json={"name": "while full"})
+                filler.unlink()
+                after = client.post("/api/keys", json={"name": "after"})
+                names = [k["name"] for k in client.get("/api/keys").json()]
+
+    assert full.status_code == 507
+    assert full.json() == {
+        "detail": "the server's disk is full: nothing was saved; try again later"
+    }
+    assert after.status_code == 201
+    assert sorted(names) == ["after", "before"]

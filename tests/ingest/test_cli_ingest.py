@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import sqlite3
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from ingest.index.store import ChunkStore, open_chroma
 from tests import pdf_fixtures
 from tests.cli import environment, run
 from tests.data import ABSTRACTS, PDFS
+from tests.disk import tiny_disk
 from tests.fake_arxiv import FakeArxiv, FakePaper
 from tests.fake_openai import FakeOpenAI
 
@@ -349,18 +348,10 @@ def test_pdf_named_for_one_paper_holding_another_is_indexed_as_its_stamp_says(
     assert [tuple(r) for r in rows] == [("1412.6980", "v9")]
 
 
-@pytest.fixture
-def tiny_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 3 MB tmpfs (mounting one needs root: skipped otherwise), unmounted after the test."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    mount = ["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(disk)]
-    if os.geteuid() != 0 or subprocess.run(mount, capture_output=True, check=False).returncode:
-        pytest.skip("cannot mount a tmpfs here (needs root)")
-    try:
+@pytest.fixture(name="tiny_disk")
+def tiny_disk_fixture(tmp_path: Path) -> Iterator[Path]:
+    with tiny_disk(tmp_path / "disk") as disk:
         yield disk
-    finally:
-        subprocess.run(["umount", "--lazy", str(disk)], check=False)
 
 
 def test_full_disk_is_one_line_naming_the_data_dir(env: dict[str, str], tiny_disk: Path) -> None:
