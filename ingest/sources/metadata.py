@@ -108,9 +108,10 @@ def _open_bytes(path: Path) -> BufferedIOBase:
 
 def count_records(path: Path) -> int:
     """Non-blank lines in a metadata file: the total a progress bar counts towards."""
-    with _open_bytes(path) as lines:
+    with _open_bytes(path) as stream:
         try:
-            return sum(1 for line in lines if line.strip())
+            lines = _lines(stream, MAX_RECORD_BYTES)
+            return sum(1 for line in lines if isinstance(line, int) or line.strip())
         except (OSError, EOFError):
             return 0
 
