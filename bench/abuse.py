@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import psutil
@@ -163,7 +164,7 @@ def stream_rows(servers: Servers, keys: list[str], questions: list[str], n: int)
 class IngestRun:
     code: int
     peak_mb: float
-    report: dict[str, object]
+    report: dict[str, Any]
 
 
 def _tree_rss_mb(root: psutil.Process) -> float:

@@ -22,6 +22,8 @@ from chat.rag.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import RetrievalConfig
 from ingest.errors import PaperchatError
+from ingest.pdf.isolation import PDF_MAX_MB
+from ingest.sources.metadata import MAX_RECORD_BYTES
 
 ENV_PREFIX = "PAPERCHAT_"
 NESTED_DELIMITER = "__"
@@ -99,6 +101,10 @@ class Settings(BaseSettings):
     redis_url: str = ""
     models_cache: Path | None = None
     pdf_timeout_s: float = 120.0
+    # The memory (address space) one PDF parser worker may use, in MB.
+    pdf_max_mb: int = Field(default=PDF_MAX_MB, ge=128)
+    # A metadata record (one JSON line) over this many bytes is skipped with its reason.
+    max_record_bytes: int = Field(default=MAX_RECORD_BYTES, ge=1024)
     arxiv_api_url: str = "http://export.arxiv.org/api/query"
     arxiv_pdf_url: str = "https://arxiv.org/pdf"
     # arXiv asks for one request every 3 seconds.

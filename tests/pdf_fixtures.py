@@ -6,6 +6,7 @@ of a real paper's bytes. Nothing third-party is stored in the repository.
 
 from __future__ import annotations
 
+import zlib
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -106,4 +107,31 @@ def write_image_only_pdf(path: Path, pages: int = 2) -> Path:
 def write_corrupt_pdf(path: Path) -> Path:
     """A header, an end marker, and nothing a reader can use in between."""
     path.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 8 + b"\n%%EOF\n")
+    return path
+
+
+def write_inflating_pdf(path: Path, piece: bytes, inflated_bytes: int) -> Path:
+    """A one-page PDF whose Flate content stream inflates `piece`, repeated, to `inflated_bytes`.
+
+    The stream is compressed piece by piece, so the test never holds the
+    inflated content: a file of kilobytes that a reader must expand to
+    hundreds of megabytes of text operators (or of spaces inside one string).
+    """
+    prefix, suffix = b"BT /F1 11 Tf 72 720 Td ", b" ET"
+    if piece == b" ":
+        prefix, suffix = prefix + b"(", b") Tj" + suffix
+    deflate = zlib.compressobj(9)
+    out = [deflate.compress(prefix)]
+    block = piece * max(1, (1024 * 1024) // len(piece))
+    for _ in range(inflated_bytes // len(block)):
+        out.append(deflate.compress(block))
+    out.append(deflate.compress(suffix))
+    out.append(deflate.flush())
+    stream = b"".join(out)
+    objects = _page_objects(b"")
+    objects[3] = b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (
+        len(stream),
+        stream,
+    )
+    path.write_bytes(_pdf(objects))
     return path

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from chat.cli.main import CommandError, data_dir_option, settings_for
+from chat.cli.main import CommandError, data_dir_option, names_a_full_disk, settings_for
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -64,6 +64,7 @@ def users() -> None:
 @click.option("--admin", "is_admin", is_flag=True, help="Give the user admin rights.")
 @click.option("--password-stdin", is_flag=True, help="Read the password from stdin.")
 @data_dir_option
+@names_a_full_disk
 def create_user_command(
     email: str, is_admin: bool, password_stdin: bool, data_dir: Path | None
 ) -> None:
@@ -117,6 +118,7 @@ def keys() -> None:
 @click.argument("email")
 @click.option("--name", default="cli", show_default=True, help="A label for the key.")
 @data_dir_option
+@names_a_full_disk
 def create_key_command(email: str, name: str, data_dir: Path | None) -> None:
     """Create an API key for a user and print it (it is shown only this once)."""
     from chat.service.accounts import create_api_key, get_user

@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from chat.cli.main import CommandError, data_dir_option, emit, json_option, wiring_for
+from chat.cli.main import (
+    CommandError,
+    data_dir_option,
+    emit,
+    json_option,
+    names_a_full_disk,
+    wiring_for,
+)
 
 
 @click.group()
@@ -42,6 +49,7 @@ def index_stats(data_dir: Path | None, as_json: bool) -> None:
 @index.command("delete")
 @click.argument("paper_id")
 @data_dir_option
+@names_a_full_disk
 def index_delete(paper_id: str, data_dir: Path | None) -> None:
     """Remove a paper and all its chunks from both indexes."""
     from ingest.index.records import normalise_paper_id

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from chat.cli.main import CommandError, F, data_dir_option, emit, settings_for, wiring_for
+from chat.cli.main import (
+    CommandError,
+    F,
+    data_dir_option,
+    emit,
+    names_a_full_disk,
+    settings_for,
+    wiring_for,
+)
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
@@ -58,6 +66,7 @@ def _run_ingest(
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Papers to read at most.")
 @ingest_options
+@names_a_full_disk
 def ingest_abstracts(
     file: Path, limit: int | None, data_dir: Path | None, workers: int | None, as_json: bool
 ) -> None:
@@ -69,7 +78,8 @@ def ingest_abstracts(
     from ingest.sources.units import metadata_items
 
     index = wiring_for(data_dir)
-    items = metadata_items(file, index.embedder.count_tokens, limit)
+    max_bytes = index.settings.max_record_bytes
+    items = metadata_items(file, index.embedder.count_tokens, limit, max_bytes)
     total = (lambda: limit) if limit else (lambda: count_records(file))
     _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
 
@@ -77,6 +87,7 @@ def ingest_abstracts(
 @ingest.command("pdfs")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @ingest_options
+@names_a_full_disk
 def ingest_pdfs(
     paths: tuple[Path, ...], data_dir: Path | None, workers: int | None, as_json: bool
 ) -> None:
@@ -92,6 +103,7 @@ def ingest_pdfs(
         index.embedder.count_tokens,
         workers=workers or settings.workers,
         timeout_s=settings.pdf_timeout_s,
+        max_mb=settings.pdf_max_mb,
     )
 
     def total() -> int:
@@ -105,6 +117,7 @@ def ingest_pdfs(
 @click.option("--query", default=None, help="An arXiv API search query, e.g. 'ti:retrieval'.")
 @click.option("--max", "max_results", type=click.IntRange(min=1), default=20, show_default=True)
 @ingest_options
+@names_a_full_disk
 def ingest_arxiv(
     ids: tuple[str, ...],
     query: str | None,
@@ -136,6 +149,10 @@ def ingest_arxiv(
             pdf_dir=settings.data_dir / "pdfs",
         )
         items = arxiv_items(
-            harvested, index.open_catalog(), index.embedder.count_tokens, settings.pdf_timeout_s
+            harvested,
+            index.open_catalog(),
+            index.embedder.count_tokens,
+            settings.pdf_timeout_s,
+            settings.pdf_max_mb,
         )
         _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())

@@ -14,16 +14,19 @@ inside the commands that need them, so that `--help` stays quick.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
 from ingest.errors import PaperchatError
+from ingest.private import PRIVATE_UMASK
 
 if TYPE_CHECKING:
     from chat.settings import Settings
@@ -70,6 +73,7 @@ class PaperchatGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> Any:
+        os.umask(PRIVATE_UMASK)  # what the commands write in the data dir is the user's alone
         try:
             return super().invoke(ctx)
         except PaperchatError as e:
@@ -110,6 +114,19 @@ def data_dir_option(func: F) -> F:
         default=None,
         help="The data dir (default: PAPERCHAT_DATA_DIR).",
     )(func)
+
+
+def names_a_full_disk(func: F) -> F:
+    """A command that writes the data dir: a full disk is one line naming it (exit 2)."""
+
+    @functools.wraps(func)
+    def command(*args: Any, **kwargs: Any) -> Any:
+        from ingest.disk import naming_a_full_disk
+
+        with naming_a_full_disk(settings_for(kwargs.get("data_dir")).data_dir):
+            return func(*args, **kwargs)
+
+    return cast(F, command)
 
 
 def json_option(func: F) -> F:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from chat.cli.main import data_dir_option, settings_for
+from chat.cli.main import data_dir_option, names_a_full_disk, settings_for
 
 
 @click.command("serve")
@@ -17,6 +17,7 @@ from chat.cli.main import data_dir_option, settings_for
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Server processes.")  # fmt: skip
 @data_dir_option
+@names_a_full_disk
 def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
     """Serve the HTTP API with uvicorn until interrupted.
 

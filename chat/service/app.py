@@ -16,12 +16,14 @@ import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import OperationalError
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -54,8 +56,10 @@ from chat.service.routes import (
 from chat.service.routes.deps import Limits, Services
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
+from ingest.disk import disk_full_message, is_disk_full
 
 logger = logging.getLogger("paperchat.app")
+_SERVER_ADVICE = "make room; requests that write answer 507 until then"
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -96,7 +100,7 @@ def create_app(settings: Settings) -> FastAPI:
     )
     app.state.services = services
     _add_middleware(app, services, proxies)
-    _add_error_handlers(app)
+    _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
     for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
         app.include_router(module.router)
@@ -167,7 +171,7 @@ def _validation_message(error: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def _add_error_handlers(app: FastAPI) -> None:
+def _add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     async def invalid(_request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)
         return JSONResponse({"detail": _validation_message(error)}, status_code=422)
@@ -194,12 +198,22 @@ def _add_error_handlers(app: FastAPI) -> None:
         logger.exception("unhandled error: %s", type(error).__name__)
         return JSONResponse({"detail": "internal server error"}, status_code=500)
 
+    async def storage_failed(request: Request, error: Exception) -> JSONResponse:
+        """A database or file write that failed: 507 when the disk is full, else a 500."""
+        if not is_disk_full(error, data_dir):
+            return await unexpected(request, error)
+        logger.error("%s; %s", disk_full_message(data_dir, _SERVER_ADVICE), error)
+        detail = "the server's disk is full: nothing was saved; try again later"
+        return JSONResponse({"detail": detail}, status_code=507)
+
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)
+    app.add_exception_handler(OperationalError, storage_failed)
+    app.add_exception_handler(OSError, storage_failed)
     app.add_exception_handler(Exception, unexpected)
 
 

@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 
 from chat.service.tables import BrowserSession, User, utcnow
 from chat.settings import Settings
+from ingest.private import private_dir
 
 SESSION_COOKIE: Final = "paperchat_session"
 CSRF_HEADER: Final = "X-CSRF-Token"
@@ -144,7 +145,7 @@ def load_secret_key(settings: Settings) -> str:
 
 
 def _stored_secret_key(path: Path) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:

@@ -18,6 +18,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from ingest.errors import PaperchatError
+from ingest.private import private_file
 
 # How long a write waits for SQLite's single writer before "database is locked" (a 500).
 # 5 s was too short: 200 simultaneous streams on a loaded two-core machine queued
@@ -48,7 +49,7 @@ def create_database_engine(url: str | URL) -> Engine:
     if parsed.get_backend_name() != "sqlite":
         return create_engine(parsed, pool_pre_ping=True)
     if parsed.database and parsed.database != ":memory:":
-        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        private_file(Path(parsed.database))
     engine = create_engine(parsed)
     event.listen(engine, "connect", _configure_sqlite)
     return engine

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ingest.errors import PaperchatError
 from ingest.index.records import Chunk, Paper
+from ingest.private import private_file
 
 SCHEMA_VERSION = "1"
 KINDS = ("abstract", "fulltext")
@@ -124,7 +125,7 @@ def _paper_from_row(row: sqlite3.Row) -> Paper:
 
 class Catalog:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         try:
             self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
             self.db.row_factory = sqlite3.Row

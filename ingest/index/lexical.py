@@ -20,6 +20,7 @@ from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog, Unit
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
+from ingest.private import private_dir
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)
 _WRITER_HEAP = 64_000_000
@@ -72,7 +73,7 @@ class LexicalIndex:
     def __init__(self, path: Path) -> None:
         self.schema = _schema()
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            private_dir(path)
             self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
         except (OSError, ValueError) as e:
             raise LexicalIndexError(f"cannot open the lexical index {str(path)!r}: {e}") from e

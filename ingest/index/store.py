@@ -19,6 +19,7 @@ from chromadb.config import Settings as ChromaSettings
 from ingest.errors import PaperchatError
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
+from ingest.private import private_dir
 
 COLLECTION = "paperchat_chunks"
 _WRITE_BATCH = 1000
@@ -42,7 +43,7 @@ def open_chroma(path: Path, url: str = "") -> ClientAPI:
     settings = ChromaSettings(anonymized_telemetry=False)
     try:
         if not url:
-            path.mkdir(parents=True, exist_ok=True)
+            private_dir(path)
             return chromadb.PersistentClient(path=str(path), settings=settings)
         parsed = urlparse(url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:

@@ -2,8 +2,9 @@
 
 `extract_pdfs` is the stage's one entry: every file is parsed (pypdfium2,
 `parsing.py`) and cleaned (`cleaning.py`, `headings.py`, `wordrepair.py`) in
-a worker process of its own pool (`isolation.py`), so a file that hangs or
-crashes the parser fails alone, with a reason.
+a worker process of its own pool (`isolation.py`), so a file that hangs,
+crashes the parser or needs more memory than the workers are allowed fails
+alone, with a reason.
 """
 
 from __future__ import annotations
@@ -12,24 +13,32 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ingest.index.records import ParsedPdf
-from ingest.pdf.isolation import Failure, run_isolated
+from ingest.pdf.isolation import PDF_MAX_MB, Failure, run_isolated
 from ingest.pdf.parsing import parse_pdf
 
-__all__ = ["Failure", "extract_pdfs"]
+__all__ = ["PDF_MAX_MB", "Failure", "extract_pdfs"]
 
 
 def extract_pdfs(
-    files: Sequence[Path], *, workers: int = 1, timeout_s: float = 120.0
+    files: Sequence[Path],
+    *,
+    workers: int = 1,
+    timeout_s: float = 120.0,
+    max_mb: int = PDF_MAX_MB,
 ) -> Iterator[tuple[Path, ParsedPdf | Failure]]:
     """Each file with its parsed text or the reason it has none, in the files' order.
 
     At most `workers` files are parsed at once; one that takes longer than
-    `timeout_s` is stopped and fails with "timed out after N s".
+    `timeout_s` is stopped and fails with "timed out after N s", one that
+    needs more than `max_mb` of memory fails with "over the memory limit of N MB".
     """
     done: dict[str, ParsedPdf | Failure] = {}
     order = iter(files)
     upcoming = next(order, None)
-    results = run_isolated(parse_pdf, [str(f) for f in files], workers=workers, timeout_s=timeout_s)
+    names = [str(f) for f in files]
+    results = run_isolated(
+        parse_pdf, names, workers=workers, timeout_s=timeout_s, memory_limit_mb=max_mb
+    )
     for name, outcome in results:
         done[name] = outcome
         while upcoming is not None and str(upcoming) in done:

@@ -5,7 +5,10 @@ items one at a time. A worker that runs past the time limit is killed, one
 that dies (a segfault inside a C library, an exit) is noticed by its closed
 pipe; either way only its own item fails, and the next item gets a new
 worker. Starting a process (and re-importing the main module in it) is paid
-once per worker rather than once per item. Workers run at a lower priority
+once per worker rather than once per item. A worker may be given a memory
+limit (its address space, `RLIMIT_AS`, set in the worker only): an item that
+needs more fails with "over the memory limit of N MB" instead of taking the
+machine's memory. Workers run at a lower priority
 than the process that started them, so the work they do in parallel (PDF
 parsing) gives way to the caller's own (embedding). The forkserver start
 method is safe in a parent that already runs threads (torch, tokenizers),
@@ -17,6 +20,7 @@ from __future__ import annotations
 import itertools
 import multiprocessing
 import os
+import resource
 import signal
 import time
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -34,6 +38,11 @@ WORKER_NICENESS = 10
 # A worker is replaced after this many items, so that whatever a parser leaks stays small.
 ITEMS_PER_WORKER = 100
 _STOP_WAIT_S = 1.0
+# The memory (address space) a PDF parser worker may use by default: a real paper needs
+# under 100 MB, a file that inflates to gigabytes of text is stopped well before that.
+PDF_MAX_MB = 1024
+# A C library that cannot allocate aborts the process (C++'s uncaught bad_alloc).
+_OUT_OF_MEMORY_SIGNALS = frozenset({signal.SIGABRT})
 
 
 @dataclass(frozen=True)
@@ -43,9 +52,25 @@ class Failure:
     reason: str
 
 
-def _serve(channel: Connection, niceness: int) -> None:
+def over_memory_limit(limit_mb: int) -> str:
+    return f"over the memory limit of {limit_mb} MB"
+
+
+def _limit_memory(limit_mb: int | None) -> None:
+    """Cap this process's address space at `limit_mb` (None: no cap)."""
+    if limit_mb is None:
+        return
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = limit_mb * 1024 * 1024
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _serve(channel: Connection, niceness: int, memory_limit_mb: int | None = None) -> None:
     """Worker entry: answer each (func, item) with ("ok", value) or ("error", message)."""
     os.nice(niceness)
+    _limit_memory(memory_limit_mb)
     while True:
         try:
             request = channel.recv()
@@ -56,6 +81,8 @@ def _serve(channel: Connection, niceness: int) -> None:
         func, item = request
         try:
             message: tuple[str, Any] = ("ok", func(item))
+        except MemoryError:
+            message = ("error", over_memory_limit(memory_limit_mb or 0))
         except Exception as e:  # noqa: BLE001 - the worker boundary reports every failure
             message = ("error", str(e) or type(e).__name__)
         try:
@@ -75,15 +102,18 @@ class _Worker:
     deadline: float = field(default=float("inf"))
     busy: bool = False
 
+    memory_limit_mb: int | None = None
+
     @classmethod
-    def start(cls, niceness: int) -> _Worker:
+    def start(cls, niceness: int, memory_limit_mb: int | None = None) -> _Worker:
         mine, theirs = _CONTEXT.Pipe(duplex=True)
-        process = _CONTEXT.Process(target=_serve, args=(theirs, niceness), daemon=True)
+        args = (theirs, niceness, memory_limit_mb)
+        process = _CONTEXT.Process(target=_serve, args=args, daemon=True)
         try:
             process.start()
         finally:
             theirs.close()
-        return cls(process, mine)
+        return cls(process, mine, memory_limit_mb=memory_limit_mb)
 
     def give(self, func: Callable[[Any], Any], item: Any, timeout_s: float) -> None:
         self.channel.send((func, item))
@@ -97,7 +127,7 @@ class _Worker:
             status, payload = self.channel.recv()
         except (EOFError, OSError):
             self.process.join()
-            return Failure(_exit_reason(self.process.exitcode))
+            return Failure(_exit_reason(self.process.exitcode, self.memory_limit_mb))
         return payload if status == "ok" else Failure(payload)
 
     def stop(self) -> None:
@@ -115,25 +145,34 @@ class _Worker:
         self.process.close()
 
 
-def _exit_reason(exitcode: int | None) -> str:
+def _exit_reason(exitcode: int | None, memory_limit_mb: int | None = None) -> str:
     if exitcode is not None and exitcode < 0:
         try:
             name = signal.Signals(-exitcode).name
         except ValueError:
             name = str(-exitcode)
+        if memory_limit_mb is not None and -exitcode in _OUT_OF_MEMORY_SIGNALS:
+            return f"{over_memory_limit(memory_limit_mb)} (the parser aborted, signal {name})"
         return f"worker crashed (signal {name})"
     return f"worker exited with code {exitcode} and no result"
 
 
 class WorkerPool:
-    """Up to `size` workers; each item runs in one of them, under a time limit."""
+    """Up to `size` workers; each item runs in one of them, under a time and a memory limit."""
 
-    def __init__(self, size: int, timeout_s: float, niceness: int = WORKER_NICENESS) -> None:
+    def __init__(
+        self,
+        size: int,
+        timeout_s: float,
+        niceness: int = WORKER_NICENESS,
+        memory_limit_mb: int | None = None,
+    ) -> None:
         if size < 1:
             raise ValueError(f"workers must be at least 1, not {size}")
         self.size = size
         self.timeout_s = timeout_s
         self.niceness = niceness
+        self.memory_limit_mb = memory_limit_mb
         self._workers: list[_Worker] = []
 
     @property
@@ -172,7 +211,7 @@ class WorkerPool:
             self._drop(worker)
 
     def _add(self) -> _Worker:
-        worker = _Worker.start(self.niceness)
+        worker = _Worker.start(self.niceness, self.memory_limit_mb)
         self._workers.append(worker)
         return worker
 
@@ -182,16 +221,23 @@ class WorkerPool:
 
 
 def run_isolated(
-    func: Callable[[T], R], items: Iterable[T], *, workers: int, timeout_s: float
+    func: Callable[[T], R],
+    items: Iterable[T],
+    *,
+    workers: int,
+    timeout_s: float,
+    memory_limit_mb: int | None = None,
 ) -> Generator[tuple[T, R | Failure], None, None]:
     """Yield (item, value or Failure) for every item, in order of completion.
 
     `func` and the items must be picklable (`func` a module-level function).
     At most `workers` items run at once, each in a worker process; one that
     runs longer than `timeout_s` is killed and its item fails with
-    "timed out after N s". Closing the generator ends every worker.
+    "timed out after N s"; with `memory_limit_mb`, one that needs more memory
+    fails with "over the memory limit of N MB". Closing the generator ends
+    every worker.
     """
-    pool = WorkerPool(workers, timeout_s)
+    pool = WorkerPool(workers, timeout_s, memory_limit_mb=memory_limit_mb)
     # Workers fork from the server, so a module it imported once costs no import per worker.
     # This takes effect only if the server is not yet running, and only for importable modules.
     _CONTEXT.set_forkserver_preload([func.__module__])

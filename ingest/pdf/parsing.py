@@ -25,6 +25,10 @@ STAMP_RE = re.compile(
 )
 # Below this many non-space characters per page on average a PDF has no usable text layer.
 MIN_CHARS_PER_PAGE = 100
+# A dense page of a paper holds under 10,000 characters and a long book about 5 million:
+# a file over these limits is built to exhaust the parser (or is no paper) and is refused.
+MAX_PAGE_CHARS = 200_000
+MAX_DOCUMENT_CHARS = 10_000_000
 # Lines at the top of page 1 that are set large but are no title.
 _NOT_TITLE_RE = re.compile(
     r"^(published|accepted|appeared|appearing|to appear|under review|preprint|proceedings"
@@ -52,7 +56,7 @@ def parse_pdf(path: str) -> ParsedPdf:
     data = _read_pdf_bytes(path)
     document = _open(path, data)
     try:
-        texts = [_page_text(document, index) for index in range(len(document))]
+        texts = _page_texts(path, document)
         title_lines = _first_page_lines(document) if texts else []
         metadata = document.get_metadata_dict(skip_empty=True)
     finally:
@@ -102,11 +106,32 @@ def _open(path: str, data: bytes) -> pdfium.PdfDocument:
     return document
 
 
-def _page_text(document: pdfium.PdfDocument, index: int) -> str:
+def _page_texts(path: str, document: pdfium.PdfDocument) -> list[str]:
+    """Every page's text, refusing a page or a document with more text than a paper has."""
+    texts: list[str] = []
+    total = 0
+    for index in range(len(document)):
+        texts.append(_page_text(path, document, index))
+        total += len(texts[-1])
+        if total > MAX_DOCUMENT_CHARS:
+            raise PdfError(
+                f"cannot parse {path!r}: over {MAX_DOCUMENT_CHARS} characters of text"
+                f" by page {index + 1}, more than any paper"
+            )
+    return texts
+
+
+def _page_text(path: str, document: pdfium.PdfDocument, index: int) -> str:
     page = document[index]
     try:
         textpage = page.get_textpage()
         try:
+            chars = textpage.count_chars()
+            if chars > MAX_PAGE_CHARS:
+                raise PdfError(
+                    f"cannot parse {path!r}: page {index + 1} holds {chars} characters,"
+                    f" over the limit of {MAX_PAGE_CHARS} per page"
+                )
             return str(textpage.get_text_range())
         finally:
             textpage.close()

@@ -21,6 +21,7 @@ from typing import NamedTuple, Self
 import httpx
 
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
+from ingest.private import private_dir
 from ingest.sources.arxiv_feed import ArxivApiError, FeedPage, parse_feed
 
 DEFAULT_API_URL = "http://export.arxiv.org/api/query"
@@ -247,7 +248,7 @@ def download_pdf(client: ArxivClient, paper: Paper, pdf_dir: Path) -> Path:
     body = client.get(url).content
     if not body.startswith(b"%PDF"):
         raise NotAPdfError(f"{url} did not answer with a PDF: it starts with {body[:16]!r}")
-    pdf_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(pdf_dir)
     partial = target.with_name(target.name + ".part")
     partial.write_bytes(body)
     partial.replace(target)

@@ -7,14 +7,20 @@ import json
 import re
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
+from io import BufferedIOBase
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from ingest.errors import PaperchatError
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
 from ingest.report import Skipped
+from ingest.text import check_text
 
 _SPACE_RE = re.compile(r"\s+")
+# A record (one line) longer than this is skipped unread; arXiv's longest are about 10 kB.
+MAX_RECORD_BYTES = 1024 * 1024
+# A line over the limit is passed over in pieces of this size, never held whole.
+_SKIP_PIECE_BYTES = 1024 * 1024
 
 
 class MetadataError(PaperchatError, ValueError):
@@ -74,7 +80,7 @@ def paper_from_record(record: dict[str, Any]) -> Paper:
     title = normalise_space(str(record.get("title") or ""))
     if not title:
         raise ValueError(f"record {paper_id} has no title")
-    return Paper(
+    paper = Paper(
         id=paper_id,
         title=title,
         abstract=abstract,
@@ -85,54 +91,95 @@ def paper_from_record(record: dict[str, Any]) -> Paper:
         updated=_iso_date(str(record.get("update_date") or "")),
         comments=normalise_space(str(record.get("comments") or "")),
     )
+    for name in ("title", "abstract", "authors", "version", "comments"):
+        check_text(getattr(paper, name), f"record {paper_id}: the {name}")
+    check_text(" ".join(paper.categories), f"record {paper_id}: the categories")
+    return paper
 
 
-def _open_text(path: Path) -> IO[str]:
+def _open_bytes(path: Path) -> BufferedIOBase:
     try:
         if path.suffix == ".gz":
-            return gzip.open(path, "rt", encoding="utf-8")
-        return path.open(encoding="utf-8")
+            return gzip.open(path, "rb")
+        return path.open("rb")
     except OSError as e:
         raise MetadataError(f"cannot read {str(path)!r}: {e.strerror or e}") from e
 
 
 def count_records(path: Path) -> int:
     """Non-blank lines in a metadata file: the total a progress bar counts towards."""
-    with _open_text(path) as lines:
+    with _open_bytes(path) as stream:
         try:
-            return sum(1 for line in lines if line.strip())
-        except (OSError, EOFError, UnicodeDecodeError):
+            lines = _lines(stream, MAX_RECORD_BYTES)
+            return sum(1 for line in lines if isinstance(line, int) or line.strip())
+        except (OSError, EOFError):
             return 0
 
 
-def read_metadata(path: Path, limit: int | None = None) -> Iterator[Paper | Skipped]:
+def _lines(stream: BufferedIOBase, max_bytes: int) -> Iterator[bytes | int]:
+    """Each line's bytes, or for a line over `max_bytes` its length, read without keeping it."""
+    while True:
+        line = stream.readline(max_bytes + 1)
+        if not line:
+            return
+        if len(line) <= max_bytes or line.endswith(b"\n"):
+            yield line
+            continue
+        length = len(line)
+        while not line.endswith(b"\n"):
+            line = stream.readline(_SKIP_PIECE_BYTES)
+            if not line:
+                break
+            length += len(line)
+        yield length
+
+
+def read_metadata(
+    path: Path, limit: int | None = None, *, max_record_bytes: int = MAX_RECORD_BYTES
+) -> Iterator[Paper | Skipped]:
     """Yield the papers of a metadata file, and a `Skipped` for every bad line.
 
-    A duplicate id within the file keeps its first record. `limit` counts the
-    papers yielded, not the lines read.
+    Each line is decoded on its own, so a bad byte or a record over
+    `max_record_bytes` costs that line only. A duplicate id within the file
+    keeps its first record. `limit` counts the papers yielded, not the lines read.
     """
     seen: set[str] = set()
     produced = 0
-    with _open_text(path) as lines:
+    with _open_bytes(path) as stream:
         try:
-            for number, line in enumerate(lines, start=1):
+            for number, line in enumerate(_lines(stream, max_record_bytes), start=1):
                 if limit is not None and produced >= limit:
                     return
+                source = f"{path.name}:{number}"
+                if isinstance(line, int):
+                    yield Skipped(source, _too_long(line, max_record_bytes))
+                    continue
                 if not line.strip():
                     continue
-                item = _parse_line(line, f"{path.name}:{number}", seen)
+                item = _parse_line(line, source, seen)
                 if isinstance(item, Paper):
                     seen.add(item.id)
                     produced += 1
                 yield item
-        except (OSError, EOFError, UnicodeDecodeError) as e:
-            # A truncated gzip stream or a binary file: keep what was read.
+        except (OSError, EOFError) as e:
+            # A truncated gzip stream or a broken disk: keep what was read.
             yield Skipped(f"{path.name}", f"file is unreadable past this point: {e}")
 
 
-def _parse_line(line: str, source: str, seen: set[str]) -> Paper | Skipped:
+def _too_long(length: int, max_bytes: int) -> str:
+    return (
+        f"record is {length} bytes, over the limit of {max_bytes} bytes"
+        " (PAPERCHAT_MAX_RECORD_BYTES)"
+    )
+
+
+def _parse_line(line: bytes, source: str, seen: set[str]) -> Paper | Skipped:
     try:
-        record = json.loads(line)
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return Skipped(source, f"not UTF-8: byte 0x{line[e.start]:02x} at byte {e.start + 1}")
+    try:
+        record = json.loads(text)
     except json.JSONDecodeError as e:
         return Skipped(source, f"malformed JSON: {e.msg} at column {e.colno}")
     if not isinstance(record, dict):

@@ -10,10 +10,10 @@ from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper, ParsedPdf, arxiv_url, file_name_id
 from ingest.index.writer import UnitWork
-from ingest.pdf import Failure, extract_pdfs
+from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.report import Skipped
 from ingest.sources.arxiv_api import Harvested
-from ingest.sources.metadata import read_metadata
+from ingest.sources.metadata import MAX_RECORD_BYTES, read_metadata
 
 _DOC_ID_LENGTH = 16
 
@@ -26,12 +26,19 @@ def abstract_work(paper: Paper, count_tokens: CountTokens, source: str, origin: 
 
 
 def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
-    """(paper id, version, is arXiv): from the file name, else the page-1 stamp, else the hash."""
+    """(paper id, version, is arXiv): from the page-1 stamp, else the file name, else the hash.
+
+    arXiv prints the stamp on the paper itself, so it says what the file holds;
+    a file name is only what someone called it, and a file named for one paper
+    that holds another is indexed as the paper it holds.
+    """
     named = file_name_id(path.stem)
+    if parsed.stamp_id:
+        same = named is not None and named[0] == parsed.stamp_id
+        named_version = (named[1] or "") if named is not None and same else ""
+        return parsed.stamp_id, parsed.stamp_version or named_version, True
     if named is not None:
         return named[0], named[1] or "", True
-    if parsed.stamp_id:
-        return parsed.stamp_id, parsed.stamp_version, True
     return parsed.sha256[:_DOC_ID_LENGTH], "", False
 
 
@@ -98,10 +105,13 @@ def find_pdfs(paths: Iterable[Path]) -> tuple[list[Path], list[Skipped]]:
 
 
 def metadata_items(
-    path: Path, count_tokens: CountTokens, limit: int | None = None
+    path: Path,
+    count_tokens: CountTokens,
+    limit: int | None = None,
+    max_record_bytes: int = MAX_RECORD_BYTES,
 ) -> Iterator[UnitWork | Skipped]:
     """The abstract unit of every paper in a metadata file, and the lines skipped."""
-    for item in read_metadata(path, limit):
+    for item in read_metadata(path, limit, max_record_bytes=max_record_bytes):
         if isinstance(item, Skipped):
             yield item
         else:
@@ -114,11 +124,13 @@ def pdf_items(
     count_tokens: CountTokens,
     workers: int = 1,
     timeout_s: float = 120.0,
+    max_mb: int = PDF_MAX_MB,
 ) -> Iterator[UnitWork | Skipped]:
     """The full-text unit of every PDF named or found in the folders named."""
     files, skipped = find_pdfs(paths)
     yield from skipped
-    for path, outcome in extract_pdfs(files, workers=workers, timeout_s=timeout_s):
+    parsed = extract_pdfs(files, workers=workers, timeout_s=timeout_s, max_mb=max_mb)
+    for path, outcome in parsed:
         if isinstance(outcome, Failure):
             yield Skipped(str(path), outcome.reason)
         else:
@@ -130,6 +142,7 @@ def arxiv_items(
     catalog: Catalog,
     count_tokens: CountTokens,
     timeout_s: float = 120.0,
+    max_mb: int = PDF_MAX_MB,
 ) -> Iterator[UnitWork | Skipped]:
     """The abstract and, when its PDF came, the full text of every harvested paper."""
     for paper, pdf_path, failure in harvested:
@@ -141,7 +154,7 @@ def arxiv_items(
             if failure is not None:
                 yield Skipped(f"arXiv:{paper.id} PDF", failure)
             continue
-        for path, outcome in extract_pdfs([pdf_path], timeout_s=timeout_s):
+        for path, outcome in extract_pdfs([pdf_path], timeout_s=timeout_s, max_mb=max_mb):
             if isinstance(outcome, Failure):
                 yield Skipped(str(path), outcome.reason)
             else:

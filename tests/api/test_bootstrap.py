@@ -13,6 +13,11 @@ from chat.service.bootstrap import NotPrepared, prepare_service, secret_key
 from chat.service.db import create_database_engine
 from chat.service.migrations import current_revision, head_revision, upgrade_database
 from chat.settings import Settings
+from chat.wiring import Wiring
+from tests.api.server import Api, fake_llm_fixture, served_settings  # noqa: F401 - a fixture
+from tests.disk import fill, tiny_disk
+from tests.fake_openai import FakeOpenAI
+from tests.net import serving, unused_port
 
 
 @pytest.fixture
@@ -92,3 +97,59 @@ def test_answers_left_streaming_by_a_killed_server_are_interrupted_at_start(
         ("user", "complete"),
         ("assistant", "interrupted"),
     ]
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_the_data_dir_database_and_secret_key_are_the_owners_alone(settings: Settings) -> None:
+    settings.data_dir.parent.chmod(0o755)
+
+    prepare_service(settings)
+
+    data = settings.data_dir
+    assert _mode(data) == 0o700
+    assert _mode(data / SECRET_KEY_FILE) == 0o600
+    files = sorted(p.name for p in data.iterdir() if p.name.startswith("paperchat.sqlite"))
+    assert files[:1] == ["paperchat.sqlite"]
+    assert {p: _mode(data / p) for p in files} == dict.fromkeys(files, 0o600)
+
+
+def test_an_existing_open_data_dir_and_database_are_made_private(settings: Settings) -> None:
+    settings.data_dir.mkdir(mode=0o755)
+    settings.data_dir.chmod(0o755)
+    database = settings.data_dir / "paperchat.sqlite"
+    database.touch()
+    database.chmod(0o644)
+
+    prepare_service(settings)
+
+    assert _mode(settings.data_dir) == 0o700
+    assert _mode(database) == 0o600
+
+
+def test_a_full_disk_under_the_database_is_507_and_loses_nothing(
+    tmp_path: Path, small_index: Wiring, fake_llm: FakeOpenAI
+) -> None:
+    with tiny_disk(tmp_path / "disk", "2m") as disk:
+        settings = served_settings(small_index, fake_llm, disk / "db.sqlite")
+        prepare_service(settings)
+        app = create_app(settings)
+        with serving(app, unused_port()) as base_url:
+            api = Api(base_url, app, fake_llm)
+            with api.signed_in() as client:
+                assert client.post("/api/keys", json={"name": "before"}).status_code == 201
+                filler = fill(disk)
+
+                full = client.post("/api/keys", json={"name": "while full"})
+                filler.unlink()
+                after = client.post("/api/keys", json={"name": "after"})
+                names = [k["name"] for k in client.get("/api/keys").json()]
+
+    assert full.status_code == 507
+    assert full.json() == {
+        "detail": "the server's disk is full: nothing was saved; try again later"
+    }
+    assert after.status_code == 201
+    assert sorted(names) == ["after", "before"]

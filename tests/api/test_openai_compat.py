@@ -146,3 +146,33 @@ def test_an_upstream_failure_hides_the_upstream_address_and_its_text(api: Api) -
     for shown in (whole.text, streamed):
         assert upstream_host not in shown
         assert "hunter2" not in shown
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/chat", b'{"message": "What is FiD? \\ud800"}'),
+        (
+            "/v1/chat/completions",
+            b'{"messages": [{"role": "user", "content": "What is FiD? \\ud800"}]}',
+        ),
+        (
+            "/v1/chat/completions",
+            b'{"messages": [{"role": "user",'
+            b' "content": [{"type": "text", "text": "FiD \\udfff"}]}]}',
+        ),
+        (
+            "/v1/chat/completions",
+            b'{"stream": true, "messages": [{"role": "user", "content": "hi \\ud800"},'
+            b' {"role": "assistant", "content": "hello"}, {"role": "user", "content": "FiD?"}]}',
+        ),
+    ],
+)
+def test_lone_surrogate_is_the_same_422_on_every_chat_route(
+    api: Api, path: str, body: bytes
+) -> None:
+    with api.key_client() as client:
+        response = client.post(path, content=body, headers={"Content-Type": "application/json"})
+
+    assert response.status_code == 422, response.text
+    assert "the message is not valid Unicode: a lone surrogate U+D" in response.json()["detail"]

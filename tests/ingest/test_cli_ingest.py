@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,8 @@ import pytest
 from ingest.index.store import ChunkStore, open_chroma
 from tests import pdf_fixtures
 from tests.cli import environment, run
-from tests.data import PDFS
+from tests.data import ABSTRACTS, PDFS
+from tests.disk import tiny_disk
 from tests.fake_arxiv import FakeArxiv, FakePaper
 from tests.fake_openai import FakeOpenAI
 
@@ -113,7 +115,8 @@ def test_new_pdf_version_replaces_old_chunks(env: dict[str, str], tmp_path: Path
     old = _copy(["2304.02623v1.pdf"], tmp_path / "old")
     new = tmp_path / "new"
     new.mkdir()
-    shutil.copy(PDFS / "1503.02531v1.pdf", new / "2304.02623v2.pdf")  # other content, same paper
+    # Other content with no stamp of its own, under the name of the same paper's next version.
+    shutil.copy(PDFS / NOT_ON_ARXIV, new / "2304.02623v2.pdf")
     run(env, "ingest", "pdfs", str(old), "--json")
     data = Path(env["PAPERCHAT_DATA_DIR"])
     old_ids = {r[0] for r in _catalog(data).execute("SELECT id FROM chunks")}
@@ -282,3 +285,90 @@ def test_ingest_with_an_openai_compatible_embeddings_endpoint(
     assert store.collection.metadata == {"embedder": "openai/fake-embed"}
     vector = np.asarray(stored["embeddings"])[0]
     assert np.allclose(vector, expected / np.linalg.norm(expected), atol=1e-5)
+
+
+def test_lone_surrogate_in_metadata_skips_its_line_and_ingests_the_rest(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    good = {"id": "2101.00001", "title": "T", "abstract": "About retrieval.", "authors": "A"}
+    bad = {**good, "id": "2101.00002", "abstract": "About \ud800 retrieval."}
+    path = tmp_path / "meta.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+
+    result = run(env, "ingest", "abstracts", str(path), "--json")
+
+    assert result.code == 1, result.stderr
+    assert result.json["added_papers"] == 1
+    assert [s["source"] for s in result.json["skipped"]] == ["meta.jsonl:2"]
+    assert "lone surrogate" in result.json["skipped"][0]["reason"]
+
+
+def test_pdf_over_the_memory_limit_is_skipped_and_the_run_goes_on(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = _copy(["2304.02623v1.pdf"], tmp_path / "pdfs")
+    bomb = pdf_fixtures.write_inflating_pdf(folder / "2101.00001v1.pdf", b"(ab) Tj ", 300 << 20)
+
+    result = run({**env, "PAPERCHAT_PDF_MAX_MB": "400"}, "ingest", "pdfs", str(folder), "--json")
+
+    assert result.code == 1, result.stderr
+    assert result.json["added_papers"] == 1
+    assert [s["source"] for s in result.json["skipped"]] == [str(bomb.resolve())]
+    assert result.json["skipped"][0]["reason"].startswith("over the memory limit of 400 MB")
+
+
+def test_ingest_leaves_nothing_in_the_data_dir_other_users_can_read(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    good = {"id": "2101.00001", "title": "T", "abstract": "About retrieval.", "authors": "A"}
+    path = tmp_path / "meta.jsonl"
+    path.write_text(json.dumps(good) + "\n")
+
+    result = run(env, "ingest", "abstracts", str(path), "--json")
+
+    data = Path(env["PAPERCHAT_DATA_DIR"])
+    assert result.code == 0, result.stderr
+    open_to_others = [str(p) for p in [data, *data.rglob("*")] if p.stat().st_mode & 0o077]
+    assert open_to_others == []
+    assert (data / "catalog.sqlite").is_file()
+    assert (data / "chroma").is_dir()
+
+
+def test_pdf_named_for_one_paper_holding_another_is_indexed_as_its_stamp_says(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    shutil.copy(PDFS / HUMAN_NAMED, folder / "2304.02623v1.pdf")  # Adam, stamped 1412.6980v9
+
+    result = run(env, "ingest", "pdfs", str(folder), "--json")
+
+    assert result.code == 0, result.stderr
+    rows = _catalog(Path(env["PAPERCHAT_DATA_DIR"])).execute("SELECT id, version FROM papers")
+    assert [tuple(r) for r in rows] == [("1412.6980", "v9")]
+
+
+@pytest.fixture(name="tiny_disk")
+def tiny_disk_fixture(tmp_path: Path) -> Iterator[Path]:
+    with tiny_disk(tmp_path / "disk") as disk:
+        yield disk
+
+
+def test_full_disk_is_one_line_naming_the_data_dir(env: dict[str, str], tiny_disk: Path) -> None:
+    data = tiny_disk / "data"
+
+    result = run(
+        {**env, "PAPERCHAT_DATA_DIR": str(data)},
+        "ingest",
+        "abstracts",
+        str(ABSTRACTS),
+        "--limit",
+        "3000",
+    )
+
+    assert result.code == 2, result.stderr
+    assert result.stderr.startswith(
+        f"paperchat: error: the disk holding the data dir {str(data)!r} is full ("
+    )
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

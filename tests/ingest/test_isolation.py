@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import sys
 import time
@@ -36,9 +37,27 @@ def misbehave(item: str) -> str:
         return str(os.getpid())
     if item == "niceness":
         return str(os.nice(0))
+    if item == "address space limit":
+        return str(resource.getrlimit(resource.RLIMIT_AS)[0])
+    if item == "allocate until refused":
+        return str(_allocate_until_refused())
     if item == "heavy modules":
         return ",".join(m for m in ("torch", "onnxruntime", "chromadb") if m in sys.modules)
     return item.upper()
+
+
+def _allocate_until_refused() -> int:
+    """Take memory 64 MB at a time until refused; then this process's peak RSS in MB."""
+    held = []
+    try:
+        for _ in range(256):  # 16 GB at most
+            held.append(bytearray(64 * 1024 * 1024))
+    except MemoryError:
+        pass
+    else:
+        raise AssertionError("no memory limit: 16 GB were allocated")
+    held.clear()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
 def parse_or_misbehave(item: str) -> str:
@@ -147,3 +166,43 @@ def test_workers_import_neither_the_embedder_nor_chroma() -> None:
     results = dict(run_isolated(parse_or_misbehave, ["heavy modules"], workers=1, timeout_s=30))
 
     assert results["heavy modules"] == ""
+
+
+def test_memory_limit_is_set_in_the_worker_only() -> None:
+    parent_limit = resource.getrlimit(resource.RLIMIT_AS)
+
+    results = dict(
+        run_isolated(
+            misbehave, ["address space limit"], workers=1, timeout_s=30, memory_limit_mb=512
+        )
+    )
+
+    assert results["address space limit"] == str(512 * 1024 * 1024)
+    assert resource.getrlimit(resource.RLIMIT_AS) == parent_limit
+
+
+def test_worker_over_its_memory_limit_fails_alone_with_the_reason() -> None:
+    items = ["a", "allocate until refused", "b"]
+    parent_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    results = dict(run_isolated(misbehave, items, workers=1, timeout_s=30, memory_limit_mb=512))
+
+    peak_mb = results.pop("allocate until refused")
+    assert results == {"a": "A", "b": "B"}
+    assert isinstance(peak_mb, str)
+    assert 0 < int(peak_mb) <= 512
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - parent_before) // 1024
+    assert grown_mb < 64
+
+
+def raise_memory_error(_item: str) -> str:
+    """Run in a worker: fail as a Python allocation that is refused fails."""
+    raise MemoryError
+
+
+def test_memory_error_in_a_worker_names_the_limit() -> None:
+    results = dict(
+        run_isolated(raise_memory_error, ["x"], workers=1, timeout_s=30, memory_limit_mb=300)
+    )
+
+    assert results["x"] == Failure("over the memory limit of 300 MB")

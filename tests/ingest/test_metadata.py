@@ -111,3 +111,73 @@ def test_truncated_gzip_keeps_lines_before_the_damage(tmp_path: Path) -> None:
 def test_unreadable_file_raises_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(MetadataError, match="cannot read"):
         list(read_metadata(tmp_path / "missing.jsonl"))
+
+
+def test_invalid_utf8_byte_costs_only_its_line(tmp_path: Path) -> None:
+    lines = [_record(f"2101.{n:05d}").encode() for n in range(1, 21)]
+    lines[4] = lines[4].replace(b"An abstract.", b"An abstract \xff.")
+    path = tmp_path / "bytes.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+    items = list(read_metadata(path))
+
+    assert len(_papers(items)) == 19
+    skipped = [i for i in items if isinstance(i, Skipped)]
+    assert [(s.source, s.reason) for s in skipped] == [
+        ("bytes.jsonl:5", "not UTF-8: byte 0xff at byte 67")
+    ]
+
+
+def test_lone_surrogate_in_a_record_is_a_skipped_line(tmp_path: Path) -> None:
+    path = _write_lines(
+        tmp_path / "surrogate.jsonl",
+        [
+            _record("2101.00001"),
+            _record("2101.00002", abstract="bad \ud800 half"),
+            _record("2101.00003"),
+        ],
+    )
+
+    items = list(read_metadata(path))
+
+    assert [p.id for p in _papers(items)] == ["2101.00001", "2101.00003"]
+    skipped = [i for i in items if isinstance(i, Skipped)]
+    assert [s.source for s in skipped] == ["surrogate.jsonl:2"]
+    assert skipped[0].reason == (
+        "record 2101.00002: the abstract is not valid Unicode:"
+        " a lone surrogate U+D800 at character 5"
+    )
+
+
+def test_record_over_the_size_cap_is_skipped_unread(tmp_path: Path) -> None:
+    huge = _record("2101.00002", abstract="word " * 300_000)
+    path = _write_lines(
+        tmp_path / "huge.jsonl", [_record("2101.00001"), huge, _record("2101.00003")]
+    )
+
+    items = list(read_metadata(path, max_record_bytes=100_000))
+
+    assert [p.id for p in _papers(items)] == ["2101.00001", "2101.00003"]
+    skipped = [i for i in items if isinstance(i, Skipped)]
+    assert [s.source for s in skipped] == ["huge.jsonl:2"]
+    assert skipped[0].reason == (
+        f"record is {len(huge) + 1} bytes, over the limit of 100000 bytes"
+        " (PAPERCHAT_MAX_RECORD_BYTES)"
+    )
+
+
+def test_gzipped_file_with_a_bad_byte_keeps_the_other_lines(tmp_path: Path) -> None:
+    lines = [_record(f"2101.{n:05d}").encode() for n in range(1, 6)]
+    lines[1] = b'{"id": "2101.00002", "title": "\xc3(", "abstract": "x"}'
+    path = tmp_path / "bytes.jsonl.gz"
+    path.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+
+    items = list(read_metadata(path))
+
+    assert [p.id for p in _papers(items)] == [
+        "2101.00001",
+        "2101.00003",
+        "2101.00004",
+        "2101.00005",
+    ]
+    assert [i.source for i in items if isinstance(i, Skipped)] == ["bytes.jsonl.gz:2"]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import resource
 from collections.abc import Callable
 from pathlib import Path
 
@@ -7,7 +8,7 @@ import pytest
 
 from ingest.index.records import ParsedPdf
 from ingest.pdf import Failure, extract_pdfs
-from ingest.pdf.parsing import PdfError, parse_pdf
+from ingest.pdf.parsing import MAX_PAGE_CHARS, PdfError, parse_pdf
 from tests import pdf_fixtures
 from tests.data import PDFS
 
@@ -143,3 +144,34 @@ def test_the_stage_hands_back_every_file_in_order_with_its_text_or_reason(
     assert "broken.pdf" in failed.reason
     assert isinstance(last, ParsedPdf)
     assert last.stamp_id == "1412.6980"
+
+
+def test_page_with_more_text_than_a_paper_is_refused_naming_the_page(tmp_path: Path) -> None:
+    path = pdf_fixtures.write_inflating_pdf(tmp_path / "dense.pdf", b"(ab) Tj ", 2 * 1024 * 1024)
+
+    with pytest.raises(PdfError) as raised:
+        parse_pdf(str(path))
+
+    assert str(raised.value).startswith(f"cannot parse {str(path)!r}: page 1 holds ")
+    assert f"over the limit of {MAX_PAGE_CHARS} per page" in str(raised.value)
+
+
+def test_inflating_pdfs_beside_real_ones_are_skipped_alone_over_the_memory_limit(
+    tmp_path: Path,
+) -> None:
+    operators = pdf_fixtures.write_inflating_pdf(tmp_path / "ops.pdf", b"(ab) Tj ", 400 << 20)
+    spaces = pdf_fixtures.write_inflating_pdf(tmp_path / "spaces.pdf", b" ", 600 << 20)
+    files = [TRANSFORMER, operators, spaces, ADAM]
+    parent_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+    outcomes = dict(extract_pdfs(files, workers=1, timeout_s=100, max_mb=512))
+
+    assert max(operators.stat().st_size, spaces.stat().st_size) < 2 << 20
+    assert isinstance(outcomes[TRANSFORMER], ParsedPdf)
+    assert isinstance(outcomes[ADAM], ParsedPdf)
+    for bomb in (operators, spaces):
+        failure = outcomes[bomb]
+        assert isinstance(failure, Failure)
+        assert failure.reason.startswith("over the memory limit of 512 MB")
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - parent_before) // 1024
+    assert grown_mb < 100  # the inflated content (1000 MB) never reaches the parent

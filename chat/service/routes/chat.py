@@ -36,7 +36,13 @@ from chat.service.conversations import (
     open_turn,
     update_assistant_message,
 )
-from chat.service.routes.deps import ChattingUser, Services, ServicesDep, check_question
+from chat.service.routes.deps import (
+    ChattingUser,
+    MessageText,
+    Services,
+    ServicesDep,
+    check_question,
+)
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
@@ -55,7 +61,7 @@ CONVERSATION_DELETED = Error(
 
 
 class ChatRequest(BaseModel):
-    message: str = Field(
+    message: MessageText = Field(
         min_length=1,
         description="the question; at most PAPERCHAT_MAX_QUESTION_CHARS characters (4000)",
     )

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, status
+from pydantic import BeforeValidator
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -27,6 +28,7 @@ from chat.service.ratelimit import RateLimiter, StreamSlots
 from chat.service.tables import User
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.text import check_text
 
 
 @dataclass(frozen=True)
@@ -197,3 +199,22 @@ def check_question(text: str, limits: Limits) -> None:
             status.HTTP_422_UNPROCESSABLE_CONTENT,
             f"the question is longer than {limits.max_question_chars} characters",
         )
+
+
+def readable_text(value: Any) -> Any:
+    """A request's text checked before it is parsed: a lone surrogate is a 422 naming it.
+
+    The one check for the text of every chat route (`/api/chat`'s message,
+    each `/v1/chat/completions` message, plain or in parts), so that both
+    answer the same bad text the same way.
+    """
+    if isinstance(value, str):
+        check_text(value, "the message")
+    elif isinstance(value, list):
+        for part in value:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                check_text(part["text"], "the message")
+    return value
+
+
+MessageText = Annotated[str, BeforeValidator(readable_text)]

@@ -15,11 +15,11 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, HTTPException, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from chat.rag.answering import Question, Turn
@@ -38,6 +38,7 @@ from chat.service.routes.deps import (
     Services,
     ServicesDep,
     check_question,
+    readable_text,
 )
 from chat.service.routes.errors import BODY, errors
 from ingest.index.filters import Filters
@@ -54,7 +55,7 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: str | list[dict[str, Any]] | None = None
+    content: Annotated[str | list[dict[str, Any]] | None, BeforeValidator(readable_text)] = None
 
     def text(self) -> str:
         if isinstance(self.content, str):

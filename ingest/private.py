@@ -1,0 +1,56 @@
+"""The data dir is its owner's alone: folders 0700, files 0600.
+
+It holds the account database (password and API-key hashes), the secret key
+that signs sessions and the index: no other local user may read any of it.
+Folders are made (and an existing one tightened) with `private_dir`, files
+that a library creates (SQLite, Chroma, tantivy) with `private_file` before
+it opens them; a folder closed to others also hides whatever the libraries
+write inside it later.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from ingest.errors import PaperchatError
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+# What a process that writes the data dir takes away from new files' modes.
+PRIVATE_UMASK = 0o077
+
+
+class DataDirError(PaperchatError):
+    """A folder or file of the data dir that cannot be made or kept private."""
+
+
+def private_dir(path: Path) -> Path:
+    """`path` as a folder only its owner can enter, made with its missing parents."""
+    try:
+        missing = [path, *(p for p in path.parents if not p.exists())][::-1]
+        for folder in missing if not path.exists() else []:
+            folder.mkdir(mode=DIR_MODE, exist_ok=True)
+        _tighten(path, DIR_MODE)
+    except OSError as e:
+        raise DataDirError(f"cannot make the folder {str(path)!r}: {e.strerror or e}") from e
+    return path
+
+
+def private_file(path: Path) -> Path:
+    """`path` as a file only its owner can read (made empty when missing), in a private folder."""
+    private_dir(path.parent)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+        _tighten(path, FILE_MODE)
+    except OSError as e:
+        raise DataDirError(f"cannot make the file {str(path)!r}: {e.strerror or e}") from e
+    return path
+
+
+def _tighten(path: Path, mode: int) -> None:
+    """Take group and other permissions away from a path this process owns."""
+    info = path.stat()
+    if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & ~mode:
+        path.chmod(stat.S_IMODE(info.st_mode) & mode)
