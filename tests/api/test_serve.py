@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -126,16 +127,25 @@ def wait_for_lines(path: Path, text: str, count: int, timeout: float = 120) -> b
     return False
 
 
-def test_shutdown_ends_an_open_stream_with_an_error_event(
-    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
-) -> None:
+@dataclass(frozen=True)
+class ModelServed:
+    """How to start `paperchat serve` answering with the fake model, and who may ask it."""
+
+    env: dict[str, str]
+    key: str
+    user_id: str
+
+
+def _model_served(tmp_path: Path, fake_llm: FakeOpenAI, words: int) -> ModelServed:
+    """A fresh database in `tmp_path` with one user and key, and the fake model set to
+    stream `words` words 50 ms apart."""
     database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
     upgrade_database(database)
-    sessions = session_factory(create_database_engine(database))
-    with sessions() as session:
-        user = create_user(session, "shutdown@example.org", "a long password")
+    with session_factory(create_database_engine(database))() as session:
+        user = create_user(session, "served@example.org", "a long password")
         key = create_api_key(session, user, "test").plaintext
-    fake_llm.default_script = ChatScript(pieces=("word ",) * 400, delay=0.05)
+        user_id = user.id
+    fake_llm.default_script = ChatScript(pieces=("word ",) * words, delay=0.05)
     fake_llm.client_disconnected.clear()
     env = {
         "PAPERCHAT_DATABASE_URL": database,
@@ -144,6 +154,14 @@ def test_shutdown_ends_an_open_stream_with_an_error_event(
         "OPENAI_BASE_URL": fake_llm.base_url,
         "OPENAI_API_KEY": "test-upstream-key",
     }
+    return ModelServed(env, key, user_id)
+
+
+def test_shutdown_ends_an_open_stream_with_an_error_event(
+    small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    served = _model_served(tmp_path, fake_llm, words=400)
+    key, env = served.key, served.env
     events: list[tuple[str, dict[str, str]]] = []
 
     with serving(small_index, tmp_path, env) as (process, url):
@@ -172,8 +190,9 @@ def test_shutdown_ends_an_open_stream_with_an_error_event(
     assert "done" not in names
     assert fake_llm.client_disconnected.wait(5), "the upstream call was not closed"
     assert code in (0, -15)
+    sessions = session_factory(create_database_engine(env["PAPERCHAT_DATABASE_URL"]))
     with sessions() as session:
-        conversation = get_conversation(session, user.id, events[0][1]["conversation_id"])
+        conversation = get_conversation(session, served.user_id, events[0][1]["conversation_id"])
     saved = conversation.messages[-1]
     assert saved.status == "error"
     assert saved.content.startswith("word")
@@ -219,21 +238,8 @@ def test_serve_believes_forwarded_for_only_from_trusted_proxies(
 def test_shutdown_ends_an_open_v1_stream_with_an_error_chunk_then_done(
     small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
 ) -> None:
-    database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
-    upgrade_database(database)
-    sessions = session_factory(create_database_engine(database))
-    with sessions() as session:
-        user = create_user(session, "shutdown-v1@example.org", "a long password")
-        key = create_api_key(session, user, "test").plaintext
-    fake_llm.default_script = ChatScript(pieces=("word ",) * 400, delay=0.05)
-    fake_llm.client_disconnected.clear()
-    env = {
-        "PAPERCHAT_DATABASE_URL": database,
-        "PAPERCHAT_LLM": "openai",
-        "PAPERCHAT_LLM_MODEL": "fake-chat",
-        "OPENAI_BASE_URL": fake_llm.base_url,
-        "OPENAI_API_KEY": "test-upstream-key",
-    }
+    served = _model_served(tmp_path, fake_llm, words=400)
+    key, env = served.key, served.env
     data: list[str] = []
     body = {
         "model": "paperchat",
@@ -291,21 +297,9 @@ def _drip(connections: list[socket.socket], head: bytes, seconds: float) -> list
 def test_slow_requests_are_cut_off_but_slow_answers_are_not(
     small_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
 ) -> None:
-    database = f"sqlite:///{tmp_path / 'serve.sqlite'}"
-    upgrade_database(database)
-    with session_factory(create_database_engine(database))() as session:
-        user = create_user(session, "slow@example.org", "a long password")
-        key = create_api_key(session, user, "test").plaintext
     # The answer streams for about 2 s, twice the time allowed to send a request.
-    fake_llm.default_script = ChatScript(pieces=("word ",) * 40, delay=0.05)
-    env = {
-        "PAPERCHAT_DATABASE_URL": database,
-        "PAPERCHAT_REQUEST_TIMEOUT_S": "1",
-        "PAPERCHAT_LLM": "openai",
-        "PAPERCHAT_LLM_MODEL": "fake-chat",
-        "OPENAI_BASE_URL": fake_llm.base_url,
-        "OPENAI_API_KEY": "test-upstream-key",
-    }
+    served = _model_served(tmp_path, fake_llm, words=40)
+    key, env = served.key, {**served.env, "PAPERCHAT_REQUEST_TIMEOUT_S": "1"}
     slow_head = b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "
     slow_body = (
         b"POST /api/chat HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
