@@ -171,57 +171,49 @@ def test_logout_ends_the_session(api: Api) -> None:
     assert me.status_code == 401
 
 
-def test_repeated_login_attempts_are_limited(api: Api) -> None:
+def test_repeated_login_attempts_are_limited(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     email = api.new_user()
-    original = api.services.login_limiter
-    api.services.login_limiter = build_rate_limiter("3/minute", None)
-    try:
-        with api.client() as client:
-            codes = [
-                client.post("/api/auth/login", json={"email": email, "password": "guess-0000"})
-                for _ in range(4)
-            ]
-    finally:
-        api.services.login_limiter = original
+    monkeypatch.setattr(api.services, "login_limiter", build_rate_limiter("3/minute", None))
+    with api.client() as client:
+        codes = [
+            client.post("/api/auth/login", json={"email": email, "password": "guess-0000"})
+            for _ in range(4)
+        ]
 
     assert [r.status_code for r in codes] == [401, 401, 401, 429]
     assert int(codes[-1].headers["Retry-After"]) >= 1
 
 
-def test_sign_ins_over_many_emails_from_one_address_are_limited(api: Api) -> None:
-    original = api.services.login_address_limiter
-    api.services.login_address_limiter = build_rate_limiter("5/minute", None)
-    try:
-        with api.client() as client:
-            codes = [
-                client.post(
-                    "/api/auth/login",
-                    json={"email": f"spray-{n}@example.org", "password": "Winter2026!"},
-                ).status_code
-                for n in range(8)
-            ]
-    finally:
-        api.services.login_address_limiter = original
+def test_sign_ins_over_many_emails_from_one_address_are_limited(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api.services, "login_address_limiter", build_rate_limiter("5/minute", None))
+    with api.client() as client:
+        codes = [
+            client.post(
+                "/api/auth/login",
+                json={"email": f"spray-{n}@example.org", "password": "Winter2026!"},
+            ).status_code
+            for n in range(8)
+        ]
 
     assert codes == [401] * 5 + [429] * 3
 
 
-def test_a_forged_forwarded_for_does_not_reset_the_sign_in_limit(api: Api) -> None:
+def test_a_forged_forwarded_for_does_not_reset_the_sign_in_limit(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     email = api.new_user()
-    original = api.services.login_limiter
-    api.services.login_limiter = build_rate_limiter("3/minute", None)
-    try:
-        with api.client() as client:
-            codes = [
-                client.post(
-                    "/api/auth/login",
-                    json={"email": email, "password": "guess-0000"},
-                    headers={"X-Forwarded-For": f"203.0.113.{n}"},
-                ).status_code
-                for n in range(5)
-            ]
-    finally:
-        api.services.login_limiter = original
+    monkeypatch.setattr(api.services, "login_limiter", build_rate_limiter("3/minute", None))
+    with api.client() as client:
+        codes = [
+            client.post(
+                "/api/auth/login",
+                json={"email": email, "password": "guess-0000"},
+                headers={"X-Forwarded-For": f"203.0.113.{n}"},
+            ).status_code
+            for n in range(5)
+        ]
 
     assert codes == [401, 401, 401, 429, 429]
 

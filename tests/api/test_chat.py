@@ -217,15 +217,13 @@ def test_conversations_are_listed_newest_first_and_can_be_deleted(api: Api) -> N
     assert gone.status_code == 404
 
 
-def test_chat_rate_limit_answers_429_with_retry_after(api: Api) -> None:
-    original = api.services.chat_limiter
-    api.services.chat_limiter = build_rate_limiter("2/minute", None)
-    try:
-        with api.signed_in() as client:
-            answered = [ask(client)[-1].name for _ in range(2)]
-            refused = client.post("/api/chat", json={"message": FID})
-    finally:
-        api.services.chat_limiter = original
+def test_chat_rate_limit_answers_429_with_retry_after(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api.services, "chat_limiter", build_rate_limiter("2/minute", None))
+    with api.signed_in() as client:
+        answered = [ask(client)[-1].name for _ in range(2)]
+        refused = client.post("/api/chat", json={"message": FID})
 
     assert answered == ["done", "done"]
     assert refused.status_code == 429

@@ -84,32 +84,24 @@ def test_every_response_carries_a_request_id(api: Api) -> None:
     assert len(fresh.headers["x-request-id"]) >= 8
 
 
-def test_search_is_limited_per_user(api: Api) -> None:
-    original = api.services.search_limiter
-    api.services.search_limiter = build_rate_limiter("2/minute", None)
-    try:
-        with api.key_client() as client:
-            codes = [
-                client.get("/api/search", params={"q": "attention"}).status_code for _ in range(3)
-            ]
-            limited = client.get("/api/search", params={"q": "attention"})
-    finally:
-        api.services.search_limiter = original
+def test_search_is_limited_per_user(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(api.services, "search_limiter", build_rate_limiter("2/minute", None))
+    with api.key_client() as client:
+        codes = [client.get("/api/search", params={"q": "attention"}).status_code for _ in range(3)]
+        limited = client.get("/api/search", params={"q": "attention"})
 
     assert codes == [200, 200, 429]
     assert limited.json()["detail"].startswith("too many searches")
     assert int(limited.headers["Retry-After"]) >= 1
 
 
-def test_search_is_limited_per_address_across_users(api: Api) -> None:
-    original = api.services.search_limiter
-    api.services.search_limiter = build_rate_limiter("2/minute", None)
-    try:
-        codes = []
-        for _ in range(3):
-            with api.key_client() as client:
-                codes.append(client.get("/api/search", params={"q": "attention"}).status_code)
-    finally:
-        api.services.search_limiter = original
+def test_search_is_limited_per_address_across_users(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(api.services, "search_limiter", build_rate_limiter("2/minute", None))
+    codes = []
+    for _ in range(3):
+        with api.key_client() as client:
+            codes.append(client.get("/api/search", params={"q": "attention"}).status_code)
 
     assert codes == [200, 200, 429]
