@@ -10,7 +10,7 @@ from openai import AsyncOpenAI
 
 from chat.rag.answering import Answerer
 from chat.rag.extractive import ExtractiveGenerator
-from chat.rag.generators import ModelGenerator
+from chat.rag.generators import AnswerGenerator, ModelGenerator
 from chat.rag.llm import OpenAIChatModel
 from chat.rag.prompts import load_prompts
 from chat.rag.retrieval import Retriever
@@ -115,31 +115,27 @@ class Wiring:
         configured, else extractive ones."""
         settings = self.settings
         prompts = load_prompts()
-        relevance = settings.relevance
-        if settings.llm != "openai":
-            return Answerer(
-                self.retriever,
-                prompts,
-                ExtractiveGenerator(),
-                relevance,
-                max_answer_chars=settings.max_answer_chars,
+        generator: AnswerGenerator = ExtractiveGenerator()
+        rewriter = None
+        if settings.llm == "openai":
+            key, base_url = settings.openai_endpoint()
+            client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
+            model = OpenAIChatModel(
+                client, settings.llm_model, max_tokens=settings.max_answer_tokens
             )
-        key, base_url = settings.openai_endpoint()
-        client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
-        model = OpenAIChatModel(client, settings.llm_model, max_tokens=settings.max_answer_tokens)
-        rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
-        generator = ModelGenerator(
-            model,
-            prompts,
-            settings.llm_model,
-            settings.history_messages,
-            settings.history_tokens,
-        )
+            rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
+            generator = ModelGenerator(
+                model,
+                prompts,
+                settings.llm_model,
+                settings.history_messages,
+                settings.history_tokens,
+            )
         return Answerer(
             self.retriever,
             prompts,
             generator,
-            relevance,
+            settings.relevance,
             rewriter,
             max_answer_chars=settings.max_answer_chars,
         )

@@ -32,7 +32,7 @@ from sqlalchemy.orm import Session
 
 from chat.service.tables import BrowserSession, User, utcnow
 from chat.settings import Settings
-from ingest.private import private_dir
+from ingest.private import FILE_MODE, private_dir
 
 SESSION_COOKIE: Final = "paperchat_session"
 CSRF_HEADER: Final = "X-CSRF-Token"
@@ -147,7 +147,7 @@ def load_secret_key(settings: Settings) -> str:
 def _stored_secret_key(path: Path) -> str:
     private_dir(path.parent)
     try:
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     except FileExistsError:
         key = path.read_text(encoding="utf-8").strip()
         if not key:
