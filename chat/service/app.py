@@ -92,6 +92,8 @@ def create_app(settings: Settings) -> FastAPI:
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )
+    if services.index.remote_reranker is not None:
+        services.metrics.watch_reranker(services.index.remote_reranker.stats.snapshot)
     app = FastAPI(
         title="paperchat",
         summary="Cited answers from arXiv papers.",
