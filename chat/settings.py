@@ -65,7 +65,9 @@ class Settings(BaseSettings):
     # models need. Part of the index's identity: changing them means re-ingesting.
     embeddings_query_prefix: str = ""
     embeddings_document_prefix: str = ""
-    # Batches in flight at once to the embeddings server, so that a GPU server stays busy.
+    # Texts per request to the embeddings server (TEI accepts 32 by default) and
+    # requests in flight at once, so that a GPU server stays busy.
+    embeddings_batch: int = Field(default=32, ge=1, le=2048)
     embeddings_concurrency: int = Field(default=1, ge=1, le=64)
     llm: Literal["openai", "extractive", ""] = ""
     llm_model: str = "gpt-4o-mini"

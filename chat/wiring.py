@@ -85,6 +85,7 @@ class Wiring:
             ),
             role=role,
             concurrency=settings.embeddings_concurrency,
+            batch_size=settings.embeddings_batch,
         )
 
     @cached_property

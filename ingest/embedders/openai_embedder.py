@@ -28,6 +28,8 @@ from ingest.embedders.base import (
 )
 
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+# Texts per request: what TEI accepts by default (`--max-client-batch-size`).
+DEFAULT_BATCH = 32
 
 Role = Literal["document", "query"]
 
@@ -55,15 +57,18 @@ class OpenAIEmbedder:
         client: openai.OpenAI,
         model: str = DEFAULT_OPENAI_MODEL,
         *,
-        batch_size: int = 128,
+        batch_size: int = DEFAULT_BATCH,
         max_tokens: int = MODEL_MAX_TOKENS,
         tokens: WordPieces | None = None,
         prefixes: Prefixes | None = None,
         role: Role = "document",
         concurrency: int = 1,
     ) -> None:
-        if concurrency < 1:
-            raise EmbedderError(f"embedding concurrency must be at least 1, not {concurrency}")
+        if concurrency < 1 or batch_size < 1:
+            raise EmbedderError(
+                f"embedding concurrency and batch size must be at least 1, "
+                f"not {concurrency} and {batch_size}"
+            )
         self.prefixes = prefixes or Prefixes()
         self.name = f"openai/{model}{self.prefixes.identity()}"
         self.model = model

@@ -16,6 +16,7 @@ import openai
 
 from ingest.embedders.base import Embedder, EmbedderError
 from ingest.embedders.openai_embedder import (
+    DEFAULT_BATCH,
     DEFAULT_OPENAI_MODEL,
     OpenAIEmbedder,
     Prefixes,
@@ -36,6 +37,7 @@ class EmbedderOptions:
     prefixes: Prefixes = field(default_factory=Prefixes)
     role: Role = "document"
     concurrency: int = 1
+    batch_size: int = DEFAULT_BATCH
 
 
 Factory = Callable[[EmbedderOptions], Embedder]
@@ -67,6 +69,7 @@ def _openai(options: EmbedderOptions) -> Embedder:
         prefixes=options.prefixes,
         role=options.role,
         concurrency=options.concurrency,
+        batch_size=options.batch_size,
     )
 
 
@@ -85,9 +88,11 @@ def build_embedder(
     prefixes: Prefixes | None = None,
     role: Role = "document",
     concurrency: int = 1,
+    batch_size: int = DEFAULT_BATCH,
 ) -> Embedder:
     """The embedder registered under `key`; `cache_dir` holds derived model files (ONNX).
-    `prefixes`, `role` and `concurrency` are read by the embeddings-server embedder only."""
+    `prefixes`, `role`, `concurrency` and `batch_size` are read by the embeddings-server
+    embedder only."""
     if key not in EMBEDDERS:
         raise EmbedderError(f"unknown embedder {key!r}; known: {', '.join(EMBEDDERS)}")
     options = EmbedderOptions(
@@ -98,5 +103,6 @@ def build_embedder(
         prefixes or Prefixes(),
         role,
         concurrency,
+        batch_size,
     )
     return EMBEDDERS[key](options)

@@ -111,6 +111,8 @@ def test_a_failing_batch_fails_the_whole_call_naming_the_endpoint(
 
 def test_a_concurrency_below_one_is_refused(word_pieces: WordPieces) -> None:
     with pytest.raises(EmbedderError, match="at least 1"):
+        OpenAIEmbedder(openai.OpenAI(api_key="k"), "m", tokens=word_pieces, batch_size=0)
+    with pytest.raises(EmbedderError, match="at least 1"):
         OpenAIEmbedder(openai.OpenAI(api_key="k"), "m", tokens=word_pieces, concurrency=0)
 
 
@@ -124,18 +126,19 @@ def test_wiring_gives_documents_and_questions_their_prefixes_on_the_embeddings_u
         embeddings_url=server.base_url,
         embeddings_query_prefix="Represent this sentence for searching relevant passages: ",
         embeddings_concurrency=2,
+        embeddings_batch=1,
         openai_base_url="http://127.0.0.1:9/v1",  # the chat model's server: not asked
     )
     wiring = Wiring(settings)
     try:
-        wiring.embedder.embed(["A passage."])
+        wiring.embedder.embed(["A passage.", "Another."])
         wiring.query_embedder.embed(["a question?"])
         assert wiring.embedder.name == wiring.query_embedder.name
         assert isinstance(wiring.embedder, OpenAIEmbedder)
         assert wiring.embedder.concurrency == 2
     finally:
         wiring.close()
-    assert [r.body["input"] for r in server.requests] == [
-        ["A passage."],
+    assert sorted(r.body["input"][0] for r in server.requests[:2]) == ["A passage.", "Another."]
+    assert [r.body["input"] for r in server.requests[2:]] == [
         ["Represent this sentence for searching relevant passages: a question?"],
     ]
