@@ -135,7 +135,11 @@ class Retriever:
         )
 
     def scope(self, question: str, filters: Filters) -> Filters:
-        """Papers named in the question narrow the search when the index has them."""
+        """An author becomes the ids of their papers (through the catalog's author index);
+        otherwise papers named in the question narrow the search when the index has them."""
+        if filters.author:
+            person = self.catalog.person(filters.author)
+            return filters.within(self.catalog.paper_ids_of(person) if person else [])
         if filters.paper_ids:
             return filters
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
@@ -143,7 +147,12 @@ class Retriever:
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
         started = time.perf_counter()
-        filters = self.scope(question, filters or Filters())
+        asked = filters or Filters()
+        filters = self.scope(question, asked)
+        if asked.author and not filters.paper_ids:
+            # The author has no paper here (among those asked for): nothing to search.
+            elapsed = (time.perf_counter() - started) * 1000
+            return Retrieved((), (), (), {"retrieval_ms": elapsed})
         dense = self.dense(question, filters)
         after_dense = time.perf_counter()
         lexical_hits = self.lexical_search(question, filters)

@@ -27,6 +27,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chat.rag.authors import AuthorNotFound
 from chat.rag.papers import PaperNotFound
 from chat.service.auth import CSRF_HEADER, SessionSigner
 from chat.service.bootstrap import check_database, secret_key
@@ -45,6 +46,7 @@ from chat.service.ratelimit import (
 )
 from chat.service.routes import (
     auth,
+    authors,
     chat,
     conversations,
     health,
@@ -102,7 +104,8 @@ def create_app(settings: Settings) -> FastAPI:
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
+    routers = (health, auth, keys, papers, authors, chat, conversations, openai_compat, pages)
+    for module in routers:
         app.include_router(module.router)
     return app
 
@@ -209,6 +212,7 @@ def _add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
+    app.add_exception_handler(AuthorNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)

@@ -142,8 +142,9 @@ class ChunkStore:
 
         Honours the paper ids and the date range of `filters`. Categories are stored
         as one space-separated string, which Chroma cannot match a member of, so the
-        caller applies them.
+        caller applies them. An author must have been resolved (`Filters.within`).
         """
+        filters.check_resolved()
         result = self.collection.query(
             query_embeddings=[vector],
             n_results=k,

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.index.filters import Filters, date_number
+from ingest.index.filters import Filters, UnresolvedAuthor, date_number
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,20 @@ def test_with_papers_keeps_the_other_restrictions() -> None:
     scoped = filters.with_papers(["2203.12533"])
 
     assert scoped == Filters(("2203.12533",), ("cs.CL",), "2024-01-01", "")
+
+
+def test_an_author_resolved_within_the_papers_asked_for_keeps_only_theirs() -> None:
+    filters = Filters(("2203.12533", "1706.03762"), ("cs.CL",), author="Ashish Vaswani")
+
+    resolved = filters.within(["1706.03762", "1803.02155", "1706.03762"])
+
+    assert resolved == Filters(("1706.03762",), ("cs.CL",))
+    assert Filters(author="A. Vaswani").within(["1803.02155"]).paper_ids == ("1803.02155",)
+    assert Filters(("2203.12533",), author="A. Vaswani").within(["1803.02155"]).paper_ids == ()
+
+
+def test_a_search_given_an_unresolved_author_is_refused() -> None:
+    with pytest.raises(UnresolvedAuthor, match="Ashish Vaswani"):
+        Filters(author="Ashish Vaswani").check_resolved()
+
+    Filters(("1706.03762",)).check_resolved()
