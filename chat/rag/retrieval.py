@@ -137,19 +137,18 @@ class Retriever:
     def scope(self, question: str, filters: Filters) -> Filters:
         """An author becomes the ids of their papers (through the catalog's author index);
         otherwise papers named in the question narrow the search when the index has them."""
-        if filters.author:
+        if filters.author and filters.author_papers is None:
             person = self.catalog.person(filters.author)
             return filters.within(self.catalog.paper_ids_of(person) if person else [])
-        if filters.paper_ids:
+        if filters.searched_papers or filters.author:
             return filters
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
         return filters.with_papers(named) if named else filters
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
         started = time.perf_counter()
-        asked = filters or Filters()
-        filters = self.scope(question, asked)
-        if asked.author and not filters.paper_ids:
+        filters = self.scope(question, filters or Filters())
+        if filters.matches_nothing:
             # The author has no paper here (among those asked for): nothing to search.
             elapsed = (time.perf_counter() - started) * 1000
             return Retrieved((), (), (), {"retrieval_ms": elapsed})
@@ -173,7 +172,7 @@ class Retriever:
             "fusion_ms": (done - after_lexical) * 1000,
             "retrieval_ms": (done - started) * 1000,
         }
-        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings, idf)
+        return Retrieved(tuple(sources), tuple(ranked), filters.searched_papers, timings, idf)
 
     def question_idf(self, question: str) -> dict[str, float]:
         """Each distinct index term of the question with its inverse document frequency."""

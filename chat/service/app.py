@@ -36,6 +36,7 @@ from chat.service.db import create_database_engine, session_factory
 from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
+from chat.service.origins import ForeignOrigins
 from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
 from chat.service.ratelimit import (
     RateLimiter,
@@ -49,6 +50,7 @@ from chat.service.routes import (
     authors,
     chat,
     conversations,
+    docs,
     health,
     keys,
     openai_compat,
@@ -99,12 +101,15 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
         lifespan=_lifespan(services),
+        # `/docs` is served from the app's own files (routes/docs.py); no ReDoc.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.services = services
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    routers = (health, auth, keys, papers, authors, chat, conversations, openai_compat, pages)
+    routers = (health, auth, keys, papers, authors, chat, conversations, openai_compat, pages, docs)
     for module in routers:
         app.include_router(module.router)
     return app
@@ -160,6 +165,7 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type", CSRF_HEADER],
         )
+    app.add_middleware(ForeignOrigins, allowed=origins)
     app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
     # Outermost: everything inside, the access log too, sees the client it decides.

@@ -162,8 +162,9 @@ class LexicalIndex:
     def _filters(self, filters: Filters) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         filters.check_resolved()
         clauses = []
-        if filters.paper_ids:
-            query = tantivy.Query.term_set_query(self.schema, "paper_id", list(filters.paper_ids))
+        if filters.searched_papers:
+            papers = list(filters.searched_papers)
+            query = tantivy.Query.term_set_query(self.schema, "paper_id", papers)
             clauses.append((tantivy.Occur.Must, query))
         if filters.categories:
             query = tantivy.Query.term_set_query(self.schema, "category", list(filters.categories))

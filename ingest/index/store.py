@@ -162,8 +162,8 @@ class ChunkStore:
 def _where(filters: Filters) -> dict[str, object] | None:
     """Chroma's metadata filter for the paper ids and dates of `filters`."""
     clauses: list[dict[str, object]] = []
-    if filters.paper_ids:
-        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
+    if filters.searched_papers:
+        clauses.append({"paper_id": {"$in": list(filters.searched_papers)}})
     low, high = filters.published_range
     if low is not None:
         clauses.append({"published_int": {"$gte": low}})

@@ -43,14 +43,20 @@ def test_an_author_resolved_within_the_papers_asked_for_keeps_only_theirs() -> N
     filters = Filters(("2203.12533", "1706.03762"), ("cs.CL",), author="Ashish Vaswani")
 
     resolved = filters.within(["1706.03762", "1803.02155", "1706.03762"])
+    alone = Filters(author="A. Vaswani").within(["1803.02155"])
+    elsewhere = Filters(("2203.12533",), author="A. Vaswani").within(["1803.02155"])
 
-    assert resolved == Filters(("1706.03762",), ("cs.CL",))
-    assert Filters(author="A. Vaswani").within(["1803.02155"]).paper_ids == ("1803.02155",)
-    assert Filters(("2203.12533",), author="A. Vaswani").within(["1803.02155"]).paper_ids == ()
+    assert resolved.searched_papers == ("1706.03762",)
+    assert resolved.categories == ("cs.CL",)
+    assert alone.searched_papers == ("1803.02155",)
+    assert elsewhere.searched_papers == ()
+    assert elsewhere.matches_nothing
+    assert not Filters().matches_nothing
 
 
 def test_a_search_given_an_unresolved_author_is_refused() -> None:
     with pytest.raises(UnresolvedAuthor, match="Ashish Vaswani"):
         Filters(author="Ashish Vaswani").check_resolved()
 
+    Filters(author="Ashish Vaswani").within([]).check_resolved()
     Filters(("1706.03762",)).check_resolved()
