@@ -7,6 +7,7 @@ indexed person has that surname and initial.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -17,6 +18,8 @@ from ingest.index.filters import Filters
 from ingest.index.records import Paper, arxiv_url
 
 MAX_AUTHOR_CHARS = MAX_NAME_CHARS
+# An arXiv category (cs.CL, hep-th, math.GT); metadata also lists MSC and ACM classes there.
+_CATEGORY = re.compile(r"^[a-z-]+(?:\.[A-Za-z-]+)?$")
 
 
 class AuthorNotFound(PaperchatError, LookupError):
@@ -63,7 +66,7 @@ class AuthorPage:
 def author_page(catalog: Catalog, name: str) -> AuthorPage:
     person = find_author(catalog, name)
     papers = catalog.papers_of(person)
-    categories = Counter(c for p in papers for c in p.categories)
+    categories = Counter(c for p in papers for c in p.categories if _CATEGORY.match(c))
     years = Counter((p.published or p.updated)[:4] for p in papers if p.published or p.updated)
     return AuthorPage(
         name=person.display,

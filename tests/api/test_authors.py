@@ -125,3 +125,16 @@ def test_author_page_lists_the_papers_and_unknown_is_a_404_page_with_search(api:
     assert 'role="search"' in unknown.text
     assert "Nobody Atall" in unknown.text
     assert '<a href="/authors/Jakob%20Prange">Jakob Prange</a>' in paper.text
+
+
+def test_author_counts_leave_out_the_msc_and_acm_classes_listed_among_categories(
+    api: Api,
+) -> None:
+    with api.key_client() as client:
+        author = client.get("/api/authors/M. Abavisani").json()
+
+    counted = {c["name"]: c["papers"] for c in author["categories"]}
+    assert counted["cs.CV"] == 2
+    assert counted["stat.ML"] == 2
+    assert not {"68T45,", "62H30", "I.5.3;", "I.2.10"} & set(counted)
+    assert [p["id"] for p in author["papers"]] == ["1904.11093", "1812.06145"]

@@ -395,6 +395,7 @@ a { color: var(--accent); }
   /* ---------- citations: chips with the source on hover or focus ---------- */
 
   let tip = null;
+  let pinned = null; // the question the conversation view keeps at its top
 
   /** A chip for a citation of one of the answer's sources; any other stays text. */
   function citation(written, sources) {
@@ -453,9 +454,11 @@ a { color: var(--accent); }
     for (const paper of papers) {
       const passages = h("ul", { class: "passages" });
       for (const source of paper.passages) {
-        const place = where(source) || source.kind || "passage";
-        const start = String(source.snippet || "").slice(0, 90);
-        passages.append(h("li", { "data-chunk": source.chunk_id || null }, start ? `${place}: ${start}…` : place));
+        const page = source.page ? `page ${source.page}` : null;
+        const place = [source.section, page].filter(Boolean).join(" · ") || (source.kind === "abstract" ? "Abstract" : "Passage");
+        const snippet = String(source.snippet || "");
+        const start = snippet.length > 90 ? `${snippet.slice(0, 90).trimEnd()}…` : snippet;
+        passages.append(h("li", { "data-chunk": source.chunk_id || null }, start ? `${place}: ${start}` : place));
       }
       list.append(
         h(
@@ -499,6 +502,7 @@ a { color: var(--accent); }
       this.answer.replaceChildren(renderMarkdown(this.text, this.sources));
       if (focused >= 0) chips()[focused]?.focus({ preventScroll: true });
       this.answer.classList.toggle("pending", !this.text && this.root.getAttribute("aria-busy") === "true");
+      keepPinned();
     }
 
     setSources(sources) {
@@ -701,10 +705,18 @@ a { color: var(--accent); }
     showEmpty();
   }
 
-  /** Scroll the log so that `element` (a question) starts at its top: a new answer's first
-   * lines show under it and stay in view while the answer grows below. */
+  /**
+   * Scroll the log so that `element` (a question) starts at its top, and keep it there as
+   * its answer grows (until the reader scrolls): the question and the answer's first lines
+   * stay in view while the rest streams in below.
+   */
   function scrollToTop(element) {
-    log.scrollTop = Math.max(0, element.offsetTop - 8);
+    pinned = element;
+    keepPinned();
+  }
+
+  function keepPinned() {
+    if (pinned && pinned.isConnected) log.scrollTop = Math.max(0, pinned.offsetTop - 8);
   }
 
   /* ---------- asking ---------- */
@@ -931,6 +943,9 @@ a { color: var(--accent); }
     else setOpen(false);
   });
   log.addEventListener("scroll", hideTip, { passive: true });
+  for (const name of ["wheel", "touchstart", "keydown"]) {
+    log.addEventListener(name, () => { pinned = null; }, { passive: true });
+  }
 
   showEmpty();
   showView("chat");
