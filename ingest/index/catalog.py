@@ -31,6 +31,8 @@ SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
 
 _SCHEMA = (
     authors.SCHEMA
+    + authors.NAME_INDEX
+    + ";\n"
     + """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers (
