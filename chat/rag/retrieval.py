@@ -137,8 +137,12 @@ class Retriever:
         )
 
     def scope(self, question: str, filters: Filters) -> Filters:
-        """Papers named in the question narrow the search when the index has them."""
-        if filters.paper_ids:
+        """An author becomes the ids of their papers (through the catalog's author index);
+        otherwise papers named in the question narrow the search when the index has them."""
+        if filters.author and filters.author_papers is None:
+            person = self.catalog.person(filters.author)
+            return filters.within(self.catalog.paper_ids_of(person) if person else [])
+        if filters.searched_papers or filters.author:
             return filters
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
         return filters.with_papers(named) if named else filters
@@ -146,6 +150,10 @@ class Retriever:
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
         started = time.perf_counter()
         filters = self.scope(question, filters or Filters())
+        if filters.matches_nothing:
+            # The author has no paper here (among those asked for): nothing to search.
+            elapsed = (time.perf_counter() - started) * 1000
+            return Retrieved((), (), (), {"retrieval_ms": elapsed})
         dense = self.dense(question, filters)
         after_dense = time.perf_counter()
         lexical_hits = self.lexical_search(question, filters)
@@ -168,7 +176,7 @@ class Retriever:
             "retrieval_ms": (done - started) * 1000,
         }
         return Retrieved(
-            tuple(sources), tuple(ranked), filters.paper_ids, timings, idf, tuple(degraded)
+            tuple(sources), tuple(ranked), filters.searched_papers, timings, idf, tuple(degraded)
         )
 
     def question_idf(self, question: str) -> dict[str, float]:

@@ -27,6 +27,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from chat.rag.authors import AuthorNotFound
 from chat.rag.papers import PaperNotFound
 from chat.service.auth import CSRF_HEADER, SessionSigner
 from chat.service.bootstrap import check_database, secret_key
@@ -35,6 +36,7 @@ from chat.service.db import create_database_engine, session_factory
 from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
+from chat.service.origins import ForeignOrigins
 from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
 from chat.service.ratelimit import (
     RateLimiter,
@@ -45,8 +47,10 @@ from chat.service.ratelimit import (
 )
 from chat.service.routes import (
     auth,
+    authors,
     chat,
     conversations,
+    docs,
     health,
     keys,
     openai_compat,
@@ -99,12 +103,16 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
         lifespan=_lifespan(services),
+        # `/docs` is served from the app's own files (routes/docs.py); no ReDoc.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.services = services
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
+    routers = (health, auth, keys, papers, authors, chat, conversations, openai_compat, pages, docs)
+    for module in routers:
         app.include_router(module.router)
     return app
 
@@ -159,6 +167,7 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             allow_methods=["GET", "POST", "DELETE"],
             allow_headers=["Authorization", "Content-Type", CSRF_HEADER],
         )
+    app.add_middleware(ForeignOrigins, allowed=origins)
     app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
     # Outermost: everything inside, the access log too, sees the client it decides.
@@ -211,6 +220,7 @@ def _add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(RequestValidationError, invalid)
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
+    app.add_exception_handler(AuthorNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.errors import PaperchatError
+from ingest.index import authors
+from ingest.index.authors import Person
 from ingest.index.records import Chunk, Paper
 from ingest.private import private_file
 
@@ -27,7 +29,11 @@ Unit = tuple[str, str]  # (paper id, kind)
 # A record from a metadata file or the arXiv API outranks one guessed from a PDF.
 SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
 
-_SCHEMA = """
+_SCHEMA = (
+    authors.SCHEMA
+    + authors.NAME_INDEX
+    + ";\n"
+    + """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers (
     id TEXT PRIMARY KEY,
@@ -64,6 +70,7 @@ CREATE TABLE IF NOT EXISTS pending (
     paper_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (paper_id, kind)
 );
 """
+)
 
 
 # (column, type) added to `papers` after the first release of the schema.
@@ -136,6 +143,7 @@ class Catalog:
             raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
         self._check_version()
         self._add_missing_columns()
+        self._index_authors_once()
 
     def _add_missing_columns(self) -> None:
         """Columns added since a catalog was created; existing rows keep their data."""
@@ -146,6 +154,20 @@ class Catalog:
                     self.db.execute(f"ALTER TABLE papers ADD COLUMN {column} {kind}")
             for table in _DROPPED_TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def _index_authors_once(self) -> None:
+        """A catalog made before the author index (or with older keys) gets it, once: the
+        first process to take the write lock builds it, the others find it built."""
+        if self.get_meta("author_index") == authors.INDEX_VERSION:
+            return
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            if self.get_meta("author_index") != authors.INDEX_VERSION:
+                authors.reindex_all(self.db)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('author_index', ?)",
+                    (authors.INDEX_VERSION,),
+                )
 
     def _check_version(self) -> None:
         found = self.get_meta("schema_version")
@@ -227,6 +249,26 @@ class Catalog:
             " comments = excluded.comments, source = excluded.source",
             values,
         )
+        authors.index_authors(self.db, paper.id, paper.authors)
+
+    # Authors
+
+    def person(self, name: str) -> Person | None:
+        """Who an author name stands for among the indexed authors (`ingest/index/authors.py`)."""
+        return authors.find_person(self.db, name)
+
+    def paper_ids_of(self, person: Person) -> list[str]:
+        return authors.person_paper_ids(self.db, person)
+
+    def papers_of(self, person: Person) -> list[Paper]:
+        """The person's papers, newest first (by first version, else last update)."""
+        ids = self.paper_ids_of(person)
+        papers = []
+        for start in range(0, len(ids), 500):
+            marks = ",".join("?" * len(ids[start : start + 500]))
+            query = f"SELECT * FROM papers WHERE id IN ({marks})"
+            papers += [_paper_from_row(r) for r in self.db.execute(query, ids[start : start + 500])]
+        return sorted(papers, key=lambda p: (p.published or p.updated, p.id), reverse=True)
 
     # Chunks
 
@@ -277,6 +319,7 @@ class Catalog:
             removed += len(self.chunk_ids(paper_id, kind))
             self._delete_unit_chunks(paper_id, kind)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+        authors.unindex_authors(self.db, paper_id)
         return removed
 
     # Units whose Chroma side may be half written

@@ -142,8 +142,9 @@ class ChunkStore:
 
         Honours the paper ids and the date range of `filters`. Categories are stored
         as one space-separated string, which Chroma cannot match a member of, so the
-        caller applies them.
+        caller applies them. An author must have been resolved (`Filters.within`).
         """
+        filters.check_resolved()
         result = self.collection.query(
             query_embeddings=[vector],
             n_results=k,
@@ -161,8 +162,8 @@ class ChunkStore:
 def _where(filters: Filters) -> dict[str, object] | None:
     """Chroma's metadata filter for the paper ids and dates of `filters`."""
     clauses: list[dict[str, object]] = []
-    if filters.paper_ids:
-        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
+    if filters.searched_papers:
+        clauses.append({"paper_id": {"$in": list(filters.searched_papers)}})
     low, high = filters.published_range
     if low is not None:
         clauses.append({"published_int": {"$gte": low}})

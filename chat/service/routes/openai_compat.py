@@ -1,7 +1,7 @@
 """An OpenAI-compatible endpoint, so OpenAI clients and LangChain can ask the papers.
 
 The last user message is the question and the earlier ones its history;
-`paper_ids` (an extra field) restricts the sources, which come back in an
+`paper_ids` and `author` (extra fields) restrict the sources, which come back in an
 extra `sources` field (on the first chunk when streaming). API keys only.
 A stream always ends with `data: [DONE]`: after its last chunk, or after an
 error chunk (a failure, or `shutting_down` when the server stops mid-answer).
@@ -15,12 +15,14 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, HTTPException, status
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answering import Question, Turn
 from chat.rag.events import Delta, Done, Error, Sources
@@ -28,7 +30,9 @@ from chat.service.routes.chat import (
     SHUTDOWN_GRACE_S,
     SHUTTING_DOWN,
     SSE_HEADERS,
+    AuthorName,
     PaperId,
+    request_filters,
     until_shutdown,
 )
 from chat.service.routes.deps import (
@@ -41,8 +45,6 @@ from chat.service.routes.deps import (
     readable_text,
 )
 from chat.service.routes.errors import BODY, errors
-from ingest.index.filters import Filters
-from ingest.index.records import normalise_paper_id
 
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
@@ -72,6 +74,9 @@ class CompletionRequest(BaseModel):
     stream: bool = False
     stream_options: dict[str, Any] | None = None
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+    author: AuthorName | None = Field(
+        default=None, description="only this author's papers (404 when unknown)"
+    )
 
 
 class Model(BaseModel):
@@ -102,8 +107,7 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
     check_question(text, limits)
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
     history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
-    filters = Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids])
-    return Question(text=text, history=history, filters=filters)
+    return Question(text=text, history=history)
 
 
 def _usage(done: Done | None) -> dict[str, int]:
@@ -136,6 +140,8 @@ async def chat_completions(
 ) -> dict[str, Any] | EventSourceResponse:
     """An OpenAI chat completion, or its chunk stream when `stream` is true."""
     question = to_question(body, services.limits)
+    filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
+    question = replace(question, filters=filters)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     if body.stream:
