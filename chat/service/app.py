@@ -24,7 +24,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import OperationalError
-from starlette.routing import Match
+from starlette.routing import Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.rag.papers import PaperNotFound
@@ -34,6 +34,8 @@ from chat.service.conversations import NotFound
 from chat.service.db import create_database_engine, session_factory
 from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
+from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
+from chat.service.mcp.tools import build_server
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
 from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
 from chat.service.ratelimit import (
@@ -92,11 +94,12 @@ def create_app(settings: Settings) -> FastAPI:
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )
+    mcp = McpEndpoint(services, build_server(services.index, limits.max_question_chars))
     app = FastAPI(
         title="paperchat",
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
-        lifespan=_lifespan(services),
+        lifespan=_lifespan(services, mcp),
     )
     app.state.services = services
     _add_middleware(app, services, proxies)
@@ -104,6 +107,7 @@ def create_app(settings: Settings) -> FastAPI:
     _document_limits(app, limits)
     for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
         app.include_router(module.router)
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]))
     return app
 
 
@@ -131,13 +135,14 @@ def create_app_from_env() -> FastAPI:
     return create_app(get_settings())
 
 
-def _lifespan(services: Services) -> Any:
+def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Load the embedder and the lexical index now, not on the first question.
         await asyncio.to_thread(lambda: services.index.answerer)
         try:
-            yield
+            async with mcp.running():  # the MCP transport's task group
+                yield
         finally:
             await services.index.answerer.aclose()
             services.index.close()
@@ -155,7 +160,13 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             allow_origins=origins,
             allow_credentials=True,
             allow_methods=["GET", "POST", "DELETE"],
-            allow_headers=["Authorization", "Content-Type", CSRF_HEADER],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                CSRF_HEADER,
+                "Mcp-Protocol-Version",
+                "Mcp-Session-Id",
+            ],
         )
     app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
