@@ -47,6 +47,7 @@ from chat.service.ratelimit import (
 )
 from chat.service.routes import (
     auth,
+    bibtex,
     chat,
     conversations,
     health,
@@ -105,7 +106,9 @@ def create_app(settings: Settings) -> FastAPI:
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
+    # bibtex before papers: `/api/papers/{id}` takes any path, `.../bibtex` too.
+    routers = (health, auth, keys, bibtex, papers, chat, conversations, openai_compat, pages)
+    for module in routers:
         app.include_router(module.router)
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]))
     return app
