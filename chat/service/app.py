@@ -52,6 +52,7 @@ from chat.service.routes import (
     conversations,
     health,
     keys,
+    llms,
     openai_compat,
     pages,
     papers,
@@ -103,11 +104,12 @@ def create_app(settings: Settings) -> FastAPI:
         lifespan=_lifespan(services, mcp),
     )
     app.state.services = services
+    app.state.mcp = mcp
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
     # bibtex before papers: `/api/papers/{id}` takes any path, `.../bibtex` too.
-    routers = (health, auth, keys, bibtex, papers, chat, conversations, openai_compat, pages)
+    routers = (health, auth, keys, bibtex, papers, chat, conversations, openai_compat, llms, pages)
     for module in routers:
         app.include_router(module.router)
     app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]))
