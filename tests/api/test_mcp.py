@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 from mcp import Client
@@ -14,7 +15,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from chat.service.ratelimit import build_rate_limiter
+from chat.service.accounts import get_user
+from chat.service.ratelimit import StreamSlots, build_rate_limiter
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
@@ -238,6 +240,31 @@ def test_tool_calls_count_against_the_keys_chat_budget(
     assert "too many chat requests" in calls[2].json()["detail"]
     assert json.loads(calls[0].text)["result"]["structuredContent"]["id"] == "2007.01282"
     assert listed.status_code == 200  # listing the tools is not a call
+
+
+async def test_an_ask_holds_one_of_the_users_stream_slots(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    slots = StreamSlots(1)
+    monkeypatch.setattr(api.services, "slots", slots)
+    email = api.new_user()
+    headers = JSON_RPC_HEADERS | _bearer(api.key_for(email))
+    with api.services.sessions() as session:
+        user_id = get_user(session, email).id
+    ask = {**CALL, "params": {"name": "ask", "arguments": {"question": FID}}}
+
+    async with httpx.AsyncClient(base_url=api.base_url, headers=headers, timeout=60) as client:
+        async with slots.acquire(user_id):
+            busy = await client.post("/mcp", json=ask)
+            other_tool = await client.post("/mcp", json=CALL)
+        freed = await client.post("/mcp", json=ask)
+
+    assert busy.status_code == 429
+    assert busy.json()["detail"] == "too many open answers: at most 1 at a time"
+    assert other_tool.status_code == 200
+    assert freed.status_code == 200
+    assert "structuredContent" in freed.json()["result"]
+    assert slots.open_count(user_id) == 0
 
 
 def test_the_apps_middlewares_hold_on_the_mcp_path(api: Api) -> None:

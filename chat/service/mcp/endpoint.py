@@ -4,9 +4,11 @@ Every request needs `Authorization: Bearer pc_...`, checked by the key store
 `/v1` uses: without a live key the answer is 401 before the SDK reads the
 body, so no tool runs. Each `tools/call` counts one request against the
 key owner's chat budget, as a `/v1` completion does (429 with `Retry-After`
-beyond). The transport is stateless and answers JSON, so any worker of
-`paperchat serve --workers N` can take any request and no session outlives
-it; the SDK's session manager runs in the app's lifespan (`run()`).
+beyond), and an `ask` holds one of the owner's stream slots while it
+answers (429 when they are all open). The transport is stateless and
+answers JSON, so any worker of `paperchat serve --workers N` can take any
+request and no session outlives it; the SDK's session manager runs in the
+app's lifespan (`run()`).
 
 No cookie is read here, so a page another site serves cannot act for a
 signed-in reader; the SDK's DNS-rebinding check (meant for unauthenticated
@@ -30,6 +32,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from chat.service.accounts import InvalidApiKey, verify_api_key
 from chat.service.auth import bearer_token
+from chat.service.ratelimit import TooManyStreams
 from chat.service.routes.deps import Services, enforce_chat_limit
 from chat.service.tables import User
 
@@ -73,14 +76,24 @@ class McpEndpoint:
             await _refuse(401, "invalid or revoked API key", scope, receive, send)
             return
         body, replay = await _read_body(receive)
-        if _calls_a_tool(body):
+        tools = _called_tools(body)
+        if tools:
             try:
                 await anyio.to_thread.run_sync(enforce_chat_limit, self.services, user)
             except HTTPException as e:
                 await _refuse(e.status_code, str(e.detail), scope, receive, send, e.headers)
                 return
         scope.setdefault("state", {})["user_id"] = user.id
-        await self.manager.handle_request(scope, replay, send)
+        if "ask" not in tools:
+            await self.manager.handle_request(scope, replay, send)
+            return
+        try:
+            # An answer holds one of the user's stream slots, as on /api/chat and /v1.
+            async with self.services.slots.acquire(user.id):
+                await self.manager.handle_request(scope, replay, send)
+        except TooManyStreams as e:
+            detail = f"too many open answers: at most {e.max_per_user} at a time"
+            await _refuse(429, detail, scope, receive, send, {"Retry-After": "1"})
 
     def _key_user(self, token: str) -> User | None:
         with self.services.sessions() as session:
@@ -123,11 +136,15 @@ async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
     return b"".join(chunks), replay
 
 
-def _calls_a_tool(body: bytes) -> bool:
-    """Whether a JSON-RPC body calls a tool (one message, or any of a batch)."""
+def _called_tools(body: bytes) -> set[str]:
+    """The tools a JSON-RPC body calls (one message, or any of a batch)."""
     try:
         parsed = json.loads(body) if body else None
     except ValueError:
-        return False  # the transport answers it with a parse error
+        return set()  # the transport answers it with a parse error
     messages = parsed if isinstance(parsed, list) else [parsed]
-    return any(isinstance(m, dict) and m.get("method") == "tools/call" for m in messages)
+    return {
+        str((m.get("params") or {}).get("name", "")) if isinstance(m.get("params"), dict) else ""
+        for m in messages
+        if isinstance(m, dict) and m.get("method") == "tools/call"
+    }
