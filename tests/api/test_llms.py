@@ -41,7 +41,8 @@ def test_it_has_the_llms_txt_shape(api: Api) -> None:
     assert sum(line.startswith("# ") for line in lines) == 1
     sections = [line for line in lines if line.startswith("## ")]
     assert sections == [
-        "## JSON API", "## OpenAI-compatible API", "## MCP", "## Pages", "## Optional"
+        "## JSON API", "## OpenAI-compatible API", "## MCP", "## Pages and operations",
+        "## Optional",
     ]  # fmt: skip
     for line in lines:
         if line.startswith("- ["):

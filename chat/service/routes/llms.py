@@ -13,6 +13,7 @@ import inspect
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import anyio
 import fastapi.routing
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import PlainTextResponse
@@ -49,7 +50,7 @@ _LIMIT_WORDS = {
 async def llms_txt(request: Request, services: ServicesDep) -> PlainTextResponse:
     """This server described for language models: its API, /v1, /mcp, citations, limits."""
     base = str(request.base_url).rstrip("/")
-    stats = services.index.catalog.stats()
+    stats = await anyio.to_thread.run_sync(services.index.catalog.stats)
     tools = await request.app.state.mcp.server.list_tools()
     text = llms_text(request.app, services.settings, base, stats, tools)
     return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
@@ -66,7 +67,11 @@ def llms_text(
         _section("JSON API", (r for r in routes if r.path.startswith("/api/")), base),
         _section("OpenAI-compatible API", (r for r in routes if r.path.startswith("/v1/")), base),
         _mcp(base, tools),
-        _section("Pages", (r for r in routes if not r.path.startswith(("/api/", "/v1/"))), base),
+        _section(
+            "Pages and operations",
+            (r for r in routes if not r.path.startswith(("/api/", "/v1/"))),
+            base,
+        ),
         _optional(app, base),
     ]
     return "\n\n".join(s for s in sections if s) + "\n"
