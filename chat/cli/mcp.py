@@ -7,6 +7,8 @@ JSON-RPC on its stdin and stdout; it reads the local index of the data dir
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from pathlib import Path
 
 import click
@@ -30,8 +32,10 @@ def mcp(data_dir: Path | None) -> None:
             "or give --data-dir"
         )
     wiring = Wiring(settings)
-    server = build_server(wiring, settings.max_question_chars)
-    answerer = wiring.answerer  # the embedder and the indexes, loaded before the first call
+    # stdout is the protocol's: whatever loading the index prints goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr):
+        server = build_server(wiring, settings.max_question_chars)
+        answerer = wiring.answerer  # the embedder and the indexes, loaded before the first call
 
     async def serve() -> None:
         try:
