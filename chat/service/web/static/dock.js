@@ -557,6 +557,34 @@ a { color: var(--accent); }
     return !sources.length || (done.mode === "extractive" && !cited);
   }
 
+  /* ---------- BibTeX of the papers an answer cites ---------- */
+
+  /** Puts a "Copy BibTeX" button under an answer that cites papers: it fetches their BibTeX
+   * (`GET /api/conversations/{cid}/messages/{mid}/bibtex`) and copies it to the clipboard. */
+  function addBibtexButton(view, conversationId, messageId, citations) {
+    if (!conversationId || !messageId || !Array.isArray(citations) || !citations.length) return;
+    const ids = [conversationId, messageId].map(encodeURIComponent);
+    const path = `/api/conversations/${ids[0]}/messages/${ids[1]}/bibtex`;
+    const button = h("button", { class: "ghost bibtex", type: "button" }, "Copy BibTeX");
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const response = await request(path);
+        if (!response.ok) throw await failure(response);
+        const text = await response.text();
+        if (!navigator.clipboard) throw new Error("the clipboard is not available on this page");
+        await navigator.clipboard.writeText(text);
+        button.textContent = "BibTeX copied";
+        announce(`BibTeX of ${citations.length} cited ${citations.length === 1 ? "paper" : "papers"} copied.`);
+      } catch (error) {
+        view.note(`Cannot copy the BibTeX: ${error.message || "the request failed"}`, "alert");
+      } finally {
+        button.disabled = false;
+      }
+    });
+    view.status.append(h("div", { class: "row" }, button));
+  }
+
   function userMessage(text) {
     return h("div", { class: "msg user" }, h("div", { class: "bubble", text }));
   }
@@ -738,6 +766,7 @@ a { color: var(--accent); }
       ask(text);
     };
     let ended = false;
+    let messageId = null;
     const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
     if (state.scoped && AUTHOR) body.author = AUTHOR;
     if (state.conversationId) body.conversation_id = state.conversationId;
@@ -747,12 +776,14 @@ a { color: var(--accent); }
       await readEvents(response, (name, data) => {
         if (name === "meta") {
           state.conversationId = data.conversation_id;
+          messageId = data.message_id;
           store("sessionStorage", CONVERSATION_KEY, data.conversation_id);
         } else if (name === "sources") view.setSources(data.sources);
         else if (name === "delta") view.add(String(data.text || ""));
         else if (name === "done") {
           ended = true;
           view.finish(data);
+          addBibtexButton(view, state.conversationId, messageId, data.citations);
         } else if (name === "error") {
           ended = "failed";
           view.fail(data.message || "the answer failed", retry);
@@ -837,6 +868,7 @@ a { color: var(--accent); }
         if (message.status === "error") view.note("This answer failed.", "alert");
         if (message.status === "interrupted") view.note("This answer was cut off when the server stopped.", "alert");
         if (message.status === "complete" && isRefusal(message, view.sources)) view.refuse();
+        if (message.status === "complete") addBibtexButton(view, conversation.id, message.id, message.citations);
         view.end();
         log.append(view.root);
       }
