@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -45,19 +46,31 @@ def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
 def paper_from_pdf(
     path: Path, parsed: ParsedPdf, paper_id: str, version: str, is_arxiv: bool
 ) -> Paper:
-    """The record of a paper known only from its PDF."""
-    title = parsed.metadata_title or parsed.first_page_title or path.stem
-    abstract = " ".join(b.text for b in parsed.blocks if b.section.lower() == "abstract")
+    """The record of a paper known only from its PDF: what its first page says, else what
+    the PDF's document information says, else the file's name for a title."""
+    header = parsed.header
+    title = header.title or parsed.metadata_title or parsed.first_page_title or path.stem
+    abstract = header.abstract or " ".join(
+        b.text for b in parsed.blocks if b.section.lower() == "abstract"
+    )
     categories = (parsed.stamp_category,) if parsed.stamp_category else ()
     return Paper(
         id=paper_id,
         title=" ".join(title.split()),
         abstract=" ".join(abstract.split()),
-        authors=parsed.metadata_authors,
+        authors=header.authors or _document_authors(parsed.metadata_authors),
         categories=categories,
         version=version,
+        published=header.published,
+        updated=header.updated,
         is_arxiv=is_arxiv,
     )
+
+
+def _document_authors(value: str) -> str:
+    """The document information's author list ("A ; B", "A and B") as "A, B"."""
+    names = re.split(r"\s*(?:;|\band\b)\s*", value)
+    return ", ".join(name.strip(" ,") for name in names if name.strip(" ,"))
 
 
 def fulltext_work(
