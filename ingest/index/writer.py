@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ingest.index.catalog import KINDS, Catalog, Unit
+from ingest.index.catalog import KINDS, Catalog, PdfFile, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore
@@ -38,7 +38,7 @@ class UnitWork:
     origin: str  # the file or URL, for messages
     digest: str
     chunks: tuple[Chunk, ...]
-    pdf: tuple[str, int, str] | None = None  # (sha256, pages, file name stem) for full text
+    pdf: PdfFile | None = None  # for full text: the PDF's hash, pages, name, stage version
 
     @property
     def unit(self) -> Unit:

@@ -59,6 +59,7 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         paper_id=paper["id"],
         title=readable_tex(paper["title"]),
         abstract=readable_paragraphs(paper["abstract"]),
+        from_pdf=[name for name, origin in paper["field_sources"].items() if origin == "pdf"],
     )
 
 
