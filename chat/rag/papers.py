@@ -62,12 +62,14 @@ def search_papers(
         paper = retriever.catalog.get_paper(source.id)
         authors = paper.authors if paper is not None else ""
         results.append(
-            SearchResult(source.id, source.title, authors, _snippet(source, paper), source.score)
+            SearchResult(
+                source.id, source.title, authors, result_snippet(source, paper), source.score
+            )
         )
     return results
 
 
-def _snippet(source: Source, paper: Paper | None, length: int = 240) -> str:
+def result_snippet(source: Source, paper: Paper | None, length: int = 240) -> str:
     """The matched passage; for a hit on a PDF's first page (title, authors, marks and
     all), the paper's abstract instead, when it has one."""
     if source.kind != "fulltext" or source.page != 1 or paper is None or not paper.abstract:

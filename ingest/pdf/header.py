@@ -43,6 +43,7 @@ _ENDS_ABSTRACT_RE = re.compile(
 )
 _TITLE_SIZE_TOLERANCE = 0.06  # share of the title's size
 _TITLE_MAX_LINES = 4
+_TITLE_OVER_BODY = 1.1  # a title is set at least this much larger than the usual type
 _BODY_SIZE_TOLERANCE = 0.06
 _PARAGRAPH_GAP = 2.5  # a wider gap, in type sizes, ends the abstract (footnotes below it)
 _FUNCTION_WORDS = {"and", "or", "to", "vs", "nor", "but"}
@@ -54,7 +55,7 @@ def read_header(lines: Sequence[Line], stamp: str, pdf_dates: Sequence[str]) -> 
     heading = _abstract_heading(lines)
     end = heading if heading is not None else _first_section(lines)
     front = lines[:end] if end is not None else lines[:40]
-    title_at = _title_lines(front)
+    title_at = _title_lines(front, _usual_size(lines))
     title = _join_title([lines[i] for i in title_at])
     after_title = front[title_at[-1] + 1 :] if title_at else []
     published, updated = _dates(stamp, pdf_dates)
@@ -122,14 +123,22 @@ def _first_section(lines: Sequence[Line]) -> int | None:
     return None
 
 
-def _title_lines(front: Sequence[Line]) -> list[int]:
+def _usual_size(lines: Sequence[Line]) -> float:
+    sizes = sorted(line.body_size for line in lines)
+    return sizes[len(sizes) // 2] if sizes else 0.0
+
+
+def _title_lines(front: Sequence[Line], usual: float) -> list[int]:
     """The indexes of the title's lines: the largest type above the first e-mail address,
-    and the lines right below it in the same type."""
+    and the lines right below it in the same type; none when nothing is set larger than
+    the page's usual type."""
     email = next((i for i, line in enumerate(front) if i > 0 and "@" in line.text()), len(front))
     candidates = [i for i, line in enumerate(front[:email]) if _may_be_title(line.text())]
     if not candidates:
         return []
     biggest = max(front[i].size for i in candidates)
+    if biggest < _TITLE_OVER_BODY * usual:
+        return []
     start = next(i for i in candidates if front[i].size >= biggest * (1 - _TITLE_SIZE_TOLERANCE))
     chosen = [start]
     for index in range(start + 1, min(start + 1 + 2 * _TITLE_MAX_LINES, len(front))):
