@@ -14,6 +14,7 @@ import ctypes
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -41,10 +42,10 @@ class Glyph:
     low: float  # the loose box: the font's full height at its rendered size
     high: float
     style: str  # font name and weight
+    size: float = field(init=False)  # the loose box's height: the rendered type size
 
-    @property
-    def size(self) -> float:
-        return self.high - self.low
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", self.high - self.low)
 
 
 @dataclass
@@ -54,34 +55,35 @@ class Line:
     glyphs: list[Glyph] = field(default_factory=list)
     spaces_before: set[int] = field(default_factory=set)  # indexes of glyphs after a space
 
-    @property
+    @cached_property
     def left(self) -> float:
         return min(g.left for g in self.glyphs)
 
-    @property
+    @cached_property
     def right(self) -> float:
         return max(g.right for g in self.glyphs)
 
-    @property
+    @cached_property
     def size(self) -> float:
         """The largest type on the line: raised marks are smaller, small capitals too."""
         return max(g.size for g in self.glyphs)
 
-    @property
+    @cached_property
     def body_size(self) -> float:
         sizes = sorted(g.size for g in self.glyphs if g.char.isalnum()) or [self.size]
         return sizes[len(sizes) // 2]
 
-    @property
+    @cached_property
     def base(self) -> float:
         """The bottom of the line's full-size type (raised marks sit higher)."""
-        return min(g.low for g in self.glyphs if g.size >= 0.8 * self.size)
+        full = 0.8 * self.size
+        return min(g.low for g in self.glyphs if g.size >= full)
 
-    @property
+    @cached_property
     def top(self) -> float:
         return max(g.high for g in self.glyphs)
 
-    @property
+    @cached_property
     def style(self) -> str:
         """The font most of the line's letters are set in."""
         styles = [g.style for g in self.glyphs if g.char.isalpha()] or [""]
@@ -89,7 +91,8 @@ class Line:
 
     def is_mark(self, glyph: Glyph) -> bool:
         """A raised, smaller glyph: a footnote or affiliation mark."""
-        return glyph.size < 0.8 * self.size and glyph.low > self.base + 0.15 * self.size
+        size = self.size
+        return glyph.size < 0.8 * size and glyph.low > self.base + 0.15 * size
 
     def text(self, *, marks: bool = True, wide: bool = False, small_caps: bool = False) -> str:
         """The line's text; without raised marks if `marks` is False; with `wide`, a wide
@@ -137,6 +140,11 @@ class Line:
             spaces.add(offset)
         self.glyphs = [*left.glyphs, *right.glyphs]
         self.spaces_before = spaces
+        for name in _MEASURES:
+            self.__dict__.pop(name, None)
+
+
+_MEASURES = ("left", "right", "size", "body_size", "base", "top", "style")
 
 
 def read_lines(document: pdfium.PdfDocument, page_index: int = 0) -> list[Line]:
@@ -160,6 +168,7 @@ def _fragments(handle: pdfium_c.FPDF_TEXTPAGE) -> list[Line]:
     count = min(pdfium_c.FPDFText_CountChars(handle), MAX_HEADER_CHARS)
     fragments: list[Line] = []
     current = Line()
+    font = ctypes.create_string_buffer(64)
     for index in range(count):
         char = chr(pdfium_c.FPDFText_GetUnicode(handle, index))
         if char in "\r\n":
@@ -170,7 +179,7 @@ def _fragments(handle: pdfium_c.FPDF_TEXTPAGE) -> list[Line]:
         if char.isspace() or char == "\x00":
             current.spaces_before.add(len(current.glyphs))
             continue
-        glyph = _glyph(handle, index, char)
+        glyph = _glyph(handle, index, char, font)
         if glyph is None:
             continue
         if char == "\x02":
@@ -184,7 +193,9 @@ def _fragments(handle: pdfium_c.FPDF_TEXTPAGE) -> list[Line]:
     return fragments
 
 
-def _glyph(handle: pdfium_c.FPDF_TEXTPAGE, index: int, char: str) -> Glyph | None:
+def _glyph(
+    handle: pdfium_c.FPDF_TEXTPAGE, index: int, char: str, font: ctypes.Array[ctypes.c_char]
+) -> Glyph | None:
     angle = pdfium_c.FPDFText_GetCharAngle(handle, index)
     if angle < 0 or min(angle, 2 * math.pi - angle) > 0.05:
         return None  # the rotated arXiv stamp in the margin, or text set at an angle
@@ -197,15 +208,14 @@ def _glyph(handle: pdfium_c.FPDF_TEXTPAGE, index: int, char: str) -> Glyph | Non
         return None
     if loose.top - loose.bottom <= 0:
         return None
-    return Glyph(char, left.value, right.value, loose.bottom, loose.top, _style(handle, index))
+    style = _style(handle, index, font)
+    return Glyph(char, left.value, right.value, loose.bottom, loose.top, style)
 
 
-def _style(handle: pdfium_c.FPDF_TEXTPAGE, index: int) -> str:
+def _style(handle: pdfium_c.FPDF_TEXTPAGE, index: int, font: ctypes.Array[ctypes.c_char]) -> str:
     """The glyph's font name and weight: names in a grid differ in style from addresses."""
-    buffer = ctypes.create_string_buffer(64)
-    flags = ctypes.c_int()
-    length = pdfium_c.FPDFText_GetFontInfo(handle, index, buffer, len(buffer), flags)
-    name = buffer.value.decode("latin-1") if 0 < length <= len(buffer) else ""
+    length = pdfium_c.FPDFText_GetFontInfo(handle, index, font, len(font), None)
+    name = font.value.decode("latin-1") if 0 < length <= len(font) else ""
     return f"{name.split('+')[-1]}/{pdfium_c.FPDFText_GetFontWeight(handle, index)}"
 
 

@@ -54,19 +54,19 @@ _PARTICLES = {
 }
 _MIN_NAME_TOKENS = 2
 _MAX_NAME_TOKENS = 6
-_LARGER = 1.15  # a row set this much larger than the usual line there is no names
+_LARGER = 1.1  # a name-like row this much larger than the smallest one is a subtitle
 
 
 def author_names(lines: Sequence[Line]) -> list[str]:
     """The names in the lines below a title, in reading order, each once."""
+    rows = [(row, _row_names(row)) for row in _rows(lines)]
+    sizes = [max(line.size for line in row) for row, found in rows if found]
+    smallest = min(sizes, default=0.0)
     names: list[str] = []
     names_style: str | None = None
     interrupted = False
-    sizes = sorted(line.size for line in lines)
-    usual = sizes[len(sizes) // 2] if sizes else 0.0
-    for row in _rows(lines):
-        found = _row_names(row) if max(line.size for line in row) <= _LARGER * usual else []
-        if not found:
+    for row, found in rows:
+        if not found or max(line.size for line in row) > _LARGER * smallest:
             interrupted = interrupted or bool(names)
             continue
         style = _style(row)
