@@ -68,7 +68,8 @@ def main() -> None:
     labels = json.loads(LABELS.read_text(encoding="utf-8"))["papers"]
     totals = {"before": dict.fromkeys(FIELDS, 0), "after": dict.fromkeys(FIELDS, 0)}
     print("command: python -m bench.pdf_metadata\n")
-    print("| PDF | title | first author | year | abstract | before (of 4) | after (of 4) |")
+    now = " | ".join(f"{field.replace('_', ' ')} now" for field in FIELDS)
+    print(f"| PDF | {now} | right before | right now |")
     print("|---|---|---|---|---|---|---|")
     for name, label in labels.items():
         path = PDFS / name
