@@ -271,6 +271,17 @@ class Catalog:
             )
         return [str(r["id"]) for r in rows]
 
+    def indexed_units(self, paper_ids: Iterable[str], kind: str) -> list[Unit]:
+        """The units of `kind` among these papers that have chunks in the index."""
+        ids = list(dict.fromkeys(paper_ids))
+        found: list[Unit] = []
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            query = f"SELECT DISTINCT paper_id FROM chunks WHERE kind = ? AND paper_id IN ({marks})"
+            found.extend((str(r[0]), kind) for r in self.db.execute(query, [kind, *part]))
+        return found
+
     def _delete_unit_chunks(self, paper_id: str, kind: str) -> None:
         self.db.execute("DELETE FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind))
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 import pytest
 
+from ingest.chunking import Piece, make_chunks, unit_hash
 from ingest.index.catalog import Catalog
+from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Chunk, Paper
+from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.writer import Indexer, UnitWork
+from tests.vectors import unit_vectors
 
 FROM_PDF = Paper(
     id="2112.04426",
@@ -120,3 +126,34 @@ def test_rows_written_before_fields_were_tracked_take_their_records_source(
 
     assert row is not None
     assert row.field_sources == {"title": "pdf"}
+
+
+def _unit(paper: Paper, source: str, kind: str, texts: list[str]) -> UnitWork:
+    pieces = [Piece(text, "Abstract" if kind == "abstract" else "2 Method", 1, 1) for text in texts]
+    digest = unit_hash(paper, kind, pieces)
+    chunks = tuple(make_chunks(paper, kind, pieces, digest))
+    pdf = ("sha", 9, "retro", "2") if kind == "fulltext" else None
+    return UnitWork(paper, kind, source, "test", digest, chunks, pdf)
+
+
+def test_a_later_record_reaches_the_full_text_chunks_in_chroma_and_bm25(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    store = ChunkStore(open_chroma(tmp_path / "chroma"), "m")
+    indexer = Indexer(catalog, store, LexicalIndex(tmp_path / "lexical"))
+    fulltext = _unit(
+        FROM_PDF, "pdf", "fulltext", ["chunked cross-attention", "a retrieval database"]
+    )
+    indexer.write([fulltext], unit_vectors(2))
+    record = dataclasses.replace(
+        RECORD, title="Retrieval-Enhanced Transformer", published="2021-12-08"
+    )
+
+    indexer.write([_unit(record, "metadata", "abstract", ["RETRO abstract"])], unit_vectors(1))
+
+    got = store.collection.get(ids=[c.id for c in fulltext.chunks], include=["metadatas"])
+    metadatas = got["metadatas"] or []
+    assert [m["title"] for m in metadatas] == [record.title] * 2
+    assert [m["authors"] for m in metadatas] == [record.authors] * 2
+    hits = indexer.lexical.search("enhanced transformer")
+    assert {chunk_id for chunk_id, _, _ in hits} >= {c.id for c in fulltext.chunks}
+    assert catalog.pending_units() == []
