@@ -15,6 +15,14 @@ class Skipped:
     reason: str
 
 
+@dataclass(frozen=True)
+class Unchanged:
+    """An input item already indexed as it is, not read again (a PDF this stage parsed)."""
+
+    paper_id: str
+    source: str
+
+
 @dataclass
 class IngestReport:
     added_papers: int = 0

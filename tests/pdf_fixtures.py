@@ -7,6 +7,7 @@ of a real paper's bytes. Nothing third-party is stored in the repository.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -134,4 +135,38 @@ def write_inflating_pdf(path: Path, piece: bytes, inflated_bytes: int) -> Path:
         stream,
     )
     path.write_bytes(_pdf(objects))
+    return path
+
+
+def write_laid_out_pdf(
+    path: Path,
+    runs: Sequence[tuple[str, float, float, float]],
+    info: dict[str, str] | None = None,
+) -> Path:
+    """A one-page PDF with each run `(text, size, x, y)` set where it says, in Helvetica;
+    a run's text may be `bold:` prefixed (Helvetica-Bold). `info` becomes the document
+    information dictionary (`CreationDate`, `Title`, ...)."""
+    commands = []
+    for text, size, x, y in runs:
+        font = b"/F2" if text.startswith("bold:") else b"/F1"
+        plain = text.removeprefix("bold:")
+        escaped = plain.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        commands.append(
+            b"BT %s %.1f Tf %.1f %.1f Td (%s) Tj ET" % (font, size, x, y, escaped.encode("latin-1"))
+        )
+    content = b"\n".join(commands)
+    objects = _page_objects(content)
+    objects[2] = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>"
+    )
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>")
+    trailer = b""
+    if info:
+        entries = b" ".join(
+            b"/%s (%s)" % (k.encode(), v.encode("latin-1")) for k, v in info.items()
+        )
+        objects.append(b"<< %s >>" % entries)
+        trailer = b"/Info %d 0 R" % len(objects)
+    path.write_bytes(_pdf(objects, trailer))
     return path

@@ -10,6 +10,7 @@ so a run that was killed can be put right by the next one.
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -19,12 +20,14 @@ from pathlib import Path
 from ingest.errors import PaperchatError
 from ingest.index import authors
 from ingest.index.authors import Person
+from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Chunk, Paper
 from ingest.private import private_file
 
 SCHEMA_VERSION = "1"
 KINDS = ("abstract", "fulltext")
 Unit = tuple[str, str]  # (paper id, kind)
+PdfFile = tuple[str, int, str, str]  # (sha256, pages, file name stem, PDF stage version)
 
 # A record from a metadata file or the arXiv API outranks one guessed from a PDF.
 SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
@@ -74,7 +77,7 @@ CREATE TABLE IF NOT EXISTS pending (
 
 
 # (column, type) added to `papers` after the first release of the schema.
-_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"),)
+_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"), ("field_sources", "TEXT"), ("pdf_stage", "TEXT"))
 # Tables of earlier versions that are no longer used (BM25 moved to the lexical index).
 _DROPPED_TABLES = ("chunks_fts",)
 
@@ -96,6 +99,7 @@ class PaperRow:
     paper: Paper
     source: str  # where the record came from: a key of SOURCE_RANK
     has_fulltext: bool
+    field_sources: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -208,7 +212,10 @@ class Catalog:
         row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
         if row is None:
             return None
-        return PaperRow(_paper_from_row(row), row["source"], row["fulltext_hash"] is not None)
+        return PaperRow(
+            _paper_from_row(row), row["source"], row["fulltext_hash"] is not None,
+            field_sources(row),
+        )  # fmt: skip
 
     def resolve_id(self, name: str) -> str | None:
         """A paper's id from its id or its PDF's file name without extension."""
@@ -231,25 +238,33 @@ class Catalog:
         return states
 
     def _upsert_paper(self, paper: Paper, source: str) -> None:
-        row = self.paper_row(paper.id)
-        if row is not None and SOURCE_RANK[row.source] > SOURCE_RANK[source]:
-            return
+        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
+        merged, sources = merge_fields(paper, origin_of(source), row)
+        if row is not None and SOURCE_RANK[row["source"]] > SOURCE_RANK[source]:
+            # A PDF after a record: the record's identity fields stay, gaps are filled.
+            kept = _paper_from_row(row)
+            merged = dataclasses.replace(
+                kept, **{name: getattr(merged, name) for name in TRACKED_FIELDS}
+            )
+            source = row["source"]
         values = (
-            paper.id, int(paper.is_arxiv), paper.version, paper.title, paper.authors,
-            paper.abstract, " ".join(paper.categories), paper.published, paper.updated,
-            paper.comments, source,
+            merged.id, int(merged.is_arxiv), merged.version, merged.title, merged.authors,
+            merged.abstract, " ".join(merged.categories), merged.published, merged.updated,
+            merged.comments, source, json.dumps(sources, sort_keys=True),
         )  # fmt: skip
         self.db.execute(
             "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
-            " published, updated, comments, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            " published, updated, comments, source, field_sources)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (id) DO UPDATE SET is_arxiv = excluded.is_arxiv,"
             " version = excluded.version, title = excluded.title, authors = excluded.authors,"
             " abstract = excluded.abstract, categories = excluded.categories,"
             " published = excluded.published, updated = excluded.updated,"
-            " comments = excluded.comments, source = excluded.source",
+            " comments = excluded.comments, source = excluded.source,"
+            " field_sources = excluded.field_sources",
             values,
         )
-        authors.index_authors(self.db, paper.id, paper.authors)
+        authors.index_authors(self.db, merged.id, merged.authors)
 
     # Authors
 
@@ -270,6 +285,23 @@ class Catalog:
             papers += [_paper_from_row(r) for r in self.db.execute(query, ids[start : start + 500])]
         return sorted(papers, key=lambda p: (p.published or p.updated, p.id), reverse=True)
 
+    def current_pdf(self, sha256: str, stage: str) -> str | None:
+        """The paper indexed from the PDF with this hash by this PDF stage version, if any."""
+        row = self.db.execute(
+            "SELECT id FROM papers WHERE pdf_sha256 = ? AND pdf_stage = ?"
+            " AND fulltext_hash IS NOT NULL LIMIT 1",
+            (sha256, stage),
+        ).fetchone()
+        return None if row is None else str(row["id"])
+
+    def note_pdf_stage(self, paper_id: str, sha256: str, stage: str) -> None:
+        """Record that this PDF stage read the paper's PDF and found its text unchanged."""
+        with self.db:
+            self.db.execute(
+                "UPDATE papers SET pdf_stage = ? WHERE id = ? AND pdf_sha256 = ?",
+                (stage, paper_id, sha256),
+            )
+
     # Chunks
 
     def chunk_ids(self, paper_id: str, kind: str | None = None) -> list[str]:
@@ -280,6 +312,17 @@ class Catalog:
                 "SELECT id FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind)
             )
         return [str(r["id"]) for r in rows]
+
+    def indexed_units(self, paper_ids: Iterable[str], kind: str) -> list[Unit]:
+        """The units of `kind` among these papers that have chunks in the index."""
+        ids = list(dict.fromkeys(paper_ids))
+        found: list[Unit] = []
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            query = f"SELECT DISTINCT paper_id FROM chunks WHERE kind = ? AND paper_id IN ({marks})"
+            found.extend((str(r[0]), kind) for r in self.db.execute(query, [kind, *part]))
+        return found
 
     def _delete_unit_chunks(self, paper_id: str, kind: str) -> None:
         self.db.execute("DELETE FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind))
@@ -296,7 +339,7 @@ class Catalog:
 
     def replace_unit(
         self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
-        pdf: tuple[str, int, str] | None = None,
+        pdf: PdfFile | None = None,
     ) -> None:  # fmt: skip
         """Within the caller's transaction: the paper row and one unit's chunks, new for old."""
         self._upsert_paper(paper, source)
@@ -305,11 +348,11 @@ class Catalog:
         if kind == "abstract":
             self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
         else:
-            sha256, pages, name = pdf if pdf is not None else ("", 0, "")
+            sha256, pages, name, stage = pdf if pdf is not None else ("", 0, "", "")
             self.db.execute(
                 "UPDATE papers SET fulltext_hash = ?, fulltext_version = ?, pdf_sha256 = ?,"
-                " pdf_pages = ?, pdf_file = ? WHERE id = ?",
-                (digest, paper.version, sha256, pages, name, paper.id),
+                " pdf_pages = ?, pdf_file = ?, pdf_stage = ? WHERE id = ?",
+                (digest, paper.version, sha256, pages, name, stage, paper.id),
             )
 
     def delete_paper(self, paper_id: str) -> int:

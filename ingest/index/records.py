@@ -98,6 +98,17 @@ class Block:
 
 
 @dataclass(frozen=True)
+class Header:
+    """What a paper's first page says of it; "" where it could not be read."""
+
+    title: str = ""
+    authors: str = ""  # names separated by ", "
+    abstract: str = ""
+    published: str = ""  # ISO date: a first version's arXiv stamp, or the PDF's own date
+    updated: str = ""  # ISO date: a later version's arXiv stamp
+
+
+@dataclass(frozen=True)
 class ParsedPdf:
     """What the PDF parser hands back from its worker process."""
 
@@ -111,6 +122,7 @@ class ParsedPdf:
     metadata_title: str = ""
     metadata_authors: str = ""
     first_page_title: str = ""
+    header: Header = Header()
     stats: dict[str, int] = field(default_factory=dict)
 
 

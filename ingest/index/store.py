@@ -124,6 +124,15 @@ class ChunkStore:
                 metadatas=[chunk_metadata(c) for c in part],
             )
 
+    def refresh_metadata(self, chunks: Sequence[Chunk]) -> None:
+        """Store the current metadata of chunks already in the collection (their paper's
+        record changed); their vectors and text stay."""
+        for start in range(0, len(chunks), _WRITE_BATCH):
+            part = chunks[start : start + _WRITE_BATCH]
+            self.collection.update(
+                ids=[c.id for c in part], metadatas=[chunk_metadata(c) for c in part]
+            )
+
     def delete(self, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), _WRITE_BATCH):
             self.collection.delete(ids=list(ids[start : start + _WRITE_BATCH]))

@@ -17,6 +17,8 @@ import pypdfium2.raw as pdfium_c
 from ingest.errors import PaperchatError
 from ingest.index.records import ARXIV_ID_RE, ParsedPdf
 from ingest.pdf.cleaning import clean_pages
+from ingest.pdf.glyphs import read_lines
+from ingest.pdf.header import read_header
 
 # `arXiv:1412.6980v9 [cs.LG] 30 Jan 2017`, as printed in the left margin of page 1.
 STAMP_RE = re.compile(
@@ -58,11 +60,14 @@ def parse_pdf(path: str) -> ParsedPdf:
     try:
         texts = _page_texts(path, document)
         title_lines = _first_page_lines(document) if texts else []
+        header_lines = read_lines(document) if texts else []
         metadata = document.get_metadata_dict(skip_empty=True)
     finally:
         document.close()
     _require_text_layer(path, texts)
     stamp = STAMP_RE.search(texts[0])
+    dates = (metadata.get("CreationDate", ""), metadata.get("ModDate", ""))
+    header = read_header(header_lines, stamp.group(0) if stamp else "", dates)
     blocks, stats = clean_pages(texts, stamp=stamp.group(0) if stamp else "")
     return ParsedPdf(
         path=path,
@@ -75,6 +80,7 @@ def parse_pdf(path: str) -> ParsedPdf:
         metadata_title=_clean_field(metadata.get("Title", "")),
         metadata_authors=_clean_field(metadata.get("Author", "")),
         first_page_title=guess_title(title_lines),
+        header=header,
         stats=stats,
     )
 

@@ -97,10 +97,11 @@ def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
 
     with catalog.transaction():
         catalog.replace_unit(
-            PAPER, "pdf", "fulltext", "d2", [_chunk("fulltext", 0, 3)], ("sha", 9, "paper")
+            PAPER, "pdf", "fulltext", "d2", [_chunk("fulltext", 0, 3)], ("sha", 9, "paper", "2")
         )
 
     after = catalog.paper_row(PAPER.id)
-    assert before == PaperRow(PAPER, "metadata", has_fulltext=False)
-    assert after == PaperRow(PAPER, "metadata", has_fulltext=True)
+    sources = {"title": "record", "published": "record"}
+    assert before == PaperRow(PAPER, "metadata", has_fulltext=False, field_sources=sources)
+    assert after == PaperRow(PAPER, "metadata", has_fulltext=True, field_sources=sources)
     assert catalog.paper_row("2999.99999") is None

@@ -62,6 +62,7 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         title=readable_tex(paper["title"]),
         authors=[readable_tex(name) for name in written_names(paper["authors"])],
         abstract=readable_paragraphs(paper["abstract"]),
+        from_pdf=[name for name, origin in paper["field_sources"].items() if origin == "pdf"],
     )
 
 
