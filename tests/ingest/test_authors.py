@@ -166,3 +166,16 @@ def test_a_catalog_made_before_the_author_index_gets_it_once(tmp_path: Path) -> 
 
     assert _ids(reopened, "A. Vaswani") == ["1706.03762"]
     assert reopened.get_meta("author_index") is not None
+
+
+def test_a_pdf_read_after_a_record_leaves_the_records_authors_in_the_index(
+    catalog: Catalog,
+) -> None:
+    # The PDF's page 1 misread the names; the record's names are the ones kept and indexed.
+    with catalog.transaction():
+        catalog.replace_unit(
+            _paper("1706.03762", "Ashish Vaswani Google Brain"), "pdf", "fulltext", "d2", []
+        )
+
+    assert _ids(catalog, "Ashish Vaswani") == ["1706.03762", "1803.02155", "1901.00001"]
+    assert _ids(catalog, "Noam Shazeer") == ["1706.03762", "1803.02155", "2001.00001"]
