@@ -21,6 +21,8 @@ from ingest.errors import PaperchatError
 
 SOFT_HYPHEN = "\ufffe"
 _PAIR_TAIL = "\u2060"  # stands for the second half of a surrogate pair
+# PDFium marks some line-end hyphens with U+0002 instead of U+FFFE.
+_HYPHEN_MARK = "\x02"
 _BREAKS = frozenset(" \r\n\t\x00\xa0")
 # Page objects: text, path, image, shading, form (fpdf_edit.h).
 _PATH, _IMAGE, _SHADING, _FORM = 2, 3, 4, 5
@@ -28,6 +30,8 @@ _PATH, _IMAGE, _SHADING, _FORM = 2, 3, 4, 5
 # its own objects are read instead.
 _WHOLE_PAGE_SHARE = 0.35
 _MAX_OBJECTS = 50_000
+# A single character whose box is this much wider than high is set sideways.
+_SIDEWAYS = 1.6
 
 
 class LayoutUnreadable(PaperchatError):
@@ -73,6 +77,7 @@ class Word:
     box: Box
     size: float  # the font's rendered size: the height of its characters' loose boxes
     lead: Box  # the box of its first character, to tell a raised footnote mark
+    upright: bool = True  # False for text set sideways (the arXiv stamp in the margin)
 
 
 class Line:
@@ -125,7 +130,7 @@ def read_page(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage) -> PageGeometr
         raise LayoutUnreadable("the page is rotated")
     width, height = page.get_size()
     words = _words(textpage)
-    figures, paths = _graphics(page.raw, width * height)
+    figures, paths = _graphics(page.raw, width, height)
     return PageGeometry(width, height, _lines(words), figures, paths)
 
 
@@ -135,7 +140,7 @@ def _page_text(handle: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
     raw = ctypes.string_at(buffer, max(written - 1, 0) * 2)
     text = raw.decode("utf-16-le", errors="replace")
     if len(text) == count:
-        return text
+        return text.replace(_HYPHEN_MARK, SOFT_HYPHEN)
     # Characters outside the BMP take two indices, a surrogate pair: the pair's
     # character goes to the first index, a placeholder to the second.
     units = [pdfium_c.FPDFText_GetUnicode(handle, i) for i in range(count)]
@@ -148,7 +153,7 @@ def _page_text(handle: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
             chars.append(_PAIR_TAIL if chars and len(chars[-1]) == 1 and ord(chars[-1]) > 0xFFFF else "\ufffd")
         else:
             chars.append(chr(unit) if unit else " ")
-    return "".join(chars)
+    return "".join(chars).replace(_HYPHEN_MARK, SOFT_HYPHEN)
 
 
 def _words(textpage: pdfium.PdfTextPage) -> list[Word]:
@@ -190,7 +195,14 @@ def _word(
     box = Box(
         min(first[0], last[0]), min(first[1], last[1]), max(first[2], last[2]), max(first[3], last[3])
     )
-    return Word(text, box, size, Box(*first))
+    lead = Box(*first)
+    if len(text) > 1:
+        rise = abs((last[1] + last[3]) - (first[1] + first[3])) / 2
+        advance = abs((last[0] + last[2]) - (first[0] + first[2])) / 2
+        upright = rise <= max(advance, 0.5 * lead.height)
+    else:
+        upright = lead.width <= _SIDEWAYS * lead.height
+    return Word(text, box, size, lead, upright)
 
 
 def _starts_line(words: list[Word], word: Word) -> bool:
@@ -221,22 +233,59 @@ def _bounds(handle: pdfium_c.FPDF_PAGEOBJECT) -> Box | None:
     return Box(left.value, bottom.value, right.value, top.value)
 
 
-def _graphics(page: pdfium_c.FPDF_PAGE, area: float) -> tuple[list[Box], list[Box]]:
-    """Boxes of images and embedded figures, and of vector paths, on the page."""
+_Matrix = tuple[float, float, float, float, float, float]
+_IDENTITY: _Matrix = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+def _matrix(handle: pdfium_c.FPDF_PAGEOBJECT, outer: _Matrix) -> _Matrix:
+    """The matrix from a form object's own space to the page's."""
+    raw = pdfium_c.FS_MATRIX()
+    if not pdfium_c.FPDFPageObj_GetMatrix(handle, raw):
+        return outer
+    a, b, c, d, e, f = outer
+    m = (raw.a, raw.b, raw.c, raw.d, raw.e, raw.f)
+    return (
+        m[0] * a + m[1] * c,
+        m[0] * b + m[1] * d,
+        m[2] * a + m[3] * c,
+        m[2] * b + m[3] * d,
+        m[4] * a + m[5] * c + e,
+        m[4] * b + m[5] * d + f,
+    )
+
+
+def _placed(box: Box, matrix: _Matrix) -> Box:
+    if matrix == _IDENTITY:
+        return box
+    a, b, c, d, e, f = matrix
+    xs = [a * x + c * y + e for x in (box.x0, box.x1) for y in (box.y0, box.y1)]
+    ys = [b * x + d * y + f for x in (box.x0, box.x1) for y in (box.y0, box.y1)]
+    return Box(min(xs), min(ys), max(xs), max(ys))
+
+
+def _graphics(page: pdfium_c.FPDF_PAGE, width: float, height: float) -> tuple[list[Box], list[Box]]:
+    """Boxes of images and embedded figures, and of vector paths, on the page.
+
+    A form object as large as a good part of the page holds text as well as
+    figures: its own objects are read, placed on the page by its matrix.
+    """
     figures: list[Box] = []
     paths: list[Box] = []
-    pending = [pdfium_c.FPDFPage_GetObject(page, i) for i in range(_object_count(page))]
+    page_box = Box(0.0, 0.0, width, height)
+    pending = [(pdfium_c.FPDFPage_GetObject(page, i), _IDENTITY) for i in range(_object_count(page))]
     while pending:
-        handle = pending.pop()
+        handle, matrix = pending.pop()
         kind = pdfium_c.FPDFPageObj_GetType(handle)
         if kind not in (_PATH, _IMAGE, _SHADING, _FORM):
             continue
-        box = _bounds(handle)
-        if box is None:
+        bounds = _bounds(handle)
+        if bounds is None:
             continue
-        if kind == _FORM and box.width * box.height > _WHOLE_PAGE_SHARE * area:
-            count = min(pdfium_c.FPDFFormObj_CountObjects(handle), _MAX_OBJECTS)
-            pending.extend(pdfium_c.FPDFFormObj_GetObject(handle, i) for i in range(count))
+        box = _placed(bounds, matrix)
+        if kind == _FORM and box.overlap(page_box) > _WHOLE_PAGE_SHARE * width * height:
+            inner = _matrix(handle, matrix)
+            count = min(pdfium_c.FPDFFormObj_CountObjects(handle), _MAX_OBJECTS - len(pending))
+            pending.extend((pdfium_c.FPDFFormObj_GetObject(handle, i), inner) for i in range(count))
         elif kind in (_PATH, _SHADING):
             paths.append(box)
         else:

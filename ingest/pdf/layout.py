@@ -22,9 +22,11 @@ from ingest.pdf.order import reading_order, rows
 from ingest.pdf.regions import Regions, celled_runs, cells, find_regions, inside
 
 _PAGE_NUMBER_RE = re.compile(r"(?i)^(?:page\s*)?[-\u2013 ]*\d{1,4}[-\u2013 ]*(?:(?:of|/)\s*\d+)?$")
-_EDGE_SHARE = 0.12
+_EDGE_SHARE = 0.15
 _MIN_REPEATS = 3
 _REPEAT_SHARE = 0.2
+# Type this much smaller than the body's, outside footnotes, is a figure's or a table's.
+_TINY = 0.7
 _FIGURE_MARGIN = 0.5  # text this close to a figure (in body sizes) is part of it
 
 
@@ -181,7 +183,7 @@ def _debris(line: Line, page: PageGeometry, document: _Document) -> str:
     box, size = line.box, document.size
     if box.x1 < document.left - 0.5 * size or box.x0 > document.right + 0.5 * size:
         return "margin_lines_dropped"
-    if box.height > 3 * max(box.width, 1.0):
+    if not any(word.upright for word in line.words):
         return "margin_lines_dropped"
     if _is_furniture(line, page, document.repeated):
         return "header_footer_lines_dropped"
@@ -208,6 +210,9 @@ def _body(
         notes = footnotes([ordered[i][1] for i in indices], regions, document.size, height)
         for index in indices[len(indices) - notes :] if notes else []:
             kinds[index] = "footnote"
+    for index, (_, line) in enumerate(ordered):
+        if kinds[index] == "body" and line.size < _TINY * document.size:
+            kinds[index] = "figure"
     index = 0
     while index < len(ordered):
         kind, run = kinds[index], [ordered[index][1]]
@@ -217,6 +222,8 @@ def _body(
             index += 1
         if kind == "body":
             layout.body.extend(line.text for line in run)
+        elif kind == "figure":
+            layout.dropped["figure_lines_dropped"] += len(run)
         else:
             layout.extras.append(_extra(kind, number, run))
 

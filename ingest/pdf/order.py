@@ -9,18 +9,29 @@ left to right.
 
 from __future__ import annotations
 
+import statistics
+
 from ingest.pdf.geometry import Box, Line
 from ingest.pdf.regions import inside
 
 FULL, LEFT, RIGHT = 0, 1, 2
 # Pieces of one baseline further apart than this many sizes are not joined.
 _JOIN_GAP = 2.5
+_TALL = 1.6
 
 
 def rows(lines: list[Line]) -> list[Line]:
-    """Lines top to bottom, pieces that share a baseline and sit close joined left to right."""
+    """Lines top to bottom, pieces that share a baseline and sit close joined left to right.
+
+    A piece taller than a line (a big operator, a stacked fraction) joins the
+    row nearest its middle and never makes two rows one.
+    """
+    if not lines:
+        return []
+    typical = statistics.median(line.core[1] - line.core[0] for line in lines)
+    tall = [ln for ln in lines if ln.core[1] - ln.core[0] > _TALL * typical]
     groups: list[tuple[tuple[float, float], list[Line]]] = []
-    for line in sorted(lines, key=lambda ln: -ln.core[1]):
+    for line in sorted((ln for ln in lines if ln not in tall), key=lambda ln: -ln.core[1]):
         if groups:
             (bottom, top), members = groups[-1]
             low, high = line.core
@@ -29,6 +40,14 @@ def rows(lines: list[Line]) -> list[Line]:
                 members.append(line)
                 continue
         groups.append((line.core, [line]))
+    for line in tall:
+        middle = sum(line.core) / 2
+        nearest = min(groups, key=lambda g: abs(sum(g[0]) / 2 - middle), default=None)
+        if nearest is not None and nearest[0][0] <= middle <= nearest[0][1] + typical:
+            nearest[1].append(line)
+        else:
+            groups.append((line.core, [line]))
+            groups.sort(key=lambda g: -g[0][1])
     return [row for _, members in groups for row in _join(members)]
 
 
