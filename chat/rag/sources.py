@@ -15,7 +15,7 @@ class Source:
     is_arxiv: bool
     title: str
     chunk_id: str
-    kind: str  # "abstract" or "fulltext"
+    kind: str  # "abstract", "fulltext", or a PDF's "caption", "table", "footnote"
     section: str
     page: int | None  # first page of the chunk; None for an abstract
     text: str  # the whole chunk, what the answer may quote

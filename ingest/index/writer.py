@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ingest.index.catalog import KINDS, Catalog, Unit
+from ingest.index.catalog import UNITS, Catalog, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore
@@ -39,6 +39,7 @@ class UnitWork:
     digest: str
     chunks: tuple[Chunk, ...]
     pdf: tuple[str, int, str] | None = None  # (sha256, pages, file name stem) for full text
+    pages_fallback: int = 0  # pages of the PDF read as plain text: their layout was unreadable
 
     @property
     def unit(self) -> Unit:
@@ -87,7 +88,7 @@ class Indexer:
 
     def delete_paper(self, paper_id: str) -> int:
         """Remove a paper from both indexes; returns the chunks removed (0 if unknown)."""
-        units = [(paper_id, kind) for kind in KINDS]
+        units = [(paper_id, unit) for unit in UNITS]
         self.catalog.mark_pending(units)
         with self.catalog.transaction():
             removed = self.catalog.delete_paper(paper_id)

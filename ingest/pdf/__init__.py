@@ -16,7 +16,12 @@ from ingest.index.records import ParsedPdf
 from ingest.pdf.isolation import PDF_MAX_MB, Failure, run_isolated
 from ingest.pdf.parsing import parse_pdf
 
-__all__ = ["PDF_MAX_MB", "Failure", "extract_pdfs"]
+__all__ = ["PDF_MAX_MB", "STAGE_VERSION", "Failure", "extract_pdfs"]
+
+# The PDF stage's version: raised whenever the text it extracts from the same file
+# changes (2: layout-aware body text, captions, tables and footnotes as their own
+# chunks), so that an index built by an earlier stage knows its PDFs need parsing again.
+STAGE_VERSION = "2"
 
 
 def extract_pdfs(

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ingest.index.records import Block
-from ingest.pdf.layout import Extra
 from ingest.pdf.headings import HeadingTracker, continues_title, is_abstract
+from ingest.pdf.layout import Extra
 from ingest.pdf.wordrepair import (
     LigatureGaps,
     Vocabulary,

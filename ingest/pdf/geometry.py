@@ -150,7 +150,11 @@ def _page_text(handle: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
         if 0xD800 <= unit < 0xDC00 and 0xDC00 <= nxt < 0xE000:
             chars.append(chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00)))
         elif 0xD800 <= unit < 0xE000:
-            chars.append(_PAIR_TAIL if chars and len(chars[-1]) == 1 and ord(chars[-1]) > 0xFFFF else "\ufffd")
+            chars.append(
+                _PAIR_TAIL
+                if chars and len(chars[-1]) == 1 and ord(chars[-1]) > 0xFFFF
+                else "\ufffd"
+            )
         else:
             chars.append(chr(unit) if unit else " ")
     return "".join(chars).replace(_HYPHEN_MARK, SOFT_HYPHEN)
@@ -193,7 +197,10 @@ def _word(
 ) -> Word:
     size = max(first[3] - first[1], last[3] - last[1])
     box = Box(
-        min(first[0], last[0]), min(first[1], last[1]), max(first[2], last[2]), max(first[3], last[3])
+        min(first[0], last[0]),
+        min(first[1], last[1]),
+        max(first[2], last[2]),
+        max(first[3], last[3]),
     )
     lead = Box(*first)
     if len(text) > 1:
@@ -272,7 +279,9 @@ def _graphics(page: pdfium_c.FPDF_PAGE, width: float, height: float) -> tuple[li
     figures: list[Box] = []
     paths: list[Box] = []
     page_box = Box(0.0, 0.0, width, height)
-    pending = [(pdfium_c.FPDFPage_GetObject(page, i), _IDENTITY) for i in range(_object_count(page))]
+    pending = [
+        (pdfium_c.FPDFPage_GetObject(page, i), _IDENTITY) for i in range(_object_count(page))
+    ]
     while pending:
         handle, matrix = pending.pop()
         kind = pdfium_c.FPDFPageObj_GetType(handle)
@@ -294,7 +303,7 @@ def _graphics(page: pdfium_c.FPDF_PAGE, width: float, height: float) -> tuple[li
 
 
 def _object_count(page: pdfium_c.FPDF_PAGE) -> int:
-    count = pdfium_c.FPDFPage_CountObjects(page)
+    count = int(pdfium_c.FPDFPage_CountObjects(page))
     if count > _MAX_OBJECTS:
         raise LayoutUnreadable(f"{count} graphic objects, too many to place")
     return max(count, 0)

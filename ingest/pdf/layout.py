@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
+from itertools import accumulate
 from dataclasses import dataclass, field
 
 from ingest.pdf.asides import caption_label, captions, footnotes, is_label
@@ -23,6 +24,8 @@ from ingest.pdf.regions import Regions, celled_runs, cells, find_regions, inside
 
 _PAGE_NUMBER_RE = re.compile(r"(?i)^(?:page\s*)?[-\u2013 ]*\d{1,4}[-\u2013 ]*(?:(?:of|/)\s*\d+)?$")
 _EDGE_SHARE = 0.15
+_GUTTER_ZONE = (0.35, 0.65)  # where on the page's width a gutter may lie
+_GUTTER_CROSSINGS = 0.15  # at most this share of body lines have a word across it
 _MIN_REPEATS = 3
 _REPEAT_SHARE = 0.2
 # Type this much smaller than the body's, outside footnotes, is a figure's or a table's.
@@ -90,7 +93,7 @@ def _document(pages: list[PageGeometry]) -> _Document:
     tops = [max(ln.box.y1 for ln in lines) for lines in kept if lines]
     return _Document(
         size=size,
-        gutter=_gutter(body, pages[0].width),
+        gutter=_gutter(pages, size),
         left=lefts[len(lefts) // 50],
         right=rights[-1 - len(rights) // 50],
         repeated=repeated,
@@ -99,14 +102,40 @@ def _document(pages: list[PageGeometry]) -> _Document:
     )
 
 
-def _gutter(body: list[Line], width: float) -> float | None:
-    """The x between two columns, or None for a one-column paper."""
+def _gutter(pages: list[PageGeometry], size: float) -> float | None:
+    """The x of the white strip between two columns, or None for a one-column paper.
+
+    Across the document's body-size words, the strip near the middle of the
+    page that the fewest words cover; it must be covered by few of them and
+    have many lines on either side.
+    """
+    width = round(pages[0].width)
+    cover = [0] * (width + 2)
+    lines = left = right = 0
     middle = width / 2
-    left = [line.box.x1 for line in body if line.box.x1 < middle + 5]
-    right = [line.box.x0 for line in body if line.box.x0 > middle - 5]
-    if min(len(left), len(right)) < 0.25 * len(body):
+    for page in pages:
+        for line in page.lines:
+            if abs(line.size - size) > 1.0:
+                continue
+            lines += 1
+            left += line.box.x0 < middle - 2 * size
+            right += line.box.x1 > middle + 2 * size
+            for word in line.words:
+                start, end = max(int(word.box.x0), 0), min(int(word.box.x1) + 1, width + 1)
+                cover[start] += 1
+                cover[end] -= 1
+    covered = list(accumulate(cover))
+    low, high = int(_GUTTER_ZONE[0] * width), int(_GUTTER_ZONE[1] * width)
+    best = min(range(low, high), key=lambda x: (covered[x], abs(x - middle)))
+    if covered[best] > _GUTTER_CROSSINGS * lines or min(left, right) < 0.3 * lines:
         return None
-    return (statistics.median(left) + statistics.median(right)) / 2
+    # The strip's middle: from the best x, as far as it stays as empty on both sides.
+    start = end = best
+    while start > low and covered[start - 1] <= covered[best]:
+        start -= 1
+    while end < high and covered[end + 1] <= covered[best]:
+        end += 1
+    return (start + end) / 2
 
 
 def _edge_key(line: Line, page: PageGeometry) -> str | None:
@@ -143,9 +172,7 @@ def _page(number: int, page: PageGeometry, document: _Document) -> PageLayout:
             layout.dropped[reason] += 1
         else:
             lines.append(line)
-    regions = find_regions(
-        page.figures, page.paths, lines, document.size, page.width * page.height
-    )
+    regions = find_regions(page.figures, page.paths, lines, document.size, page.width * page.height)
     runs = captions(lines, document.size)
     for run in runs:
         layout.extras.append(_extra("caption", number, run, caption_label(run)))
@@ -158,7 +185,9 @@ def _page(number: int, page: PageGeometry, document: _Document) -> PageLayout:
     for line in lines:
         if id(line) in taken:
             continue
-        if any(inside(line.box, box) for box in figures) or is_label(line, regions, document.size, column):
+        if any(inside(line.box, box) for box in figures) or is_label(
+            line, regions, document.size, column
+        ):
             layout.dropped["figure_lines_dropped"] += 1
         elif (table := _region(line, tables)) is not None:
             ruled.setdefault(table, []).append(line)
@@ -201,8 +230,8 @@ def _body(
 ) -> None:
     """The body lines in order, less the tables and footnotes among them."""
     kinds = ["body"] * len(ordered)
-    for run in celled_runs([line for _, line in ordered]):
-        for index in run:
+    for cell_run in celled_runs([line for _, line in ordered]):
+        for index in cell_run:
             kinds[index] = "table"
     height = document.top - document.bottom
     for column in sorted({column for column, _ in ordered}):

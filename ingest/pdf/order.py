@@ -78,7 +78,9 @@ def _split_at_gutter(line: Line, gutter: float) -> list[Line]:
     return [line]
 
 
-def reading_order(lines: list[Line], gutter: float | None, wide: list[Box]) -> list[tuple[int, Line]]:
+def reading_order(
+    lines: list[Line], gutter: float | None, wide: list[Box]
+) -> list[tuple[int, Line]]:
     """(column, line) in reading order; lines inside a region in `wide` count as full width."""
     if gutter is None:
         return [(FULL, line) for line in rows(lines)]

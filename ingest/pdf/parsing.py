@@ -73,7 +73,7 @@ def parse_pdf(path: str) -> ParsedPdf:
     extras = [extra for layout in layouts if layout is not None for extra in layout.extras]
     blocks, stats = clean_pages(texts, stamp=stamp.group(0) if stamp else "", extras=extras)
     for layout in layouts:
-        for reason, count in (layout.dropped.items() if layout is not None else ()):
+        for reason, count in layout.dropped.items() if layout is not None else ():
             stats[reason] = stats.get(reason, 0) + count
     stats["pages_fallback"] = sum(layout is None for layout in layouts)
     return ParsedPdf(
@@ -125,7 +125,7 @@ class _Page:
 
 
 def _pages(path: str, document: pdfium.PdfDocument) -> list[_Page]:
-    """Every page's text and layout, refusing a page or a document with more text than a paper has."""
+    """Every page's text and layout; refuses a page or a document with more text than a paper."""
     pages: list[_Page] = []
     total = 0
     for index in range(len(document)):

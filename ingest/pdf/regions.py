@@ -10,6 +10,7 @@ several cells by wide gaps.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
 from ingest.pdf.geometry import Box, Line, Word
 
@@ -47,7 +48,9 @@ def find_regions(
     shown = [
         box
         for box in figures
-        if box.width >= side and box.height >= side and box.width * box.height < _MAX_PAGE_SHARE * page_area
+        if box.width >= side
+        and box.height >= side
+        and box.width * box.height < _MAX_PAGE_SHARE * page_area
     ]
     rules = [p for p in paths if p.height < _RULE_THICKNESS and p.width >= _RULE_THICKNESS]
     drawings = [
@@ -119,7 +122,7 @@ def _ruled_tables(rules: list[Box], lines: list[Line]) -> list[Box]:
     tables = []
     for stack in stacks:
         current: Box | None = None
-        for upper, lower in zip(stack, stack[1:], strict=False):
+        for upper, lower in pairwise(stack):
             slab = Box(min(upper.x0, lower.x0), lower.y1, max(upper.x1, lower.x1), upper.y0)
             if _is_tabular(slab, lines):
                 current = slab if current is None else current.union(slab)
