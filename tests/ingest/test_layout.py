@@ -17,15 +17,16 @@ from tests.pdf_fixtures import box_at, rule_at, text_at, write_layout_pdf
 
 pytestmark = pytest.mark.timeout(60)
 
-_WORDS = (
+_TEXT = (
     "the model reads every passage of the corpus and keeps the words that matter most for "
     "the answer while the rest of the text waits in the index for another question to come "
     "along so that nothing is lost and everything can be found again when it is needed"
-).split()
+)
+_WORDS = _TEXT.split(" ")
 
 
-def _prose(x: float, top: float, count: int, *, width: int = 12, size: float = 10.0) -> list[bytes]:
-    """`count` lines of body text from `top` down, each `width` words, the last one ending a sentence."""
+def _prose(x: float, top: float, count: int, width: int = 12, size: float = 10.0) -> list[bytes]:
+    """`count` lines of body text from `top` down, `width` words each; the last ends a sentence."""
     lines = []
     for index in range(count):
         words = [_WORDS[(index * width + i) % len(_WORDS)] for i in range(width)]
@@ -119,13 +120,9 @@ def test_footnote_at_the_foot_of_the_page_becomes_its_own_chunk(tmp_path: Path) 
 def test_two_columns_are_read_left_then_right_whatever_order_the_file_draws_them(
     tmp_path: Path,
 ) -> None:
-    left = [
-        text_at(72, 700 - 12 * i, 10, f"left column line {i} reads first")
-        for i in range(30)
-    ]
+    left = [text_at(72, 700 - 12 * i, 10, f"left column line {i} reads first") for i in range(30)]
     right = [
-        text_at(320, 700 - 12 * i, 10, f"right column line {i} comes after")
-        for i in range(30)
+        text_at(320, 700 - 12 * i, 10, f"right column line {i} comes after") for i in range(30)
     ]
     interleaved = [line for pair in zip(right, left, strict=True) for line in pair]
     pdf = write_layout_pdf(tmp_path / "columns.pdf", [interleaved, interleaved])
