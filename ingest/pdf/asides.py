@@ -55,7 +55,11 @@ def _gap(above: Line, below: Line) -> float:
 
 
 def _starts_paragraph(previous: Line | None, line: Line, size: float) -> bool:
+    """Is `line` the first of a paragraph: apart from the line before, or after one that
+    ends a sentence, is set in another size, or is a table's row?"""
     if previous is None or not -0.5 * size <= _gap(previous, line) <= _CAPTION_GAP * size:
+        return True
+    if abs(previous.size - line.size) > 0.5 or len(cells(previous)) >= 3:
         return True
     return previous.text.rstrip()[-1:] in ".:!?"
 

@@ -11,8 +11,10 @@ A page whose text cannot be placed raises `LayoutUnreadable`.
 from __future__ import annotations
 
 import ctypes
+import re
 from dataclasses import dataclass
 from functools import cached_property
+from typing import NamedTuple
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -23,7 +25,8 @@ SOFT_HYPHEN = "\ufffe"
 _PAIR_TAIL = "\u2060"  # stands for the second half of a surrogate pair
 # PDFium marks some line-end hyphens with U+0002 instead of U+FFFE.
 _HYPHEN_MARK = "\x02"
-_BREAKS = frozenset(" \r\n\t\x00\xa0")
+# A word: characters up to a space or break, or up to and with a line-end hyphen mark.
+_WORD_RE = re.compile(r"[^\s\x00\ufffe]*\ufffe|[^\s\x00\ufffe]+")
 # Page objects: text, path, image, shading, form (fpdf_edit.h).
 _PATH, _IMAGE, _SHADING, _FORM = 2, 3, 4, 5
 # A form object this large holds the page's text (a page imported whole), not a figure:
@@ -38,8 +41,7 @@ class LayoutUnreadable(PaperchatError):
     """A page whose text has no usable geometry: read it as plain text instead."""
 
 
-@dataclass(frozen=True)
-class Box:
+class Box(NamedTuple):
     x0: float
     y0: float  # bottom
     x1: float
@@ -71,8 +73,7 @@ class Box:
         )
 
 
-@dataclass(frozen=True)
-class Word:
+class Word(NamedTuple):
     text: str
     box: Box
     size: float  # the font's rendered size: the height of its characters' loose boxes
@@ -176,40 +177,32 @@ def _words(textpage: pdfium.PdfTextPage) -> list[Word]:
         return rect.left, rect.bottom, rect.right, rect.top
 
     words: list[Word] = []
-    start = -1
-    for index in range(count + 1):
-        char = text[index] if index < count else " "
-        if char in _BREAKS:
-            if start >= 0:
-                word = text[start:index].replace(_PAIR_TAIL, "")
-                words.append(_word(word, char_box(start), char_box(index - 1)))
-                start = -1
-        elif start < 0:
-            start = index
-        if char == SOFT_HYPHEN and start >= 0:
-            words.append(_word(text[start : index + 1], char_box(start), char_box(index)))
-            start = -1
+    for match in _WORD_RE.finditer(text):
+        start, end = match.start(), match.end() - 1
+        head = char_box(start)
+        word = match.group().replace(_PAIR_TAIL, "")
+        words.append(_word(word, head, head if end == start else char_box(end)))
     return words
 
 
 def _word(
     text: str, first: tuple[float, float, float, float], last: tuple[float, float, float, float]
 ) -> Word:
-    size = max(first[3] - first[1], last[3] - last[1])
+    left, bottom, right, top = first
+    lead = Box(left, bottom, right, top)
+    if last is first:
+        return Word(text, lead, top - bottom, lead, right - left <= _SIDEWAYS * (top - bottom))
+    left2, bottom2, right2, top2 = last
     box = Box(
-        min(first[0], last[0]),
-        min(first[1], last[1]),
-        max(first[2], last[2]),
-        max(first[3], last[3]),
+        left if left < left2 else left2,
+        bottom if bottom < bottom2 else bottom2,
+        right if right > right2 else right2,
+        top if top > top2 else top2,
     )
-    lead = Box(*first)
-    if len(text) > 1:
-        rise = abs((last[1] + last[3]) - (first[1] + first[3])) / 2
-        advance = abs((last[0] + last[2]) - (first[0] + first[2])) / 2
-        upright = rise <= max(advance, 0.5 * lead.height)
-    else:
-        upright = lead.width <= _SIDEWAYS * lead.height
-    return Word(text, box, size, lead, upright)
+    size = max(top - bottom, top2 - bottom2)
+    rise = abs((bottom2 + top2) - (bottom + top)) / 2
+    advance = abs((left2 + right2) - (left + right)) / 2
+    return Word(text, box, size, lead, rise <= max(advance, 0.5 * (top - bottom)))
 
 
 def _starts_line(words: list[Word], word: Word) -> bool:
