@@ -225,3 +225,27 @@ def test_author_notes_and_margin_stamp_are_not_body_text(transformer: ParsedPdf)
     assert "arXiv:1706.03762v7" not in body
     assert any("Equal contribution" in n.text for n in _of_kind(transformer, "footnote"))
     assert transformer.stats["pages_fallback"] == 0
+
+
+def test_caption_set_right_under_the_last_row_of_a_table_is_still_a_caption(
+    tmp_path: Path,
+) -> None:
+    rows = [("Dataset", "Coarse", "Fine"), ("PubMed", "11.8", "7.3"), ("Average", "14.0", "7.8")]
+    table = [
+        text_at(x, 560 - 11 * index, 8, cell)
+        for index, row in enumerate(rows)
+        for x, cell in zip((100, 260, 380), row, strict=True)
+    ]
+    page = [
+        *_prose(72, 700, 8),
+        *table,
+        text_at(72, 527, 9, "Table 3: Spread of the scores across the annotators."),
+        *_prose(72, 490, 8),
+    ]
+    pdf = write_layout_pdf(tmp_path / "under.pdf", [page, _prose(72, 700, 10)])
+
+    parsed = parse_pdf(str(pdf))
+
+    assert [c.section for c in _of_kind(parsed, "caption")] == ["Table 3"]
+    assert "Spread of the scores" not in _body(parsed)
+    assert "PubMed | 11.8 | 7.3" in _of_kind(parsed, "table")[0].text
