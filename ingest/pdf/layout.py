@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 import statistics
 from collections import Counter
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from ingest.pdf.asides import caption_label, captions, footnotes, is_label
 from ingest.pdf.geometry import Box, Line, PageGeometry
