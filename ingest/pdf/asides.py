@@ -19,6 +19,7 @@ CAPTION_RE = re.compile(
     r"^(?P<label>(?:Figure|Fig\.|FIGURE|Table|TABLE|Tab\.)\s*(?:[A-Z]?\d+|[IVX]+)(?:\.\d+)?)"
     r"\s*(?:[:.|\u2014\u2013]|$)"
 )
+_LABEL_RE = re.compile(r"(\w+)\.?\s*(\S+)")
 _MARK_RE = re.compile(r"^[*\u2020\u2021\u00a7\u00b6\u2217\u22c6]")
 _CAPTION_GAP = 0.7  # caption lines follow each other closer than this many sizes
 _SMALLER = 0.5  # footnotes are set at least this many points smaller than the body
@@ -46,8 +47,13 @@ def captions(lines: list[Line], size: float) -> list[list[Line]]:
 
 
 def caption_label(run: list[Line]) -> str:
+    """The caption's label in one spelling: "Fig. 4" and "FIGURE 4" are "Figure 4"."""
     match = CAPTION_RE.match(run[0].text)
-    return " ".join(match["label"].split()) if match else ""
+    label = _LABEL_RE.match(match["label"]) if match else None
+    if label is None:
+        return ""
+    name, number = label.groups()
+    return f"{'Table' if name.lower().startswith('tab') else 'Figure'} {number}"
 
 
 def _gap(above: Line, below: Line) -> float:

@@ -249,3 +249,19 @@ def test_caption_set_right_under_the_last_row_of_a_table_is_still_a_caption(
     assert [c.section for c in _of_kind(parsed, "caption")] == ["Table 3"]
     assert "Spread of the scores" not in _body(parsed)
     assert "PubMed | 11.8 | 7.3" in _of_kind(parsed, "table")[0].text
+
+
+def test_fig_and_capital_figure_labels_are_spelled_figure(tmp_path: Path) -> None:
+    page = [
+        *_prose(72, 700, 8),
+        box_at(150, 500, 300, 90),
+        text_at(72, 480, 9, "Fig. 4. Recall of the retriever for each corpus."),
+        box_at(150, 330, 300, 90),
+        text_at(72, 310, 9, "FIGURE 5: Recall of the reader for each corpus."),
+        *_prose(72, 280, 6),
+    ]
+    pdf = write_layout_pdf(tmp_path / "fig.pdf", [page, _prose(72, 700, 10)])
+
+    parsed = parse_pdf(str(pdf))
+
+    assert [c.section for c in _of_kind(parsed, "caption")] == ["Figure 4", "Figure 5"]
