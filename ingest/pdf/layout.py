@@ -209,11 +209,14 @@ def _region(line: Line, regions: list[Box]) -> int | None:
 
 
 def _debris(line: Line, page: PageGeometry, document: _Document) -> str:
+    """Why a line is page furniture (the name of the count it adds to), or ""."""
     box, size = line.box, document.size
+    if not any(word.upright for word in line.words):
+        return "sideways_lines_dropped"
     if box.x1 < document.left - 0.5 * size or box.x0 > document.right + 0.5 * size:
         return "margin_lines_dropped"
-    if not any(word.upright for word in line.words):
-        return "margin_lines_dropped"
+    if _edge_key(line, page) is not None and _PAGE_NUMBER_RE.match(line.text):
+        return "page_number_lines_dropped"
     if _is_furniture(line, page, document.repeated):
         return "header_footer_lines_dropped"
     if _edge_key(line, page) is not None and (box.y1 < document.bottom or box.y0 > document.top):
