@@ -119,6 +119,8 @@ class Pipeline:
                 seen[item.unit] = item.origin
                 if item.pdf is not None:
                     report.pages_parsed += item.pdf[1]
+                if item.pages_fallback:
+                    report.pages_fallback[item.origin] = item.pages_fallback
                 batch.append(item)
                 if sum(len(w.chunks) for w in batch) >= self.batch_chunks:
                     pending = self._flush(batch, statuses, report, writer, pending)

@@ -25,9 +25,25 @@ from ingest.index.records import Chunk, Paper
 from ingest.private import private_file
 
 SCHEMA_VERSION = "1"
-KINDS = ("abstract", "fulltext")
-Unit = tuple[str, str]  # (paper id, kind)
+# A unit is what is written at once: a paper's abstract, or everything its PDF gave.
+UNITS = ("abstract", "fulltext")
+# Chunk kinds: a PDF's unit holds body text ("fulltext") and the captions, tables
+# and footnotes taken out of it.
+UNIT_KINDS = {"abstract": ("abstract",), "fulltext": ("fulltext", "caption", "table", "footnote")}
+KINDS = tuple(kind for kinds in UNIT_KINDS.values() for kind in kinds)
+Unit = tuple[str, str]  # (paper id, unit: "abstract" or "fulltext")
 PdfFile = tuple[str, int, str, str]  # (sha256, pages, file name stem, PDF stage version)
+
+
+def unit_of(kind: str) -> str:
+    """The unit a chunk of `kind` belongs to."""
+    return "abstract" if kind == "abstract" else "fulltext"
+
+
+def _kinds_sql(unit: str) -> tuple[str, tuple[str, ...]]:
+    kinds = UNIT_KINDS.get(unit, (unit,))
+    return f"kind IN ({','.join('?' * len(kinds))})", kinds
+
 
 # A record from a metadata file or the arXiv API outranks one guessed from a PDF.
 SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
@@ -304,28 +320,32 @@ class Catalog:
 
     # Chunks
 
-    def chunk_ids(self, paper_id: str, kind: str | None = None) -> list[str]:
-        if kind is None:
+    def chunk_ids(self, paper_id: str, unit: str | None = None) -> list[str]:
+        """The ids of a paper's chunks, or of one of its units' ("abstract", "fulltext")."""
+        if unit is None:
             rows = self.db.execute("SELECT id FROM chunks WHERE paper_id = ?", (paper_id,))
         else:
+            where, kinds = _kinds_sql(unit)
             rows = self.db.execute(
-                "SELECT id FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind)
+                f"SELECT id FROM chunks WHERE paper_id = ? AND {where}", (paper_id, *kinds)
             )
         return [str(r["id"]) for r in rows]
 
-    def indexed_units(self, paper_ids: Iterable[str], kind: str) -> list[Unit]:
-        """The units of `kind` among these papers that have chunks in the index."""
+    def indexed_units(self, paper_ids: Iterable[str], unit: str) -> list[Unit]:
+        """The units `unit` among these papers that have chunks in the index."""
         ids = list(dict.fromkeys(paper_ids))
+        where, kinds = _kinds_sql(unit)
         found: list[Unit] = []
         for start in range(0, len(ids), 500):
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
-            query = f"SELECT DISTINCT paper_id FROM chunks WHERE kind = ? AND paper_id IN ({marks})"
-            found.extend((str(r[0]), kind) for r in self.db.execute(query, [kind, *part]))
+            query = f"SELECT DISTINCT paper_id FROM chunks WHERE {where} AND paper_id IN ({marks})"
+            found.extend((str(r[0]), unit) for r in self.db.execute(query, [*kinds, *part]))
         return found
 
-    def _delete_unit_chunks(self, paper_id: str, kind: str) -> None:
-        self.db.execute("DELETE FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind))
+    def _delete_unit_chunks(self, paper_id: str, unit: str) -> None:
+        where, kinds = _kinds_sql(unit)
+        self.db.execute(f"DELETE FROM chunks WHERE paper_id = ? AND {where}", (paper_id, *kinds))
 
     def _insert_chunks(self, chunks: Sequence[Chunk]) -> None:
         self.db.executemany(
@@ -358,9 +378,9 @@ class Catalog:
     def delete_paper(self, paper_id: str) -> int:
         """Within the caller's transaction: the paper and all its chunks; returns chunks removed."""
         removed = 0
-        for kind in KINDS:
-            removed += len(self.chunk_ids(paper_id, kind))
-            self._delete_unit_chunks(paper_id, kind)
+        for unit in UNITS:
+            removed += len(self.chunk_ids(paper_id, unit))
+            self._delete_unit_chunks(paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
         authors.unindex_authors(self.db, paper_id)
         return removed
@@ -386,18 +406,20 @@ class Catalog:
 
     def all_units(self) -> list[Unit]:
         rows = self.db.execute("SELECT DISTINCT paper_id, kind FROM chunks ORDER BY 1, 2")
-        return [(str(r[0]), str(r[1])) for r in rows]
+        return list(dict.fromkeys((str(r[0]), unit_of(str(r[1]))) for r in rows))
 
-    def unit_chunks(self, paper_id: str, kind: str) -> list[Chunk]:
+    def unit_chunks(self, paper_id: str, unit: str) -> list[Chunk]:
         """The chunks of one unit as stored, with their paper's record."""
         paper = self.get_paper(paper_id)
         if paper is None:
             return []
+        where, kinds = _kinds_sql(unit)
         rows = self.db.execute(
-            "SELECT * FROM chunks WHERE paper_id = ? AND kind = ? ORDER BY number", (paper_id, kind)
+            f"SELECT * FROM chunks WHERE paper_id = ? AND {where} ORDER BY number",
+            (paper_id, *kinds),
         )
         return [
-            Chunk(r["id"], paper_id, kind, r["number"], r["text"], r["section"],
+            Chunk(r["id"], paper_id, r["kind"], r["number"], r["text"], r["section"],
                   r["page_start"], r["page_end"], paper)
             for r in rows
         ]  # fmt: skip
@@ -414,8 +436,7 @@ class Catalog:
         return {
             "papers": one("SELECT COUNT(*) FROM papers").fetchone()[0],
             "chunks": one("SELECT COUNT(*) FROM chunks").fetchone()[0],
-            "abstract": by_kind.get("abstract", 0),
-            "fulltext": by_kind.get("fulltext", 0),
+            **{kind: by_kind.get(kind, 0) for kind in KINDS},
             "papers_with_fulltext": one(
                 "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
             ).fetchone()[0],

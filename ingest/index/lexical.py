@@ -17,7 +17,7 @@ from rapidfuzz.distance import OSA
 
 from ingest.errors import PaperchatError
 from ingest.index.analysis import terms
-from ingest.index.catalog import Catalog, Unit
+from ingest.index.catalog import Catalog, Unit, unit_of
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 from ingest.private import private_dir
@@ -62,7 +62,7 @@ def _document(chunk: Chunk) -> tantivy.Document:
     return tantivy.Document(
         chunk_id=chunk.id,
         paper_id=chunk.paper_id,
-        unit=unit_key((chunk.paper_id, chunk.kind)),
+        unit=unit_key((chunk.paper_id, unit_of(chunk.kind))),
         category=list(paper.categories),
         published=date_number(paper.published),
         terms=" ".join(terms(lexical_text(chunk))),

@@ -95,6 +95,7 @@ class Block:
     page: int  # 1-based
     text: str
     is_references: bool = False
+    kind: str = "fulltext"  # or "caption", "table", "footnote": text kept out of the body flow
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ class Chunk:
 
     id: str
     paper_id: str
-    kind: str  # "abstract" or "fulltext"
+    kind: str  # "abstract", "fulltext", or a PDF's "caption", "table", "footnote"
     number: int
     text: str
     section: str

@@ -17,6 +17,7 @@ from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 
 from ingest.errors import PaperchatError
+from ingest.index.catalog import UNIT_KINDS
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 from ingest.private import private_dir
@@ -137,10 +138,12 @@ class ChunkStore:
         for start in range(0, len(ids), _WRITE_BATCH):
             self.collection.delete(ids=list(ids[start : start + _WRITE_BATCH]))
 
-    def ids_of(self, paper_id: str, kind: str | None = None) -> list[str]:
+    def ids_of(self, paper_id: str, unit: str | None = None) -> list[str]:
+        """The ids of a paper's chunks, or of one of its units' ("abstract", "fulltext")."""
         where: dict[str, Any] = {"paper_id": paper_id}
-        if kind is not None:
-            where = {"$and": [{"paper_id": paper_id}, {"kind": kind}]}
+        if unit is not None:
+            kinds = list(UNIT_KINDS.get(unit, (unit,)))
+            where = {"$and": [{"paper_id": paper_id}, {"kind": {"$in": kinds}}]}
         return list(self.collection.get(where=where, include=[])["ids"])
 
     def count(self) -> int:

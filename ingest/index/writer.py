@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ingest.index.catalog import KINDS, Catalog, PdfFile, Unit
+from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore
@@ -43,6 +43,7 @@ class UnitWork:
     digest: str
     chunks: tuple[Chunk, ...]
     pdf: PdfFile | None = None  # for full text: the PDF's hash, pages, name, stage version
+    pages_fallback: int = 0  # pages of the PDF read as plain text: their layout was unreadable
 
     @property
     def unit(self) -> Unit:
@@ -103,14 +104,14 @@ class Indexer:
         """The indexed units of the written papers that this write does not replace."""
         writing = {w.unit for w in works}
         others: list[Unit] = []
-        for kind in KINDS:
-            papers = [w.paper.id for w in works if w.kind != kind]
-            others.extend(u for u in self.catalog.indexed_units(papers, kind) if u not in writing)
+        for unit in UNITS:
+            papers = [w.paper.id for w in works if w.kind != unit]
+            others.extend(u for u in self.catalog.indexed_units(papers, unit) if u not in writing)
         return others
 
     def delete_paper(self, paper_id: str) -> int:
         """Remove a paper from both indexes; returns the chunks removed (0 if unknown)."""
-        units = [(paper_id, kind) for kind in KINDS]
+        units = [(paper_id, unit) for unit in UNITS]
         self.catalog.mark_pending(units)
         with self.catalog.transaction():
             removed = self.catalog.delete_paper(paper_id)

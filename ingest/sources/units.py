@@ -97,7 +97,8 @@ def fulltext_work(
     digest = unit_hash(paper, "fulltext", pieces)
     chunks = make_chunks(paper, "fulltext", pieces, digest)
     pdf = (parsed.sha256, parsed.page_count, path.stem, PDF_STAGE)
-    return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf)
+    fallback = parsed.stats.get("pages_fallback", 0)
+    return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback)
 
 
 def _fill_gaps(record: Paper, from_pdf: Paper) -> Paper:

@@ -162,7 +162,7 @@ def passage(source: Source) -> Passage:
         citation=source.citation,
         title=source.title,
         chunk_id=source.chunk_id,
-        kind=source.kind,
+        kind=source.unit,
         section=source.section,
         page=source.page,
         text=source.text,
