@@ -38,7 +38,8 @@ class UnitWork:
     origin: str  # the file or URL, for messages
     digest: str
     chunks: tuple[Chunk, ...]
-    pdf: tuple[str, int, str] | None = None  # (sha256, pages, file name stem) for full text
+    # (sha256, pages, file name stem, absolute path) for full text read from a PDF
+    pdf: tuple[str, int, str, str] | None = None
 
     @property
     def unit(self) -> Unit:

@@ -80,7 +80,7 @@ def fulltext_work(
         return Skipped(str(path), "no text left after removing references and page furniture")
     digest = unit_hash(paper, "fulltext", pieces)
     chunks = make_chunks(paper, "fulltext", pieces, digest)
-    pdf = (parsed.sha256, parsed.page_count, path.stem)
+    pdf = (parsed.sha256, parsed.page_count, path.stem, str(path.resolve()))
     return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf)
 
 
