@@ -52,8 +52,10 @@ from chat.service.routes import (
     openai_compat,
     pages,
     papers,
+    reader,
 )
 from chat.service.routes.deps import Limits, Services
+from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 from ingest.disk import disk_full_message, is_disk_full
@@ -77,12 +79,13 @@ def create_app(settings: Settings) -> FastAPI:
     except Exception:
         engine.dispose()
         raise
+    index = Wiring(settings)
     services = Services(
         settings=settings,
         limits=limits,
         engine=engine,
         sessions=session_factory(engine),
-        index=Wiring(settings),
+        index=index,
         signer=signer,
         chat_limiter=chat_limiter,
         login_limiter=login_limiter,
@@ -91,6 +94,7 @@ def create_app(settings: Settings) -> FastAPI:
         password_checks=Gate(settings.max_password_checks, settings.password_check_wait_s),
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
+        pdf_pages=PdfPages(lambda: index.catalog),
     )
     app = FastAPI(
         title="paperchat",
@@ -102,7 +106,9 @@ def create_app(settings: Settings) -> FastAPI:
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
+    # The reader's routes first: `/papers/{id}` of the pages would take theirs too.
+    routers = (health, auth, keys, papers, chat, conversations, openai_compat, reader, pages)
+    for module in routers:
         app.include_router(module.router)
     return app
 
@@ -140,6 +146,7 @@ def _lifespan(services: Services) -> Any:
             yield
         finally:
             await services.index.answerer.aclose()
+            services.pdf_pages.close()
             services.index.close()
             services.password_checks.close()
             services.engine.dispose()

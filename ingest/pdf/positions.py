@@ -118,13 +118,16 @@ class _Haystack:
         return found
 
 
-def spans(pieces: Sequence[tuple[int, int, int]]) -> list[tuple[int, int]]:
-    """The haystack ranges to highlight: pieces in page order, near ones joined, lone
-    short ones dropped."""
+def spans(
+    pieces: Sequence[tuple[int, int, int]], breaks: Sequence[int] = ()
+) -> list[tuple[int, int]]:
+    """The haystack ranges to highlight: pieces in page order, near ones joined (never
+    across one of `breaks`, where a page starts), lone short ones dropped."""
     ordered = sorted((p, p + length) for _, p, length in pieces)
     joined: list[list[int]] = []
     for start, end in ordered:
-        if joined and start - joined[-1][1] <= GAP:
+        crosses = any(joined[-1][1] < b <= start for b in breaks) if joined else True
+        if joined and not crosses and start - joined[-1][1] <= GAP:
             joined[-1][1] = max(joined[-1][1], end)
         else:
             joined.append([start, end])
@@ -153,7 +156,7 @@ class _Page:
     where: list[int]  # each key's character index on the page
 
 
-def _page_text(textpage: pdfium.PdfTextPage) -> str:
+def page_text(textpage: pdfium.PdfTextPage) -> str:
     """The page's text with one character per pdfium character index."""
     count = textpage.count_chars()
     text = str(textpage.get_text_range()) if count else ""
@@ -175,7 +178,7 @@ class PdfText:
             page = document[index]
             textpage = page.get_textpage()
             try:
-                keys, where = keys_of(_page_text(textpage))
+                keys, where = keys_of(page_text(textpage))
             finally:
                 textpage.close()
                 page.close()
@@ -209,7 +212,8 @@ class PdfText:
         coverage = sum(n for *_, n in best) / len(needle)
         if coverage < MIN_COVERAGE:
             return Found((), coverage)
-        boxes = [box for s, e in spans(best) for box in self._boxes(s, e)]
+        breaks = [page.start for page in self.pages]
+        boxes = [box for s, e in spans(best, breaks) for box in self._boxes(s, e)]
         return Found(tuple(boxes), round(coverage, 3))
 
     def _page_ranges(self, start: int, end: int) -> Iterator[tuple[_Page, int, int]]:
@@ -223,22 +227,25 @@ class PdfText:
     def _boxes(self, start: int, end: int) -> list[Box]:
         boxes: list[Box] = []
         for page, first, last in self._page_ranges(start, end):
-            boxes.extend(char_range_boxes(self.document, page.number, first, last - first + 1))
+            [found] = char_range_boxes(self.document, page.number, [(first, last - first + 1)])
+            boxes.extend(found)
         return boxes
 
 
 def char_range_boxes(
-    document: pdfium.PdfDocument, number: int, first: int, count: int
-) -> list[Box]:
-    """The boxes, merged per line, of `count` characters from index `first` on page `number`."""
+    document: pdfium.PdfDocument, number: int, ranges: Sequence[tuple[int, int]]
+) -> list[list[Box]]:
+    """For each (first character index, count) on page `number`, its boxes merged per line."""
     page = document[number - 1]
     textpage = page.get_textpage()
     try:
-        rects = _rects(page, textpage, first, count)
+        return [
+            [Box(number, *rect) for rect in merge_lines(_rects(page, textpage, first, count))]
+            for first, count in ranges
+        ]
     finally:
         textpage.close()
         page.close()
-    return [Box(number, *rect) for rect in merge_lines(rects)]
 
 
 Rect = tuple[float, float, float, float]

@@ -18,6 +18,7 @@ from chat.service.routes.auth import Me
 from chat.service.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import search_listing
+from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
 from chat.service.web.tex import readable_paragraphs, readable_tex
 
@@ -59,7 +60,16 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         paper_id=paper["id"],
         title=readable_tex(paper["title"]),
         abstract=readable_paragraphs(paper["abstract"]),
+        reader=_reader(services, paper["id"]) if paper["has_fulltext"] else None,
     )
+
+
+def _reader(services: ServicesDep, paper_id: str) -> PdfInfo | None:
+    """The paper's PDF for the reader, when this server holds it."""
+    try:
+        return services.pdf_pages.info(paper_id)
+    except (PdfUnavailable, ReaderBusy):
+        return None
 
 
 def _asset_response(asset: Asset, if_none_match: str | None, accept_encoding: str) -> Response:
