@@ -5,6 +5,7 @@ page as a test looks at it."""
 from __future__ import annotations
 
 import gzip
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -84,6 +85,11 @@ def reader_web(
         yield Api(base_url, app, fake_llm)
 
 
+def reader_link(base_url: str, paper_id: str) -> re.Pattern[str]:
+    """What a chip or a source links to: the paper's page, opened at one of its passages."""
+    return re.compile(rf"^{re.escape(f'{base_url}/papers/{paper_id}')}\?chunk=[^&#]+#reader$")
+
+
 def chunk_of(link: Locator) -> str:
     """The chunk id a citation chip or source link opens the reader at."""
     href = link.get_attribute("href") or ""
@@ -110,4 +116,4 @@ def first_abstract_id() -> str:
     return paper_id
 
 
-__all__ = ["chunk_of", "covered_text", "evidence", "reader_index", "reader_web"]
+__all__ = ["chunk_of", "covered_text", "evidence", "reader_index", "reader_link", "reader_web"]
