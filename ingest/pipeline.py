@@ -162,20 +162,21 @@ class Pipeline:
         statuses.count_into(report)
         return report.finish()
 
-    def _unboxed(self, batch: list[UnitWork], changed: list[UnitWork]) -> list[UnitWork]:
-        """Unchanged PDF units whose stored chunks have no positions yet (an older index)."""
+    def _unchanged_pdfs(self, batch: list[UnitWork], changed: list[UnitWork]) -> list[UnitWork]:
         new = {w.unit for w in changed}
-        same = [w for w in batch if w.pdf is not None and w.unit not in new]
-        missing = self.catalog.fulltext_without_boxes(w.paper.id for w in same)
-        return [w for w in same if w.paper.id in missing]
+        return [w for w in batch if w.pdf is not None and w.pdf[3] and w.unit not in new]
 
-    def _write(self, changed: list[UnitWork], vectors: np.ndarray, unboxed: list[UnitWork]) -> int:
-        """In the writer thread: positions first, then the units; returns chunks deleted."""
+    def _write(self, changed: list[UnitWork], vectors: np.ndarray, same: list[UnitWork]) -> int:
+        """In the writer thread: positions first, then the units; the PDFs of unchanged units
+        are noted where they are now, and their positions found if an older index had none.
+        Returns chunks deleted."""
         deleted = 0
         if changed:
             deleted = self.indexer.write(with_positions(changed, self.pdf_timeout_s), vectors)
-        if unboxed:
-            found = with_positions(unboxed, self.pdf_timeout_s)
+        if same:
+            self.catalog.set_pdf_paths({w.paper.id: (w.pdf[3], w.pdf[0]) for w in same if w.pdf})
+            missing = self.catalog.fulltext_without_boxes(w.paper.id for w in same)
+            found = with_positions([w for w in same if w.paper.id in missing], self.pdf_timeout_s)
             boxes = {c.id: c.boxes for w in found for c in w.chunks if c.boxes is not None}
             self.catalog.set_boxes(boxes)
         return deleted
@@ -207,8 +208,8 @@ class Pipeline:
         pending: Future[int] | None,
     ) -> Future[int] | None:
         changed = self._changed(batch, statuses)
-        unboxed = self._unboxed(batch, changed)
-        if not changed and not unboxed:
+        same = self._unchanged_pdfs(batch, changed)
+        if not changed and not same:
             return pending
         texts = [c.text for w in changed for c in w.chunks]
         started = time.perf_counter()
@@ -219,4 +220,4 @@ class Pipeline:
         self.seconds["embed"] += embedded - started
         self.seconds["wait_for_writer"] += time.perf_counter() - embedded
         report.chunks_added += len(texts)
-        return writer.submit(self._write, changed, vectors, unboxed)
+        return writer.submit(self._write, changed, vectors, same)

@@ -299,6 +299,14 @@ class Catalog:
             missing.update(str(r["paper_id"]) for r in self.db.execute(query, part))
         return missing
 
+    def set_pdf_paths(self, paths: dict[str, tuple[str, str]]) -> None:
+        """Where each paper's PDF (paper id -> (path, sha256)) is now, for an unchanged text."""
+        with self.db:
+            self.db.executemany(
+                "UPDATE papers SET pdf_path = ?, pdf_sha256 = ? WHERE id = ?",
+                [(path, sha256, paper_id) for paper_id, (path, sha256) in paths.items()],
+            )
+
     def pdf_record(self, paper_id: str) -> PdfRecord | None:
         """The PDF behind a paper's full text; None for a paper without one."""
         row = self.db.execute(

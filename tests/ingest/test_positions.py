@@ -3,15 +3,20 @@ stage did to it on the way (hyphens, ligatures, white space, dropped debris)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import numpy as np
 import pypdfium2 as pdfium
 import pytest
 
 from ingest.chunking import Piece, fulltext_pieces, make_chunks
+from ingest.index.catalog import Catalog
+from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Box, Paper
-from ingest.index.writer import UnitWork
+from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.writer import Indexer, UnitWork
 from ingest.pdf.parsing import parse_pdf
 from ingest.pdf.positions import (
     MIN_COVERAGE,
@@ -21,8 +26,12 @@ from ingest.pdf.positions import (
     locate_chunks,
     merge_lines,
 )
-from ingest.pipeline import with_positions
+from ingest.pipeline import Pipeline, with_positions
+from ingest.progress import NoProgress
+from ingest.report import IngestReport
+from ingest.sources.units import pdf_items
 from tests.data import PDFS
+from tests.vectors import unit_vectors
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -236,3 +245,37 @@ def test_a_pdf_gone_since_parsing_keeps_its_chunks_without_boxes(
 
     assert located.chunks == work.chunks
     assert all(c.boxes is None for c in located.chunks)
+
+
+def test_a_run_over_an_older_index_adds_positions_and_paths_without_embedding(
+    tmp_path: Path, count_tokens: Callable[[str], int]
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    store = ChunkStore(open_chroma(tmp_path / "chroma"), "m")
+    indexer = Indexer(catalog, store, LexicalIndex(tmp_path / "lexical"))
+    embedded: list[int] = []
+
+    def embed(texts: list[str]) -> np.ndarray:
+        embedded.append(len(texts))
+        return unit_vectors(len(texts))
+
+    pipeline = Pipeline(catalog, indexer, embed, NoProgress())
+    folder = tmp_path / "pdfs"
+    folder.mkdir()
+    shutil.copy(SHORT, folder / SHORT.name)
+    pipeline.run(pdf_items([folder], catalog, count_tokens), IngestReport())
+    ids = catalog.chunk_ids("2304.02623", "fulltext")
+    assert ids
+    assert all(catalog.chunk_boxes(i) for i in ids)
+    with catalog.transaction() as db:
+        db.execute("UPDATE chunks SET boxes = NULL")
+        db.execute("UPDATE papers SET pdf_path = NULL")
+    moved = folder.rename(tmp_path / "moved")
+
+    report = pipeline.run(pdf_items([moved], catalog, count_tokens), IngestReport())
+
+    assert (report.chunks_added, report.unchanged_papers, len(embedded)) == (0, 1, 1)
+    assert all(catalog.chunk_boxes(i) for i in ids)
+    record = catalog.pdf_record("2304.02623")
+    assert record is not None
+    assert record.path == str((moved / SHORT.name).resolve())

@@ -36,6 +36,7 @@ OPEN_DOCUMENTS: Final = 4
 MAX_WAITING: Final = 8
 WAIT_S: Final = 10.0
 WEBP_QUALITY: Final = 82
+TEXT_LAYERS: Final = 512
 
 
 class PdfUnavailable(PaperchatError, LookupError):
@@ -108,6 +109,7 @@ class PdfPages:
         self._documents: OrderedDict[str, pdfium.PdfDocument] = OrderedDict()
         self._verified: dict[str, tuple[int, int, str]] = {}  # path -> (size, mtime, sha256)
         self._infos: dict[str, PdfInfo] = {}
+        self._cached = threading.Lock()  # guards the two caches, which threads share
         self._images = _Bytes(cache_bytes)
         self._layers: OrderedDict[tuple[str, str, int], dict[str, Any]] = OrderedDict()
 
@@ -190,7 +192,8 @@ class PdfPages:
         path, info = self._checked(paper_id, page)
         width = render_width(width)
         key = (paper_id, info.version, page, width)
-        cached = self._images.get_fresh(key)
+        with self._cached:
+            cached = self._images.get_fresh(key)
         if cached is not None:
             return cached, info.version
         with self._pdfium():
@@ -206,23 +209,26 @@ class PdfPages:
         buffer = io.BytesIO()
         image.save(buffer, "WEBP", quality=WEBP_QUALITY, method=2)
         body = buffer.getvalue()
-        self._images.keep(key, body)
+        with self._cached:
+            self._images.keep(key, body)
         return body, info.version
 
     def text_layer(self, paper_id: str, page: int) -> dict[str, Any]:
         """The page's lines of text with their boxes (fractions of the page), to select."""
         path, info = self._checked(paper_id, page)
         key = (paper_id, info.version, page)
-        cached = self._layers.get(key)
+        with self._cached:
+            cached = self._layers.get(key)
         if cached is not None:
             return cached
         with self._pdfium():
             document = self._document(path)
             lines = _lines(document, page)
         layer = {"page": page, "lines": lines}
-        self._layers[key] = layer
-        while len(self._layers) > 512:
-            self._layers.popitem(last=False)
+        with self._cached:
+            self._layers[key] = layer
+            while len(self._layers) > TEXT_LAYERS:
+                self._layers.popitem(last=False)
         return layer
 
 
