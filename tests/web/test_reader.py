@@ -52,6 +52,7 @@ def _mark_on_its_page(page: Page, api: Api, chunk: str) -> None:
     expect(marks.first).to_be_in_viewport(timeout=WAIT_MS)
     on_page = marks.first.locator("xpath=ancestor::*[@data-page][1]")
     assert on_page.get_attribute("data-page") == str(first_page)
+    expect(page.get_by_label("Page number")).to_have_value(str(first_page))
     layer = on_page.locator(".reader-text")
     expect(layer).to_have_count(1, timeout=WAIT_MS)
     page.wait_for_function(
@@ -70,6 +71,8 @@ def _mark_on_its_page(page: Page, api: Api, chunk: str) -> None:
 def test_a_full_text_citation_on_its_papers_page_highlights_the_passage(
     reader_web: Api, page: Page, artifacts: Path
 ) -> None:
+    refused: list[str] = []
+    page.on("console", lambda message: refused.append(message.text))
     dock = Dock(page)
     page.goto(f"{reader_web.base_url}/papers/{SHORT_PDF}")
     expect(page.locator("[data-reader] [data-page]")).to_have_count(4)
@@ -85,6 +88,7 @@ def test_a_full_text_citation_on_its_papers_page_highlights_the_passage(
     assert page.url.split("?")[0] == address.split("?")[0]
     assert f"chunk={chunk.replace('#', '%23').replace('@', '%40')}" in page.url
     expect(dock.panel).to_be_visible()
+    assert [m for m in refused if "Content Security Policy" in m] == []
     page.screenshot(path=artifacts / "reader-highlight.png")
     README_SHOT.parent.mkdir(exist_ok=True)
     page.screenshot(path=README_SHOT)

@@ -101,7 +101,7 @@
   pages.forEach((page) => nearby.observe(page));
 
   function currentPage() {
-    const line = window.innerHeight / 3;
+    const line = window.innerHeight / 2;
     const page = pages.find((p) => p.getBoundingClientRect().bottom > line);
     return page ? Number(page.dataset.page) : 1;
   }
@@ -229,6 +229,7 @@
     if (!page) return;
     page.classList.add("reader-cited");
     page.scrollIntoView({ block: "start" });
+    pageInput.value = page.dataset.page;
     say(`${why} It is on page ${page.dataset.page}.`);
   }
 
@@ -261,7 +262,9 @@
       if (!first) outlinePage(evidence, "The passage was not found on its page.");
       else {
         first.scrollIntoView({ block: "center" });
-        load(first.closest(".reader-page"));
+        const page = first.closest(".reader-page");
+        load(page);
+        pageInput.value = page.dataset.page;
       }
     }
   }
