@@ -18,6 +18,7 @@ own (`locate_chunks`), as the parser does.
 from __future__ import annotations
 
 import ctypes
+import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -35,10 +36,14 @@ GAP = 24
 LONE_PIECE = 24
 # The share of the chunk's letters and digits that must be found for any box at all.
 MIN_COVERAGE = 0.3
+# Anchors are indexed at every this many keys of the pages.
+_STRIDE = 4
 # How many places of one anchor are tried (common phrases occur often).
 _CANDIDATES = 16
 # Device size the page's coordinates are mapped to: fractions to five places.
 _DEVICE = 100_000
+# Lines compared when merging rectangles (two columns, a formula, a footnote mark).
+_RECENT_LINES = 4
 # A rectangle taller than this share of the page is a figure or a stray glyph, not a line.
 _MAX_LINE_HEIGHT = 0.08
 
@@ -51,20 +56,24 @@ class Found:
     coverage: float
 
 
+_ASCII_RUN = re.compile(r"[A-Za-z0-9]+|[^\x00-\x7f]")
+
+
 def keys_of(text: str) -> tuple[str, list[int]]:
     """The letters and digits of `text`, NFKC and case-folded, with each one's index in it."""
     keys: list[str] = []
     where: list[int] = []
-    for index, char in enumerate(text):
-        if char.isascii():
-            if char.isalnum():
-                keys.append(char.lower())
-                where.append(index)
+    for match in _ASCII_RUN.finditer(text):
+        start = match.start()
+        run = match.group()
+        if run.isascii():
+            keys.append(run.lower())
+            where.extend(range(start, start + len(run)))
             continue
-        for key in unicodedata.normalize("NFKC", char).casefold():
+        for key in unicodedata.normalize("NFKC", run).casefold():
             if key.isalnum():
                 keys.append(key)
-                where.append(index)
+                where.append(start)
     return "".join(keys), where
 
 
@@ -87,12 +96,13 @@ def _common_length(a: str, i: int, b: str, p: int) -> int:
 
 
 class _Haystack:
-    """The letters and digits of some pages, with an index of their anchors."""
+    """The letters and digits of some pages, with an index of their anchors: those that
+    start every `_STRIDE` keys (a run of `ANCHOR + _STRIDE - 1` shared keys holds one)."""
 
     def __init__(self, keys: str) -> None:
         self.keys = keys
         self.anchors: dict[str, list[int]] = {}
-        for p in range(len(keys) - ANCHOR + 1):
+        for p in range(0, len(keys) - ANCHOR + 1, _STRIDE):
             self.anchors.setdefault(keys[p : p + ANCHOR], []).append(p)
 
     def pieces(self, needle: str, low: int, high: int) -> list[tuple[int, int, int]]:
@@ -102,7 +112,7 @@ class _Haystack:
             at = self.keys.find(needle, low, high)
             return [(0, at, len(needle))] if at >= 0 else []
         found: list[tuple[int, int, int]] = []
-        i = 0
+        i = floor = 0
         while i <= len(needle) - ANCHOR:
             places = self.anchors.get(needle[i : i + ANCHOR], ())
             best, best_at = 0, -1
@@ -113,8 +123,12 @@ class _Haystack:
             if best < ANCHOR:
                 i += 1
                 continue
-            found.append((i, best_at, best))
-            i += best
+            # The anchor may start a few keys into the shared run: take those keys too.
+            start, at = i, best_at
+            while start > floor and at > low and needle[start - 1] == self.keys[at - 1]:
+                start, at = start - 1, at - 1
+            found.append((start, at, best + i - start))
+            i = floor = i + best
         return found
 
 
@@ -149,6 +163,10 @@ def find_text(needle: str, haystack: str) -> tuple[list[tuple[int, int]], float]
     return [(where[s], where[e - 1] + 1) for s, e in spans(pieces)], coverage
 
 
+CharRange = tuple[int, int, int]  # (page, first character index, count)
+ChunkPlace = tuple[str, int, int]  # (text, first page, last page)
+
+
 @dataclass
 class _Page:
     number: int
@@ -172,20 +190,29 @@ class PdfText:
     def __init__(self, document: pdfium.PdfDocument) -> None:
         self.document = document
         self.pages: list[_Page] = []
+        self._open: list[tuple[pdfium.PdfPage, pdfium.PdfTextPage]] = []
         parts: list[str] = []
         offset = 0
-        for index in range(len(document)):
-            page = document[index]
-            textpage = page.get_textpage()
-            try:
+        try:
+            for index in range(len(document)):
+                page = document[index]
+                textpage = page.get_textpage()
+                self._open.append((page, textpage))
                 keys, where = keys_of(page_text(textpage))
-            finally:
-                textpage.close()
-                page.close()
-            self.pages.append(_Page(index + 1, offset, where))
-            parts.append(keys)
-            offset += len(keys)
+                self.pages.append(_Page(index + 1, offset, where))
+                parts.append(keys)
+                offset += len(keys)
+        except BaseException:
+            self.close()
+            raise
         self.haystack = _Haystack("".join(parts))
+
+    def close(self) -> None:
+        """Close the pages kept open for their rectangles (the document stays open)."""
+        for page, textpage in self._open:
+            textpage.close()
+            page.close()
+        self._open.clear()
 
     def _range(self, first: int, last: int) -> tuple[int, int]:
         first = max(1, first)
@@ -195,12 +222,13 @@ class PdfText:
         end = self.pages[last].start if last < len(self.pages) else len(self.haystack.keys)
         return self.pages[first - 1].start, end
 
-    def locate(self, text: str, page_start: int, page_end: int) -> Found:
-        """The boxes of a chunk said to lie on pages `page_start` to `page_end` (1-based);
-        a page either side is searched too when too little is found on them."""
+    def find(self, text: str, page_start: int, page_end: int) -> tuple[list[CharRange], float]:
+        """Where a chunk said to lie on pages `page_start` to `page_end` (1-based) is, as
+        (page, first character index, count) ranges, and the share of it found; a page
+        either side is searched too when too little is found on them."""
         needle, _ = keys_of(text)
         if not needle or page_start < 1:
-            return Found((), 0.0)
+            return [], 0.0
         best: list[tuple[int, int, int]] = []
         for widen in (0, 1):
             low, high = self._range(page_start - widen, page_end + widen)
@@ -209,27 +237,45 @@ class PdfText:
                 best = pieces
             if sum(n for *_, n in best) >= len(needle) * 0.8:
                 break
-        coverage = sum(n for *_, n in best) / len(needle)
+        coverage = round(sum(n for *_, n in best) / len(needle), 3)
         if coverage < MIN_COVERAGE:
-            return Found((), coverage)
+            return [], coverage
         breaks = [page.start for page in self.pages]
-        boxes = [box for s, e in spans(best, breaks) for box in self._boxes(s, e)]
-        return Found(tuple(boxes), round(coverage, 3))
+        ranges = [r for s, e in spans(best, breaks) for r in self._page_ranges(s, e)]
+        return ranges, coverage
 
-    def _page_ranges(self, start: int, end: int) -> Iterator[tuple[_Page, int, int]]:
-        """The document's keys `start:end` as (page, first char index, last char index)."""
+    def locate(self, text: str, page_start: int, page_end: int) -> Found:
+        """The boxes of one chunk (`locate_all` reads each page once for many)."""
+        return self.locate_all([(text, page_start, page_end)])[0]
+
+    def locate_all(self, chunks: Sequence[ChunkPlace]) -> list[Found]:
+        """The boxes of every chunk, each page's rectangles read once for all of them."""
+        found = [self.find(text, first, last) for text, first, last in chunks]
+        wanted: dict[int, list[tuple[int, int]]] = {}
+        for ranges, _ in found:
+            for page, first, count in ranges:
+                wanted.setdefault(page, []).append((first, count))
+        boxes: dict[tuple[int, int, int], list[Box]] = {}
+        for page, asked in wanted.items():
+            unique = list(dict.fromkeys(asked))
+            pdf_page, textpage = self._open[page - 1]
+            for (first, count), got in zip(
+                unique, _range_boxes(pdf_page, textpage, page, unique), strict=True
+            ):
+                boxes[(page, first, count)] = got
+        return [
+            Found(tuple(box for r in ranges for box in boxes[r]), coverage)
+            for ranges, coverage in found
+        ]
+
+    def _page_ranges(self, start: int, end: int) -> Iterator[CharRange]:
+        """The document's keys `start:end` as (page, first char index, count) per page."""
         for page in self.pages:
             low = max(start, page.start)
             high = min(end, page.start + len(page.where))
             if low < high:
-                yield page, page.where[low - page.start], page.where[high - 1 - page.start]
-
-    def _boxes(self, start: int, end: int) -> list[Box]:
-        boxes: list[Box] = []
-        for page, first, last in self._page_ranges(start, end):
-            [found] = char_range_boxes(self.document, page.number, [(first, last - first + 1)])
-            boxes.extend(found)
-        return boxes
+                first = page.where[low - page.start]
+                yield page.number, first, page.where[high - 1 - page.start] - first + 1
 
 
 def char_range_boxes(
@@ -239,13 +285,22 @@ def char_range_boxes(
     page = document[number - 1]
     textpage = page.get_textpage()
     try:
-        return [
-            [Box(number, *rect) for rect in merge_lines(_rects(page, textpage, first, count))]
-            for first, count in ranges
-        ]
+        return _range_boxes(page, textpage, number, ranges)
     finally:
         textpage.close()
         page.close()
+
+
+def _range_boxes(
+    page: pdfium.PdfPage,
+    textpage: pdfium.PdfTextPage,
+    number: int,
+    ranges: Sequence[tuple[int, int]],
+) -> list[list[Box]]:
+    return [
+        [Box(number, *rect) for rect in merge_lines(_rects(page, textpage, first, count))]
+        for first, count in ranges
+    ]
 
 
 Rect = tuple[float, float, float, float]
@@ -288,7 +343,8 @@ def merge_lines(rects: Sequence[Rect]) -> list[Rect]:
     them) as one, in reading order; a rectangle inside another is dropped."""
     merged: list[list[float]] = []
     for x0, y0, x1, y1 in sorted(rects, key=lambda r: (round(r[1], 3), r[0])):
-        for line in merged:
+        # Sorted by top: a line to join is among the last few, never far above.
+        for line in merged[-_RECENT_LINES:]:
             overlap = min(line[3], y1) - max(line[1], y0)
             height = min(line[3] - line[1], y1 - y0)
             near = x0 <= line[2] + 0.03 and x1 >= line[0] - 0.03
@@ -301,15 +357,15 @@ def merge_lines(rects: Sequence[Rect]) -> list[Rect]:
     return [(round(a, 5), round(b, 5), round(c, 5), round(d, 5)) for a, b, c, d in merged]
 
 
-ChunkPlace = tuple[str, int, int]  # (text, first page, last page)
-
-
 def locate_chunks(item: tuple[str, Sequence[ChunkPlace]]) -> list[Found]:
     """Worker entry: for a PDF's path and its chunks, each chunk's boxes, in order."""
     path, chunks = item
     document = pdfium.PdfDocument(path)
     try:
         text = PdfText(document)
-        return [text.locate(chunk, first, last) for chunk, first, last in chunks]
+        try:
+            return text.locate_all(chunks)
+        finally:
+            text.close()
     finally:
         document.close()

@@ -205,6 +205,18 @@
     return first;
   }
 
+  /** Scroll so that the marks on one page are in the middle of the view, or start at its
+   * top (below the toolbar) when they are taller than it. */
+  function reveal(marks) {
+    const boxes = marks.map((mark) => mark.getBoundingClientRect());
+    const top = Math.min(...boxes.map((b) => b.top));
+    const bottom = Math.max(...boxes.map((b) => b.bottom));
+    const bar = root.querySelector(".reader-bar").getBoundingClientRect().height + 16;
+    const room = window.innerHeight - bar;
+    const target = bottom - top > room ? top - bar : (top + bottom) / 2 - bar - room / 2;
+    window.scrollBy(0, target);
+  }
+
   function markAbstract(evidence) {
     const paragraphs = abstract ? [...abstract.querySelectorAll("p")] : [];
     const ranges = [...(evidence.abstract || [])].sort((a, b) => b[0] - a[0] || b[1] - a[1]);
@@ -261,8 +273,8 @@
       const first = markPages(evidence);
       if (!first) outlinePage(evidence, "The passage was not found on its page.");
       else {
-        first.scrollIntoView({ block: "center" });
         const page = first.closest(".reader-page");
+        reveal([...page.querySelectorAll(".reader-mark")]);
         load(page);
         pageInput.value = page.dataset.page;
       }
