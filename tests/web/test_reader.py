@@ -29,9 +29,6 @@ __all__ = ["reader_index", "reader_web"]
 
 pytestmark = pytest.mark.timeout(300)
 
-ROOT = Path(__file__).resolve().parents[2]
-README_SHOT = ROOT / "docs" / "reader.png"
-
 
 def _chunk_row(api: Api, chunk: str) -> tuple[int, str]:
     row = api.services.index.catalog.chunk_rows([chunk])[chunk]
@@ -90,8 +87,6 @@ def test_a_full_text_citation_on_its_papers_page_highlights_the_passage(
     expect(dock.panel).to_be_visible()
     assert [m for m in refused if "Content Security Policy" in m] == []
     page.screenshot(path=artifacts / "reader-highlight.png")
-    README_SHOT.parent.mkdir(exist_ok=True)
-    page.screenshot(path=README_SHOT)
 
 
 def test_a_citation_of_another_paper_opens_its_page_at_the_passage(
