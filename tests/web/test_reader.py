@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -239,3 +240,27 @@ def test_the_reader_works_on_a_phone(browser: Browser, reader_web: Api, artifact
     page.get_by_role("button", name="Zoom out").click()
     page.screenshot(path=artifacts / "reader-phone.png")
     context.close()
+
+
+def test_an_address_naming_another_papers_passage_goes_to_that_paper(
+    reader_web: Api, page: Page
+) -> None:
+    catalog = reader_web.services.index.catalog
+    chunk = catalog.unit_chunks(FID_PDF, "fulltext")[4].id
+
+    page.goto(f"{reader_web.base_url}/papers/{SHORT_PDF}?chunk={quote(chunk)}")
+
+    page.wait_for_url(f"**/papers/{FID_PDF}?chunk=*", timeout=WAIT_MS)
+    _mark_on_its_page(page, reader_web, chunk)
+
+
+def test_an_unknown_passage_in_the_address_says_so_and_shows_the_paper(
+    reader_web: Api, page: Page
+) -> None:
+    page.goto(f"{reader_web.base_url}/papers/{SHORT_PDF}?chunk={quote('<b>nope</b>')}")
+
+    expect(page.locator("[data-reader-note]")).to_have_text(
+        "This passage is no longer in the index.", timeout=WAIT_MS
+    )
+    expect(page.locator("[data-reader] [data-page]")).to_have_count(4)
+    assert page.locator("b").count() == 0
