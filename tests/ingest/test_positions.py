@@ -17,15 +17,9 @@ from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Box, Paper
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer, UnitWork
+from ingest.pdf.alignment import MIN_COVERAGE, find_text
 from ingest.pdf.parsing import parse_pdf
-from ingest.pdf.positions import (
-    MIN_COVERAGE,
-    PdfText,
-    find_text,
-    keys_of,
-    locate_chunks,
-    merge_lines,
-)
+from ingest.pdf.positions import PdfText, locate_chunks, merge_lines
 from ingest.pipeline import Pipeline, with_positions
 from ingest.progress import NoProgress
 from ingest.report import IngestReport
@@ -151,59 +145,6 @@ def test_pages_past_the_end_are_ignored(short_pieces: list[Piece], short_text: P
 
     assert result.boxes
     assert max(b.page for b in result.boxes) <= 4
-
-
-def test_hyphenation_repaired_by_the_body_stage_still_matches() -> None:
-    page = "the represen-\ntation of each token is transfor-\nmed by the encoder stack"
-
-    spans, coverage = find_text("the representation of each token is transformed", page)
-
-    assert coverage == 1.0
-    assert spans == [(0, page.index("stack") - len(" by the encoder "))]
-
-
-def test_ligatures_and_white_space_do_not_matter() -> None:
-    page = "We ﬁnd that the e\ufb00ect of ﬂow   is signiﬁcant\nfor the ﬁnal model"
-
-    spans, coverage = find_text("we find that the effect of flow is significant for the", page)
-
-    assert coverage == 1.0
-    assert page[spans[0][0] : spans[0][1]].startswith("We ﬁnd")
-
-
-def test_debris_the_body_stage_dropped_is_bridged() -> None:
-    page = (
-        "Retrieval augments the generator with passages 7 Under review as a conference paper "
-        "fetched from a large corpus at every step of decoding."
-    )
-    chunk = (
-        "Retrieval augments the generator with passages fetched from a large corpus at every "
-        "step of decoding."
-    )
-
-    spans, coverage = find_text(chunk, page)
-
-    assert coverage > 0.95
-    assert spans[0][0] == 0
-    assert spans[-1][1] == len(page) - 1
-
-
-def test_a_passage_moved_by_the_body_stage_is_found_in_both_places() -> None:
-    first = "the first column ends with this sentence about dense retrieval models"
-    second = "and the second column starts with a sentence about sparse lexical matching"
-    page = f"{second} SOME FIGURE CAPTION IN BETWEEN THAT IS LONG ENOUGH TO SPLIT {first}"
-
-    spans, coverage = find_text(f"{first} {second}", page)
-
-    assert coverage == 1.0
-    assert len(spans) == 2
-
-
-def test_keys_keep_only_letters_and_digits_folded() -> None:
-    keys, where = keys_of("Ab-c\u00a0ﬁ 2")
-
-    assert keys == "abcfi2"
-    assert where == [0, 1, 3, 5, 5, 7]
 
 
 def test_rectangles_of_one_line_are_merged_and_lines_kept_apart() -> None:

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from ingest.pdf.positions import find_text
+from ingest.pdf.alignment import find_text
 from tests.api.server import Api
 from tests.fake_openai import ChatScript
 from tests.web.dock import WAIT_MS, Dock

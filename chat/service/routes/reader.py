@@ -18,7 +18,7 @@ from chat.service.web.pdfpages import PageOutOfRange, PdfUnavailable, ReaderBusy
 from chat.service.web.tex import readable_paragraphs, readable_tex
 from ingest.index.catalog import Catalog
 from ingest.index.records import normalise_paper_id
-from ingest.pdf.positions import find_text
+from ingest.pdf.alignment import find_text
 
 router = APIRouter(tags=["reader"])
 
