@@ -3,15 +3,20 @@
 A producer thread reads the source (parsing PDFs in worker processes and
 chunking), the calling thread embeds batches, and a writer thread stores
 the previous batch while the next one is embedded. The embedder releases
-the GIL while it computes, so the stages share the cores.
+the GIL while it computes, so the stages share the cores. Before a PDF's new
+chunks are written, the writer thread has their positions on the pages found
+(`ingest.pdf.positions`, in a worker process), so the reader can highlight
+them; a run over an index built before positions were recorded adds them to
+the unchanged chunks.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -19,6 +24,9 @@ import numpy as np
 
 from ingest.index.catalog import Catalog, UnitState
 from ingest.index.writer import Indexer, UnitWork
+from ingest.pdf import PDF_MAX_MB, Failure
+from ingest.pdf.isolation import run_isolated
+from ingest.pdf.positions import Found, locate_chunks
 from ingest.progress import Progress
 from ingest.report import IngestReport, Skipped, Unchanged
 
@@ -78,6 +86,34 @@ def _drain(
     thread.join()
 
 
+def with_positions(
+    works: Sequence[UnitWork], timeout_s: float = 120.0, max_mb: int = PDF_MAX_MB
+) -> list[UnitWork]:
+    """The works, each PDF's chunks with their boxes on its pages; a PDF whose positions
+    cannot be read (moved, or the worker failed) keeps its chunks without boxes."""
+    located = [w for w in works if w.pdf is not None and w.pdf[4]]
+    items = [(w.pdf[4], tuple((c.text, c.page_start, c.page_end) for c in w.chunks))
+             for w in located if w.pdf is not None]  # fmt: skip
+    found: dict[str, list[Found]] = {}
+    results = run_isolated(
+        locate_chunks, items, workers=1, timeout_s=timeout_s, memory_limit_mb=max_mb
+    )
+    for (path, _places), outcome in results:
+        if not isinstance(outcome, Failure):
+            found[path] = outcome
+    out: list[UnitWork] = []
+    for work in works:
+        boxes = found.get(work.pdf[4]) if work.pdf is not None else None
+        if boxes is not None and len(boxes) == len(work.chunks):
+            chunks = tuple(
+                dataclasses.replace(c, boxes=f.boxes)
+                for c, f in zip(work.chunks, boxes, strict=True)
+            )
+            work = dataclasses.replace(work, chunks=chunks)
+        out.append(work)
+    return out
+
+
 class Pipeline:
     def __init__(
         self,
@@ -86,12 +122,14 @@ class Pipeline:
         embed: Embed,
         progress: Progress,
         batch_chunks: int = BATCH_CHUNKS,
+        pdf_timeout_s: float = 120.0,
     ) -> None:
         self.catalog = catalog
         self.indexer = indexer
         self.embed = embed
         self.progress = progress
         self.batch_chunks = batch_chunks
+        self.pdf_timeout_s = pdf_timeout_s
         # Where the calling thread's time went, for the ingest benchmark.
         self.seconds = {"embed": 0.0, "wait_for_writer": 0.0, "wait_for_source": 0.0}
 
@@ -131,6 +169,25 @@ class Pipeline:
         statuses.count_into(report)
         return report.finish()
 
+    def _unchanged_pdfs(self, batch: list[UnitWork], changed: list[UnitWork]) -> list[UnitWork]:
+        new = {w.unit for w in changed}
+        return [w for w in batch if w.pdf is not None and w.pdf[4] and w.unit not in new]
+
+    def _write(self, changed: list[UnitWork], vectors: np.ndarray, same: list[UnitWork]) -> int:
+        """In the writer thread: positions first, then the units; the PDFs of unchanged units
+        are noted where they are now, and their positions found if an older index had none.
+        Returns chunks deleted."""
+        deleted = 0
+        if changed:
+            deleted = self.indexer.write(with_positions(changed, self.pdf_timeout_s), vectors)
+        if same:
+            self.catalog.set_pdf_paths({w.paper.id: (w.pdf[4], w.pdf[0]) for w in same if w.pdf})
+            missing = self.catalog.fulltext_without_boxes(w.paper.id for w in same)
+            found = with_positions([w for w in same if w.paper.id in missing], self.pdf_timeout_s)
+            boxes = {c.id: c.boxes for w in found for c in w.chunks if c.boxes is not None}
+            self.catalog.set_boxes(boxes)
+        return deleted
+
     def _changed(self, batch: list[UnitWork], statuses: _Statuses) -> list[UnitWork]:
         """The units whose content differs from what the index holds; notes every paper."""
         changed: list[UnitWork] = []
@@ -160,15 +217,16 @@ class Pipeline:
         pending: Future[int] | None,
     ) -> Future[int] | None:
         changed = self._changed(batch, statuses)
-        if not changed:
+        same = self._unchanged_pdfs(batch, changed)
+        if not changed and not same:
             return pending
         texts = [c.text for w in changed for c in w.chunks]
         started = time.perf_counter()
-        vectors = self.embed(texts)
+        vectors = self.embed(texts) if texts else np.zeros((0, 0), dtype=np.float32)
         embedded = time.perf_counter()
         if pending is not None:
             report.chunks_deleted += pending.result()
         self.seconds["embed"] += embedded - started
         self.seconds["wait_for_writer"] += time.perf_counter() - embedded
         report.chunks_added += len(texts)
-        return writer.submit(self.indexer.write, changed, vectors)
+        return writer.submit(self._write, changed, vectors, same)

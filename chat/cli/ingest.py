@@ -55,7 +55,13 @@ def _run_ingest(
     embedder = index.embedder
     bar = BarProgress(description, total()) if wants_bar(as_json) else None
     with bar if bar is not None else nullcontext():
-        pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, bar or NoProgress())
+        pipeline = Pipeline(
+            index.catalog,
+            index.indexer,
+            embedder.embed,
+            bar or NoProgress(),
+            pdf_timeout_s=index.settings.pdf_timeout_s,
+        )
         pipeline.run(items, report)
     emit(report.as_json(), as_json, report.summary())
     index.close()

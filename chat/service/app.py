@@ -60,8 +60,10 @@ from chat.service.routes import (
     openai_compat,
     pages,
     papers,
+    reader,
 )
 from chat.service.routes.deps import Limits, Services
+from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 from ingest.disk import disk_full_message, is_disk_full
@@ -85,12 +87,13 @@ def create_app(settings: Settings) -> FastAPI:
     except Exception:
         engine.dispose()
         raise
+    index = Wiring(settings)
     services = Services(
         settings=settings,
         limits=limits,
         engine=engine,
         sessions=session_factory(engine),
-        index=Wiring(settings),
+        index=index,
         signer=signer,
         chat_limiter=chat_limiter,
         login_limiter=login_limiter,
@@ -99,6 +102,7 @@ def create_app(settings: Settings) -> FastAPI:
         password_checks=Gate(settings.max_password_checks, settings.password_check_wait_s),
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
+        pdf_pages=PdfPages(lambda: index.catalog),
     )
     if services.index.remote_reranker is not None:
         services.metrics.watch_reranker(services.index.remote_reranker.stats.snapshot)
@@ -117,7 +121,8 @@ def create_app(settings: Settings) -> FastAPI:
     _add_middleware(app, services, proxies)
     _add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    # bibtex before papers: `/api/papers/{id}` takes any path, `.../bibtex` too.
+    # bibtex before papers: `/api/papers/{id}` takes any path, `.../bibtex` too; the
+    # reader's routes before the pages: `/papers/{id}` of the pages would take theirs too.
     routers = (
         health,
         auth,
@@ -129,6 +134,7 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         openai_compat,
         llms,
+        reader,
         pages,
         docs,
     )
@@ -172,6 +178,7 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
                 yield
         finally:
             await services.index.answerer.aclose()
+            services.pdf_pages.close()
             services.index.close()
             services.password_checks.close()
             services.engine.dispose()

@@ -21,7 +21,7 @@ from ingest.errors import PaperchatError
 from ingest.index import authors
 from ingest.index.authors import Person
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
-from ingest.index.records import Chunk, Paper
+from ingest.index.records import Box, Chunk, Paper
 from ingest.private import private_file
 
 SCHEMA_VERSION = "1"
@@ -32,7 +32,7 @@ UNITS = ("abstract", "fulltext")
 UNIT_KINDS = {"abstract": ("abstract",), "fulltext": ("fulltext", "caption", "table", "footnote")}
 KINDS = tuple(kind for kinds in UNIT_KINDS.values() for kind in kinds)
 Unit = tuple[str, str]  # (paper id, unit: "abstract" or "fulltext")
-PdfFile = tuple[str, int, str, str]  # (sha256, pages, file name stem, PDF stage version)
+PdfFile = tuple[str, int, str, str, str]  # (sha256, pages, name stem, PDF stage, absolute path)
 
 
 def unit_of(kind: str) -> str:
@@ -71,7 +71,8 @@ CREATE TABLE IF NOT EXISTS papers (
     fulltext_version TEXT,
     pdf_sha256 TEXT,
     pdf_pages INTEGER,
-    pdf_file TEXT
+    pdf_file TEXT,
+    pdf_path TEXT
 );
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY,
@@ -82,7 +83,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     section TEXT NOT NULL,
     page_start INTEGER NOT NULL,
     page_end INTEGER NOT NULL,
-    text TEXT NOT NULL
+    text TEXT NOT NULL,
+    boxes TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_unit ON chunks (paper_id, kind);
 CREATE TABLE IF NOT EXISTS pending (
@@ -92,8 +94,14 @@ CREATE TABLE IF NOT EXISTS pending (
 )
 
 
-# (column, type) added to `papers` after the first release of the schema.
-_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"), ("field_sources", "TEXT"), ("pdf_stage", "TEXT"))
+# (column, type) added to `papers` and `chunks` after the first release of the schema.
+_ADDED_PAPER_COLUMNS = (
+    ("pdf_file", "TEXT"),
+    ("field_sources", "TEXT"),
+    ("pdf_stage", "TEXT"),
+    ("pdf_path", "TEXT"),
+)
+_ADDED_CHUNK_COLUMNS = (("boxes", "TEXT"),)
 # Tables of earlier versions that are no longer used (BM25 moved to the lexical index).
 _DROPPED_TABLES = ("chunks_fts",)
 
@@ -116,6 +124,15 @@ class PaperRow:
     source: str  # where the record came from: a key of SOURCE_RANK
     has_fulltext: bool
     field_sources: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PdfRecord:
+    """The PDF a paper's full text was read from, as ingest recorded it."""
+
+    path: str  # absolute; "" in an index built before paths were recorded
+    sha256: str
+    pages: int
 
 
 @dataclass(frozen=True)
@@ -167,11 +184,15 @@ class Catalog:
 
     def _add_missing_columns(self) -> None:
         """Columns added since a catalog was created; existing rows keep their data."""
-        present = {row["name"] for row in self.db.execute("PRAGMA table_info(papers)")}
         with self.db:
-            for column, kind in _ADDED_PAPER_COLUMNS:
-                if column not in present:
-                    self.db.execute(f"ALTER TABLE papers ADD COLUMN {column} {kind}")
+            for table, added in (
+                ("papers", _ADDED_PAPER_COLUMNS),
+                ("chunks", _ADDED_CHUNK_COLUMNS),
+            ):
+                present = {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
+                for column, kind in added:
+                    if column not in present:
+                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             for table in _DROPPED_TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
@@ -350,12 +371,59 @@ class Catalog:
     def _insert_chunks(self, chunks: Sequence[Chunk]) -> None:
         self.db.executemany(
             "INSERT INTO chunks (id, paper_id, kind, number, section, page_start, page_end,"
-            " text) VALUES (?,?,?,?,?,?,?,?)",
+            " text, boxes) VALUES (?,?,?,?,?,?,?,?,?)",
             [
-                (c.id, c.paper_id, c.kind, c.number, c.section, c.page_start, c.page_end, c.text)
+                (c.id, c.paper_id, c.kind, c.number, c.section, c.page_start, c.page_end, c.text,
+                 _boxes_json(c.boxes))
                 for c in chunks
             ],
-        )
+        )  # fmt: skip
+
+    def set_boxes(self, boxes: dict[str, tuple[Box, ...]]) -> None:
+        """Record where chunks are printed (by chunk id), e.g. for an index built before."""
+        with self.db:
+            self.db.executemany(
+                "UPDATE chunks SET boxes = ? WHERE id = ?",
+                [(_boxes_json(found), chunk_id) for chunk_id, found in boxes.items()],
+            )
+
+    def chunk_boxes(self, chunk_id: str) -> tuple[Box, ...] | None:
+        """Where a chunk is printed; None when not recorded (or no such chunk)."""
+        row = self.db.execute("SELECT boxes FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+        if row is None or row["boxes"] is None:
+            return None
+        return tuple(Box.from_json(value) for value in json.loads(row["boxes"]))
+
+    def fulltext_without_boxes(self, paper_ids: Iterable[str]) -> set[str]:
+        """The papers among `paper_ids` whose full-text chunks lack recorded positions."""
+        ids = list(dict.fromkeys(paper_ids))
+        missing: set[str] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            query = (
+                f"SELECT DISTINCT paper_id FROM chunks WHERE paper_id IN ({marks})"
+                " AND kind = 'fulltext' AND boxes IS NULL"
+            )
+            missing.update(str(r["paper_id"]) for r in self.db.execute(query, part))
+        return missing
+
+    def set_pdf_paths(self, paths: dict[str, tuple[str, str]]) -> None:
+        """Where each paper's PDF (paper id -> (path, sha256)) is now, for an unchanged text."""
+        with self.db:
+            self.db.executemany(
+                "UPDATE papers SET pdf_path = ?, pdf_sha256 = ? WHERE id = ?",
+                [(path, sha256, paper_id) for paper_id, (path, sha256) in paths.items()],
+            )
+
+    def pdf_record(self, paper_id: str) -> PdfRecord | None:
+        """The PDF behind a paper's full text; None for a paper without one."""
+        row = self.db.execute(
+            "SELECT pdf_path, pdf_sha256, pdf_pages FROM papers WHERE id = ?", (paper_id,)
+        ).fetchone()
+        if row is None or not row["pdf_sha256"]:
+            return None
+        return PdfRecord(row["pdf_path"] or "", row["pdf_sha256"], int(row["pdf_pages"] or 0))
 
     def replace_unit(
         self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
@@ -368,11 +436,11 @@ class Catalog:
         if kind == "abstract":
             self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
         else:
-            sha256, pages, name, stage = pdf if pdf is not None else ("", 0, "", "")
+            sha256, pages, name, stage, path = pdf if pdf is not None else ("", 0, "", "", "")
             self.db.execute(
                 "UPDATE papers SET fulltext_hash = ?, fulltext_version = ?, pdf_sha256 = ?,"
-                " pdf_pages = ?, pdf_file = ?, pdf_stage = ? WHERE id = ?",
-                (digest, paper.version, sha256, pages, name, stage, paper.id),
+                " pdf_pages = ?, pdf_file = ?, pdf_stage = ?, pdf_path = ? WHERE id = ?",
+                (digest, paper.version, sha256, pages, name, stage, path, paper.id),
             )
 
     def delete_paper(self, paper_id: str) -> int:
@@ -441,3 +509,7 @@ class Catalog:
                 "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
             ).fetchone()[0],
         }
+
+
+def _boxes_json(boxes: tuple[Box, ...] | None) -> str | None:
+    return None if boxes is None else json.dumps([b.as_json() for b in boxes])

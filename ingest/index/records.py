@@ -128,6 +128,25 @@ class ParsedPdf:
 
 
 @dataclass(frozen=True)
+class Box:
+    """Where part of a chunk is printed: a rectangle on one page of its PDF, in fractions of
+    the page's width and height from its top left corner."""
+
+    page: int  # 1-based
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def as_json(self) -> dict[str, float | int]:
+        return {"page": self.page, "x0": self.x0, "y0": self.y0, "x1": self.x1, "y1": self.y1}
+
+    @classmethod
+    def from_json(cls, value: dict[str, float | int]) -> Box:
+        return cls(int(value["page"]), *(float(value[k]) for k in ("x0", "y0", "x1", "y1")))
+
+
+@dataclass(frozen=True)
 class Chunk:
     """One indexed passage with everything a source citation needs."""
 
@@ -140,3 +159,6 @@ class Chunk:
     page_start: int
     page_end: int
     paper: Paper
+    # Where a full-text chunk is printed in its PDF; None when not recorded (an abstract,
+    # an index built before positions were), () when its text was not found on its pages.
+    boxes: tuple[Box, ...] | None = None

@@ -42,7 +42,9 @@ class UnitWork:
     origin: str  # the file or URL, for messages
     digest: str
     chunks: tuple[Chunk, ...]
-    pdf: PdfFile | None = None  # for full text: the PDF's hash, pages, name, stage version
+    # For full text read from a PDF: its hash, pages, file name stem, the PDF stage's
+    # version and the file's absolute path.
+    pdf: PdfFile | None = None
     pages_fallback: int = 0  # pages of the PDF read as plain text: their layout was unreadable
 
     @property

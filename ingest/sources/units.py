@@ -96,7 +96,7 @@ def fulltext_work(
         return Skipped(str(path), "no text left after removing references and page furniture")
     digest = unit_hash(paper, "fulltext", pieces)
     chunks = make_chunks(paper, "fulltext", pieces, digest)
-    pdf = (parsed.sha256, parsed.page_count, path.stem, PDF_STAGE)
+    pdf = (parsed.sha256, parsed.page_count, path.stem, PDF_STAGE, str(path.resolve()))
     fallback = parsed.stats.get("pages_fallback", 0)
     return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback)
 

@@ -28,7 +28,7 @@ RECORD = Paper(
 
 def _write(catalog: Catalog, paper: Paper, source: str, kind: str) -> None:
     chunk = Chunk(f"{paper.id}#{kind}-0@{source}", paper.id, kind, 0, "text", "S", 1, 1, paper)
-    pdf = ("sha", 9, "fid", "2") if kind == "fulltext" else None
+    pdf = ("sha", 9, "fid", "2", "") if kind == "fulltext" else None
     with catalog.transaction():
         catalog.replace_unit(paper, source, kind, f"digest-{source}", [chunk], pdf)
 

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from pathlib import Path
 
 import pytest
 
-from ingest.index.catalog import Catalog, CatalogError, ChunkRow, PaperRow
-from ingest.index.records import Chunk, Paper
+from ingest.index.catalog import Catalog, CatalogError, ChunkRow, PaperRow, PdfRecord
+from ingest.index.records import Box, Chunk, Paper
 
 PAPER = Paper(
     id="2112.04426",
@@ -97,7 +98,12 @@ def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
 
     with catalog.transaction():
         catalog.replace_unit(
-            PAPER, "pdf", "fulltext", "d2", [_chunk("fulltext", 0, 3)], ("sha", 9, "paper", "2")
+            PAPER,
+            "pdf",
+            "fulltext",
+            "d2",
+            [_chunk("fulltext", 0, 3)],
+            ("sha", 9, "paper", "2", "/papers/paper.pdf"),
         )
 
     after = catalog.paper_row(PAPER.id)
@@ -113,11 +119,13 @@ def test_full_text_unit_holds_captions_tables_and_footnotes_and_replaces_them_to
     first = [_chunk("fulltext", 0, 1), _chunk("caption", 1, 2), _chunk("table", 2, 3)]
     second = [_chunk("fulltext", 0, 1), _chunk("footnote", 1, 4)]
     with catalog.transaction():
-        catalog.replace_unit(PAPER, "pdf", "fulltext", "f1", first, ("sha", 4, "2112.04426v1", "2"))
+        catalog.replace_unit(
+            PAPER, "pdf", "fulltext", "f1", first, ("sha", 4, "2112.04426v1", "2", "")
+        )
 
     with catalog.transaction():
         catalog.replace_unit(
-            PAPER, "pdf", "fulltext", "f2", second, ("sha", 4, "2112.04426v1", "2")
+            PAPER, "pdf", "fulltext", "f2", second, ("sha", 4, "2112.04426v1", "2", "")
         )
 
     stored = catalog.unit_chunks(PAPER.id, "fulltext")
@@ -132,7 +140,7 @@ def test_deleting_a_paper_removes_every_kind_of_its_chunks(catalog: Catalog) -> 
     chunks = [_chunk("fulltext", 0, 1), _chunk("caption", 1, 2)]
     with catalog.transaction():
         catalog.replace_unit(
-            PAPER, "pdf", "fulltext", "f1", chunks, ("sha", 2, "2112.04426v1", "2")
+            PAPER, "pdf", "fulltext", "f1", chunks, ("sha", 2, "2112.04426v1", "2", "")
         )
 
     with catalog.transaction():
@@ -140,3 +148,52 @@ def test_deleting_a_paper_removes_every_kind_of_its_chunks(catalog: Catalog) -> 
 
     assert removed == 3
     assert catalog.chunk_count() == 0
+
+
+def test_an_older_catalog_gets_chunk_boxes_and_pdf_paths_and_its_chunks_have_none(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "catalog.sqlite"
+    old = Catalog(path)
+    with old.transaction():
+        old.replace_unit(
+            PAPER,
+            "pdf",
+            "fulltext",
+            "d2",
+            [_chunk("fulltext", 0, 3)],
+            ("sha", 9, "x", "2", "/p.pdf"),
+        )
+    old.close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE chunks DROP COLUMN boxes")
+    db.execute("ALTER TABLE papers DROP COLUMN pdf_path")
+    db.commit()
+    db.close()
+
+    catalog = Catalog(path)
+
+    chunk_id = f"{PAPER.id}#fulltext-0@abc"
+    assert catalog.chunk_boxes(chunk_id) is None
+    assert catalog.fulltext_without_boxes([PAPER.id, "2999.99999"]) == {PAPER.id}
+    assert catalog.pdf_record(PAPER.id) == PdfRecord("", "sha", 9)
+
+
+def test_boxes_are_stored_with_their_chunks_and_can_be_added_later(catalog: Catalog) -> None:
+    box = Box(3, 0.1, 0.2, 0.5, 0.22)
+    boxed = dataclasses.replace(_chunk("fulltext", 0, 3), boxes=(box,))
+    unboxed = _chunk("fulltext", 1, 3)
+
+    with catalog.transaction():
+        catalog.replace_unit(
+            PAPER, "pdf", "fulltext", "d2", [boxed, unboxed], ("sha", 9, "x", "2", "/data/x.pdf")
+        )
+    before = catalog.fulltext_without_boxes([PAPER.id])
+    catalog.set_boxes({unboxed.id: ()})
+
+    assert catalog.chunk_boxes(boxed.id) == (box,)
+    assert before == {PAPER.id}
+    assert catalog.chunk_boxes(unboxed.id) == ()
+    assert catalog.fulltext_without_boxes([PAPER.id]) == set()
+    assert catalog.pdf_record(PAPER.id) == PdfRecord("/data/x.pdf", "sha", 9)
+    assert catalog.chunk_boxes(f"{PAPER.id}#abstract-0@abc") is None

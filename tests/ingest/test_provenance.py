@@ -37,7 +37,7 @@ RECORD = Paper(
 
 def _write(catalog: Catalog, paper: Paper, source: str, kind: str) -> None:
     chunk = Chunk(f"{paper.id}#{kind}-0@{source}", paper.id, kind, 0, "text", "S", 1, 1, paper)
-    pdf = ("sha", 9, "retro", "2") if kind == "fulltext" else None
+    pdf = ("sha", 9, "retro", "2", "") if kind == "fulltext" else None
     with catalog.transaction():
         catalog.replace_unit(paper, source, kind, f"digest-{source}", [chunk], pdf)
 
@@ -132,7 +132,7 @@ def _unit(paper: Paper, source: str, kind: str, texts: list[str]) -> UnitWork:
     pieces = [Piece(text, "Abstract" if kind == "abstract" else "2 Method", 1, 1) for text in texts]
     digest = unit_hash(paper, kind, pieces)
     chunks = tuple(make_chunks(paper, kind, pieces, digest))
-    pdf = ("sha", 9, "retro", "2") if kind == "fulltext" else None
+    pdf = ("sha", 9, "retro", "2", "") if kind == "fulltext" else None
     return UnitWork(paper, kind, source, "test", digest, chunks, pdf)
 
 

@@ -12,6 +12,7 @@ from tests.api.server import PASSWORD, Api
 from tests.fake_openai import ChatScript
 from tests.web.conftest import PAPER_ID, XSS, XSS_ID
 from tests.web.dock import WAIT_MS, Dock, json_body
+from tests.web.reader import reader_link
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -66,7 +67,7 @@ def test_answer_streams_in_with_citation_chips_and_sources(
     assert answer.locator("strong").inner_text() == "unimodal"
     chips = answer.locator("a.cite")
     expect(chips).to_have_count(2)
-    expect(chips.first).to_have_attribute("href", f"{web.base_url}/papers/{PAPER_ID}")
+    expect(chips.first).to_have_attribute("href", reader_link(web.base_url, PAPER_ID))
     chips.first.hover()
     expect(page.locator("paperchat-dock .tip")).to_contain_text(PAPER_TITLE)
     expect(answer.locator(".sources li").first).to_contain_text(PAPER_TITLE)
@@ -186,7 +187,7 @@ def test_past_conversation_reopens_with_its_citations_then_sign_out(web: Api, pa
     expect(page.locator("paperchat-dock .user")).to_have_text("What is this paper about?")
     answer = dock.wait_answered()
     expect(answer.locator(".answer")).to_have_text(f"It is about gestures arXiv:{PAPER_ID}.")
-    expect(answer.locator("a.cite")).to_have_attribute("href", f"{web.base_url}/papers/{PAPER_ID}")
+    expect(answer.locator("a.cite")).to_have_attribute("href", reader_link(web.base_url, PAPER_ID))
     expect(answer.locator(".sources li").first).to_contain_text(PAPER_TITLE)
 
     dock.button("Sign out").click()

@@ -146,7 +146,7 @@ def test_sources_are_grouped_by_paper_with_their_passages_under_it(
 
     papers = answer.locator(".sources .paper-source")
     expect(papers).to_have_count(2)
-    expect(papers.nth(0).locator("a")).to_have_text("Gestures")
+    expect(papers.nth(0).locator("a.paper-title")).to_have_text("Gestures")
     expect(papers.nth(0).locator(".passages li")).to_have_count(3)
     expect(papers.nth(0).locator(".passages li").nth(1)).to_contain_text("4 Experiments · page 5")
     expect(papers.nth(1).locator(".passages li")).to_have_count(1)

@@ -9,6 +9,7 @@ from tests.api.server import Api
 from tests.fake_openai import ChatScript
 from tests.web.conftest import PAPER_ID
 from tests.web.dock import Dock
+from tests.web.reader import reader_link
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -28,7 +29,7 @@ def test_embedded_dock_signs_in_with_the_session_and_answers(
     answer = dock.wait_answered()
 
     expect(answer.locator(".answer")).to_have_text(f"Embedded answer arXiv:{PAPER_ID}.")
-    expect(answer.locator("a.cite")).to_have_attribute("href", f"{web.base_url}/papers/{PAPER_ID}")
+    expect(answer.locator("a.cite")).to_have_attribute("href", reader_link(web.base_url, PAPER_ID))
     expect(answer.locator(".sources li")).not_to_have_count(0)
     assert dialogs == []
 

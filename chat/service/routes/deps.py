@@ -26,6 +26,7 @@ from chat.service.gate import Gate
 from chat.service.metrics import Metrics
 from chat.service.ratelimit import RateLimiter, StreamSlots
 from chat.service.tables import User
+from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.text import check_text
@@ -67,6 +68,7 @@ class Services:
     password_checks: Gate
     slots: StreamSlots
     metrics: Metrics
+    pdf_pages: PdfPages
 
 
 def get_services(request: Request) -> Services:

@@ -19,6 +19,7 @@ from chat.service.routes.auth import Me
 from chat.service.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import search_listing
+from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
 from chat.service.web.tex import readable_paragraphs, readable_tex
 from ingest.index.authors import written_names
@@ -63,6 +64,7 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         authors=[readable_tex(name) for name in written_names(paper["authors"])],
         abstract=readable_paragraphs(paper["abstract"]),
         from_pdf=[name for name, origin in paper["field_sources"].items() if origin == "pdf"],
+        reader=_reader(services, paper["id"]) if paper["has_fulltext"] else None,
     )
 
 
@@ -89,6 +91,14 @@ def author_page_html(name: str, services: ServicesDep) -> HTMLResponse:
     return render_page(
         "author.html", author=page, name=readable_tex(page.name), papers=papers, author_name=wanted
     )
+
+
+def _reader(services: ServicesDep, paper_id: str) -> PdfInfo | None:
+    """The paper's PDF for the reader, when this server holds it."""
+    try:
+        return services.pdf_pages.info(paper_id)
+    except (PdfUnavailable, ReaderBusy):
+        return None
 
 
 def _asset_response(asset: Asset, if_none_match: str | None, accept_encoding: str) -> Response:

@@ -402,7 +402,8 @@ a { color: var(--accent); }
     const [, kind, id] = CITATION.exec(written);
     const source = sources.find((s) => String(s.id) === id);
     if (!source) return written;
-    const link = h("a", { class: "cite", href: paperUrl(source.id), "aria-describedby": "pc-tip" }, `${kind}:${id}`);
+    const link = h("a", { class: "cite", href: evidenceUrl(source), "aria-describedby": "pc-tip" }, `${kind}:${id}`);
+    link.addEventListener("click", (event) => openEvidence(event, source));
     const show = () => showTip(link, source);
     link.addEventListener("mouseenter", show);
     link.addEventListener("focus", show);
@@ -458,13 +459,14 @@ a { color: var(--accent); }
         const place = [source.section, page].filter(Boolean).join(" · ") || (source.kind === "abstract" ? "Abstract" : "Passage");
         const snippet = String(source.snippet || "");
         const start = snippet.length > 90 ? `${snippet.slice(0, 90).trimEnd()}…` : snippet;
-        passages.append(h("li", { "data-chunk": source.chunk_id || null }, start ? `${place}: ${start}` : place));
+        const link = h("a", { href: evidenceUrl(source), onclick: (event) => openEvidence(event, source) }, start ? `${place}: ${start}` : place);
+        passages.append(h("li", { "data-chunk": source.chunk_id || null }, link));
       }
       list.append(
         h(
           "li",
           { class: "paper-source", "data-paper": paper.id },
-          h("a", { href: paperUrl(paper.id) }, paper.title || paper.id),
+          h("a", { class: "paper-title", href: paperUrl(paper.id) }, paper.title || paper.id),
           h("span", { class: "where", text: paper.id }),
           passages,
         ),
@@ -473,6 +475,32 @@ a { color: var(--accent); }
     const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
     const label = `Sources: ${count(papers.length, "paper")}, ${count(sources.length, "passage")}`;
     return h("details", { class: "sources", open: true }, h("summary", {}, label), list);
+  }
+
+  /* ---------- evidence: a citation or a source opens the paper's reader at its passage ---------- */
+
+  /** The paper's page with the passage to show: `/papers/ID?chunk=CHUNK#reader`. */
+  function evidenceUrl(source) {
+    if (!source.chunk_id) return paperUrl(source.id);
+    return `${paperUrl(source.id)}?chunk=${encodeURIComponent(source.chunk_id)}#reader`;
+  }
+
+  /**
+   * On the cited paper's own page (this server's), the reader there shows the passage
+   * without a page load; anywhere else the link navigates. On a phone the dock covers the
+   * page, so it closes to show the passage (and stays closed on the next page).
+   */
+  function openEvidence(event, source) {
+    if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    if (!source.chunk_id) return;
+    const narrow = window.matchMedia("(max-width: 640px)").matches;
+    if (narrow) store("localStorage", OPEN_KEY, "0");
+    const here = ORIGIN === location.origin ? document.querySelector("[data-paper-page]") : null;
+    if (!here || here.dataset.paperPage !== String(source.id)) return;
+    event.preventDefault();
+    hideTip();
+    if (narrow) setOpen(false, { focus: false });
+    window.dispatchEvent(new CustomEvent("paperchat:evidence", { detail: { chunk: String(source.chunk_id) } }));
   }
 
   /* ---------- one answer ---------- */

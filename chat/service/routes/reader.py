@@ -1,0 +1,151 @@
+"""The reader's routes: a paper's PDF pages as images and text layers, and where a cited
+passage lies (its page and boxes, or its place in the abstract).
+
+Public, like the paper pages they belong to. A page is only ever one of the
+catalog's recorded PDFs (`chat.service.web.pdfpages`); the renderer is one
+at a time per process, so a crowd waiting for it gets 503 with `Retry-After`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, HTTPException, Query, Response, status
+from pydantic import BaseModel
+
+from chat.service.routes.deps import ServicesDep
+from chat.service.web.pdfpages import PageOutOfRange, PdfUnavailable, ReaderBusy, render_width
+from chat.service.web.tex import readable_paragraphs, readable_tex
+from ingest.index.catalog import Catalog
+from ingest.index.records import normalise_paper_id
+from ingest.pdf.alignment import find_text
+
+router = APIRouter(tags=["reader"])
+
+MAX_WIDTH = 4000
+_IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+def _failed(error: Exception) -> HTTPException:
+    if isinstance(error, ReaderBusy):
+        detail = f"the reader is busy: {error}; retry in a moment"
+        return HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, detail, {"Retry-After": "2"})
+    return HTTPException(status.HTTP_404_NOT_FOUND, str(error))
+
+
+@router.get("/papers/{paper_id:path}/pages/{page:int}.webp", include_in_schema=False)
+def page_image(
+    paper_id: str,
+    page: int,
+    services: ServicesDep,
+    width: Annotated[int, Query(ge=1, le=MAX_WIDTH)] = 960,
+    v: Annotated[str, Query(max_length=64)] = "",
+    if_none_match: Annotated[str | None, Header()] = None,
+) -> Response:
+    """One page of the paper's PDF as WebP, about `width` pixels wide (rounded up to one of a
+    few widths); 404 for a paper without a PDF here or a page it does not have."""
+    try:
+        body, version = services.pdf_pages.image(normalise_paper_id(paper_id), page, width)
+    except (PdfUnavailable, PageOutOfRange, ReaderBusy) as e:
+        raise _failed(e) from e
+    etag = f'"{version}-{page}-{render_width(width)}"'
+    headers = {
+        "ETag": etag,
+        "Cache-Control": _IMMUTABLE if v == version else "no-cache",
+        "X-Content-Type-Options": "nosniff",
+        "Cross-Origin-Resource-Policy": "same-origin",
+    }
+    if if_none_match == etag:
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="image/webp", headers=headers)
+
+
+class TextLine(BaseModel):
+    text: str
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class TextLayer(BaseModel):
+    page: int
+    lines: list[TextLine]
+
+
+@router.get("/papers/{paper_id:path}/pages/{page:int}.json", include_in_schema=False)
+def page_text_layer(paper_id: str, page: int, response: Response, services: ServicesDep) -> Any:
+    """The page's lines with their boxes (fractions of the page from its top left)."""
+    try:
+        layer = services.pdf_pages.text_layer(normalise_paper_id(paper_id), page)
+    except (PdfUnavailable, PageOutOfRange, ReaderBusy) as e:
+        raise _failed(e) from e
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return TextLayer.model_validate(layer)
+
+
+class EvidenceBox(BaseModel):
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class Evidence(BaseModel):
+    """Where a chunk is shown: a full-text chunk's page and boxes (null when the index did not
+    record them), an abstract chunk's (paragraph, start, end) ranges in the page's abstract."""
+
+    chunk_id: str
+    paper_id: str
+    kind: str
+    page: int | None
+    boxes: list[EvidenceBox] | None
+    abstract: list[tuple[int, int, int]] | None
+
+
+@router.get("/reader/evidence", include_in_schema=False)
+def evidence(
+    chunk: Annotated[str, Query(min_length=1, max_length=300)], services: ServicesDep
+) -> Evidence:
+    catalog = services.index.catalog
+    row = catalog.chunk_rows([chunk]).get(chunk)
+    if row is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no passage {chunk!r} in the index")
+    if row.kind == "abstract":
+        ranges = abstract_ranges(catalog, row.paper_id, row.text)
+        return Evidence(
+            chunk_id=row.id, paper_id=row.paper_id, kind=row.kind, page=None, boxes=None,
+            abstract=ranges,
+        )  # fmt: skip
+    boxes = catalog.chunk_boxes(row.id)
+    return Evidence(
+        chunk_id=row.id,
+        paper_id=row.paper_id,
+        kind=row.kind,
+        page=row.page_start or None,
+        boxes=None if boxes is None else [EvidenceBox.model_validate(b.as_json()) for b in boxes],
+        abstract=None,
+    )
+
+
+def abstract_ranges(catalog: Catalog, paper_id: str, text: str) -> list[tuple[int, int, int]]:
+    """Where an abstract chunk's text lies in the paper page's abstract paragraphs, as
+    (paragraph, start, end) character ranges of the paragraphs as shown."""
+    paper = catalog.get_paper(paper_id)
+    if paper is None:
+        return []
+    part = text.removeprefix(paper.title).strip()
+    paragraphs = readable_paragraphs(paper.abstract)
+    joined = "\n".join(paragraphs)
+    spans, _coverage = find_text(readable_tex(part), joined)
+    ranges: list[tuple[int, int, int]] = []
+    offset = 0
+    for number, paragraph in enumerate(paragraphs):
+        end = offset + len(paragraph)
+        for start, stop in spans:
+            low, high = max(start, offset), min(stop, end)
+            if low < high:
+                ranges.append((number, low - offset, high - offset))
+        offset = end + 1
+    return ranges
