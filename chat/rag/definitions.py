@@ -134,7 +134,9 @@ def long_form_in(sentence: str, acronym: str) -> str:
     carries meaning), or ""."""
     if " " in acronym or not 1 < len(acronym) <= 12:
         return ""
-    flags = 0 if is_name(acronym) else re.IGNORECASE
+    # A mixed-case name is matched in its case; capitals may be printed as small caps.
+    mixed = is_name(acronym) and not acronym.isupper()
+    flags = 0 if mixed else re.IGNORECASE
     return long_form_before(sentence, acronym, flags) or long_form_after(sentence, acronym, flags)
 
 
@@ -144,8 +146,23 @@ def long_form_of(acronym: str, texts: Iterable[str]) -> str:
 
 
 def _mentions(sentence: str, term: str) -> re.Match[str] | None:
-    flags = 0 if is_name(term) else re.IGNORECASE
-    return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", sentence, flags)
+    if is_name(term):
+        return find_name(sentence, term)
+    return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", sentence, re.IGNORECASE)
+
+
+def find_name(sentence: str, name: str) -> re.Match[str] | None:
+    """Where `sentence` prints `name` (or its plural) as a name: in its case, or, for an
+    all-capital name, capitalised ("Retro" for "RETRO"); never as the common word
+    ("zero" is not "ZeRO") nor as another name ("FID" is not "FiD")."""
+    pattern = rf"(?<![\w-]){re.escape(name)}(?:e?s)?(?![\w-])"
+    for match in re.finditer(pattern, sentence, re.IGNORECASE):
+        printed = match.group(0)
+        if printed.startswith(name):
+            return match
+        if name.isupper() and printed[:1].isupper() and printed[1:].islower():
+            return match
+    return None
 
 
 def is_name(term: str) -> bool:
@@ -177,7 +194,7 @@ def _says_what_it_is(sentence: str, escaped: str, start: int) -> bool:
     apposition = re.search(rf"{escaped}{aside}\s*[,:\u2014-]\s+(?:an?|the)\s", sentence)
     introduced = re.search(
         rf"\b{_INTRODUCE}\s+(?:(?:it|this|our|the|an?|new|novel)\s+)*"
-        rf"(?:[\w-]+\s+){{0,4}}?{escaped}",
+        rf"(?:[\w-]+\s+){{0,4}}?\(?{escaped}",
         sentence,
         re.IGNORECASE,
     )

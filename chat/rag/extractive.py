@@ -11,6 +11,7 @@ answerer's `AnswerGenerator` (`chat/rag/generators.py`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from chat.rag.sentences import Sentence, source_sentences
 from chat.rag.sources import Source
 
 _PER_SOURCE = 2
+_CHUNK_NUMBER = re.compile(r"#[a-z]+-(\d+)(?:@|$)")
 
 
 @dataclass(frozen=True)
@@ -60,11 +62,17 @@ def _reading_order(chosen: Sequence[Sentence], scores: dict[Sentence, float]) ->
         best[s.source.id] = max(best.get(s.source.id, 0.0), scores.get(s, 0.0))
     best[lead.source.id] = float("inf")
 
-    def key(s: Sentence) -> tuple[float, int, int, int, int]:
+    def key(s: Sentence) -> tuple[float, bool, int, int, int, int]:
         page = -1 if s.source.kind == "abstract" else (s.source.page or 0)
-        return (-best[s.source.id], s is not lead, page, s.rank, s.position)
+        return (-best[s.source.id], s is not lead, page, _chunk_number(s), s.rank, s.position)
 
     return sorted(chosen, key=key)
+
+
+def _chunk_number(sentence: Sentence) -> int:
+    """The chunk's place in its paper, read from its id (`paper#kind-N@digest`)."""
+    match = _CHUNK_NUMBER.search(sentence.source.chunk_id)
+    return int(match.group(1)) if match else sentence.rank
 
 
 def _with_definition_first(
@@ -83,6 +91,15 @@ def _with_definition_first(
     return [definition, *rest][: max(len(chosen), 1)], True
 
 
+def _with_name_defined_first(names: Sequence[str], chosen: list[Sentence]) -> list[Sentence]:
+    """`chosen` led by its first sentence that says what a name of the question is, if
+    any: a question about a named method reads best after what the method is."""
+    defining = [s for s in chosen if any(defines(s.text, name).strength for name in names)]
+    if not defining:
+        return chosen
+    return [defining[0], *(s for s in chosen if s is not defining[0])]
+
+
 def _same_text(a: Sentence, b: Sentence) -> bool:
     return a.terms == b.terms
 
@@ -94,19 +111,23 @@ def compose(
     sentences when none shares a content term with the question."""
     sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
     query = QuestionTerms.parse(question)
-    scores = score_sentences(query, sentences)
+    found = query.sentence_terms(sentences)
+    scores = score_sentences(query, found)
     body = [s for s in sentences if not s.is_title]
     if any(scores[s] > 0 for s in body):
         scores = {s: scores[s] for s in body}
     distinct = len({src.chunk_id for src in sources})
     per_source = _PER_SOURCE if distinct >= 3 else max_sentences
-    chosen = select_sentences(query, scores, max_sentences, per_source)
+    chosen = select_sentences(query, scores, found, max_sentences, per_source)
     term = asked_term(question)
     candidates = [s for s in sentences if s in scores or s.is_title]
     chosen, defined = _with_definition_first(term, candidates, chosen, scores)
+    if not term and chosen:
+        chosen = _with_name_defined_first(list(query.names.values()), chosen)
+        defined = chosen[0] is not max(chosen, key=lambda s: scores.get(s, 0.0))
     ordered = [chosen[0], *_reading_order(chosen[1:], scores)] if defined else []
     ordered = ordered or _reading_order(chosen, scores)
-    lead = query.lead_line(ordered, candidates, term if term and not defined else "")
+    lead = query.lead_line(ordered, found, term if term and not defined else "")
     return ExtractiveAnswer(lead, tuple(ordered))
 
 

@@ -8,11 +8,11 @@ where it is printed in that case (or its long form, where a source gives one).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from chat.rag.definitions import is_name, long_form_of
+from chat.rag.definitions import find_name, is_name, long_form_of
 from chat.rag.sentences import Sentence
 from ingest.index.analysis import terms, words
 
@@ -179,22 +179,21 @@ class QuestionTerms:
         if not self.names:
             return {s: s.terms for s in sentences}
         texts = [s.text for s in sentences]
-        forms = {t: _forms(name, texts) for t, name in self.names.items()}
+        forms = {t: (name, _long_form(name, texts)) for t, name in self.names.items()}
         found: dict[Sentence, tuple[str, ...]] = {}
         for s in sentences:
-            missing = {
-                t for t, patterns in forms.items() if not any(p.search(s.text) for p in patterns)
-            }
+            missing = {t for t, form in forms.items() if not _prints(s.text, *form)}
             kept = tuple(t for t in s.terms if t not in missing)
             named = tuple(t for t in forms if t not in missing and t not in kept)
             found[s] = kept + named
         return found
 
     def lead_line(
-        self, chosen: Sequence[Sentence], everywhere: Sequence[Sentence], undefined: str
+        self, chosen: Sequence[Sentence], found: Mapping[Sentence, tuple[str, ...]], undefined: str
     ) -> str:
         """The line that says which of the question's topics the answer (`chosen`) leaves
-        out, "" when none; `everywhere` is every quotable sentence of the sources, and
+        out, "" when none; `found` holds every quotable sentence of the sources with its
+        terms (`sentence_terms`), and
         `undefined` an asked term that no sentence defines.
 
         Only what no source holds is named: a name or number of the question ("MNIST",
@@ -207,8 +206,8 @@ class QuestionTerms:
             return (
                 f'None of the sources found defines "{undefined}"; this is what they say about it.'
             )
-        held = set().union(*self.sentence_terms(chosen).values())
-        anywhere = set().union(*self.sentence_terms(everywhere).values())
+        held = set().union(*(found[s] for s in chosen))
+        anywhere = set().union(*found.values())
         wanted = [t for t in self.content if t not in _ASKING_TERMS and len(t) > 2]
         missing = [t for t in wanted if t not in held and t not in anywhere]
         named = [t for t in missing if t in self.names or any(c.isdigit() for c in t)]
@@ -229,12 +228,16 @@ class QuestionTerms:
         return list(self.weights).index(term) if term in self.weights else len(self.weights)
 
 
-def _forms(name: str, texts: Iterable[str]) -> list[re.Pattern[str]]:
-    patterns = [re.compile(rf"(?<![\w-]){re.escape(name)}(?:e?s)?(?![\w-])")]
+def _long_form(name: str, texts: Iterable[str]) -> re.Pattern[str] | None:
     long_form = long_form_of(name, texts)
-    if long_form:
-        patterns.append(re.compile(re.escape(long_form), re.IGNORECASE))
-    return patterns
+    return re.compile(re.escape(long_form), re.IGNORECASE) if long_form else None
+
+
+def _prints(text: str, name: str, long_form: re.Pattern[str] | None) -> bool:
+    """Whether `text` holds the name, as a name, or its long form."""
+    if find_name(text, name) is not None:
+        return True
+    return long_form is not None and long_form.search(text) is not None
 
 
 def _listed(names: Sequence[str]) -> str:

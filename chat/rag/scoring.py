@@ -7,12 +7,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping
 from itertools import pairwise
 
 from chat.rag.question import QuestionTerms
 from chat.rag.sentences import Sentence
 
+# Each sentence's terms as the question sees them (`QuestionTerms.sentence_terms`).
+Found = Mapping[Sentence, tuple[str, ...]]
 _BRACKET_REFERENCE = re.compile(r"\[[\d,\s\u2013-]+\]")
 _DIGIT = re.compile(r"\d")
 _BM25_K1 = 1.2
@@ -28,7 +30,7 @@ _RELATIVE_FLOOR = 0.3
 _PAPER_PRIOR = 1.0
 
 
-def _idf(found: dict[Sentence, tuple[str, ...]]) -> dict[str, float]:
+def _idf(found: Found) -> dict[str, float]:
     df = Counter(t for held in found.values() for t in set(held))
     n = len(found)
     return {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
@@ -50,8 +52,7 @@ def _has_number(text: str) -> bool:
     return bool(_DIGIT.search(_BRACKET_REFERENCE.sub("", text)))
 
 
-def _relevance(query: QuestionTerms, sentences: Sequence[Sentence]) -> dict[Sentence, float]:
-    found = query.sentence_terms(sentences)
+def _relevance(query: QuestionTerms, found: Found) -> dict[Sentence, float]:
     idf = _idf(found)
     avg = sum(len(held) for held in found.values()) / max(len(found), 1) or 1.0
     mean_idf = sum(idf.get(t, 0.0) for t in query.weights) / max(len(query.weights), 1)
@@ -77,9 +78,10 @@ def _favour_best_paper(scores: dict[Sentence, float]) -> dict[Sentence, float]:
     return {s: v * (strength[s.source.id] / top) ** _PAPER_PRIOR for s, v in scores.items()}
 
 
-def score_sentences(query: QuestionTerms, sentences: Sequence[Sentence]) -> dict[Sentence, float]:
-    """How well each sentence answers the question; 0 when it shares no content term."""
-    return _favour_best_paper(_relevance(query, sentences))
+def score_sentences(query: QuestionTerms, found: Found) -> dict[Sentence, float]:
+    """How well each sentence (with the question's terms `found` in it) answers the
+    question; 0 when it shares no content term."""
+    return _favour_best_paper(_relevance(query, found))
 
 
 def similarity(a: Sentence, b: Sentence) -> float:
@@ -100,13 +102,16 @@ def repeats(a: Sentence, b: Sentence) -> bool:
 
 
 def select_sentences(
-    query: QuestionTerms, scores: dict[Sentence, float], max_sentences: int, per_source: int
+    query: QuestionTerms,
+    scores: dict[Sentence, float],
+    found: Found,
+    max_sentences: int,
+    per_source: int,
 ) -> list[Sentence]:
     """Greedy choice of relevant, mutually different sentences that together cover the
     question's content terms (maximal marginal relevance), best first."""
     best = max(scores.values(), default=0.0)
     pool = [s for s, v in scores.items() if v > 0 and v >= _RELATIVE_FLOOR * best]
-    found = query.sentence_terms(pool)
     content = query.content
     chosen: list[Sentence] = []
     covered: set[str] = set()

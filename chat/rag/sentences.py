@@ -66,9 +66,12 @@ _ABBREVIATIONS = frozenset(
 )
 # A sentence end: the mark, closing quotes or brackets, then space; or a period between a
 # word and a capitalised word with the space lost in extraction ("model.During").
-_BOUNDARY = re.compile(r"[.!?][\"'\u201d\u2019)\]]*\s+|(?<=[a-z)]{2})\.(?=[A-Z][a-z]{2,})")
+_BOUNDARY = re.compile(
+    r"[.!?][\"'\u201d\u2019)\]]*\s+|(?<=[a-z)]{2})\.(?=[A-Z][a-z]{2,})|(?<=[a-z]{2})\.\d\s+"
+)
+_BULLET = re.compile(r"\s[\u2022\u25aa\u25cf\u2023]\s")  # list items run together in extraction
 _SENTENCE_START = re.compile(r"[\"'\u201c\u2018(\[]?[A-Z0-9]")
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]]*$")
+_SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*\d?$")  # a question is not an answer
 _ARXIV_STAMP = re.compile(
     r"arXiv:\s?\d{4}\.\d{4,5}(?:v\d+)?(?:\s*\[[\w.-]+\])?(?:\s+\d{1,2}\s+[A-Z][a-z]{2}\s+\d{4})?"
 )
@@ -88,6 +91,7 @@ _CAPTION = re.compile(
     r"(?:^|\s)\(?(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing)\s*[A-Z]?\d+[a-z]?\s*[:|]"
     r"|^\(?(?:Figure|Fig\.|Table|Tab\.)\s*[A-Z]?\d+[a-z]?\.\s"
     r"|^(?:Top|Bottom|Left|Right|Middle|Center|Inset)\s*(?:\([a-z]\))?\s*:"
+    r"|\((?:left|right|middle|top|bottom|center)\)|(?:\.\.\.|\u2026).*(?:\.\.\.|\u2026)"
 )
 _VENUE = re.compile(
     r"\bIn (?:Proceedings|Advances|International|Conference|Findings)\b|\bProceedings of\b"
@@ -109,9 +113,10 @@ _AFFILIATION = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Sentence:
-    """One candidate sentence, where it came from, and its lexical terms."""
+    """One candidate sentence, where it came from, and its lexical terms (each one its
+    own: compared and hashed by identity, which keys score tables cheaply)."""
 
     text: str
     source: Source
@@ -122,7 +127,13 @@ class Sentence:
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage, not split at abbreviations, initials or decimals."""
+    """Sentences of a passage, not split at abbreviations, initials or decimals; each
+    item of a list is one."""
+    items = _BULLET.split(f" {text} ")
+    return [s for item in items for s in _split_item(item)]
+
+
+def _split_item(text: str) -> list[str]:
     flat = " ".join(_ARXIV_STAMP.sub(" ", text).split())
     pieces: list[str] = []
     start = 0
@@ -196,7 +207,8 @@ def is_heading_or_byline(sentence: str) -> bool:
 
 
 def is_fragment(sentence: str, first: bool) -> bool:
-    """A piece cut off by a chunk boundary: no sentence end, or a lower-case start."""
+    """A piece cut off by a chunk boundary: no sentence end (nor is a question one: it
+    does not answer), or a lower-case start."""
     if not _SENTENCE_END.search(sentence):
         return True
     head = sentence.split(" ", 1)[0]
