@@ -159,7 +159,7 @@ class QuestionTerms:
                 printed.setdefault(term, word)
         names: dict[str, str] = {}
         for token in _NAME.findall(question):
-            token = token.strip(".")
+            token = token.strip(".+*&#/")
             found = terms(token)
             if is_name(token) and len(found) == 1:
                 names[found[0]] = token

@@ -23,7 +23,7 @@ _BIGRAM_WEIGHT = 0.5
 _NUMBER_BONUS = 0.3
 _RANK_DECAY = 0.05
 _REDUNDANCY = 0.5
-_COVERAGE = 0.3  # what a sentence gains for question terms no chosen sentence holds yet
+_COVERAGE = 0.15  # what a sentence gains for question terms no chosen sentence holds yet
 _DUPLICATE = 0.6  # shared terms over all terms at which two sentences say the same
 _CONTAINED = 0.8  # shared terms over the shorter one's at which one repeats the other
 _RELATIVE_FLOOR = 0.3
@@ -101,6 +101,20 @@ def repeats(a: Sentence, b: Sentence) -> bool:
     )
 
 
+def _pool(
+    query: QuestionTerms, scores: dict[Sentence, float], found: Found, best: float
+) -> list[Sentence]:
+    """The sentences worth choosing from: those that score near the best, and the best
+    of those that alone hold a content term of the question ("... and what is X?")."""
+    pool = [s for s, v in scores.items() if v > 0 and v >= _RELATIVE_FLOOR * best]
+    held = set().union(*(found[s] for s in pool)) if pool else set()
+    for term in query.content - held:
+        holding = [s for s, v in scores.items() if v > 0 and term in found[s]]
+        if holding:
+            pool.append(max(holding, key=lambda s: scores[s]))
+    return list(dict.fromkeys(pool))
+
+
 def select_sentences(
     query: QuestionTerms,
     scores: dict[Sentence, float],
@@ -111,7 +125,7 @@ def select_sentences(
     """Greedy choice of relevant, mutually different sentences that together cover the
     question's content terms (maximal marginal relevance), best first."""
     best = max(scores.values(), default=0.0)
-    pool = [s for s, v in scores.items() if v > 0 and v >= _RELATIVE_FLOOR * best]
+    pool = _pool(query, scores, found, best)
     content = query.content
     chosen: list[Sentence] = []
     covered: set[str] = set()

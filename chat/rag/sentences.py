@@ -87,6 +87,8 @@ _LIST_YEARS = 3  # years in a passage from which it may be a reference list
 _LIST_SHARE = 0.4  # the share of its pieces unfit to quote from which it is one
 
 _URL = re.compile(r"https?://|www\.|\b[\w-]+\.(?:com|org|io|net|edu|ai)/|\S+@\S+\.\w+")
+_URL_ASIDE = re.compile(r"\((?:https?://|www\.)[^()\s]+\)")
+_TEX = re.compile(r"\$[^$]*\$|\\[a-zA-Z]+(?:\{[^{}]*\})?")
 _CAPTION = re.compile(
     r"(?:^|\s)\(?(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing)\s*[A-Z]?\d+[a-z]?\s*[:|]"
     r"|^\(?(?:Figure|Fig\.|Table|Tab\.)\s*[A-Z]?\d+[a-z]?\.\s"
@@ -184,10 +186,12 @@ def is_reference_entry(sentence: str) -> bool:
 
 
 def is_code_or_math(sentence: str) -> bool:
-    """Code, pseudo-code or an equation rather than prose."""
+    """Code, pseudo-code or an equation rather than prose (TeX, which abstracts keep,
+    is left out of the count: "$O(n^2)$" is inline math in a sentence, not code)."""
     tokens = sentence.split()
-    code = len(_CODE.findall(sentence))
-    math = len(_MATH.findall(sentence))
+    plain = _TEX.sub(" ", sentence)
+    code = len(_CODE.findall(plain))
+    math = len(_MATH.findall(plain))
     single = sum(
         1 for t in tokens if len(t.strip(".,;:()[]")) == 1 and t.strip(".,;:()[]").isalpha()
     )
@@ -195,9 +199,10 @@ def is_code_or_math(sentence: str) -> bool:
 
 
 def is_heading_or_byline(sentence: str) -> bool:
-    """A heading, a title or an author and affiliation line: capitalised words, and no
-    lower-case word but short function words ("of", "from")."""
-    if _AFFILIATION.search(sentence) or _URL.search(sentence):
+    """A heading, a title, an author and affiliation line or an address (but an address
+    in parentheses is an aside of a sentence: "HausaNLP (https://...), a catalog"), or
+    capitalised words with no lower-case word but short function words ("of", "from")."""
+    if _AFFILIATION.search(sentence) or _URL.search(_URL_ASIDE.sub(" ", sentence)):
         return True
     alpha = [t.strip("()[],.;:\"'") for t in sentence.split()]
     alpha = [t for t in alpha if t[:1].isalpha()]
