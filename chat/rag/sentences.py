@@ -106,13 +106,19 @@ _AUTHOR = re.compile(r"\b[A-Z][a-z'\u2019-]+,\s(?:[A-Z]\.\s?)+|\b(?:[A-Z]\.\s?){
 _LEADING_NUMBER = re.compile(r"^\[\d+\]|^\d+\.\s+[A-Z][a-z]+,")
 _CODE = re.compile(
     r"[{}]|==|!=|<-|:=|\+=|\w\(\)|\w\.\w+\(|\bself\.|^(?:def|class|import|from|return)\s"
-    r"|\b[a-z]+_[a-z_]+\b|\\[a-z]+\{|;$"
+    r"|\b[a-z]+_[a-z_]+\b|\\[a-z]+\{"
 )
 _MATH = re.compile(r"[=+\u2212\u00d7\u2211\u220f\u222b\u2208\u2264\u2265\u2248\u00b7^|<>\\]")
-_AFFILIATION = re.compile(
-    r"\b(?:University|Universit\u00e4t|Institute|Department|Laborator(?:y|ies)|School of|"
-    r"College|Inc\.|Equal contribution|Correspondence|Corresponding author)\b"
-)
+_AFFILIATION = (
+    "University", "Universit\u00e4t", "Institute", "Department", "Laborator", "School of",
+    "College", "Inc.", "Equal contribution", "Correspondence", "Corresponding author",
+)  # fmt: skip
+# Characters without which a sentence holds no code, math or address (a quick first look).
+_CODE_MARKS = frozenset("{}=<>_\\$|+^(\u2212\u00d7\u2211\u220f\u222b\u2208\u2264\u2265\u2248\u00b7")
+_CODE_STARTS = ("def ", "class ", "import ", "from ", "return ")
+_CAPTION_WORDS = ("Fig", "Tab", "Algorithm", "Listing", "Top", "Bottom", "Left", "Right",
+                  "Middle", "Center", "Inset", "(left", "(right", "(middle", "(top", "(bottom",
+                  "(center", "...", "\u2026")  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,6 +174,13 @@ def is_debris(sentence: str) -> bool:
     return too_long or len(lexical) < _MIN_WORDS or len(lexical) < 0.5 * len(tokens)
 
 
+def is_caption(sentence: str) -> bool:
+    """Figure or table text: a caption, a panel's label, a diagram's elided labels."""
+    if not any(word in sentence for word in _CAPTION_WORDS):
+        return False
+    return _CAPTION.search(sentence) is not None
+
+
 def is_table_row(sentence: str) -> bool:
     """Cells of a table read as text: a run of numbers among a few words."""
     tokens = sentence.split()
@@ -179,19 +192,22 @@ def is_reference_entry(sentence: str) -> bool:
     """A reference-list entry: authors, a venue, a year, as a bibliography prints them."""
     if _LEADING_NUMBER.match(sentence):
         return True
-    venue = _VENUE.search(sentence) is not None
-    authors = len(_AUTHOR.findall(sentence))
     has_year = _YEAR.search(sentence) is not None
-    return (venue and (has_year or authors >= 1)) or (authors >= 2 and has_year)
+    authors = len(_AUTHOR.findall(sentence))
+    if not (has_year or authors):
+        return False
+    return (authors >= 2 and has_year) or _VENUE.search(sentence) is not None
 
 
 def is_code_or_math(sentence: str) -> bool:
     """Code, pseudo-code or an equation rather than prose (TeX, which abstracts keep,
     is left out of the count: "$O(n^2)$" is inline math in a sentence, not code)."""
     tokens = sentence.split()
-    plain = _TEX.sub(" ", sentence)
-    code = len(_CODE.findall(plain))
-    math = len(_MATH.findall(plain))
+    code = math = 0
+    if not _CODE_MARKS.isdisjoint(sentence) or sentence.startswith(_CODE_STARTS):
+        plain = _TEX.sub(" ", sentence) if "$" in sentence or "\\" in sentence else sentence
+        code = len(_CODE.findall(plain))
+        math = len(_MATH.findall(plain))
     single = sum(
         1 for t in tokens if len(t.strip(".,;:()[]")) == 1 and t.strip(".,;:()[]").isalpha()
     )
@@ -202,7 +218,9 @@ def is_heading_or_byline(sentence: str) -> bool:
     """A heading, a title, an author and affiliation line or an address (but an address
     in parentheses is an aside of a sentence: "HausaNLP (https://...), a catalog"), or
     capitalised words with no lower-case word but short function words ("of", "from")."""
-    if _AFFILIATION.search(sentence) or _URL.search(_URL_ASIDE.sub(" ", sentence)):
+    if any(word in sentence for word in _AFFILIATION):
+        return True
+    if ("/" in sentence or "@" in sentence) and _URL.search(_URL_ASIDE.sub(" ", sentence)):
         return True
     alpha = [t.strip("()[],.;:\"'") for t in sentence.split()]
     alpha = [t for t in alpha if t[:1].isalpha()]
@@ -225,7 +243,7 @@ def is_quotable(sentence: str, first: bool) -> bool:
     """Whether a sentence of a passage's body reads as prose worth quoting."""
     return not (
         is_debris(sentence)
-        or _CAPTION.search(sentence)
+        or is_caption(sentence)
         or is_table_row(sentence)
         or is_fragment(sentence, first)
         or is_reference_entry(sentence)
