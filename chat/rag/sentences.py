@@ -81,7 +81,9 @@ _REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 _DOTTED = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
 _MAX_WORDS = 80
 _MIN_WORDS = 4
-_NUMBER = re.compile(r"[-+\u2212]?\d+(?:[.,]\d+)*[%x]?")
+_NUMBER = re.compile(r"(?<![^\s(])[-+\u2212]?\d+(?:[.,]\d+)*[%x]?(?=[,;)]?(?:\s|$))")
+_CAPITALISED = re.compile(r"(?<![^\s(\[\"'])[A-Z]")
+_LOWER_WORD = re.compile(r"(?<![^\s(\[\"'])[a-z][^\s)\],.;:\"']*")
 _TABLE_NUMBERS = 4  # numbers in a sentence from which it may be a table row
 _LIST_YEARS = 3  # years in a passage from which it may be a reference list
 _LIST_SHARE = 0.4  # the share of its pieces unfit to quote from which it is one
@@ -183,9 +185,8 @@ def is_caption(sentence: str) -> bool:
 
 def is_table_row(sentence: str) -> bool:
     """Cells of a table read as text: a run of numbers among a few words."""
-    tokens = sentence.split()
-    numbers = sum(1 for t in tokens if _NUMBER.fullmatch(t.strip(",;()")))
-    return numbers >= _TABLE_NUMBERS and numbers > 0.25 * len(tokens)
+    numbers = len(_NUMBER.findall(sentence))
+    return numbers >= _TABLE_NUMBERS and numbers > 0.25 * (sentence.count(" ") + 1)
 
 
 def is_reference_entry(sentence: str) -> bool:
@@ -222,11 +223,11 @@ def is_heading_or_byline(sentence: str) -> bool:
         return True
     if ("/" in sentence or "@" in sentence) and _URL.search(_URL_ASIDE.sub(" ", sentence)):
         return True
-    alpha = [t.strip("()[],.;:\"'") for t in sentence.split()]
-    alpha = [t for t in alpha if t[:1].isalpha()]
-    lower = [t for t in alpha if t[0].islower()]
-    title_case = len(alpha) - len(lower) > 0.6 * len(alpha)
-    return len(alpha) >= 4 and title_case and all(len(t) <= 4 for t in lower)
+    capitalised = len(_CAPITALISED.findall(sentence))
+    lower = _LOWER_WORD.findall(sentence)
+    alpha = capitalised + len(lower)
+    title_case = capitalised > 0.6 * alpha
+    return alpha >= 4 and title_case and all(len(t) <= 4 for t in lower)
 
 
 def is_fragment(sentence: str, first: bool) -> bool:
