@@ -67,7 +67,7 @@ _ABBREVIATIONS = frozenset(
 # A sentence end: the mark, closing quotes or brackets, then space; or a period between a
 # word and a capitalised word with the space lost in extraction ("model.During").
 _BOUNDARY = re.compile(
-    r"[.!?][\"'\u201d\u2019)\]]*\s+|(?<=[a-z)]{2})\.(?=[A-Z][a-z]{2,})|(?<=[a-z]{2})\.\d\s+"
+    r"[.!?][\"'\u201d\u2019)\]]*\s+|(?<=[a-z)]{2})\.(?=[A-Z][a-z]+\b)|(?<=[a-z]{2})\.\d\s+"
 )
 _BULLET = re.compile(r"\s[\u2022\u25aa\u25cf\u2023]\s")  # list items run together in extraction
 _SENTENCE_START = re.compile(r"[\"'\u201c\u2018(\[]?[A-Z0-9]")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.definitions import asked_term, defines
+from chat.rag.definitions import asked_term, defines, find_name
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -91,3 +91,28 @@ def test_a_mere_mention_is_not_a_definition(sentence: str, term: str) -> None:
     definition = defines(sentence, term)
 
     assert definition.strength == 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "found"),
+    [
+        ("We present Retrieval-Enhanced Transformers (Retro), a method.", "RETRO", "Retro"),
+        ("ZeRO removes memory redundancies.", "ZeRO", "ZeRO"),
+        ("Two FiDs were trained on each dataset.", "FiD", "FiDs"),
+        ("We report FID and KID on four datasets.", "FiD", None),
+        ("Zero padding keeps the lengths equal.", "ZeRO", None),
+        ("The zero-shot setting needs no labels.", "ZeRO", None),
+    ],
+)
+def test_a_name_is_found_in_its_case_or_capitalised_never_as_a_word(
+    sentence: str, name: str, found: str | None
+) -> None:
+    match = find_name(sentence, name)
+
+    assert (match.group(0) if match else None) == found
+
+
+def test_the_long_form_of_an_all_capital_name_is_found_in_small_capitals() -> None:
+    definition = defines("We present Retrieval-Enhanced Transformers (Retro), a method.", "RETRO")
+
+    assert (definition.strength, definition.long_form) == (3, "Retrieval-Enhanced Transformers")

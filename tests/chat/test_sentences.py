@@ -112,3 +112,42 @@ def test_the_papers_own_reference_numbers_are_left_out_of_the_quote() -> None:
         "Dense retrieval outperforms BM25 on open-domain questions.",
         "It also runs fast on one machine.",
     ]
+
+
+def test_list_items_and_a_lost_space_end_sentences() -> None:
+    text = (
+        "We make three contributions. \u2022 We introduce Retro, a retrieval model. \u2022 We "
+        "show it scales.We release the code of the model.1 Further work follows below."
+    )
+
+    sentences = split_sentences(text)
+
+    assert sentences == [
+        "We make three contributions.",
+        "We introduce Retro, a retrieval model.",
+        "We show it scales.",
+        "We release the code of the model.1",
+        "Further work follows below.",
+    ]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "We introduce HausaNLP (https://catalog.hausanlp.org), a curated catalog of datasets.",
+        "AAC is $1.2$--$1.5{\\times}$ faster than FPS-ALT at the median query on road networks.",
+        "Sorting by the infinite periodic order requires $O(n \\log n)$ time for all rotations.",
+    ],
+)
+def test_an_address_aside_and_inline_tex_keep_a_sentence_quotable(prose: str) -> None:
+    quotable = is_quotable(prose, first=False)
+
+    assert quotable, prose
+
+
+def test_a_rhetorical_question_is_not_quoted() -> None:
+    source = make_source(1, text=f"How does ZeRO work with model parallelism? {PROSE}")
+
+    quoted = [s.text for s in source_sentences(source, 0)]
+
+    assert quoted == [PROSE]
