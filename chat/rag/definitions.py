@@ -155,7 +155,8 @@ def find_name(sentence: str, name: str) -> re.Match[str] | None:
     """Where `sentence` prints `name` (or its plural) as a name: in its case, or, for an
     all-capital name, capitalised ("Retro" for "RETRO"); never as the common word
     ("zero" is not "ZeRO") nor as another name ("FID" is not "FiD")."""
-    pattern = rf"(?<![\w-]){re.escape(name)}(?:e?s)?(?![\w-])"
+    # A name may be part of a compound name: "ZeRO-DP", "VeriFact-CoT".
+    pattern = rf"(?<!\w){re.escape(name)}(?:e?s)?(?!\w)"
     for match in re.finditer(pattern, sentence, re.IGNORECASE):
         printed = match.group(0)
         if printed.startswith(name):

@@ -133,7 +133,7 @@ _VERB_SHAPED = re.compile(r"(?:ing|ed|ly|es)$")
 _NAME = re.compile(r"[^\s,;:!?()\"']+")
 _FRAME_WEIGHT = 0.25
 _LISTED = 3  # missing terms a lead line names
-_MISSING_SHARE = 1 / 3  # the share of the question's words from which missing ones are named
+_MISSING_SHARE = 1 / 2  # the share of the question's words from which missing ones are named
 
 
 @dataclass(frozen=True)
