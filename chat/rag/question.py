@@ -129,6 +129,7 @@ _ASKS_FOR_NUMBER = re.compile(
     r"|error|bleu|f1|parameters|dimension|value|by how)\b",
     re.IGNORECASE,
 )
+_POSSESSIVE = re.compile(r"['\u2019]s?$")  # "DPR's" names DPR
 _VERB_SHAPED = re.compile(r"(?:ing|ed|ly|es)$")
 _NAME = re.compile(r"[^\s,;:!?()\"']+")
 _FRAME_WEIGHT = 0.25
@@ -159,7 +160,7 @@ class QuestionTerms:
                 printed.setdefault(term, word)
         names: dict[str, str] = {}
         for token in _NAME.findall(question):
-            token = token.strip(".+*&#/")
+            token = _POSSESSIVE.sub("", token.strip(".+*&#/"))
             found = terms(token)
             if is_name(token) and len(found) == 1:
                 names[found[0]] = token

@@ -415,3 +415,15 @@ def test_no_lead_line_for_a_word_the_sources_put_otherwise_or_a_name_they_hold()
 
     assert pieces[0].startswith("The distilled net achieved 74 test errors")
     assert not named[0].startswith("Only part")
+
+
+def test_a_name_with_a_typographic_possessive_is_the_name() -> None:
+    sources = [
+        _source(1, "2401.00001", "Our encoder encodes each passage into a sparse vector."),
+        _source(2, "2004.04906", "DPR encodes each passage into a dense vector."),
+        _source(3, "2401.00003", "Wikipedia is split into sections by its editors."),
+    ]
+
+    pieces = extract_answer("How does DPR\u2019s encoder encode each passage?", sources)
+
+    assert pieces[0].startswith("DPR encodes each passage into a dense vector.")
