@@ -1,5 +1,10 @@
 """How often extractive answers contain the gold answer terms, against a first-sentences baseline.
 
+Beside the gold terms, three readability figures: how often the first quoted
+sentence holds the question's key term (its content word that the fewest
+indexed chunks hold), how often the answer opens with a lead line saying it
+covers only part of the question, and the time per answer.
+
 For every dev question with a gold paper, the sources are the gold paper's
 best-matching chunks mixed with the best-matching chunks of other papers
 (distractors, the other papers' best BM25 chunks), all ordered by a simple
@@ -19,12 +24,14 @@ import math
 import random
 import re
 import statistics
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chat.rag.extractive import extract_answer, source_sentences
+from chat.rag.extractive import extract_answer
+from chat.rag.sentences import source_sentences
 from chat.rag.sources import Source
 from ingest.index.analysis import terms, words
 from ingest.index.catalog import Catalog, ChunkRow
@@ -59,16 +66,26 @@ class Tally:
     lengths: list[int] = field(default_factory=list)
     sentences: int = 0
     gold_sentences: int = 0
+    key_first: int = 0
+    leads: int = 0
+    millis: list[float] = field(default_factory=list)
 
-    def add(self, answer: str, expected: Sequence[str], pieces: int, gold: int) -> None:
-        text = " ".join(_CITATION.sub(" ", answer).lower().split())
+    def add(self, answer: Sequence[str], expected: Sequence[str], gold: int) -> None:
+        text = " ".join(_CITATION.sub(" ", "".join(answer)).lower().split())
         found = [" ".join(term.lower().split()) in text for term in expected]
         self.questions += 1
         self.all_hits += all(found)
         self.any_hits += any(found)
         self.lengths.append(len(words(text)))
-        self.sentences += pieces
+        self.sentences += sum(1 for piece in answer if _CITATION.search(piece))
         self.gold_sentences += gold
+
+    def read(self, answer: Sequence[str], key: str, millis: float) -> None:
+        """The readability figures of one answer: `key` is the question's key term."""
+        quoted = [piece for piece in answer if _CITATION.search(piece)]
+        self.leads += len(quoted) < len(answer)
+        self.key_first += bool(quoted) and key in terms(quoted[0])
+        self.millis.append(millis)
 
 
 def read_questions(path: Path) -> list[dict[str, object]]:
@@ -205,6 +222,13 @@ def question_sources(
     return make_sources(ranked)
 
 
+def key_term(question: str, index: Index) -> str:
+    """The question's content term that the fewest indexed chunks hold."""
+    stems = [t for t in dict.fromkeys(terms(question)) if len(t) > 2]
+    frequencies = index.lexical.document_frequencies(stems)
+    return min(stems, key=lambda t: (frequencies.get(t, 0) or 10**9, stems.index(t)), default="")
+
+
 def run_file(
     path: Path, index: Index, rebuilt: dict[str, list[Passage]], args: argparse.Namespace
 ) -> tuple[dict[tuple[str, str], Tally], Counter[str]]:
@@ -221,10 +245,14 @@ def run_file(
             continue
         sources = question_sources(row, gold, index, args)
         expected = [str(term) for term in row["answer_terms"]]  # type: ignore[attr-defined]  # a JSON list
+        key = key_term(str(row["question"]), index)
         for name, answerer in ANSWERERS.items():
+            started = time.perf_counter()
             pieces = answerer(str(row["question"]), sources)
+            millis = (time.perf_counter() - started) * 1000
             tally = tallies.setdefault((kind, name), Tally())
-            tally.add("".join(pieces), expected, len(pieces), _gold_count(pieces, gold_id))
+            tally.add(pieces, expected, _gold_count(pieces, gold_id))
+            tally.read(pieces, key, millis)
     return tallies, missing
 
 
@@ -232,6 +260,7 @@ def print_header() -> None:
     print(
         f"{'file':<26} {'type':<11} {'answerer':<11} {'questions':>9} {'missing':>7}"
         f" {'all terms':>9} {'any term':>8} {'words':>6} {'gold sent.':>10}"
+        f" {'key first':>9} {'lead':>6} {'ms p50':>6} {'ms p95':>6}"
     )
 
 
@@ -245,7 +274,14 @@ def print_rows(name: str, tallies: dict[tuple[str, str], Tally], missing: Counte
             f" {t.all_hits / n:>9.1%} {t.any_hits / n:>8.1%}"
             f" {statistics.fmean(t.lengths or [0]):>6.1f}"
             f" {t.gold_sentences / max(t.sentences, 1):>10.1%}"
+            f" {t.key_first / n:>9.1%} {t.leads / n:>6.1%}"
+            f" {statistics.median(t.millis or [0.0]):>6.1f} {_p95(t.millis):>6.1f}"
         )
+
+
+def _p95(values: Sequence[float]) -> float:
+    ordered = sorted(values)
+    return ordered[int(0.95 * (len(ordered) - 1))] if ordered else 0.0
 
 
 def main() -> None:

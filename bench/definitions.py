@@ -1,0 +1,161 @@
+"""How often extractive answers to "What does X stand for?" / "What is X?" give X's long form.
+
+The questions are mined from the index: every acronym printed in parentheses
+after its long form ("Zero Redundancy Optimizer (ZeRO)", each word's initial
+giving one letter), defined so by exactly one paper. For each acronym and
+phrasing the sources are the defining paper's best chunks for the question
+(plain BM25 over its chunks) mixed with the best chunks of other papers, or,
+with --retriever, what the product's retriever returns. Reported: the long
+form in the answer, the defining sentence first, a lead line, and the time
+per answer.
+
+    python -m bench.definitions --data-dir /path/to/index [--sample 200] [--retriever]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import re
+import statistics
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from bench.answers import Index, make_sources, rank_passages
+from chat.rag.extractive import extract_answer
+from chat.rag.sources import Source
+
+_CITATION = re.compile(r"\[(?:arXiv|doc):[^\]]+\]")
+PHRASINGS = ("What does {} stand for?", "What is {}?")
+_ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?)\)")
+_WORDS_BEFORE = re.compile(r"([^\s()]+(?:\s+[^\s()]+){0,9})\s*$")
+_FUNCTION_WORD = re.compile(r"^(?:of|for|from|and|the|in|on|to|a|an|with|by|via)$")
+
+Sources = Callable[[str, str], list[Source]]
+
+
+def _initials(phrase: str) -> str:
+    """The initials of a phrase's words and hyphenated parts, function words left out."""
+    parts = [p for p in re.split(r"[\s-]+", phrase) if p and not _FUNCTION_WORD.match(p)]
+    return "".join(p[0] for p in parts).lower()
+
+
+def mined_long_form(text: str, acronym_at: re.Match[str]) -> str:
+    """The long form just before a parenthesised acronym whose initials spell it exactly."""
+    acronym = (
+        acronym_at.group(1).rstrip("s")
+        if acronym_at.group(1).endswith("s")
+        else acronym_at.group(1)
+    )
+    words = _WORDS_BEFORE.search(text[: acronym_at.start()])
+    if words is None:
+        return ""
+    tokens = words.group(1).split()
+    for count in range(1, len(tokens) + 1):
+        phrase = " ".join(tokens[-count:]).strip("\"',;:")
+        if _initials(phrase) == acronym.lower() and phrase[:1].isalpha():
+            return phrase
+    return ""
+
+
+def mine(index: Index) -> dict[str, tuple[str, str]]:
+    """Acronym -> (its long form, the one paper that defines it)."""
+    found: dict[str, dict[str, str]] = defaultdict(dict)
+    for paper_id, text in index.catalog.db.execute("SELECT paper_id, text FROM chunks"):
+        for match in _ACRONYM.finditer(text):
+            long_form = mined_long_form(text, match)
+            if long_form:
+                found[match.group(1)].setdefault(str(paper_id), long_form)
+    return {
+        acronym: next(iter((form, paper) for paper, form in papers.items()))
+        for acronym, papers in found.items()
+        if len(papers) == 1 and len(acronym) >= 3
+    }
+
+
+def bench_sources(index: Index, distractors: int) -> Sources:
+    def sources(question: str, gold_id: str) -> list[Source]:
+        gold = [p for p, _ in rank_passages(question, index.paper_passages(gold_id))[:4]]
+        others = index.distractors(question, gold_id, distractors)
+        return make_sources(rank_passages(question, gold + others))
+
+    return sources
+
+
+def retriever_sources(data_dir: Path) -> Sources:
+    from chat.settings import Settings
+    from chat.wiring import Wiring
+
+    retriever = Wiring(Settings(data_dir=data_dir)).retriever
+
+    def sources(question: str, gold_id: str) -> list[Source]:
+        del gold_id
+        return list(retriever.retrieve(question).sources)
+
+    return sources
+
+
+def _normal(text: str) -> str:
+    return " ".join(re.sub(r"[\u2010-\u2015-]", " ", text).lower().split())
+
+
+def run(questions: Sequence[tuple[str, str, str]], sources: Sources) -> dict[str, float]:
+    """(question, long form, gold paper) each answered: the rates and the time per answer."""
+    held = first = leads = gold_in_sources = 0
+    times: list[float] = []
+    for question, long_form, gold_id in questions:
+        given = sources(question, gold_id)
+        started = time.perf_counter()
+        pieces = extract_answer(question, given)
+        times.append((time.perf_counter() - started) * 1000)
+        texts = [_normal(_CITATION.sub(" ", p)) for p in pieces if _CITATION.search(p)]
+        held += any(_normal(long_form) in text for text in texts)
+        first += bool(texts) and _normal(long_form) in texts[0]
+        leads += len(texts) < len(pieces)
+        gold_in_sources += any(s.id == gold_id for s in given)
+    n = max(len(questions), 1)
+    return {
+        "questions": len(questions),
+        "gold in sources": gold_in_sources / n,
+        "long form in answer": held / n,
+        "long form first": first / n,
+        "lead line": leads / n,
+        "ms p50": statistics.median(times or [0.0]),
+        "ms p95": sorted(times or [0.0])[int(0.95 * (len(times) - 1))] if times else 0.0,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, required=True, help="An index's data dir.")
+    parser.add_argument("--sample", type=int, default=200, help="Acronyms to ask about.")
+    parser.add_argument("--distractors", type=int, default=4)
+    parser.add_argument("--retriever", action="store_true", help="Sources from the retriever.")
+    args = parser.parse_args()
+    index = Index.open(args.data_dir)
+    mined = mine(index)
+    chosen = sorted(mined)
+    random.Random(0).shuffle(chosen)
+    chosen = chosen[: args.sample]
+    sources = (
+        retriever_sources(args.data_dir)
+        if args.retriever
+        else bench_sources(index, args.distractors)
+    )
+    print(f"{len(mined)} acronyms defined by one paper; {len(chosen)} asked")
+    columns = ("questions", "gold in sources", "long form in answer", "long form first",
+               "lead line", "ms p50", "ms p95")  # fmt: skip
+    print("| phrasing | " + " | ".join(columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for phrasing in PHRASINGS:
+        questions = [(phrasing.format(a), mined[a][0], mined[a][1]) for a in chosen]
+        row = run(questions, sources)
+        cells = [f"{row[c]:.0f}" if c == "questions" else f"{row[c]:.3f}" for c in columns[:5]]
+        cells += [f"{row[c]:.1f}" for c in columns[5:]]
+        print(f"| {phrasing.format('X')} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()

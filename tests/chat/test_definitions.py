@@ -1,0 +1,118 @@
+"""Questions about what a name means, and the sentences that define it."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.rag.definitions import asked_term, defines, find_name
+
+pytestmark = pytest.mark.timeout(30)
+
+
+@pytest.mark.parametrize(
+    ("question", "term"),
+    [
+        ("What does FiD stand for?", "FiD"),
+        ("what does ZeRO stand for", "ZeRO"),
+        ("What is RETRO?", "RETRO"),
+        ("What are LLMs?", "LLMs"),
+        ("What is the Transformer?", "Transformer"),
+        ("what is retrieval-augmented generation", "retrieval-augmented generation"),
+        ("Define RLHF", "RLHF"),
+        ("What is the meaning of MoE?", "MoE"),
+        ("What is meant by chunked cross-attention?", "chunked cross-attention"),
+        ("BM25 stands for?", "BM25"),
+        ("What is the learning rate used in BERT?", ""),
+        ("What is the difference between FiD and RAG?", ""),
+        ("How does RETRO work?", ""),
+        ("What problem does ZeRO solve?", ""),
+    ],
+)
+def test_the_asked_term_is_found_in_definition_questions_only(question: str, term: str) -> None:
+    found = asked_term(question)
+
+    assert found == term
+
+
+@pytest.mark.parametrize(
+    ("sentence", "term", "long_form"),
+    [
+        ("We develop the Zero Redundancy Optimizer (ZeRO), a novel memory optimizer.", "ZeRO",
+         "Zero Redundancy Optimizer"),
+        ("Fusion-in-Decoder (FiD) processes passages independently.", "FiD", "Fusion-in-Decoder"),
+        ("FiD (Fusion-in-Decoder) processes passages independently.", "FiD", "Fusion-in-Decoder"),
+        ("We introduce Bidirectional Encoder Representations from Transformers (BERT).", "BERT",
+         "Bidirectional Encoder Representations from Transformers"),
+        ("Large language models (LLMs) are trained on web text.", "LLMs",
+         "Large language models"),
+        ("We enhance models with a Retrieval-Enhanced Transformer (RETRO).", "RETRO",
+         "Retrieval-Enhanced Transformer"),
+        ("The Fusion-in-Decoder (FiD) model encodes each passage.", "Fusion-in-Decoder",
+         "Fusion-in-Decoder"),
+    ],
+)  # fmt: skip
+def test_an_acronym_beside_its_long_form_is_a_definition(
+    sentence: str, term: str, long_form: str
+) -> None:
+    definition = defines(sentence, term)
+
+    assert (definition.strength, definition.long_form) == (3, long_form)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "term"),
+    [
+        ("RETRO is a retrieval-enhanced autoregressive language model.", "RETRO"),
+        ("We propose RETRO, a model that retrieves chunks from a large database.", "RETRO"),
+        ("In this paper we present ZeRO, which removes memory redundancies.", "ZeRO"),
+        ("Chunked cross-attention is an operation that mixes retrieved chunks.",
+         "chunked cross-attention"),
+        ("The Transformer, a model built on attention alone, replaces recurrence.",
+         "Transformer"),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_says_what_the_term_is_defines_it(sentence: str, term: str) -> None:
+    definition = defines(sentence, term)
+
+    assert definition.strength == 2
+
+
+@pytest.mark.parametrize(
+    ("sentence", "term"),
+    [
+        ("Zero-shot (ZS) transfer needs no labelled data.", "ZeRO"),  # the case of a name counts
+        ("We compare against zero redundancy baselines at scale.", "ZeRO"),
+        ("Our results beat RETRO on three benchmarks by a wide margin.", "RETRO"),
+        ("Fast inference (FI) matters for deployment.", "FiD"),
+        ("Then, RETRO is trained on the same data as the baseline.", "RETRO"),
+    ],
+)
+def test_a_mere_mention_is_not_a_definition(sentence: str, term: str) -> None:
+    definition = defines(sentence, term)
+
+    assert definition.strength == 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "name", "found"),
+    [
+        ("We present Retrieval-Enhanced Transformers (Retro), a method.", "RETRO", "Retro"),
+        ("ZeRO removes memory redundancies.", "ZeRO", "ZeRO"),
+        ("Two FiDs were trained on each dataset.", "FiD", "FiDs"),
+        ("We report FID and KID on four datasets.", "FiD", None),
+        ("Zero padding keeps the lengths equal.", "ZeRO", None),
+        ("The zero-shot setting needs no labels.", "ZeRO", None),
+    ],
+)
+def test_a_name_is_found_in_its_case_or_capitalised_never_as_a_word(
+    sentence: str, name: str, found: str | None
+) -> None:
+    match = find_name(sentence, name)
+
+    assert (match.group(0) if match else None) == found
+
+
+def test_the_long_form_of_an_all_capital_name_is_found_in_small_capitals() -> None:
+    definition = defines("We present Retrieval-Enhanced Transformers (Retro), a method.", "RETRO")
+
+    assert (definition.strength, definition.long_form) == (3, "Retrieval-Enhanced Transformers")
