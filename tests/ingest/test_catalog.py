@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +106,22 @@ def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
     assert before == PaperRow(PAPER, "metadata", has_fulltext=False)
     assert after == PaperRow(PAPER, "metadata", has_fulltext=True)
     assert catalog.paper_row("2999.99999") is None
+
+
+def test_a_second_connection_keeps_the_first_ones_wal_from_other_processes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "catalog.sqlite"
+    first = Catalog(path)
+    second = Catalog(path)
+    first.set_meta("written", "by the first connection")
+    reader = f"import sqlite3; sqlite3.connect({str(path)!r}).execute('SELECT 1').fetchall()"
+
+    subprocess.run([sys.executable, "-c", reader], check=True, timeout=60)
+
+    # Had the first connection lost its locks, the reader's close would have taken it
+    # for the last one and deleted the write-ahead log under it.
+    assert (tmp_path / "catalog.sqlite-wal").exists()
+    assert second.get_meta("written") == "by the first connection"
+    first.close()
+    second.close()
