@@ -9,6 +9,7 @@ import pytest
 
 from ingest.index.catalog import Catalog, CatalogError, ChunkRow, PaperRow
 from ingest.index.records import Chunk, Paper
+from ingest.private import private_file
 
 PAPER = Paper(
     id="2112.04426",
@@ -108,20 +109,26 @@ def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
     assert catalog.paper_row("2999.99999") is None
 
 
-def test_a_second_connection_keeps_the_first_ones_wal_from_other_processes(
+def test_making_the_file_private_keeps_an_open_connections_wal_from_other_processes(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "catalog.sqlite"
-    first = Catalog(path)
-    second = Catalog(path)
-    first.set_meta("written", "by the first connection")
-    reader = f"import sqlite3; sqlite3.connect({str(path)!r}).execute('SELECT 1').fetchall()"
+    first = sqlite3.connect(path)
+    first.execute("PRAGMA journal_mode = WAL")
+    with first:
+        first.execute("CREATE TABLE t (x)")
+    private_file(path)  # what opening a second catalog connection does first
+    second = sqlite3.connect(path)
+    second.execute("PRAGMA journal_mode = WAL")
+    with first:
+        first.execute("INSERT INTO t VALUES (1)")
+    reader = f"import sqlite3; sqlite3.connect({str(path)!r}).execute('SELECT count(*) FROM sqlite_master').fetchall()"
 
     subprocess.run([sys.executable, "-c", reader], check=True, timeout=60)
 
-    # Had the first connection lost its locks, the reader's close would have taken it
-    # for the last one and deleted the write-ahead log under it.
+    # Had the connection lost its locks, the reader's close would have taken itself for
+    # the last connection and deleted the write-ahead log under it.
     assert (tmp_path / "catalog.sqlite-wal").exists()
-    assert second.get_meta("written") == "by the first connection"
+    assert second.execute("SELECT x FROM t").fetchall() == [(1,)]
     first.close()
     second.close()
