@@ -122,7 +122,8 @@ def test_making_the_file_private_keeps_an_open_connections_wal_from_other_proces
     second.execute("PRAGMA journal_mode = WAL")
     with first:
         first.execute("INSERT INTO t VALUES (1)")
-    reader = f"import sqlite3; sqlite3.connect({str(path)!r}).execute('SELECT count(*) FROM sqlite_master').fetchall()"
+    query = "SELECT count(*) FROM sqlite_master"
+    reader = f"import sqlite3; sqlite3.connect({str(path)!r}).execute({query!r}).fetchall()"
 
     subprocess.run([sys.executable, "-c", reader], check=True, timeout=60)
 
