@@ -20,6 +20,7 @@ from ingest.embedders.base import Embedder
 from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex, ensure_complete
+from ingest.index.names import NameCatalog
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
 
@@ -102,11 +103,19 @@ class Wiring:
 
     @cached_property
     def retriever(self) -> Retriever:
-        """Retrieval with the query embedder, on the collection checked against it."""
+        """Retrieval with the query embedder, on the collection checked against it; an
+        index made before names were mined gets them here, from the catalog alone."""
         ensure_complete(self.lexical, self.catalog)
+        names = NameCatalog(self.catalog)
+        names.backfill()
         store = ChunkStore(self._chroma, self.query_embedder.name)
         return Retriever(
-            self.catalog, store, self.lexical, self.query_embedder, config=self.settings.retrieval
+            self.catalog,
+            store,
+            self.lexical,
+            self.query_embedder,
+            config=self.settings.retrieval,
+            names=names,
         )
 
     @cached_property
