@@ -179,7 +179,7 @@ class Retriever:
         again = (
             self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
         )
-        idf, scholarly = self.question_statistics(question)
+        idf, scholarly = self.question_statistics(question, names)
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         ranked = self.rerank(question, ranked, idf)
         ranked = self.boost_named(question, ranked, names, filters, expansion)
@@ -201,16 +201,21 @@ class Retriever:
         """Each distinct index term of the question with its inverse document frequency."""
         return self.question_statistics(question)[0]
 
-    def question_statistics(self, question: str) -> tuple[dict[str, float], tuple[str, ...]]:
+    def question_statistics(
+        self, question: str, names: Recognised | None = None
+    ) -> tuple[dict[str, float], tuple[str, ...]]:
         """Each distinct index term of the question with its inverse document frequency,
-        and those of its terms that are the papers' words rather than everyday English."""
+        and those of its terms that are the papers' words rather than everyday English:
+        the terms of a name some paper defines count among them ("MARE", "VITA")."""
         asked = list(dict.fromkeys(terms(question)))
         behind = question_words(question)
         frequency = self.lexical.document_frequencies(list(dict.fromkeys([*asked, *behind])))
         documents = self.lexical.count()
         idf = {t: inverse_document_frequency(frequency[t], documents) for t in asked}
         found = scholarly_terms(behind, frequency, documents, self.config.vocabulary)
-        return idf, tuple(t for t in found if t in idf)
+        if names is not None:
+            found += [t for m in names.matches if m.definers for t in terms(m.asked)]
+        return idf, tuple(dict.fromkeys(t for t in found if t in idf))
 
     def expansion(self, question: str, names: Recognised) -> list[tuple[str, float]]:
         """The index terms of the question's names' long forms that it lacks, weighted."""
