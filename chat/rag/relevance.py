@@ -57,7 +57,7 @@ class RelevancePolicy:
     dense_long: float = 0.47
     # Below this share of the question's term weight in the papers' own words (terms far
     # commoner in the index than in general English), a question is everyday talk.
-    scholarly_share: float = 0.25
+    scholarly_share: float = 0.20
 
     def __post_init__(self) -> None:
         at_least(self, 1, "agreement_depth")
