@@ -19,7 +19,7 @@ those that define it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from chat.rag.checks import at_least
@@ -30,8 +30,10 @@ from ingest.index.names import INTRODUCED, NameCatalog, NameRow, fold, is_name_l
 
 @dataclass(frozen=True)
 class NamesConfig:
-    # Added to the (rescaled, 0 to about 2) score of each chunk of a paper that defines
-    # a name in the question: measured with `python -m bench.names` (README).
+    # Times the name's share of the question's term weight, added to the (rescaled, 0 to
+    # about 2) score of each chunk of a paper the name is about: a question that is the
+    # name ("FiD results") raises its paper most, one that mentions a name in passing
+    # little. Measured with `python -m bench.names` and `bench.retrieval` (README).
     boost: float = 1.0
     # A name defined by more papers than this is a common acronym ("LLMs"): its long
     # form still expands the question, but no paper is boosted for it.
@@ -75,6 +77,8 @@ class NameMatch:
 class Recognised:
     matches: tuple[NameMatch, ...] = ()
     boosted: frozenset[str] = field(default_factory=frozenset)  # papers to boost
+    # The papers each match would boost (its introducers, else few enough definers).
+    boosting: tuple[tuple[NameMatch, tuple[str, ...]], ...] = ()
 
     @property
     def defined(self) -> bool:
@@ -151,13 +155,14 @@ class NameRecogniser:
             if name not in matches:
                 matches[name] = _match(name, name, found, config)
         with_own = [self._with_long_forms_introducers(m) for m in matches.values()]
-        boosted: set[str] = set()
+        boosting = []
         for match in with_own:
             if match.introducers:
-                boosted.update(match.introducers)
+                boosting.append((match, match.introducers))
             elif len(match.definers) <= config.max_definers:
-                boosted.update(match.definers)
-        return Recognised(tuple(with_own), frozenset(boosted))
+                boosting.append((match, match.definers))
+        boosted = frozenset(p for _, papers in boosting for p in papers)
+        return Recognised(tuple(with_own), boosted, tuple(boosting))
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its
@@ -189,12 +194,13 @@ class NameRecogniser:
 
 
 def boost(
-    ranked: Sequence[Candidate], named: Sequence[Hit], papers: frozenset[str], amount: float
+    ranked: Sequence[Candidate], named: Sequence[Hit], amounts: Mapping[str, float]
 ) -> list[Candidate]:
-    """`ranked` with every chunk of `papers` raised by `amount`, and the chunks of
-    `named` (BM25 hits within those papers) that fusion did not find added below theirs:
-    within a boosted paper the passages keep their order, BM25's after fusion's."""
-    if not papers or amount <= 0:
+    """`ranked` with every chunk of each paper of `amounts` raised by its amount, and the
+    chunks of `named` (BM25 hits within those papers) that fusion did not find added below
+    theirs: within a boosted paper the passages keep their order, BM25's after fusion's."""
+    papers = {paper for paper, amount in amounts.items() if amount > 0}
+    if not papers:
         return list(ranked)
     known = {c.chunk_id for c in ranked}
     floor = min((c.score for c in ranked), default=0.0)
@@ -204,7 +210,8 @@ def boost(
         if chunk not in known and paper in papers
     ]
     raised = [
-        replace(c, score=c.score + amount) if c.paper_id in papers else c for c in [*ranked, *added]
+        replace(c, score=c.score + amounts[c.paper_id]) if c.paper_id in papers else c
+        for c in [*ranked, *added]
     ]
     raised.sort(key=lambda c: c.score, reverse=True)
     return raised

@@ -182,7 +182,7 @@ class Retriever:
         idf, scholarly = self.question_statistics(question, names)
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         ranked = self.rerank(question, ranked, idf)
-        ranked = self.boost_named(question, ranked, names, filters, expansion)
+        ranked = self.boost_named(question, ranked, names, filters, expansion, idf)
         config = self.config
         chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
         sources = self.sources_for(chosen)
@@ -231,18 +231,25 @@ class Retriever:
         names: Recognised,
         filters: Filters,
         expansion: Sequence[tuple[str, float]],
+        idf: Mapping[str, float],
     ) -> list[Candidate]:
-        """`chat.rag.names.boost` for the papers that define the question's names (within
-        the caller's papers, if any), with their best BM25 passages for the question."""
-        papers = names.boosted
-        if filters.paper_ids:
-            papers = papers & set(filters.paper_ids)
-        amount = self.config.names.boost
-        if not papers or amount <= 0:
+        """`chat.rag.names.boost` for the papers the question's names are about (within
+        the caller's papers, if any), each by the boost times its name's share of the
+        question's term weight, with their best BM25 passages for the question."""
+        amounts: dict[str, float] = {}
+        total = sum(idf.values())
+        for match, papers in names.boosting:
+            own = set(terms(match.asked))
+            share = sum(w for t, w in idf.items() if t in own) / total if total > 0 else 1.0
+            for paper in papers:
+                if not filters.paper_ids or paper in filters.paper_ids:
+                    amount = self.config.names.boost * share
+                    amounts[paper] = max(amounts.get(paper, 0.0), amount)
+        if not any(amount > 0 for amount in amounts.values()):
             return list(ranked)
-        within = filters.with_papers(sorted(papers))
+        within = filters.with_papers(sorted(amounts))
         named = self.lexical_search(question, within, expansion)
-        return boost(ranked, named, frozenset(papers), amount)
+        return boost(ranked, named, amounts)
 
     def rerank(
         self, question: str, ranked: Sequence[Candidate], idf: Mapping[str, float]
