@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from chat.rag.checks import at_least
 from chat.rag.fusion import lexical_margin
+from ingest.index.analysis import terms
 
 if TYPE_CHECKING:
     from chat.rag.retrieval import Retrieved
@@ -58,11 +59,15 @@ class RelevancePolicy:
     # Below this share of the question's term weight in the papers' own words (terms far
     # commoner in the index than in general English), a question is everyday talk.
     scholarly_share: float = 0.20
+    # A question is about a method the index defines when the name holds at least this
+    # share of its term weight ("What does FiD stand for?"), not when a long question
+    # mentions one in passing ("... a 7B LLM ...", "... on ImageNet").
+    name_share: float = 0.30
 
     def __post_init__(self) -> None:
         at_least(self, 1, "agreement_depth")
         at_least(self, 0, "lexical_margin", "lexical_share", "long_question_terms")
-        at_least(self, 0, "scholarly_share")
+        at_least(self, 0, "scholarly_share", "name_share")
 
     def agreement(self, retrieved: Retrieved) -> bool:
         top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]
@@ -76,7 +81,7 @@ class RelevancePolicy:
         """Whether to answer, and when not, a short reason a user may read."""
         if not retrieved.sources:
             return Judgement(False, NOTHING_FOUND)
-        if retrieved.scoped_to or retrieved.names.defined:
+        if retrieved.scoped_to or self._about_a_defined_name(retrieved):
             # A question about named papers is answered from them, whatever the scores;
             # so is one naming a method that a paper of the index defines.
             return Judgement(True)
@@ -85,6 +90,17 @@ class RelevancePolicy:
         if self._close_enough(retrieved):
             return Judgement(True)
         return Judgement(False, NOT_CLOSE)
+
+    def _about_a_defined_name(self, retrieved: Retrieved) -> bool:
+        total = retrieved.term_weight
+        for match in retrieved.names.matches:
+            if not match.specific or total <= 0:
+                continue
+            own = set(terms(match.asked))
+            share = sum(w for t, w in retrieved.question_idf.items() if t in own) / total
+            if share >= self.name_share:
+                return True
+        return False
 
     def _close_enough(self, retrieved: Retrieved) -> bool:
         best = retrieved.best_dense

@@ -79,11 +79,14 @@ def test_a_question_in_everyday_words_is_refused_however_close_a_passage_seems()
 
 def test_a_question_naming_a_method_the_index_defines_is_never_refused() -> None:
     named = Recognised((NameMatch("FiD", "FiD", ("Fusion-in-Decoder",), ("2007.01282",)),))
-    far = replace(_retrieved(dense=0.20, lexical=1.0, terms=4, weight=20.0), names=named)
+    plain = _retrieved(dense=0.20, lexical=1.0, terms=4, weight=20.0)
+    far = replace(plain, names=named, question_idf={"fid": 8.0, "stand": 2.0})
+    in_passing = replace(far, question_idf={"fid": 8.0, **{f"t{i}": 4.0 for i in range(8)}})
     used_only = Recognised((NameMatch("XYZNet", "XYZNet", (), (), users=2),))
-    unnamed = replace(far, names=used_only)
+    unnamed = replace(plain, names=used_only)
 
     assert POLICY.judge(far).relevant
+    assert not POLICY.judge(in_passing).relevant  # a long question mentioning FiD
     assert POLICY.judge(unnamed) == Judgement(False, NOT_CLOSE)
 
 
