@@ -25,6 +25,8 @@ from dataclasses import dataclass, field, replace
 from chat.rag.checks import at_least
 from chat.rag.fusion import Candidate, Hit
 from chat.rag.vocabulary import english_zipf
+from ingest.index.analysis import terms
+from ingest.index.lexical import inverse_document_frequency
 from ingest.index.names import INTRODUCED, NameCatalog, NameRow, fold, is_name_like, tokens
 
 
@@ -79,6 +81,18 @@ class Recognised:
     boosted: frozenset[str] = field(default_factory=frozenset)  # papers to boost
     # The papers each match would boost (its introducers, else few enough definers).
     boosting: tuple[tuple[NameMatch, tuple[str, ...]], ...] = ()
+    papers_in_index: int = 0
+
+    def share(self, match: NameMatch, idf: Mapping[str, float]) -> float:
+        """The name's share of the question's term weight (`idf`), the name weighing as
+        rare as the papers printing it in its own case make it: "ZeRO" weighs as the few
+        papers that print "ZeRO", not as the many that print "zero"."""
+        own = {t for t in terms(match.asked) if t in idf}
+        stems = sum(idf[t] for t in own)
+        printing = len(match.definers) + match.users
+        weight = max(stems, inverse_document_frequency(printing, self.papers_in_index))
+        total = sum(idf.values()) - stems + weight
+        return weight / total if total > 0 else 0.0
 
     @property
     def defined(self) -> bool:
@@ -162,7 +176,8 @@ class NameRecogniser:
             elif len(match.definers) <= config.max_definers:
                 boosting.append((match, match.definers))
         boosted = frozenset(p for _, papers in boosting for p in papers)
-        return Recognised(tuple(with_own), boosted, tuple(boosting))
+        papers = self.names.paper_count() if with_own else 0
+        return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from chat.rag.checks import at_least
 from chat.rag.fusion import lexical_margin
-from ingest.index.analysis import terms
 
 if TYPE_CHECKING:
     from chat.rag.retrieval import Retrieved
@@ -92,15 +91,11 @@ class RelevancePolicy:
         return Judgement(False, NOT_CLOSE)
 
     def _about_a_defined_name(self, retrieved: Retrieved) -> bool:
-        total = retrieved.term_weight
-        for match in retrieved.names.matches:
-            if not match.specific or total <= 0:
-                continue
-            own = set(terms(match.asked))
-            share = sum(w for t, w in retrieved.question_idf.items() if t in own) / total
-            if share >= self.name_share:
-                return True
-        return False
+        names = retrieved.names
+        return any(
+            match.specific and names.share(match, retrieved.question_idf) >= self.name_share
+            for match in names.matches
+        )
 
     def _close_enough(self, retrieved: Retrieved) -> bool:
         best = retrieved.best_dense

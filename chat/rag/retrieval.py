@@ -237,10 +237,8 @@ class Retriever:
         the caller's papers, if any), each by the boost times its name's share of the
         question's term weight, with their best BM25 passages for the question."""
         amounts: dict[str, float] = {}
-        total = sum(idf.values())
         for match, papers in names.boosting:
-            own = set(terms(match.asked))
-            share = sum(w for t, w in idf.items() if t in own) / total if total > 0 else 1.0
+            share = names.share(match, idf)
             for paper in papers:
                 if not filters.paper_ids or paper in filters.paper_ids:
                     amount = self.config.names.boost * share

@@ -300,6 +300,9 @@ class NameCatalog:
         )
         return [NameRow(*r) for r in self.db.execute(query, keys)]
 
+    def paper_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
+
     def of_paper(self, paper_id: str) -> list[NameRow]:
         rows = self.db.execute(
             "SELECT paper_id, name, long_form, defined, source, count FROM names"
