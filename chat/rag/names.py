@@ -32,11 +32,15 @@ from ingest.index.names import INTRODUCED, NameCatalog, NameRow, fold, is_name_l
 
 @dataclass(frozen=True)
 class NamesConfig:
-    # Times the name's share of the question's term weight, added to the (rescaled, 0 to
-    # about 2) score of each chunk of a paper the name is about: a question that is the
-    # name ("FiD results") raises its paper most, one that mentions a name in passing
-    # little. Measured with `python -m bench.names` and `bench.retrieval` (README).
+    # Added to the (rescaled, 0 to about 2) score of each chunk of a paper the name is
+    # about, scaled down for a name that holds less than `about_share` of the question's
+    # term weight: a question about the name ("FiD results") raises its paper most, one
+    # that mentions a name in passing little. Measured with `python -m bench.names` and
+    # `bench.retrieval` (README).
     boost: float = 1.0
+    # From this share of the question's term weight on, the question is about the name
+    # and its papers get the whole boost; below it, a share of it.
+    about_share: float = 0.3
     # A name defined by more papers than this is a common acronym ("LLMs"): its long
     # form still expands the question, but no paper is boosted for it.
     max_definers: int = 5
@@ -52,6 +56,7 @@ class NamesConfig:
 
     def __post_init__(self) -> None:
         at_least(self, 0, "boost", "max_definers", "long_forms", "long_form_weight")
+        at_least(self, 0.01, "about_share")
         at_least(self, 1, "max_long_form_words")
 
 

@@ -238,10 +238,11 @@ class Retriever:
         question's term weight, with their best BM25 passages for the question."""
         amounts: dict[str, float] = {}
         for match, papers in names.boosting:
-            share = names.share(match, idf)
+            config = self.config.names
+            scale = min(1.0, names.share(match, idf) / config.about_share)
             for paper in papers:
                 if not filters.paper_ids or paper in filters.paper_ids:
-                    amount = self.config.names.boost * share
+                    amount = config.boost * scale
                     amounts[paper] = max(amounts.get(paper, 0.0), amount)
         if not any(amount > 0 for amount in amounts.values()):
             return list(ranked)
