@@ -24,6 +24,7 @@ from ingest.embedders.openai_embedder import Prefixes, Role
 from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex, ensure_complete
+from ingest.index.names import NameCatalog
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
 
@@ -112,14 +113,19 @@ class Wiring:
 
     @cached_property
     def retriever(self) -> Retriever:
-        """Retrieval with the query embedder, on the collection checked against it."""
+        """Retrieval with the query embedder, on the collection checked against it; an
+        index made before names were mined gets them here, from the catalog alone."""
         ensure_complete(self.lexical, self.catalog)
+        names = NameCatalog(self.catalog)
+        names.backfill()
         store = ChunkStore(self._chroma, self.query_embedder.name)
         config = self.settings.retrieval
         rerankers: tuple[Reranker, ...] | None = None
         if self.remote_reranker is not None:
             rerankers = (CoverageReranker(config.coverage), self.remote_reranker)
-        return Retriever(self.catalog, store, self.lexical, self.query_embedder, config, rerankers)
+        return Retriever(
+            self.catalog, store, self.lexical, self.query_embedder, config, rerankers, names
+        )
 
     @cached_property
     def remote_reranker(self) -> RemoteReranker | None:

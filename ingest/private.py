@@ -42,7 +42,11 @@ def private_file(path: Path) -> Path:
     """`path` as a file only its owner can read (made empty when missing), in a private folder."""
     private_dir(path.parent)
     try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+        if not path.exists():
+            # Only when missing: closing a descriptor of a file drops every POSIX lock this
+            # process holds on it, SQLite's included, and another process could then
+            # checkpoint and delete the WAL under a connection still writing to it.
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
         _tighten(path, FILE_MODE)
     except OSError as e:
         raise DataDirError(f"cannot make the file {str(path)!r}: {e.strerror or e}") from e

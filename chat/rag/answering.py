@@ -113,14 +113,14 @@ class Answerer:
         clock.retrieval_ms = retrieved.timings["retrieval_ms"]
         rewritten = query if query != question.text else None
         # Relevance is judged on the question's own retrieval, never on a rewrite's.
-        relevant = self.relevance.is_relevant(own)
-        sources = retrieved.sources if relevant else ()
+        judgement = self.relevance.judge(own)
+        sources = retrieved.sources if judgement.relevant else ()
         yield Sources(sources, rewritten)
         guard = CitationGuard(sources)
-        if not relevant:
+        if not judgement.relevant:
             clock.first_token_ms = clock.since_start()
             yield Delta(NOT_FOUND)
-            yield self._done("stop", guard, clock, {})
+            yield self._done("stop", guard, clock, {}, judgement.reason)
             return
         async for event in self._generate(question, retrieved, guard, clock):
             yield event
@@ -170,8 +170,14 @@ class Answerer:
         yield self._done(finish, guard, clock, usage)
 
     def _done(
-        self, finish: str, guard: CitationGuard, clock: _Clock, usage: dict[str, int]
+        self,
+        finish: str,
+        guard: CitationGuard,
+        clock: _Clock,
+        usage: dict[str, int],
+        refusal: str | None = None,
     ) -> Done:
+        """The `done` event; `refusal` is the reason when the answer declined."""
         return Done(
             finish_reason=finish,
             citations=tuple(guard.citations),
@@ -181,6 +187,8 @@ class Answerer:
             timings=clock.timings(),
             prompt_version=self.prompts.version,
             model=self.model_name,
+            refused=refusal is not None,
+            refusal_reason=refusal,
         )
 
 

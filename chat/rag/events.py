@@ -55,6 +55,9 @@ class Done:
     timings: dict[str, float] = field(default_factory=dict)
     prompt_version: str = ""
     model: str = ""
+    # The answer declined: the sources do not support one (`chat/rag/relevance.py`).
+    refused: bool = False
+    refusal_reason: str | None = None
     name: str = "done"
 
     def data(self) -> dict[str, Any]:
@@ -67,6 +70,8 @@ class Done:
             "timings": self.timings,
             "prompt_version": self.prompt_version,
             "model": self.model,
+            "refused": self.refused,
+            "refusal_reason": self.refusal_reason,
         }
 
 

@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retriever
 from chat.rag.sources import Source
 from ingest.errors import PaperchatError
@@ -50,13 +51,39 @@ class SearchResult:
     score: float
 
 
+@dataclass(frozen=True)
+class PaperSearch:
+    results: list[SearchResult]
+    # Why nothing is listed when the query passes no relevance bar ("No papers match").
+    no_match_reason: str | None = None
+
+
 def search_papers(
-    retriever: Retriever, query: str, limit: int = 10, filters: Filters | None = None
+    retriever: Retriever,
+    query: str,
+    limit: int = 10,
+    filters: Filters | None = None,
+    policy: RelevancePolicy | None = None,
 ) -> list[SearchResult]:
-    """Hybrid search with one result per paper, best first."""
+    """Hybrid search with one result per paper, best first; none when the query passes
+    the relevance bar of the answers (`policy`) with no paper."""
+    return find_papers(retriever, query, limit, filters, policy).results
+
+
+def find_papers(
+    retriever: Retriever,
+    query: str,
+    limit: int = 10,
+    filters: Filters | None = None,
+    policy: RelevancePolicy | None = None,
+) -> PaperSearch:
+    """`search_papers`, with the reason when nothing matches."""
     limit = max(1, min(limit, MAX_SEARCH_RESULTS))
     config = dataclasses.replace(retriever.config, k=limit, per_paper=1, leader_per_paper=1)
     retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
+    judgement = (policy or RelevancePolicy()).judge(retrieved)
+    if not judgement.relevant:
+        return PaperSearch([], judgement.reason)
     results = []
     for source in retrieved.sources:
         paper = retriever.catalog.get_paper(source.id)
@@ -66,7 +93,7 @@ def search_papers(
                 source.id, source.title, authors, result_snippet(source, paper), source.score
             )
         )
-    return results
+    return PaperSearch(results)
 
 
 def result_snippet(source: Source, paper: Paper | None, length: int = 240) -> str:

@@ -1,9 +1,12 @@
-"""Whether retrieval found anything that can ground an answer.
+"""Whether retrieval found anything that can ground an answer, and if not, why.
 
 One score alone does not separate answerable from unanswerable questions
 here, so the policy combines the best dense similarity with agreement
 between the retrievers: the thresholds come from measuring the development
-questions (see the README).
+questions (see the README). Two things come first: a question naming a
+method that a paper of the index defines is answered; a question whose
+weight lies almost all in everyday English words, not the papers' words
+(`chat/rag/vocabulary.py`), is refused however close some passage seems.
 """
 
 from __future__ import annotations
@@ -16,6 +19,17 @@ from chat.rag.fusion import lexical_margin
 
 if TYPE_CHECKING:
     from chat.rag.retrieval import Retrieved
+
+
+NOTHING_FOUND = "nothing in the index matches the question"
+NOT_SCHOLARLY = "the question is not about anything the indexed papers discuss"
+NOT_CLOSE = "no passage of the indexed papers is close enough to the question"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    relevant: bool
+    reason: str | None = None  # why not, when not
 
 
 @dataclass(frozen=True)
@@ -41,10 +55,18 @@ class RelevancePolicy:
     # the passage that answers it sits lower in cosine than the paper's own words would.
     long_question_terms: int = 15
     dense_long: float = 0.47
+    # Below this share of the question's term weight in the papers' own words (terms far
+    # commoner in the index than in general English), a question is everyday talk.
+    scholarly_share: float = 0.20
+    # A question is about a method the index defines when the name holds at least this
+    # share of its term weight ("What does FiD stand for?"), not when a long question
+    # mentions one in passing ("... a 7B LLM ...", "... on ImageNet").
+    name_share: float = 0.30
 
     def __post_init__(self) -> None:
         at_least(self, 1, "agreement_depth")
         at_least(self, 0, "lexical_margin", "lexical_share", "long_question_terms")
+        at_least(self, 0, "scholarly_share", "name_share")
 
     def agreement(self, retrieved: Retrieved) -> bool:
         top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]
@@ -52,11 +74,30 @@ class RelevancePolicy:
         return bool(top_dense) and top_dense[0] in top_lexical
 
     def is_relevant(self, retrieved: Retrieved) -> bool:
+        return self.judge(retrieved).relevant
+
+    def judge(self, retrieved: Retrieved) -> Judgement:
+        """Whether to answer, and when not, a short reason a user may read."""
         if not retrieved.sources:
-            return False
-        if retrieved.scoped_to:
-            # A question about named papers is answered from them, whatever the scores.
-            return True
+            return Judgement(False, NOTHING_FOUND)
+        if retrieved.scoped_to or self._about_a_defined_name(retrieved):
+            # A question about named papers is answered from them, whatever the scores;
+            # so is one naming a method that a paper of the index defines.
+            return Judgement(True)
+        if retrieved.scholarly_share < self.scholarly_share:
+            return Judgement(False, NOT_SCHOLARLY)
+        if self._close_enough(retrieved):
+            return Judgement(True)
+        return Judgement(False, NOT_CLOSE)
+
+    def _about_a_defined_name(self, retrieved: Retrieved) -> bool:
+        names = retrieved.names
+        return any(
+            match.specific and names.share(match, retrieved.question_idf) >= self.name_share
+            for match in names.matches
+        )
+
+    def _close_enough(self, retrieved: Retrieved) -> bool:
         best = retrieved.best_dense
         if best >= self.dense_alone:
             return True

@@ -2,7 +2,9 @@
 
 Dense candidates (Chroma, cosine) and lexical ones (BM25 in the catalog) are
 fused by weighted reciprocal rank fusion that also looks at the scores, and
-the final list holds at most a few chunks of any one paper.
+the final list holds at most a few chunks of any one paper. Names in the
+question (`chat/rag/names.py`) add their long forms to both searches and
+raise the passages of the papers that define them.
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from chat.rag.checks import at_least
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
+from chat.rag.names import NameRecogniser, NamesConfig, Recognised, boost
 from chat.rag.rerankers import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.sources import Source
+from chat.rag.vocabulary import VocabularyConfig, question_words, scholarly_terms, weight_share
 from ingest.index.analysis import terms
 from ingest.index.filters import Filters
 from ingest.index.lexical import inverse_document_frequency
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
     from ingest.embedders.base import Embedder
     from ingest.index.catalog import Catalog
     from ingest.index.lexical import LexicalIndex
+    from ingest.index.names import NameCatalog
     from ingest.index.store import ChunkStore
 
 _QUESTION_ID_RE = re.compile(
@@ -47,6 +52,8 @@ class RetrievalConfig:
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
+    names: NamesConfig = field(default_factory=NamesConfig)
+    vocabulary: VocabularyConfig = field(default_factory=VocabularyConfig)
 
     def __post_init__(self) -> None:
         at_least(self, 1, "k", "candidates", "per_paper")
@@ -61,6 +68,16 @@ class Retrieved:
     timings: dict[str, float]
     # Each distinct index term of the question with its inverse document frequency.
     question_idf: Mapping[str, float] = field(default_factory=dict)
+    # The names recognised in the question, and its terms that are the papers' words
+    # rather than everyday English (`chat/rag/vocabulary.py`).
+    names: Recognised = field(default_factory=Recognised)
+    scholarly: tuple[str, ...] = ()
+
+    @property
+    def scholarly_share(self) -> float:
+        """The share of the question's term weight in scholarly terms."""
+        return weight_share(self.question_idf, self.scholarly)
+
     # What could not run this time (a reranker whose server failed): the ranking is without it.
     degraded: tuple[str, ...] = ()
 
@@ -116,15 +133,19 @@ class Retriever:
         embedder: Embedder,
         config: RetrievalConfig | None = None,
         rerankers: Sequence[Reranker] | None = None,
+        names: NameCatalog | None = None,
     ) -> None:
         """`rerankers` reorder the fused candidates in turn; by default, the coverage
-        second look with `config.coverage`."""
+        second look with `config.coverage`. `names` is the catalog's names table; without
+        it no names are recognised."""
         self.catalog = catalog
         self.store = store
         self.lexical = lexical
         self.embedder = embedder
         self.config = config or RetrievalConfig()
         self._given_rerankers = rerankers
+        self.name_catalog = names
+        self.names = NameRecogniser(names, self.config.names) if names is not None else None
         self.rerankers: tuple[Reranker, ...] = (
             tuple(rerankers) if rerankers is not None else (CoverageReranker(self.config.coverage),)
         )
@@ -133,7 +154,13 @@ class Retriever:
         """The same indexes, embedder and rerankers (the default ones following `config`),
         other settings (e.g. one chunk per paper)."""
         return Retriever(
-            self.catalog, self.store, self.lexical, self.embedder, config, self._given_rerankers
+            self.catalog,
+            self.store,
+            self.lexical,
+            self.embedder,
+            config,
+            self._given_rerankers,
+            self.name_catalog,
         )
 
     def scope(self, question: str, filters: Filters) -> Filters:
@@ -154,17 +181,20 @@ class Retriever:
             # The author has no paper here (among those asked for): nothing to search.
             elapsed = (time.perf_counter() - started) * 1000
             return Retrieved((), (), (), {"retrieval_ms": elapsed})
-        dense = self.dense(question, filters)
+        names = self.names.recognise(question) if self.names is not None else Recognised()
+        dense = self.dense(names.expanded(question), filters)
         after_dense = time.perf_counter()
-        lexical_hits = self.lexical_search(question, filters)
+        expansion = self.expansion(question, names)
+        lexical_hits = self.lexical_search(question, filters, expansion)
         after_lexical = time.perf_counter()
         again = (
             self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
         )
-        idf = self.question_idf(question)
+        idf, scholarly = self.question_statistics(question, names)
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         degraded: list[str] = []
         ranked = self.rerank(question, ranked, idf, degraded)
+        ranked = self.boost_named(question, ranked, names, filters, expansion, idf)
         config = self.config
         chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
         sources = self.sources_for(chosen)
@@ -176,15 +206,68 @@ class Retriever:
             "retrieval_ms": (done - started) * 1000,
         }
         return Retrieved(
-            tuple(sources), tuple(ranked), filters.searched_papers, timings, idf, tuple(degraded)
+            tuple(sources),
+            tuple(ranked),
+            filters.searched_papers,
+            timings,
+            idf,
+            names,
+            scholarly,
+            tuple(degraded),
         )
 
     def question_idf(self, question: str) -> dict[str, float]:
         """Each distinct index term of the question with its inverse document frequency."""
+        return self.question_statistics(question)[0]
+
+    def question_statistics(
+        self, question: str, names: Recognised | None = None
+    ) -> tuple[dict[str, float], tuple[str, ...]]:
+        """Each distinct index term of the question with its inverse document frequency,
+        and those of its terms that are the papers' words rather than everyday English:
+        the terms of a name some paper defines count among them ("MARE", "VITA")."""
         asked = list(dict.fromkeys(terms(question)))
-        frequency = self.lexical.document_frequencies(asked)
+        behind = question_words(question)
+        frequency = self.lexical.document_frequencies(list(dict.fromkeys([*asked, *behind])))
         documents = self.lexical.count()
-        return {t: inverse_document_frequency(frequency[t], documents) for t in asked}
+        idf = {t: inverse_document_frequency(frequency[t], documents) for t in asked}
+        found = scholarly_terms(behind, frequency, documents, self.config.vocabulary)
+        if names is not None:
+            found += [t for m in names.matches if m.definers for t in terms(m.asked)]
+        return idf, tuple(dict.fromkeys(t for t in found if t in idf))
+
+    def expansion(self, question: str, names: Recognised) -> list[tuple[str, float]]:
+        """The index terms of the question's names' long forms that it lacks, weighted."""
+        own = set(terms(question))
+        weight = self.config.names.long_form_weight
+        found = [t for form in names.long_forms() for t in terms(form) if t not in own]
+        return [(t, weight) for t in dict.fromkeys(found)]
+
+    def boost_named(
+        self,
+        question: str,
+        ranked: Sequence[Candidate],
+        names: Recognised,
+        filters: Filters,
+        expansion: Sequence[tuple[str, float]],
+        idf: Mapping[str, float],
+    ) -> list[Candidate]:
+        """`chat.rag.names.boost` for the papers the question's names are about (within
+        the caller's papers, if any), each by the boost times its name's share of the
+        question's term weight, with their best BM25 passages for the question."""
+        amounts: dict[str, float] = {}
+        for match, papers in names.boosting:
+            config = self.config.names
+            scale = min(1.0, names.share(match, idf) / config.about_share)
+            for paper in papers:
+                if not filters.paper_ids or paper in filters.paper_ids:
+                    amount = config.boost * scale
+                    amounts[paper] = max(amounts.get(paper, 0.0), amount)
+        if not any(amount > 0 for amount in amounts.values()):
+            return list(ranked)
+        within = filters.with_papers(sorted(amounts))
+        named = self.lexical_search(question, within, expansion)
+        return boost(ranked, named, amounts)
 
     def rerank(
         self,

@@ -102,7 +102,14 @@ def retrieve_with_rewrites(
     timings["retrieval_ms"] = (time.perf_counter() - started) * 1000
     timings["queries"] = float(1 + len(others))
     fused = Retrieved(
-        tuple(sources), tuple(ranked), own.scoped_to, timings, own.question_idf, own.degraded
+        tuple(sources),
+        tuple(ranked),
+        own.scoped_to,
+        timings,
+        own.question_idf,
+        own.names,
+        own.scholarly,
+        own.degraded,
     )
     return own, fused
 

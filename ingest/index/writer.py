@@ -12,6 +12,7 @@ what makes a killed run harmless:
    in Chroma's metadata and the lexical index (a record that arrives after a
    PDF changes what its full-text chunks are filtered and found by);
 7. the pending marks are cleared.
+The papers' names (`ingest/index/names.py`) are mined again in step 3's transaction.
 A run that starts with pending units first deletes from Chroma whatever the
 catalog does not list for them and rewrites them in the lexical index from
 the catalog, so all three agree again; units whose hash was not recorded
@@ -28,6 +29,7 @@ import numpy as np
 
 from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
+from ingest.index.names import NameCatalog
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore
 
@@ -57,6 +59,7 @@ class Indexer:
         self.catalog = catalog
         self.store = store
         self.lexical = lexical
+        self.names = NameCatalog(catalog)
 
     def recover(self) -> int:
         """Put right what a killed run left half written; returns Chroma ids removed."""
@@ -76,6 +79,7 @@ class Indexer:
         if self.lexical.count() != self.catalog.chunk_count():
             rebuild_all(self.lexical, self.catalog)
         self.catalog.clear_pending(pending)
+        self.names.backfill()
         return removed
 
     def write(self, works: Sequence[UnitWork], vectors: np.ndarray) -> int:
@@ -91,6 +95,7 @@ class Indexer:
                 self.catalog.replace_unit(
                     work.paper, work.source, work.kind, work.digest, work.chunks, work.pdf
                 )
+            self.names.replace_papers(w.paper.id for w in works)
         self.lexical.replace_units(units, [c for w in works for c in w.chunks])
         new_ids = {c.id for w in works for c in w.chunks}
         stale = [i for i in old_ids if i not in new_ids]
@@ -117,6 +122,7 @@ class Indexer:
         self.catalog.mark_pending(units)
         with self.catalog.transaction():
             removed = self.catalog.delete_paper(paper_id)
+            self.names.replace_papers([paper_id])
         self.lexical.replace_units(units, [])
         self.store.delete(self.store.ids_of(paper_id))
         self.catalog.clear_pending(units)

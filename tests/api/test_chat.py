@@ -61,6 +61,21 @@ def test_events_come_in_contract_order_with_anti_buffering_headers(api: Api) -> 
         "FiD encodes each passage separately."
     )
     assert events[-1].data["mode"] == "llm"
+    assert (events[-1].data["refused"], events[-1].data["refusal_reason"]) == (False, None)
+
+
+def test_an_everyday_question_is_refused_as_one_in_the_done_event(api: Api) -> None:
+    asked = len(api.fake.chat_requests())
+
+    with api.signed_in() as client:
+        events = ask(client, message="Best pizza in Naples?")
+
+    done = events[-1]
+    assert done.name == "done"
+    assert done.data["refused"] is True
+    assert done.data["refusal_reason"]
+    assert events[1].data["sources"] == []
+    assert len(api.fake.chat_requests()) == asked  # the model was not asked
 
 
 def test_complete_answer_is_saved_with_sources_citations_and_usage(api: Api) -> None:

@@ -176,3 +176,21 @@ def test_lone_surrogate_is_the_same_422_on_every_chat_route(
 
     assert response.status_code == 422, response.text
     assert "the message is not valid Unicode: a lone surrogate U+D" in response.json()["detail"]
+
+
+def test_a_refusal_is_marked_on_the_message(api: Api) -> None:
+    asked = len(api.fake.chat_requests())
+
+    with openai_client(api) as client:
+        refused = client.chat.completions.create(
+            model="paperchat", messages=[{"role": "user", "content": "Best pizza in Naples?"}]
+        )
+        answered = client.chat.completions.create(
+            model="paperchat", messages=[{"role": "user", "content": FID}]
+        )
+
+    refusal = refused.choices[0].message.model_extra or {}
+    answer = answered.choices[0].message.model_extra or {}
+    assert (refusal["refused"], bool(refusal["refusal_reason"])) == (True, True)
+    assert (answer["refused"], answer["refusal_reason"]) == (False, None)
+    assert len(api.fake.chat_requests()) == asked + 1  # only the answered one reached the model

@@ -105,3 +105,15 @@ def test_search_is_limited_per_address_across_users(
             codes.append(client.get("/api/search", params={"q": "attention"}).status_code)
 
     assert codes == [200, 200, 429]
+
+
+def test_gibberish_search_says_no_papers_match(api: Api) -> None:
+    with api.key_client() as client:
+        response = client.get("/api/search", params={"q": "zzzxxqq", "limit": 20})
+        page = client.get("/", params={"q": "zzzxxqq"})
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["results"], body["no_match"]) == ([], True)
+    assert body["no_match_reason"]
+    assert "No papers match" in page.text

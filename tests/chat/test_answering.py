@@ -160,6 +160,10 @@ async def test_irrelevant_question_is_refused_without_calling_the_model(
     sources = next(e for e in events if isinstance(e, Sources))
     assert sources.sources == ()
     assert fake.chat_requests() == []
+    done = events[-1]
+    assert isinstance(done, Done)
+    assert done.data()["refused"] is True
+    assert done.data()["refusal_reason"]
 
 
 async def test_follow_up_is_condensed_for_retrieval_and_reported(

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chat.rag.fusion import Candidate
-from chat.rag.relevance import RelevancePolicy
+from chat.rag.names import NameMatch, Recognised
+from chat.rag.relevance import NOT_CLOSE, NOT_SCHOLARLY, NOTHING_FOUND, Judgement, RelevancePolicy
 from chat.rag.retrieval import Retrieved
 from chat.rag.sources import Source
 
 
-def _retrieved(dense: float, lexical: float, terms: int, weight: float) -> Retrieved:
+def _retrieved(
+    dense: float, lexical: float, terms: int, weight: float, scholarly: float = 1.0
+) -> Retrieved:
+    """`scholarly` is the share of the question's terms that are the papers' words."""
     # The dense side's best paper ("a") is not the lexical side's ("b"): no agreement.
     ranked = (
         Candidate("a#0", "a", 1.0, dense=dense, lexical=0.0, dense_rank=1),
@@ -29,7 +35,8 @@ def _retrieved(dense: float, lexical: float, terms: int, weight: float) -> Retri
         url="",
     )
     idf = {f"term{i}": weight / terms for i in range(terms)}  # `terms` terms summing to `weight`
-    return Retrieved((source,), ranked, (), {}, idf)
+    papers_words = tuple(list(idf)[: round(terms * scholarly)])
+    return Retrieved((source,), ranked, (), {}, idf, scholarly=papers_words)
 
 
 POLICY = RelevancePolicy()
@@ -58,3 +65,32 @@ def test_a_long_description_needs_less_cosine_than_a_short_query() -> None:
     assert POLICY.is_relevant(long)
     assert not POLICY.is_relevant(short)
     assert not POLICY.is_relevant(_retrieved(dense=0.42, lexical=5.0, terms=18, weight=90.0))
+
+
+def test_a_question_in_everyday_words_is_refused_however_close_a_passage_seems() -> None:
+    everyday = _retrieved(dense=0.70, lexical=14.0, terms=4, weight=20.0, scholarly=0.0)
+    scholarly = _retrieved(dense=0.70, lexical=14.0, terms=4, weight=20.0, scholarly=0.5)
+
+    judged = POLICY.judge(everyday)
+
+    assert (judged.relevant, judged.reason) == (False, NOT_SCHOLARLY)
+    assert POLICY.judge(scholarly).relevant
+
+
+def test_a_question_naming_a_method_the_index_defines_is_never_refused() -> None:
+    named = Recognised((NameMatch("FiD", "FiD", ("Fusion-in-Decoder",), ("2007.01282",)),))
+    plain = _retrieved(dense=0.20, lexical=1.0, terms=4, weight=20.0)
+    far = replace(plain, names=named, question_idf={"fid": 8.0, "stand": 2.0})
+    in_passing = replace(far, question_idf={"fid": 8.0, **{f"t{i}": 4.0 for i in range(8)}})
+    used_only = Recognised((NameMatch("XYZNet", "XYZNet", (), (), users=2),))
+    unnamed = replace(plain, names=used_only)
+
+    assert POLICY.judge(far).relevant
+    assert not POLICY.judge(in_passing).relevant  # a long question mentioning FiD
+    assert POLICY.judge(unnamed) == Judgement(False, NOT_CLOSE)
+
+
+def test_no_sources_is_refused_with_its_own_reason() -> None:
+    empty = replace(_retrieved(dense=0.9, lexical=1.0, terms=4, weight=20.0), sources=())
+
+    assert POLICY.judge(empty) == Judgement(False, NOTHING_FOUND)

@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import dataclasses
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from ingest.index.catalog import Catalog, CatalogError, ChunkRow, PaperRow, PdfRecord
 from ingest.index.records import Box, Chunk, Paper
+from ingest.private import private_file
 
 PAPER = Paper(
     id="2112.04426",
@@ -197,3 +200,29 @@ def test_boxes_are_stored_with_their_chunks_and_can_be_added_later(catalog: Cata
     assert catalog.fulltext_without_boxes([PAPER.id]) == set()
     assert catalog.pdf_record(PAPER.id) == PdfRecord("/data/x.pdf", "sha", 9)
     assert catalog.chunk_boxes(f"{PAPER.id}#abstract-0@abc") is None
+
+
+def test_making_the_file_private_keeps_an_open_connections_wal_from_other_processes(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "catalog.sqlite"
+    first = sqlite3.connect(path)
+    first.execute("PRAGMA journal_mode = WAL")
+    with first:
+        first.execute("CREATE TABLE t (x)")
+    private_file(path)  # what opening a second catalog connection does first
+    second = sqlite3.connect(path)
+    second.execute("PRAGMA journal_mode = WAL")
+    with first:
+        first.execute("INSERT INTO t VALUES (1)")
+    query = "SELECT count(*) FROM sqlite_master"
+    reader = f"import sqlite3; sqlite3.connect({str(path)!r}).execute({query!r}).fetchall()"
+
+    subprocess.run([sys.executable, "-c", reader], check=True, timeout=60)
+
+    # Had the connection lost its locks, the reader's close would have taken itself for
+    # the last connection and deleted the write-ahead log under it.
+    assert (tmp_path / "catalog.sqlite-wal").exists()
+    assert second.execute("SELECT x FROM t").fetchall() == [(1,)]
+    first.close()
+    second.close()

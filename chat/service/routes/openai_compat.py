@@ -120,6 +120,10 @@ def _usage(done: Done | None) -> dict[str, int]:
     }
 
 
+def _reason(done: Done | None) -> str | None:
+    return done.refusal_reason if done else None
+
+
 def _finish(done: Done | None) -> str:
     reason = done.finish_reason if done else "stop"
     return reason if reason in ("stop", "length") else "stop"
@@ -174,7 +178,8 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
             elif isinstance(event, Error):
                 _count_failure(services, event)
                 raise HTTPException(status.HTTP_502_BAD_GATEWAY, event.message)
-    message = {"role": "assistant", "content": "".join(text), "refusal": None}
+    message: dict[str, Any] = {"role": "assistant", "content": "".join(text), "refusal": None}
+    message |= {"refused": bool(done and done.refused), "refusal_reason": _reason(done)}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
     payload = _envelope(f"chatcmpl-{uuid.uuid4().hex}", "chat.completion")
     payload |= {"choices": [choice], "usage": _usage(done), "sources": sources}
@@ -210,7 +215,13 @@ async def _chunks(
                 elif isinstance(event, Delta):
                     yield chunk({"content": event.text})
                 elif isinstance(event, Done):
-                    yield chunk({}, _finish(event), citations=list(event.citations))
+                    yield chunk(
+                        {},
+                        _finish(event),
+                        citations=list(event.citations),
+                        refused=event.refused,
+                        refusal_reason=event.refusal_reason,
+                    )
                     if include_usage:
                         usage = _envelope(completion_id, "chat.completion.chunk")
                         yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}

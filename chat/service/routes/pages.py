@@ -46,7 +46,13 @@ def search_page(
             )
             response.headers["Retry-After"] = str(wait)
             return response
-    results = search_listing(services.index.retriever, query, SEARCH_PAGE_RESULTS) if query else []
+    results = (
+        search_listing(
+            services.index.retriever, query, SEARCH_PAGE_RESULTS, services.settings.relevance
+        )
+        if query
+        else []
+    )
     return render_page("search.html", query=query, results=results, papers=papers)
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
-from chat.rag.papers import MAX_SEARCH_RESULTS, paper_details, search_papers
+from chat.rag.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
 
@@ -38,6 +38,9 @@ class SearchHit(BaseModel):
 
 class SearchResults(BaseModel):
     results: list[SearchHit]
+    # True when the query passes the answers' relevance bar with no paper: "No papers match".
+    no_match: bool = False
+    no_match_reason: str | None = None
 
 
 @router.get("/api/papers/{arxiv_id:path}", responses=errors(401, 404, 422))
@@ -54,7 +57,8 @@ def search(
     services: ServicesDep,
     limit: Annotated[int, Query(ge=1, le=MAX_SEARCH_RESULTS)] = 10,
 ) -> SearchResults:
-    """Limited per user and per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`), 429 beyond."""
+    """Limited per user and per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`), 429 beyond.
+    Empty, with `no_match` and its reason, when no paper passes the answers' relevance bar."""
     for key in (f"search:user:{user.id}", f"search:{client_address(request)}"):
         decision = services.search_limiter.hit(key)
         if not decision.allowed:
@@ -64,5 +68,9 @@ def search(
                 f"retry in {decision.retry_after_s} s",
                 headers={"Retry-After": str(decision.retry_after_s)},
             )
-    hits = search_papers(services.index.retriever, q, limit)
-    return SearchResults(results=[SearchHit(**vars(hit)) for hit in hits])
+    found = find_papers(services.index.retriever, q, limit, policy=services.settings.relevance)
+    return SearchResults(
+        results=[SearchHit(**vars(hit)) for hit in found.results],
+        no_match=not found.results,
+        no_match_reason=found.no_match_reason,
+    )

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chat.rag.papers import search_papers
+from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retriever
 from chat.service.web.tex import readable_tex
 from ingest.index.authors import written_names
@@ -23,11 +24,13 @@ class Listed:
     author_names: list[str]  # each a link to the author's page
 
 
-def search_listing(retriever: Retriever, query: str, limit: int = 10) -> list[Listed]:
+def search_listing(
+    retriever: Retriever, query: str, limit: int = 10, policy: RelevancePolicy | None = None
+) -> list[Listed]:
     """Hybrid search with one result per paper, best first, with each paper's date and
-    categories."""
+    categories; none when no paper passes `policy`, the answers' relevance bar."""
     listed = []
-    for hit in search_papers(retriever, query, limit):
+    for hit in search_papers(retriever, query, limit, policy=policy):
         paper = retriever.catalog.get_paper(hit.id)
         published = (paper.published or paper.updated or None) if paper else None
         categories = list(paper.categories) if paper else []

@@ -1,0 +1,262 @@
+"""Questions about named methods and acronyms, and everyday questions, over an existing index.
+
+The named questions are made from the corpus itself, by a rule of this
+benchmark's own (simpler than the index's mining, so the set does not
+merely echo it): an acronym printed in parentheses right after words whose
+initials spell it ("Fusion-in-Decoder (FiD)"), or a case-marked name before
+a title's colon ("FlashAttention: ..."), defined by exactly one paper of the
+abstracts file and the index's PDFs, and that paper in the index. Each name
+is asked in several phrasings; the defining paper is the gold one. The
+everyday questions (`bench/data/everyday.txt`) have no answer in the index.
+
+Reports recall@1/@5 of the defining paper (distinct papers, hybrid), how
+often the long form is in the extractive answer of "stand for" and "what
+is" questions, refusals of named and of everyday questions, and retrieval
+latency.
+
+    python -m bench.names --data-dir /path/to/index
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+import shlex
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from chat.rag.extractive import extract_answer
+from chat.rag.relevance import RelevancePolicy
+from chat.settings import Settings
+from chat.wiring import Wiring
+
+ROOT = Path(__file__).resolve().parents[1]
+ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
+EVERYDAY = ROOT / "bench" / "data" / "everyday.txt"
+PHRASINGS = {
+    "stand_for": "What does {name} stand for?",
+    "what_is": "what is {name}",
+    "results": "{name} results",
+    "how": "How does {name} work?",
+}
+_ACRONYM_RE = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
+_TITLE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]{1,30})\s*:\s")
+_MINOR = frozenset({"in", "of", "and", "for", "the", "to", "a", "on", "with"})
+
+
+@dataclass(frozen=True)
+class Named:
+    name: str
+    long_form: str  # "" for a title's name
+    paper_id: str
+
+
+def _case_marked(token: str) -> bool:
+    capitals = sum(c.isupper() for c in token)
+    return capitals >= 2 or (capitals == 1 and not token[0].isupper())
+
+
+def _initials(word: str) -> str:
+    """The capitals a word gives an acronym: each hyphenated part's, minor words skipped."""
+    parts = word.strip(",;:").split("-")
+    return "".join(p[0].upper() for p in parts if p and p[0].isalpha() and p.lower() not in _MINOR)
+
+
+def acronyms(text: str) -> Iterator[tuple[str, str]]:
+    """(acronym, long form) where the words before "(ACR)" start with its capitals."""
+    for match in _ACRONYM_RE.finditer(text):
+        short = match.group(1)
+        letters = "".join(c for c in short if c.isupper())
+        if len(letters) < 2 or not _case_marked(short):
+            continue
+        words = text[: match.start()].split()[-(len(letters) + 3) :]
+        for start in range(len(words) - 1, -1, -1):
+            spelled = "".join(_initials(w) for w in words[start:])
+            if len(spelled) >= len(letters):
+                if spelled == letters:
+                    yield short, " ".join(words[start:]).strip(",;:")
+                break
+
+
+def title_name(title: str) -> str | None:
+    match = _TITLE_RE.match(" ".join(title.split()))
+    if match is None or not _case_marked(match.group(1)):
+        return None
+    return match.group(1)
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            yield json.loads(line)
+
+
+def mine(papers: Iterable[tuple[str, str, str]]) -> dict[str, list[Named]]:
+    """Every name with the papers defining it, from (paper id, title, text) triples."""
+    defined: dict[str, dict[str, Named]] = defaultdict(dict)
+    for paper_id, title, text in papers:
+        flat = " ".join(f"{title}. {text}".split())
+        named = title_name(title)
+        if named is not None:
+            defined[named].setdefault(paper_id, Named(named, "", paper_id))
+        for short, long_form in acronyms(flat):
+            found = defined[short].get(paper_id)
+            if found is None or not found.long_form:
+                defined[short][paper_id] = Named(short, long_form, paper_id)
+    return {name: list(by_paper.values()) for name, by_paper in defined.items()}
+
+
+def dev_set(index: Wiring, names: int, seed: int) -> list[dict[str, Any]]:
+    """Named questions whose one defining paper is in the index."""
+    catalog = index.catalog
+    with_fulltext = [
+        str(r[0])
+        for r in catalog.db.execute("SELECT id FROM papers WHERE fulltext_hash IS NOT NULL")
+    ]
+
+    def texts() -> Iterator[tuple[str, str, str]]:
+        for record in _records(ABSTRACTS):
+            yield record["id"], record["title"], record["abstract"]
+        for paper_id in with_fulltext:
+            paper = catalog.get_paper(paper_id)
+            chunks = catalog.unit_chunks(paper_id, "fulltext")
+            body = " ".join(c.text for c in chunks)
+            yield (
+                paper_id,
+                paper.title if paper else "",
+                f"{paper.abstract if paper else ''} {body}",
+            )
+
+    mined = mine(texts())
+    single = [found[0] for found in mined.values() if len(found) == 1]
+    present = [n for n in single if catalog.get_paper(n.paper_id) is not None]
+    present.sort(key=lambda n: (n.name, n.paper_id))
+    chosen = random.Random(seed).sample(present, min(names, len(present)))
+    rows = []
+    for named in sorted(chosen, key=lambda n: n.name):
+        for kind, template in PHRASINGS.items():
+            rows.append(
+                {"question": template.format(name=named.name), "kind": kind,
+                 "gold_id": named.paper_id, "name": named.name, "long_form": named.long_form}
+            )  # fmt: skip
+    return rows
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    position = (len(ordered) - 1) * share
+    low = int(position)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (position - low)
+
+
+def run(index: Wiring, rows: list[dict[str, Any]], everyday: list[str]) -> dict[str, Any]:
+    retriever = index.retriever
+    policy = RelevancePolicy()
+    ranks: dict[str, list[int | None]] = defaultdict(list)
+    refused_named: list[bool] = []
+    long_form_hits: list[bool] = []
+    latency: list[float] = []
+    misses = []
+    for row in rows:
+        retrieved = retriever.retrieve(row["question"])
+        latency.append(retrieved.timings["retrieval_ms"])
+        papers = retrieved.paper_ranking()
+        rank = papers.index(row["gold_id"]) + 1 if row["gold_id"] in papers else None
+        ranks[row["kind"]].append(rank)
+        ranks["all"].append(rank)
+        refused = not policy.is_relevant(retrieved)
+        refused_named.append(refused)
+        if rank is None or rank > 5 or refused:
+            misses.append((row["question"], row["gold_id"], rank, refused))
+        if row["kind"] in ("stand_for", "what_is") and row["long_form"] and not refused:
+            answer = " ".join(extract_answer(row["question"], retrieved.sources)).lower()
+            long_form_hits.append(
+                " ".join(row["long_form"].lower().split()) in " ".join(answer.split())
+            )
+    refused_everyday = []
+    for question in everyday:
+        retrieved = retriever.retrieve(question)
+        latency.append(retrieved.timings["retrieval_ms"])
+        refused_everyday.append(not policy.is_relevant(retrieved))
+    return {
+        "questions": len(rows),
+        "names": len({r["name"] for r in rows}),
+        "recall": {
+            kind: {
+                "recall@1": sum(1 for r in found if r is not None and r <= 1) / len(found),
+                "recall@5": sum(1 for r in found if r is not None and r <= 5) / len(found),
+                "n": len(found),
+            }
+            for kind, found in ranks.items()
+        },
+        "long_form_in_answer": sum(long_form_hits) / max(len(long_form_hits), 1),
+        "long_form_questions": len(long_form_hits),
+        "refused_named": [sum(refused_named), len(refused_named)],
+        "refused_everyday": [sum(refused_everyday), len(refused_everyday)],
+        "everyday_answered": [q for q, r in zip(everyday, refused_everyday, strict=True) if not r],
+        "latency_ms": {"p50": _percentile(latency, 0.5), "p95": _percentile(latency, 0.95)},
+        "misses": misses,
+    }
+
+
+def _print(report: dict[str, Any]) -> None:
+    print(f"named questions: {report['questions']} ({report['names']} names)\n")
+    print("| questions | n | R@1 | R@5 |")
+    print("|---|---|---|---|")
+    for kind, found in report["recall"].items():
+        print(f"| {kind} | {found['n']} | {found['recall@1']:.3f} | {found['recall@5']:.3f} |")
+    named, everyday = report["refused_named"], report["refused_everyday"]
+    latency = report["latency_ms"]
+    print(
+        f"\nlong form in the extractive answer: {report['long_form_in_answer']:.3f} "
+        f"of {report['long_form_questions']}; refused: named {named[0]}/{named[1]} "
+        f"({named[0] / max(named[1], 1):.3f}), everyday {everyday[0]}/{everyday[1]} "
+        f"({everyday[0] / max(everyday[1], 1):.3f}); retrieval p50 {latency['p50']:.1f} ms, "
+        f"p95 {latency['p95']:.1f} ms"
+    )
+    if report["everyday_answered"]:
+        print("everyday questions answered:", "; ".join(report["everyday_answered"]))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--models-cache", type=Path, default=None)
+    parser.add_argument("--names", type=int, default=100, help="Names sampled for questions.")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--questions", type=Path, help="Reuse (or write, when missing) the set.")
+    parser.add_argument("--json", type=Path, help="Also write the report here.")
+    args = parser.parse_args()
+    index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
+    print(f"command: python -m bench.names {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    stats = index.catalog.stats()
+    print(f"index: {stats['papers']} papers, {stats['chunks']} chunks")
+    if args.questions is not None and args.questions.exists():
+        rows = [json.loads(line) for line in args.questions.read_text().splitlines() if line]
+    else:
+        rows = dev_set(index, args.names, args.seed)
+        if args.questions is not None:
+            args.questions.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    everyday = [
+        line.strip()
+        for line in EVERYDAY.read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    index.retriever.retrieve("warm up")
+    report = run(index, rows, everyday)
+    _print(report)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    index.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,237 @@
+"""Names in a question: recognised against the index's own catalog of names.
+
+A question's tokens are looked up in the catalog's `names` table
+(`ingest/index/names.py`), case-sensitively: "ZeRO" is the optimizer,
+"zero" the number. A token in another case still matches a name when the
+name is marked by its case and its lower-case form is rare in English
+("fid" finds FiD, "flashattention" FlashAttention; "zero" never finds
+ZeRO). A plain capitalised name from a title ("Adam: ...") matches only
+where it is capitalised inside the question, not as its first word. A long
+form written out ("Fusion-in-Decoder") finds its name too.
+
+A recognised name brings its long forms (the commonest first), which both
+retrievers search for beside the question, and the papers it is about,
+whose passages get a boost measured with `bench/names.py`: those that
+introduce it or its long form as their own, else (a name few papers define)
+those that define it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from chat.rag.checks import at_least
+from chat.rag.fusion import Candidate, Hit
+from chat.rag.vocabulary import english_zipf
+from ingest.index.analysis import terms
+from ingest.index.lexical import inverse_document_frequency
+from ingest.index.names import INTRODUCED, NameCatalog, NameRow, fold, is_name_like, tokens
+
+
+@dataclass(frozen=True)
+class NamesConfig:
+    # Added to the (rescaled, 0 to about 2) score of each chunk of a paper the name is
+    # about, scaled down for a name that holds less than `about_share` of the question's
+    # term weight: a question about the name ("FiD results") raises its paper most, one
+    # that mentions a name in passing little. Measured with `python -m bench.names` and
+    # `bench.retrieval` (README).
+    boost: float = 1.0
+    # From this share of the question's term weight on, the question is about the name
+    # and its papers get the whole boost; below it, a share of it.
+    about_share: float = 0.3
+    # A name defined by more papers than this is a common acronym ("LLMs"): its long
+    # form still expands the question, but no paper is boosted for it.
+    max_definers: int = 5
+    # A token in another case matches a case-marked name only when the name's lower
+    # case is this rare in English (zipf scale): "fid" 2.3 matches, "zero" 4.6 not.
+    max_folded_zipf: float = 3.0
+    # Long forms of one name added to the question.
+    long_forms: int = 2
+    # Weight of the long forms' terms in BM25, against 1 for the question's own.
+    long_form_weight: float = 0.7
+    # Longest written-out long form looked for in a question, in words.
+    max_long_form_words: int = 8
+
+    def __post_init__(self) -> None:
+        at_least(self, 0, "boost", "max_definers", "long_forms", "long_form_weight")
+        at_least(self, 0.01, "about_share")
+        at_least(self, 1, "max_long_form_words")
+
+
+@dataclass(frozen=True)
+class NameMatch:
+    name: str  # as the papers print it
+    asked: str  # as the question writes it
+    long_forms: tuple[str, ...]  # the commonest first
+    definers: tuple[str, ...]  # papers that define it, the most explicit first
+    users: int = 0  # papers that print it without defining it
+    # Its form alone says it is a name: mixed case ("ZeRO", "FiD") or letters that are
+    # no common English word ("GPT"); capitals that spell one ("NYC", "TV") are not.
+    marked: bool = True
+    # Papers that introduce it, or its long form, as their own.
+    introducers: tuple[str, ...] = ()
+
+    @property
+    def specific(self) -> bool:
+        """Defined by a paper and marked as a name: the question names something the
+        index explains."""
+        return bool(self.definers) and self.marked
+
+
+@dataclass(frozen=True)
+class Recognised:
+    matches: tuple[NameMatch, ...] = ()
+    boosted: frozenset[str] = field(default_factory=frozenset)  # papers to boost
+    # The papers each match would boost (its introducers, else few enough definers).
+    boosting: tuple[tuple[NameMatch, tuple[str, ...]], ...] = ()
+    papers_in_index: int = 0
+
+    def share(self, match: NameMatch, idf: Mapping[str, float]) -> float:
+        """The name's share of the question's term weight (`idf`), the name weighing as
+        rare as the papers printing it in its own case make it: "ZeRO" weighs as the few
+        papers that print "ZeRO", not as the many that print "zero"."""
+        own = {t for t in terms(match.asked) if t in idf}
+        stems = sum(idf[t] for t in own)
+        printing = len(match.definers) + match.users
+        weight = max(stems, inverse_document_frequency(printing, self.papers_in_index))
+        total = sum(idf.values()) - stems + weight
+        return weight / total if total > 0 else 0.0
+
+    @property
+    def defined(self) -> bool:
+        return any(m.specific for m in self.matches)
+
+    def long_forms(self) -> list[str]:
+        return list(dict.fromkeys(f for m in self.matches for f in m.long_forms))
+
+    def expanded(self, question: str) -> str:
+        """The question with its names' long forms after it, for the dense retriever."""
+        extra = [f for f in self.long_forms() if fold(f) not in fold(question)]
+        return f"{question} ({'; '.join(extra)})" if extra else question
+
+
+def _accepts(row: NameRow, asked: str, first: bool, config: NamesConfig) -> bool:
+    if row.name == asked:
+        if is_name_like(row.name):
+            return True
+        # A capitalised word: a name only where a sentence does not capitalise it anyway.
+        return bool(row.defined) and not first and asked[:1].isupper()
+    # Another case matches only a question in lower case ("fid"): "FiD" is not "FID".
+    return (
+        asked.islower()
+        and is_name_like(row.name)
+        and english_zipf(row.name.lower()) <= config.max_folded_zipf
+    )
+
+
+def _source_rank(source: str) -> int:
+    return {"title": 0, "abstract": 1, "fulltext": 2}.get(source, 3)
+
+
+def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) -> NameMatch:
+    defining = sorted(
+        (r for r in rows if r.defined), key=lambda r: (-r.defined, _source_rank(r.source), -r.count)
+    )
+    definers = tuple(dict.fromkeys(r.paper_id for r in defining))
+    printed: dict[str, Counter[str]] = {}
+    for row in defining:
+        if row.long_form:
+            printed.setdefault(fold(row.long_form), Counter())[row.long_form] += 1
+    by_papers = sorted(printed.values(), key=lambda c: -sum(c.values()))
+    forms = tuple(c.most_common(1)[0][0] for c in by_papers[: config.long_forms])
+    users = len({r.paper_id for r in rows if not r.defined} - set(definers))
+    plain = name.isupper() or (name[:1].isupper() and name[1:].islower())
+    marked = not plain or english_zipf(name.lower()) <= config.max_folded_zipf
+    introducers = tuple(dict.fromkeys(r.paper_id for r in defining if r.defined == INTRODUCED))
+    return NameMatch(name, asked, forms, definers, users, marked, introducers)
+
+
+class NameRecogniser:
+    def __init__(self, names: NameCatalog, config: NamesConfig | None = None) -> None:
+        self.names = names
+        self.config = config or NamesConfig()
+
+    def recognise(self, question: str) -> Recognised:
+        config = self.config
+        asked = tokens(question)
+        if not asked:
+            return Recognised()
+        folded = [t.lower() for t in asked]
+        rows = self.names.rows_for(asked, folded)
+        by_name: dict[str, list[NameRow]] = {}
+        for row in rows:
+            by_name.setdefault(row.name, []).append(row)
+        matches: dict[str, NameMatch] = {}
+        for position, token in enumerate(asked):
+            for name, found in by_name.items():
+                if name.lower() != token.lower() or name in matches:
+                    continue
+                if any(_accepts(r, token, position == 0, config) for r in found):
+                    matches[name] = _match(name, token, found, config)
+        for name, found in self._long_forms_in(question).items():
+            if name not in matches:
+                matches[name] = _match(name, name, found, config)
+        with_own = [self._with_long_forms_introducers(m) for m in matches.values()]
+        boosting = []
+        for match in with_own:
+            if match.introducers:
+                boosting.append((match, match.introducers))
+            elif len(match.definers) <= config.max_definers:
+                boosting.append((match, match.definers))
+        boosted = frozenset(p for _, papers in boosting for p in papers)
+        papers = self.names.paper_count() if with_own else 0
+        return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
+
+    def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
+        """`match` with the papers that introduce one of its long forms as a name of its
+        own ("we refer to it as Fusion-in-Decoder") among its introducers."""
+        if not match.long_forms:
+            return match
+        rows = self.names.rows_for([], [form.lower() for form in match.long_forms])
+        more = [r.paper_id for r in rows if r.defined == INTRODUCED]
+        if not more:
+            return match
+        return replace(match, introducers=tuple(dict.fromkeys([*match.introducers, *more])))
+
+    def _long_forms_in(self, question: str) -> dict[str, list[NameRow]]:
+        """Names whose long form the question writes out, with all their rows."""
+        words = fold(question).replace("?", " ").replace(",", " ").split()
+        longest = self.config.max_long_form_words
+        grams = [
+            " ".join(words[i:j])
+            for i in range(len(words))
+            for j in range(i + 2, min(len(words), i + longest) + 1)
+        ]
+        found = self.names.rows_for_long_forms(grams)
+        names = {r.name for r in found}
+        every = self.names.rows_for(sorted(names))
+        grouped: dict[str, list[NameRow]] = {}
+        for row in every:
+            grouped.setdefault(row.name, []).append(row)
+        return grouped
+
+
+def boost(
+    ranked: Sequence[Candidate], named: Sequence[Hit], amounts: Mapping[str, float]
+) -> list[Candidate]:
+    """`ranked` with every chunk of each paper of `amounts` raised by its amount, and the
+    chunks of `named` (BM25 hits within those papers) that fusion did not find added below
+    theirs: within a boosted paper the passages keep their order, BM25's after fusion's."""
+    papers = {paper for paper, amount in amounts.items() if amount > 0}
+    if not papers:
+        return list(ranked)
+    known = {c.chunk_id for c in ranked}
+    floor = min((c.score for c in ranked), default=0.0)
+    added = [
+        Candidate(chunk, paper, floor - (n + 1) * 1e-6, lexical=score)
+        for n, (chunk, paper, score) in enumerate(named)
+        if chunk not in known and paper in papers
+    ]
+    raised = [
+        replace(c, score=c.score + amounts[c.paper_id]) if c.paper_id in papers else c
+        for c in [*ranked, *added]
+    ]
+    raised.sort(key=lambda c: c.score, reverse=True)
+    return raised

@@ -1,0 +1,327 @@
+"""Named methods and acronyms: mined from each paper's own text, kept in the catalog.
+
+A paper *defines* a name when it prints it with its long form, in either
+order ("Zero Redundancy Optimizer (ZeRO)", "FiD (Fusion-in-Decoder)"). It
+*introduces* it when the name is its own: before the colon of its title
+("RETRO: ...", "FlashAttention: ..."), defined in a sentence that presents
+it ("We develop a novel solution, Zero Redundancy Optimizer (ZeRO)"), or
+named so ("we refer to it as Fusion-in-Decoder"); a hyphenated or
+multi-word name so introduced also gives its initials, in their case, as
+a name with it as long form ("FiD" for "Fusion-in-Decoder"). Later papers define a
+famous name too ("Fusion-in-Decoder (FiD) (Izacard and Grave, 2021)");
+introducing tells the paper that the name is about.
+It *uses* a name when its text holds a token whose case marks it as one
+("ZeRO", "GPT-3", "SGDiT": a capital after the first letter, or a digit).
+Names keep their printed case: "ZeRO" and "zero" are different names.
+
+The long-form match is the one of Schwartz and Hearst (2003): every letter
+and digit of the short form appears in the long form in order, the first
+one at the start of a word, reading both from the right.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ingest.index.catalog import Catalog
+
+# Bumped when mining changes: every paper's names are mined again on the next open.
+NAMES_VERSION = "3"
+_META_KEY = "names_version"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS names (
+    paper_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    folded TEXT NOT NULL,
+    long_form TEXT NOT NULL,
+    long_key TEXT NOT NULL,
+    defined INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (paper_id, name, long_form)
+);
+CREATE INDEX IF NOT EXISTS names_name ON names (name);
+CREATE INDEX IF NOT EXISTS names_folded ON names (folded);
+CREATE INDEX IF NOT EXISTS names_long_key ON names (long_key) WHERE long_key != '';
+"""
+
+_TOKEN = r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*"
+_TOKEN_RE = re.compile(rf"(?<![\w-]){_TOKEN}(?![\w-])")
+_PAREN_RE = re.compile(r"\(([^()]{1,120})\)")
+_SHORT_RE = re.compile(rf"^{_TOKEN}$")
+_WORD_RE = re.compile(r"[^\s()]+")
+_TITLE_NAME_RE = re.compile(rf"^\s*({_TOKEN}(?:\s{_TOKEN})?)\s*:\s+\S")
+_MAX_SHORT = 12
+_MAX_LONG_CHARS = 100
+# `names.defined`: how a paper holds a name.
+USED, DEFINED, INTRODUCED = 0, 1, 2
+_PRESENTING_RE = re.compile(
+    r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+){0,3}?(?:propose|present|introduce|develop"
+    r"|design|call|refer|name|dub|term|coin)\w*|\b(?:called|named|dubbed|termed|coined)\b",
+    re.IGNORECASE,
+)
+_NAMED_AS_RE = re.compile(
+    r"\bwe\s+(?:call|refer\s+to|name|dub|term)\s+(?:it|this|them|(?:this|the|our)\s+"
+    r"(?:\w+\s+)?(?:model|method|approach|framework|architecture|system|algorithm))"
+    r"\s+(?:as\s+)?[\"\u201c]?([A-Z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Definition:
+    name: str
+    long_form: str  # empty for a title's name
+    source: str  # "title", "abstract" or "fulltext"
+    introduced: bool = False  # presented as the paper's own
+
+
+def is_name_like(token: str) -> bool:
+    """Whether a token's case or digits mark it as a name: "ZeRO", "BERT", "GPT-3", "T5"."""
+    if not 2 <= len(token) <= 30 or not any(c.isupper() for c in token):
+        return False
+    # A capital that starts a hyphenated part ("Fusion-in-Decoder") is a word's, not a name's.
+    later_capital = any(c.isupper() and token[i] not in "-+" for i, c in enumerate(token[1:]))
+    has_digit = any(c.isdigit() for c in token)
+    return any(c.isalpha() for c in token) and (later_capital or has_digit)
+
+
+def fold(text: str) -> str:
+    """A long form's lookup key: lower case, hyphens and runs of spaces as one space."""
+    return " ".join(re.sub(r"[-\u2010-\u2014]", " ", text.lower()).split())
+
+
+def _long_form_start(short: str, long: str) -> int | None:
+    """Where in `long` the long form of `short` starts, or None (Schwartz-Hearst)."""
+    s, position = len(short) - 1, len(long) - 1
+    while s >= 0:
+        wanted = short[s].lower()
+        if not wanted.isalnum():
+            s -= 1
+            continue
+        while position >= 0 and (
+            long[position].lower() != wanted
+            or (s == 0 and position > 0 and long[position - 1].isalnum())
+        ):
+            position -= 1
+        if position < 0:
+            return None
+        s -= 1
+        position -= 1
+    return position + 1
+
+
+def _valid_pair(short: str, long: str) -> str | None:
+    """The long form of `short` at the end of `long`, trimmed, or None."""
+    if not _SHORT_RE.match(short) or not is_short_form(short):
+        return None
+    words = _WORD_RE.findall(long)
+    limit = min(len(short) + 5, 2 * len(short))
+    tail = " ".join(words[-limit:])
+    start = _long_form_start(short, tail)
+    if start is None:
+        return None
+    found = tail[start:].strip(" ,;:-")
+    if len(found) <= len(short) or len(found) > _MAX_LONG_CHARS or not found[0].isalnum():
+        return None
+    return found
+
+
+def is_short_form(token: str) -> bool:
+    """An acronym worth keeping: 2-12 characters, a capital, not a plain capitalised word."""
+    if not 2 <= len(token) <= _MAX_SHORT or not token[0].isalnum():
+        return False
+    capitals = sum(c.isupper() for c in token)
+    return capitals >= 2 or (capitals == 1 and is_name_like(token))
+
+
+def definitions_in(text: str, source: str) -> list[Definition]:
+    """Every (name, long form) pair printed in `text`, either way round."""
+    found = []
+    for match in _PAREN_RE.finditer(text):
+        inside = match.group(1).strip()
+        before = text[max(0, match.start() - 300) : match.start()]
+        before = re.split(r"[.;:!?]\s|\n\n", before)[-1].rstrip()
+        presented = _PRESENTING_RE.search(before) is not None
+        short = re.split(r"[,;]\s*|\s+", inside, maxsplit=1)[0]
+        long = _valid_pair(short, before) if before else None
+        if long is not None:
+            found.append(Definition(short, long, source, presented))
+            continue
+        previous = _WORD_RE.findall(before)
+        if previous:
+            candidate = previous[-1].strip(",;:")
+            long = _valid_pair(candidate, inside)
+            if long is not None and long == inside.strip(" ,;:-"):
+                found.append(Definition(candidate, long, source, presented))
+    for match in _NAMED_AS_RE.finditer(text):
+        name = match.group(1)
+        if len(name) >= 2 and (is_name_like(name) or "-" in name):
+            found.append(Definition(name, "", source, True))
+    return found
+
+
+def initialism(name: str) -> str | None:
+    """The initials of a hyphenated or multi-word name, case kept: "Fusion-in-Decoder" ->
+    "FiD"; None for one word or fewer than two capitals."""
+    parts = [p for p in re.split(r"[-\s]+", name) if p]
+    letters = "".join(p[0] for p in parts if p[0].isalpha())
+    if len(parts) < 2 or len(letters) != len(parts) or sum(c.isupper() for c in letters) < 2:
+        return None
+    return letters
+
+
+def title_name(title: str) -> str | None:
+    """The name before a title's colon, as in "RETRO: ..." or "FlashAttention: ...".
+
+    One or two tokens; two only when one of them is marked as a name by its case.
+    """
+    match = _TITLE_NAME_RE.match(" ".join(title.split()))
+    if match is None:
+        return None
+    name = match.group(1)
+    parts = name.split()
+    if len(parts) == 2 and not any(is_name_like(p) for p in parts):
+        return None
+    return name
+
+
+def names_used(texts: Iterable[str]) -> Counter[str]:
+    """Name-like tokens of `texts` with how often each is printed."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(t for t in _TOKEN_RE.findall(text) if is_name_like(t))
+    return counts
+
+
+def mine_paper(title: str, texts: Sequence[tuple[str, str]]) -> list[tuple[str, ...]]:
+    """The `names` rows (without the paper id) of a paper: its title and its
+    (source, text) pairs, abstract first."""
+    rows: dict[tuple[str, str], tuple[str, ...]] = {}
+    named = title_name(title)
+    if named is not None:
+        rows[(named, "")] = (named, named.lower(), "", "", str(INTRODUCED), "title")
+    for source, text in texts:
+        for definition in definitions_in(text, source):
+            key = (definition.name, definition.long_form)
+            how = str(INTRODUCED if definition.introduced else DEFINED)
+            if key not in rows or how > rows[key][4]:
+                long_key = fold(definition.long_form)
+                rows[key] = (definition.name, definition.name.lower(), definition.long_form,
+                             long_key, how, source)  # fmt: skip
+            short = initialism(definition.name) if definition.introduced else None
+            if short is not None and (short, definition.name) not in rows:
+                rows[(short, definition.name)] = (short, short.lower(), definition.name,
+                                                  fold(definition.name), how, source)  # fmt: skip
+    used = names_used([title, *(text for _, text in texts)])
+    result = [(*row, str(used.get(row[0], 0))) for row in rows.values()]
+    defined = {name for name, _ in rows}
+    result += [
+        (name, name.lower(), "", "", str(USED), "text", str(count))
+        for name, count in used.items()
+        if name not in defined
+    ]
+    return result
+
+
+class NameCatalog:
+    """The catalog's `names` table: written by ingest, read at question time."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.db = catalog.db
+        self.db.executescript(_SCHEMA)
+
+    def replace_papers(self, paper_ids: Iterable[str]) -> None:
+        """Within the caller's transaction: mine each paper's names again from the catalog."""
+        for paper_id in dict.fromkeys(paper_ids):
+            self.db.execute("DELETE FROM names WHERE paper_id = ?", (paper_id,))
+            paper = self.catalog.get_paper(paper_id)
+            if paper is None:
+                continue
+            texts = [
+                (kind, chunk.text)
+                for kind in ("abstract", "fulltext")
+                for chunk in self.catalog.unit_chunks(paper_id, kind)
+            ]
+            rows = mine_paper(paper.title, texts)
+            self.db.executemany(
+                "INSERT OR IGNORE INTO names (paper_id, name, folded, long_form, long_key,"
+                " defined, source, count) VALUES (?,?,?,?,?,?,?,?)",
+                [(paper_id, *row) for row in rows],
+            )
+
+    def is_current(self) -> bool:
+        return self.catalog.get_meta(_META_KEY) == NAMES_VERSION
+
+    def backfill(self, batch: int = 500) -> int:
+        """Mine every paper's names when the table is missing or older than this version;
+        returns the papers mined (0 when current). Reads only the catalog: no re-embedding."""
+        if self.is_current():
+            return 0
+        ids = [str(r[0]) for r in self.db.execute("SELECT id FROM papers ORDER BY id")]
+        with self.catalog.transaction():
+            self.db.execute("DELETE FROM names")
+        for start in range(0, len(ids), batch):
+            with self.catalog.transaction():
+                self.replace_papers(ids[start : start + batch])
+        self.catalog.set_meta(_META_KEY, NAMES_VERSION)
+        return len(ids)
+
+    def rows_for(self, names: Sequence[str], folded: Sequence[str] = ()) -> list[NameRow]:
+        """Every row whose name is one of `names` exactly, or whose folded name is in
+        `folded`."""
+        found: list[NameRow] = []
+        for column, values in (("name", names), ("folded", folded)):
+            values = list(dict.fromkeys(values))
+            if not values:
+                continue
+            marks = ",".join("?" * len(values))
+            query = (
+                "SELECT paper_id, name, long_form, defined, source, count FROM names"
+                f" WHERE {column} IN ({marks})"
+            )
+            found += [NameRow(*r) for r in self.db.execute(query, values)]
+        return list(dict.fromkeys(found))
+
+    def rows_for_long_forms(self, keys: Sequence[str]) -> list[NameRow]:
+        """Rows whose long form, folded, is one of `keys`."""
+        keys = list(dict.fromkeys(k for k in keys if k))
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
+        query = (
+            "SELECT paper_id, name, long_form, defined, source, count FROM names"
+            f" WHERE long_key IN ({marks})"
+        )
+        return [NameRow(*r) for r in self.db.execute(query, keys)]
+
+    def paper_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
+
+    def of_paper(self, paper_id: str) -> list[NameRow]:
+        rows = self.db.execute(
+            "SELECT paper_id, name, long_form, defined, source, count FROM names"
+            " WHERE paper_id = ? ORDER BY defined DESC, name",
+            (paper_id,),
+        )
+        return [NameRow(*r) for r in rows]
+
+
+@dataclass(frozen=True)
+class NameRow:
+    paper_id: str
+    name: str
+    long_form: str
+    defined: int
+    source: str
+    count: int
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens of `text` that could be names, in order, case kept."""
+    return list(_TOKEN_RE.findall(text))

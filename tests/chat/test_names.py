@@ -1,0 +1,177 @@
+"""Questions that name a method: recognised case-sensitively, expanded, their papers first;
+everyday questions and gibberish refused."""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chat.rag.papers import find_papers
+from chat.rag.relevance import NOT_SCHOLARLY, RelevancePolicy
+from chat.rag.retrieval import RetrievalConfig
+from chat.settings import Settings
+from chat.wiring import Wiring
+from ingest.index.names import NameCatalog
+from ingest.pipeline import Pipeline
+from ingest.progress import NoProgress
+from ingest.report import IngestReport
+from ingest.sources.units import metadata_items, pdf_items
+from tests.data import ABSTRACTS, PDFS
+
+pytestmark = pytest.mark.timeout(900)
+
+ZERO = "1910.02054"
+FID = "2007.01282"
+PDF_FILES = ("1910.02054v3.pdf", "2007.01282v2.pdf")
+POLICY = RelevancePolicy()
+
+
+def _abstracts(path: Path, zero_shot: int, others: int) -> Path:
+    """Papers that print "zero" in lower case (zero-shot, zero-order...) and some others."""
+    kept: list[str] = []
+    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            text = json.loads(line)["abstract"]
+            if "zero" in text.split() and zero_shot:
+                kept.append(line)
+                zero_shot -= 1
+            elif others:
+                kept.append(line)
+                others -= 1
+            if not zero_shot and not others:
+                break
+    path.write_text("".join(kept), encoding="utf-8")
+    return path
+
+
+def _ingest(index: Wiring, abstracts: Path, pdfs: Path) -> None:
+    embedder = index.embedder
+    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
+    pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())
+    pipeline.run(pdf_items([pdfs], index.open_catalog(), embedder.count_tokens), IngestReport())
+
+
+@pytest.fixture(scope="module")
+def named_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Wiring]:
+    """ZeRO's and FiD's PDFs among abstracts where "zero" is a common word."""
+    root = tmp_path_factory.mktemp("named-index")
+    abstracts = _abstracts(root / "abstracts.jsonl", zero_shot=60, others=60)
+    pdfs = root / "pdfs"
+    pdfs.mkdir()
+    for name in PDF_FILES:
+        shutil.copy(PDFS / name, pdfs / name)
+    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
+    _ingest(index, abstracts, pdfs)
+    index.abstracts, index.pdfs = abstracts, pdfs  # type: ignore[attr-defined] # for re-ingest
+    yield index
+    index.close()
+
+
+def test_what_does_fid_stand_for_finds_the_fid_paper_first(named_index: Wiring) -> None:
+    retrieved = named_index.retriever.retrieve("What does FiD stand for?")
+
+    assert retrieved.paper_ranking()[0] == FID
+    assert retrieved.sources[0].id == FID
+    assert POLICY.judge(retrieved).relevant
+    assert "Fusion-in-Decoder" in retrieved.names.long_forms()
+
+
+def test_what_problem_does_zero_solve_finds_a_zero_passage(named_index: Wiring) -> None:
+    retrieved = named_index.retriever.retrieve("What problem does ZeRO solve?")
+
+    assert retrieved.sources[0].id == ZERO
+    assert "ZeRO" in retrieved.sources[0].text
+    assert POLICY.judge(retrieved).relevant
+
+
+def test_zero_in_lower_case_is_the_word_not_the_method(named_index: Wiring) -> None:
+    recognise = named_index.retriever.names
+    assert recognise is not None
+
+    method = recognise.recognise("What problem does ZeRO solve?")
+    word = recognise.recognise("what problem does zero solve?")
+    folded = recognise.recognise("what does fid stand for")
+
+    assert [m.name for m in method.matches] == ["ZeRO"]
+    assert ZERO in method.boosted
+    assert word.matches == ()
+    assert "FiD" in [m.name for m in folded.matches]  # and FID (Frechet), in lower case
+
+
+def test_a_written_out_long_form_finds_its_name(named_index: Wiring) -> None:
+    recognise = named_index.retriever.names
+    assert recognise is not None
+
+    found = recognise.recognise("How does the zero redundancy optimizer save memory?")
+
+    assert [m.name for m in found.matches] == ["ZeRO"]
+
+
+def test_the_boost_is_what_puts_the_defining_paper_first(named_index: Wiring) -> None:
+    retriever = named_index.retriever
+    config = retriever.config
+    unboosted = retriever.with_config(
+        dataclasses.replace(config, names=dataclasses.replace(config.names, boost=0.0))
+    )
+    question = "ZeRO results"
+
+    with_boost = retriever.retrieve(question).paper_ranking()
+    without = unboosted.retrieve(question).paper_ranking()
+
+    assert with_boost[0] == ZERO
+    assert with_boost.index(ZERO) <= without.index(ZERO) if ZERO in without else True
+
+
+def test_best_pizza_in_naples_is_refused_as_everyday(named_index: Wiring) -> None:
+    retrieved = named_index.retriever.retrieve("Best pizza in Naples?")
+
+    judged = POLICY.judge(retrieved)
+
+    assert (judged.relevant, judged.reason) == (False, NOT_SCHOLARLY)
+
+
+def test_gibberish_search_finds_no_papers(named_index: Wiring) -> None:
+    found = find_papers(named_index.retriever, "zzzxxqq", 20)
+    sensible = find_papers(named_index.retriever, "Fusion-in-Decoder passages", 20)
+
+    assert found.results == []
+    assert found.no_match_reason
+    assert sensible.results[0].id == FID
+    assert sensible.no_match_reason is None
+
+
+def test_names_survive_reingest_and_are_backfilled_without_reembedding(
+    named_index: Wiring,
+) -> None:
+    names = NameCatalog(named_index.catalog)
+    before = names.of_paper(ZERO)
+    chunks = named_index.catalog.chunk_count()
+
+    _ingest(named_index, named_index.abstracts, named_index.pdfs)  # type: ignore[attr-defined]
+    after_reingest = names.of_paper(ZERO)
+    with named_index.catalog.transaction():
+        named_index.catalog.db.execute("DELETE FROM names")
+        named_index.catalog.db.execute("DELETE FROM meta WHERE key = 'names_version'")
+    mined = names.backfill()
+
+    assert ("ZeRO", "Zero Redundancy Optimizer") in {(r.name, r.long_form) for r in before}
+    assert after_reingest == before
+    assert mined == named_index.catalog.stats()["papers"]
+    assert names.of_paper(ZERO) == before
+    assert named_index.catalog.chunk_count() == chunks
+
+
+def test_retrieval_without_a_names_table_still_works(named_index: Wiring) -> None:
+    plain = named_index.retriever
+    bare = type(plain)(plain.catalog, plain.store, plain.lexical, plain.embedder, RetrievalConfig())
+
+    retrieved = bare.retrieve("What does FiD stand for?")
+
+    assert retrieved.names.matches == ()
+    assert retrieved.sources

@@ -1,0 +1,177 @@
+"""Mining named methods and acronyms from papers' text, and keeping them in the catalog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.index.catalog import Catalog
+from ingest.index.names import (
+    NameCatalog,
+    definitions_in,
+    initialism,
+    is_name_like,
+    mine_paper,
+    names_used,
+    title_name,
+)
+from ingest.index.records import Chunk, Paper
+
+
+def _pairs(text: str) -> list[tuple[str, str]]:
+    return [(d.name, d.long_form) for d in definitions_in(text, "abstract")]
+
+
+def test_long_form_before_the_acronym_is_found_with_its_printed_case() -> None:
+    text = "We develop a novel solution, Zero Redundancy Optimizer (ZeRO), to optimize memory."
+
+    assert _pairs(text) == [("ZeRO", "Zero Redundancy Optimizer")]
+
+
+def test_hyphenated_long_forms_are_found_in_either_order() -> None:
+    assert _pairs("trained with Fusion-in-Decoder (FiD) and") == [("FiD", "Fusion-in-Decoder")]
+    assert _pairs("The reader, FiD (Fusion-in-Decoder), works") == [("FiD", "Fusion-in-Decoder")]
+
+
+def test_the_long_form_starts_where_the_first_letter_starts_a_word() -> None:
+    text = "we present the Retrieval-Enhanced Transformer (RETRO), an autoregressive model"
+
+    assert _pairs(text) == [("RETRO", "Retrieval-Enhanced Transformer")]
+
+
+def test_parentheses_that_define_nothing_are_left_alone() -> None:
+    assert _pairs("as the results show (Table 2) and") == []
+    assert _pairs("trained on ImageNet (Deng et al., 2009) for") == []
+    assert _pairs("a model (ours) that") == []
+    assert _pairs("the CNN (see above) is") == []
+    assert _pairs("()") == []
+
+
+def test_a_long_form_must_hold_the_acronyms_letters_in_order() -> None:
+    assert _pairs("a generative adversarial network (GAN)") == [
+        ("GAN", "generative adversarial network")
+    ]
+    assert _pairs("a deep residual model (GAN)") == []
+
+
+def test_a_titles_name_comes_before_its_colon() -> None:
+    assert title_name("RETRO: Improving language models") == "RETRO"
+    assert title_name("FlashAttention: Fast and Memory-Efficient Exact Attention") == (
+        "FlashAttention"
+    )
+    assert title_name("Adam: A Method for Stochastic Optimization") == "Adam"
+    assert title_name("Beyond Accuracy: Behavioral Testing of NLP Models") is None
+    assert title_name("Attention Is All You Need") is None
+    assert title_name("") is None
+
+
+def test_case_and_digits_mark_a_token_as_a_name() -> None:
+    assert all(is_name_like(t) for t in ("ZeRO", "FiD", "BERT", "GPT-3", "T5", "SGDiT"))
+    assert not any(is_name_like(t) for t in ("zero", "The", "Adam", "a", "X"))
+
+
+def test_names_used_counts_case_marked_tokens_only() -> None:
+    counts = names_used(["ZeRO beats zero baselines; ZeRO-Offload extends ZeRO.", "The BERT"])
+
+    assert counts == {"ZeRO": 2, "ZeRO-Offload": 1, "BERT": 1}
+
+
+def test_a_paper_introduces_its_title_name_and_its_acronyms_and_uses_the_rest() -> None:
+    rows = mine_paper(
+        "RETRO: Retrieval from trillions of tokens",
+        [("abstract", "We present the Retrieval-Enhanced Transformer (RETRO). It beats GPT-3.")],
+    )
+
+    by_name = {(r[0], r[2]): (r[4], r[5]) for r in rows}
+    assert by_name[("RETRO", "")] == ("2", "title")
+    assert by_name[("RETRO", "Retrieval-Enhanced Transformer")] == ("2", "abstract")
+    assert by_name[("GPT-3", "")] == ("0", "text")
+
+
+def _paper(paper_id: str, title: str) -> Paper:
+    return Paper(id=paper_id, title=title, abstract="", authors="A. Author")
+
+
+def _store(catalog: Catalog, paper: Paper, text: str) -> None:
+    chunk = Chunk(f"{paper.id}#a0", paper.id, "abstract", 0, text, "Abstract", 0, 0, paper)
+    with catalog.transaction():
+        catalog.replace_unit(paper, "metadata", "abstract", "d", [chunk])
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Catalog:
+    return Catalog(tmp_path / "catalog.sqlite")
+
+
+def test_mining_the_same_paper_again_changes_nothing(catalog: Catalog) -> None:
+    names = NameCatalog(catalog)
+    paper = _paper("2007.01282", "Leveraging Passage Retrieval")
+    _store(catalog, paper, "Our Fusion-in-Decoder (FiD) reads passages. FiD is simple.")
+
+    with catalog.transaction():
+        names.replace_papers([paper.id])
+    first = names.of_paper(paper.id)
+    with catalog.transaction():
+        names.replace_papers([paper.id])
+
+    assert names.of_paper(paper.id) == first
+    assert [(r.name, r.long_form, r.defined, r.count) for r in first] == [
+        ("FiD", "Fusion-in-Decoder", 1, 2)
+    ]
+
+
+def test_an_index_without_names_is_backfilled_once(catalog: Catalog) -> None:
+    paper = _paper("1910.02054", "ZeRO: Memory Optimizations Toward Training Trillion Models")
+    _store(catalog, paper, "Zero Redundancy Optimizer (ZeRO) removes redundancy.")
+    names = NameCatalog(catalog)
+
+    mined = names.backfill()
+    again = names.backfill()
+
+    assert (mined, again) == (1, 0)
+    assert {(r.name, r.long_form) for r in names.of_paper(paper.id)} == {
+        ("ZeRO", ""),
+        ("ZeRO", "Zero Redundancy Optimizer"),
+    }
+
+
+def test_lookups_keep_case_apart(catalog: Catalog) -> None:
+    paper = _paper("1910.02054", "ZeRO: Memory Optimizations")
+    _store(catalog, paper, "Zero Redundancy Optimizer (ZeRO) has zero redundancy.")
+    names = NameCatalog(catalog)
+    names.backfill()
+
+    exact = names.rows_for(["zero"])
+    folded = names.rows_for([], ["zero"])
+    by_long_form = names.rows_for_long_forms(["zero redundancy optimizer"])
+
+    assert exact == []
+    assert {r.name for r in folded} == {"ZeRO"}
+    assert [r.name for r in by_long_form] == ["ZeRO"]
+
+
+def test_a_paper_that_names_its_method_introduces_it_and_its_initials() -> None:
+    text = "The model fuses in the decoder only, and we refer to it as Fusion-in-Decoder. By"
+
+    rows = mine_paper("Leveraging Passage Retrieval with Generative Models", [("fulltext", text)])
+
+    assert {(r[0], r[2], r[4]) for r in rows} == {
+        ("Fusion-in-Decoder", "", "2"),
+        ("FiD", "Fusion-in-Decoder", "2"),
+    }
+
+
+def test_a_later_papers_definition_does_not_introduce_the_name() -> None:
+    cited = definitions_in("We build on Fusion-in-Decoder (FiD) (Izacard and Grave).", "abstract")
+    own = definitions_in("We develop a novel solution, Zero Redundancy Optimizer (ZeRO).", "x")
+
+    assert [(d.name, d.introduced) for d in cited] == [("FiD", False)]
+    assert [(d.name, d.introduced) for d in own] == [("ZeRO", True)]
+
+
+def test_initials_keep_their_case_and_need_two_capitals() -> None:
+    assert initialism("Fusion-in-Decoder") == "FiD"
+    assert initialism("Retrieval-Enhanced Transformer") == "RET"
+    assert initialism("Mixture-of-experts") is None
+    assert initialism("ZeRO") is None
