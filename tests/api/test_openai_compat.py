@@ -141,7 +141,14 @@ def test_an_upstream_failure_hides_the_upstream_address_and_its_text(api: Api) -
         streamed = client.post("/v1/chat/completions", json=body | {"stream": True}).text
 
     assert whole.status_code == 502
-    assert whole.json() == {"detail": "the language model failed to answer; try again"}
+    assert whole.json() == {
+        "error": {
+            "message": "the language model failed to answer; try again",
+            "type": "server_error",
+            "param": None,
+            "code": "upstream_error",
+        }
+    }
     assert '"code": "upstream_error"' in streamed
     for shown in (whole.text, streamed):
         assert upstream_host not in shown
@@ -168,11 +175,13 @@ def test_an_upstream_failure_hides_the_upstream_address_and_its_text(api: Api) -
         ),
     ],
 )
-def test_lone_surrogate_is_the_same_422_on_every_chat_route(
+def test_lone_surrogate_is_refused_alike_on_every_chat_route(
     api: Api, path: str, body: bytes
 ) -> None:
     with api.key_client() as client:
         response = client.post(path, content=body, headers={"Content-Type": "application/json"})
 
-    assert response.status_code == 422, response.text
-    assert "the message is not valid Unicode: a lone surrogate U+D" in response.json()["detail"]
+    reply = response.json()
+    message = reply["detail"] if path == "/api/chat" else reply["error"]["message"]
+    assert response.status_code == (422 if path == "/api/chat" else 400), response.text
+    assert "the message is not valid Unicode: a lone surrogate U+D" in message
