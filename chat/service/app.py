@@ -46,6 +46,7 @@ from chat.service.routes import (
     openai_compat,
     pages,
     papers,
+    retrieve,
 )
 from chat.service.routes.deps import Limits, Services
 from chat.settings import Settings, SettingsError, env_name, get_settings
@@ -96,7 +97,8 @@ def create_app(settings: Settings) -> FastAPI:
     _add_middleware(app, services, proxies)
     add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    for module in (health, auth, keys, papers, chat, conversations, openai_compat, pages):
+    routers = (health, auth, keys, papers, chat, retrieve, conversations, openai_compat, pages)
+    for module in routers:
         app.include_router(module.router)
     return app
 
