@@ -91,6 +91,12 @@ def test_a_flood_of_one_key_raises_rate_limit_error_with_retry_after(
             "tools are not supported",
         ),
         ({"tool_choice": "required"}, "tool_choice", "tools are not supported"),
+        ({"function_call": {"name": "f"}}, "function_call", "tools are not supported"),
+        (
+            {"response_format": {"type": "json_object"}},
+            "response_format",
+            "response_format 'json_object' is not supported",
+        ),
         ({"functions": [{"name": "f"}]}, "functions", "functions are not supported"),
         (
             {"response_format": {"type": "json_schema", "json_schema": {"name": "x"}}},

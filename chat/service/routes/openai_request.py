@@ -99,7 +99,8 @@ class CompletionRequest(BaseModel):
     @field_validator("tool_choice", "function_call")
     @classmethod
     def no_tool_choice(cls, choice: Any) -> Any:
-        if choice not in (None, "none"):
+        """`none` and `auto` (with no tools, no tool is called) are fine; asking for one is not."""
+        if choice not in (None, "none", "auto"):
             raise ValueError("tools are not supported: paperchat answers with text only")
         return choice
 
