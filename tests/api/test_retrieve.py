@@ -73,6 +73,8 @@ def test_a_date_range_keeps_papers_of_unknown_date(api: Api) -> None:
         ({"query": ""}, "query: String should have at least 1 character"),
         ({"query": FID, "published_from": "2021-01-01", "published_to": "2020-01-01"}, "after"),
         ({"query": FID, "published_from": "last year"}, "published_from"),
+        ({"query": FID, "published_from": 0}, "published_from: Input should be a valid string"),
+        ({"query": FID, "published_to": "2021-02-30"}, "'2021-02-30' is not a date"),
         ({"query": FID, "colour": "blue"}, "colour: Extra inputs are not permitted"),
         ({"k": 3}, "query: Field required"),
     ],

@@ -70,7 +70,7 @@ def _refused_when_set(what: str) -> Any:
 class CompletionRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    model: str = MODEL_ID
+    model: str = Field(default=MODEL_ID, json_schema_extra={"enum": [MODEL_ID]})
     messages: list[ChatMessage] = Field(min_length=1, max_length=200)
     stream: bool = False
     stream_options: StreamOptions | None = None

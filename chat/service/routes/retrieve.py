@@ -10,7 +10,15 @@ from datetime import date
 from typing import Annotated, Self
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
 
 from chat.rag.passages import MAX_PASSAGES, retrieve_passages
 from chat.service.routes.chat import PaperId
@@ -22,6 +30,12 @@ from ingest.index.records import normalise_paper_id
 router = APIRouter(tags=["retrieve"])
 
 Category = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^\S+$")]
+# A date as `2024-03-01`, and nothing else (no timestamps, no times of day; no year 0).
+IsoDate = Annotated[
+    str,
+    StringConstraints(pattern=r"^([1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])-\d{2}-\d{2}$"),
+    WithJsonSchema({"type": "string", "format": "date"}),
+]
 
 
 class RetrieveRequest(BaseModel):
@@ -33,8 +47,18 @@ class RetrieveRequest(BaseModel):
     categories: list[Category] = Field(
         default_factory=list, max_length=20, description="arXiv categories, e.g. cs.CL"
     )
-    published_from: date | None = Field(default=None, description="first version on or after")
-    published_to: date | None = Field(default=None, description="first version on or before")
+    published_from: IsoDate | None = Field(default=None, description="first version on or after")
+    published_to: IsoDate | None = Field(default=None, description="first version on or before")
+
+    @field_validator("published_from", "published_to")
+    @classmethod
+    def a_real_date(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                date.fromisoformat(value)
+            except ValueError as e:
+                raise ValueError(f"{value!r} is not a date") from e
+        return value
 
     @model_validator(mode="after")
     def a_real_query_and_range(self) -> Self:
@@ -48,8 +72,8 @@ class RetrieveRequest(BaseModel):
         return Filters(
             paper_ids=tuple(normalise_paper_id(p) for p in self.paper_ids),
             categories=tuple(self.categories),
-            published_from=self.published_from.isoformat() if self.published_from else "",
-            published_to=self.published_to.isoformat() if self.published_to else "",
+            published_from=self.published_from or "",
+            published_to=self.published_to or "",
         )
 
 
