@@ -6,6 +6,13 @@ the very same chunk texts with the embedder alone (chunks/s), and report the
 ratio of the two and the peak memory of the process and its PDF workers.
 
     python -m bench.ingest --abstracts 5000 --backend onnx --backend torch
+
+With `--server-concurrency N` (repeatable) it measures instead the ingest of
+the abstracts through an embeddings server (`PAPERCHAT_EMBEDDINGS=openai`):
+a fake OpenAI-compatible server on 127.0.0.1 that takes `--server-delay-ms`
+per batch, as a GPU server would, at each `PAPERCHAT_EMBEDDINGS_CONCURRENCY`.
+
+    python -m bench.ingest --abstracts 2000 --server-concurrency 1 --server-concurrency 4
 """
 
 from __future__ import annotations
@@ -166,6 +173,77 @@ def print_table(rows: list[Row], args: argparse.Namespace) -> None:
         )
 
 
+@dataclass
+class ServerRow:
+    concurrency: int
+    chunks: int
+    seconds: float
+    requests: int
+    embed_only_s: float
+
+
+def through_server(concurrency: int, args: argparse.Namespace) -> ServerRow:
+    """Ingest the abstracts with a fake embeddings server that takes `delay` per batch."""
+    from chat.settings import Settings
+    from chat.wiring import Wiring
+    from ingest.pipeline import Pipeline
+    from ingest.progress import NoProgress
+    from ingest.report import IngestReport
+    from ingest.sources.units import metadata_items
+    from tests.fake_openai import FakeOpenAI, RecordedRequest, Reply
+
+    # Small vectors: the fake server and the client spend their CPU on JSON, not on the wait.
+    with FakeOpenAI(dimension=32) as server, tempfile.TemporaryDirectory() as data_dir:
+        answer = server.routes[("POST", "/v1/embeddings")]
+
+        def slow(request: RecordedRequest, reply: Reply) -> None:
+            time.sleep(args.server_delay_ms / 1000)
+            answer(request, reply)
+
+        server.routes[("POST", "/v1/embeddings")] = slow
+        settings = Settings(
+            data_dir=Path(data_dir),
+            embeddings="openai",
+            embeddings_url=server.base_url,
+            embeddings_concurrency=concurrency,
+        )
+        index = Wiring(settings)
+        embedder = index.embedder
+        report = IngestReport()
+        pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
+        start = time.perf_counter()
+        pipeline.run(
+            metadata_items(args.abstracts_file, embedder.count_tokens, args.abstracts), report
+        )
+        elapsed = time.perf_counter() - start
+        requests = sum(r.path == "/v1/embeddings" for r in server.requests)
+        embed_s = embed_only(index)
+        index.close()
+    return ServerRow(concurrency, report.chunks_added, elapsed, requests, embed_s)
+
+
+def print_server_table(rows: list[ServerRow], args: argparse.Namespace) -> None:
+    print(f"command: python -m bench.ingest {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(
+        f"corpus: {args.abstracts} abstracts; embeddings server: {args.server_delay_ms} ms a "
+        f"batch of 32; cores: {os.cpu_count()}"
+    )
+    print()
+    print(
+        "| concurrency | chunks | requests | embedder alone chunks/s | vs one at a time "
+        "| end to end chunks/s | vs one at a time |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    first_alone = rows[0].chunks / rows[0].embed_only_s
+    first = rows[0].chunks / rows[0].seconds
+    for r in rows:
+        alone, rate = r.chunks / r.embed_only_s, r.chunks / r.seconds
+        print(
+            f"| {r.concurrency} | {r.chunks} | {r.requests} | {alone:.0f} "
+            f"| {alone / first_alone:.2f}x | {rate:.0f} | {rate / first:.2f}x |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--abstracts", type=int, default=5000)
@@ -175,7 +253,13 @@ def main() -> None:
     parser.add_argument("--pdfs", type=Path, default=SHARED / "pdfs")
     parser.add_argument("--backend", action="append", choices=["onnx", "torch", "onnx-fp32"])
     parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
+    parser.add_argument("--server-concurrency", type=int, action="append")
+    parser.add_argument("--server-delay-ms", type=float, default=50.0)
     args = parser.parse_args()
+    if args.server_concurrency:
+        served = [through_server(c, args) for c in args.server_concurrency]
+        print_server_table(served, args)
+        return
     rows = [measure(backend, args) for backend in args.backend or ["onnx"]]
     print_table(rows, args)
 

@@ -7,6 +7,11 @@ extractive answers' hit rate on the gold `answer_terms`, and how often the
 relevance policy refuses unanswerable and answerable questions.
 
     python -m bench.retrieval --data-dir /path/to/full/index
+
+With `--reranker-url` (and `--reranker-api`, `--reranker-model`,
+`--rerank-depth`) a reranking model's server reorders the fused candidates,
+as `PAPERCHAT_RERANKER_URL` does in the service; the requests that failed are
+counted at the end.
 """
 
 from __future__ import annotations
@@ -67,8 +72,20 @@ def main() -> None:
     parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--json", type=Path, help="Also write the reports here.")
+    parser.add_argument("--reranker-url", default="")
+    parser.add_argument("--reranker-api", choices=["auto", "rerank", "tei"], default="auto")
+    parser.add_argument("--reranker-model", default="")
+    parser.add_argument("--rerank-depth", type=int, default=50)
     args = parser.parse_args()
-    index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
+    settings = Settings(
+        data_dir=args.data_dir,
+        models_cache=args.models_cache,
+        reranker_url=args.reranker_url,
+        reranker_api=args.reranker_api,
+        reranker_model=args.reranker_model,
+        rerank_depth=args.rerank_depth,
+    )
+    index = Wiring(settings)
     retriever = index.retriever
     retriever.retrieve("warm up")
     print(f"command: python -m bench.retrieval {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
@@ -99,6 +116,8 @@ def main() -> None:
         )
     if args.json:
         args.json.write_text(json.dumps(reports, indent=2))
+    if index.remote_reranker is not None:
+        print(f"\nreranker requests by outcome: {index.remote_reranker.stats.snapshot()}")
     index.close()
 
 

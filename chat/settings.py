@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr, ValidationError, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
@@ -57,6 +57,18 @@ class Settings(BaseSettings):
     # How the local model runs: "onnx" (int8, the same model, faster) or "torch" (fp32).
     embedder_backend: Literal["onnx", "onnx-fp32", "torch"] = "onnx"
     embeddings_model: str = "text-embedding-3-small"
+    # An embeddings server of its own (TEI, vLLM, Infinity); empty: the chat model's
+    # (`OPENAI_BASE_URL`, `OPENAI_API_KEY`).
+    embeddings_url: str = ""
+    embeddings_key: SecretStr | None = None
+    # Put before each question and each passage, as e5 (`query: `, `passage: `) and bge
+    # models need. Part of the index's identity: changing them means re-ingesting.
+    embeddings_query_prefix: str = ""
+    embeddings_document_prefix: str = ""
+    # Texts per request to the embeddings server (TEI accepts 32 by default) and
+    # requests in flight at once, so that a GPU server stays busy.
+    embeddings_batch: int = Field(default=32, ge=1, le=2048)
+    embeddings_concurrency: int = Field(default=1, ge=1, le=64)
     llm: Literal["openai", "extractive", ""] = ""
     llm_model: str = "gpt-4o-mini"
     # With a model: search the question with the model's rewrites of it too (chat/rewriting.py).
@@ -112,6 +124,16 @@ class Settings(BaseSettings):
     # arXiv asks for one request every 3 seconds.
     arxiv_interval_s: float = 3.0
     workers: int = 1
+    # A reranking model's server (Cohere v2, Jina, vLLM, Infinity or TEI rerank API); empty: none.
+    reranker_url: str = ""
+    reranker_key: SecretStr | None = None
+    reranker_model: str = ""
+    # The request shape: "rerank" (documents/top_n), "tei" (texts), "auto" (tried in that order).
+    reranker_api: Literal["auto", "rerank", "tei"] = "auto"
+    # The best fused candidates the model reorders; the rest follow in fused order.
+    rerank_depth: int = Field(default=50, ge=1, le=1000)
+    # Seconds the reranker may take; beyond, the fused order stands and the failure is counted.
+    reranker_timeout_s: float = Field(default=5.0, gt=0)
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     relevance: RelevancePolicy = Field(default_factory=RelevancePolicy)
 
@@ -130,6 +152,13 @@ class Settings(BaseSettings):
         if unknown:
             raise ValueError(f"no such setting: {', '.join(sorted(unknown))}")
         return data
+
+    @field_validator("reranker_url", "embeddings_url")
+    @classmethod
+    def _http_url(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("must be an http:// or https:// URL")
+        return value
 
     @model_validator(mode="after")
     def _resolve_llm(self) -> Settings:
@@ -159,6 +188,13 @@ class Settings(BaseSettings):
         """(api key, base URL) for an openai client; a local server may need no key."""
         key = self.openai_api_key.get_secret_value() if self.openai_api_key else None
         return key or "unused", self.openai_base_url or None
+
+    def embeddings_endpoint(self) -> tuple[str, str | None]:
+        """(api key, base URL) for the embeddings client: its own server, or the chat model's."""
+        if not self.embeddings_url:
+            return self.openai_endpoint()
+        key = self.embeddings_key.get_secret_value() if self.embeddings_key else None
+        return key or "unused", self.embeddings_url
 
     @property
     def resolved_database_url(self) -> str:

@@ -9,14 +9,18 @@ from chromadb.api import ClientAPI
 from openai import AsyncOpenAI
 
 from chat.rag.answering import Answerer
+from chat.rag.coverage import CoverageReranker
 from chat.rag.extractive import ExtractiveGenerator
 from chat.rag.generators import AnswerGenerator, ModelGenerator
 from chat.rag.llm import OpenAIChatModel
 from chat.rag.prompts import load_prompts
+from chat.rag.remote_reranker import RemoteReranker, RemoteRerankerConfig
+from chat.rag.rerankers import Reranker
 from chat.rag.retrieval import Retriever
 from chat.rag.rewriting import QueryRewriter
 from chat.settings import Settings
 from ingest.embedders.base import Embedder
+from ingest.embedders.openai_embedder import Prefixes, Role
 from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex, ensure_complete
@@ -47,7 +51,7 @@ class Wiring:
     @cached_property
     def embedder(self) -> Embedder:
         """The embedder for documents (ingest): every core on batches of long texts."""
-        return self._build_embedder(threads=None)
+        return self._build_embedder(threads=None, role="document")
 
     @cached_property
     def query_embedder(self) -> Embedder:
@@ -58,9 +62,9 @@ class Wiring:
         thread mostly spins waiting); concurrent questions run side by side.
         """
         onnx = self.settings.embedder_backend != "torch"  # torch's thread count is global
-        return self._build_embedder(threads=QUERY_EMBEDDER_THREADS if onnx else None)
+        return self._build_embedder(threads=QUERY_EMBEDDER_THREADS if onnx else None, role="query")
 
-    def _build_embedder(self, threads: int | None) -> Embedder:
+    def _build_embedder(self, threads: int | None, role: Role) -> Embedder:
         settings = self.settings
         embedder: str = settings.embedder_backend
         client = None
@@ -68,7 +72,7 @@ class Wiring:
             from openai import OpenAI
 
             embedder = "openai"
-            key, base_url = settings.openai_endpoint()
+            key, base_url = settings.embeddings_endpoint()
             client = OpenAI(api_key=key, base_url=base_url)
         return build_embedder(
             embedder,
@@ -76,6 +80,12 @@ class Wiring:
             openai_model=settings.embeddings_model,
             openai_client=client,
             threads=threads,
+            prefixes=Prefixes(
+                settings.embeddings_query_prefix, settings.embeddings_document_prefix
+            ),
+            role=role,
+            concurrency=settings.embeddings_concurrency,
+            batch_size=settings.embeddings_batch,
         )
 
     @cached_property
@@ -105,8 +115,28 @@ class Wiring:
         """Retrieval with the query embedder, on the collection checked against it."""
         ensure_complete(self.lexical, self.catalog)
         store = ChunkStore(self._chroma, self.query_embedder.name)
-        return Retriever(
-            self.catalog, store, self.lexical, self.query_embedder, config=self.settings.retrieval
+        config = self.settings.retrieval
+        rerankers: tuple[Reranker, ...] | None = None
+        if self.remote_reranker is not None:
+            rerankers = (CoverageReranker(config.coverage), self.remote_reranker)
+        return Retriever(self.catalog, store, self.lexical, self.query_embedder, config, rerankers)
+
+    @cached_property
+    def remote_reranker(self) -> RemoteReranker | None:
+        """The reranking model's server (`PAPERCHAT_RERANKER_URL`), after the coverage look."""
+        settings = self.settings
+        if not settings.reranker_url:
+            return None
+        key = settings.reranker_key.get_secret_value() if settings.reranker_key else ""
+        return RemoteReranker(
+            RemoteRerankerConfig(
+                settings.reranker_url,
+                settings.reranker_api,
+                settings.reranker_model,
+                key,
+                settings.rerank_depth,
+                settings.reranker_timeout_s,
+            )
         )
 
     @cached_property
@@ -143,6 +173,8 @@ class Wiring:
         )
 
     def close(self) -> None:
+        if "remote_reranker" in self.__dict__ and self.remote_reranker is not None:
+            self.remote_reranker.close()
         for catalog in self._closers:
             catalog.close()
         self._closers.clear()

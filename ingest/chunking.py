@@ -36,6 +36,7 @@ class Piece:
     section: str
     page_start: int
     page_end: int
+    kind: str = "fulltext"
 
 
 def _splitter(size: int, overlap: int, count_tokens: CountTokens) -> RecursiveCharacterTextSplitter:
@@ -113,14 +114,27 @@ def _locate(text: str, part: str, after: int) -> int:
 
 
 def fulltext_pieces(blocks: Sequence[Block], count_tokens: CountTokens) -> list[Piece]:
-    """Chunks of every content section, in reading order; references left out."""
+    """Chunks of every content section, in reading order, references left out; then
+    the captions, tables and footnotes, each in chunks of its own kind."""
     content = [b for b in blocks if not b.is_references and b.text.strip()]
+    body = [b for b in content if b.kind == "fulltext"]
     pieces: list[Piece] = []
     # Consecutive blocks of one section form one run; a heading repeated later
     # (two "Results" sections) starts a run of its own.
-    for section, run in groupby(content, key=lambda b: b.section):
+    for section, run in groupby(body, key=lambda b: b.section):
         pieces.extend(_section_pieces(section, list(run), count_tokens))
+    for block in content:
+        if block.kind != "fulltext":
+            pieces.extend(_extra_pieces(block, count_tokens))
     return pieces
+
+
+def _extra_pieces(block: Block, count_tokens: CountTokens) -> Iterable[Piece]:
+    """A caption, table or footnote block: one chunk, or several when it is long."""
+    splitter = _splitter(FULLTEXT_CHUNK_TOKENS, FULLTEXT_OVERLAP_TOKENS, count_tokens)
+    for part in splitter.split_text(block.text):
+        for piece in _fit(part, MAX_CHUNK_TOKENS, count_tokens):
+            yield Piece(piece, block.section, block.page, block.page, block.kind)
 
 
 def unit_hash(paper: Paper, kind: str, pieces: Sequence[Piece]) -> str:
@@ -131,18 +145,25 @@ def unit_hash(paper: Paper, kind: str, pieces: Sequence[Piece]) -> str:
         digest.update(value.encode())
         digest.update(b"\x00")
     for piece in pieces:
+        if piece.kind != "fulltext":
+            digest.update(f"{piece.kind}\x00".encode())
         digest.update(f"{piece.section}\x00{piece.page_start}\x00{piece.page_end}\x00".encode())
         digest.update(piece.text.encode())
         digest.update(b"\x01")
     return digest.hexdigest()
 
 
+def _chunk_kind(unit_kind: str, piece: Piece) -> str:
+    """A full-text unit holds body chunks and its captions, tables and footnotes."""
+    return piece.kind if unit_kind == "fulltext" else unit_kind
+
+
 def make_chunks(paper: Paper, kind: str, pieces: Sequence[Piece], digest: str) -> list[Chunk]:
     return [
         Chunk(
-            id=f"{paper.id}#{kind}-{number}@{digest[:10]}",
+            id=f"{paper.id}#{_chunk_kind(kind, piece)}-{number}@{digest[:10]}",
             paper_id=paper.id,
-            kind=kind,
+            kind=_chunk_kind(kind, piece),
             number=number,
             text=piece.text,
             section=piece.section,

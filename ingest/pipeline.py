@@ -20,7 +20,7 @@ import numpy as np
 from ingest.index.catalog import Catalog, UnitState
 from ingest.index.writer import Indexer, UnitWork
 from ingest.progress import Progress
-from ingest.report import IngestReport, Skipped
+from ingest.report import IngestReport, Skipped, Unchanged
 
 BATCH_CHUNKS = 256
 _QUEUE_UNITS = 512
@@ -46,7 +46,7 @@ class _Statuses:
         report.unchanged_papers = values.count("unchanged")
 
 
-def _produce(items: Iterable[UnitWork | Skipped], out: queue.Queue[object]) -> None:
+def _produce(items: Iterable[UnitWork | Skipped | Unchanged], out: queue.Queue[object]) -> None:
     try:
         for item in items:
             out.put(item)
@@ -57,8 +57,8 @@ def _produce(items: Iterable[UnitWork | Skipped], out: queue.Queue[object]) -> N
 
 
 def _drain(
-    items: Iterable[UnitWork | Skipped], seconds: dict[str, float]
-) -> Iterator[UnitWork | Skipped]:
+    items: Iterable[UnitWork | Skipped | Unchanged], seconds: dict[str, float]
+) -> Iterator[UnitWork | Skipped | Unchanged]:
     """Iterate `items` in a producer thread; exceptions surface here.
 
     Adds the time spent waiting for the producer to `seconds["wait_for_source"]`.
@@ -95,7 +95,9 @@ class Pipeline:
         # Where the calling thread's time went, for the ingest benchmark.
         self.seconds = {"embed": 0.0, "wait_for_writer": 0.0, "wait_for_source": 0.0}
 
-    def run(self, items: Iterable[UnitWork | Skipped], report: IngestReport) -> IngestReport:
+    def run(
+        self, items: Iterable[UnitWork | Skipped | Unchanged], report: IngestReport
+    ) -> IngestReport:
         self.indexer.recover()
         statuses = _Statuses()
         seen: dict[tuple[str, str], str] = {}
@@ -107,6 +109,9 @@ class Pipeline:
                 if isinstance(item, Skipped):
                     report.skipped.append(item)
                     continue
+                if isinstance(item, Unchanged):
+                    statuses.note(item.paper_id, "unchanged")
+                    continue
                 if item.unit in seen:
                     reason = f"same paper and kind as {seen[item.unit]} (kept that one)"
                     report.skipped.append(Skipped(item.origin, reason))
@@ -114,6 +119,8 @@ class Pipeline:
                 seen[item.unit] = item.origin
                 if item.pdf is not None:
                     report.pages_parsed += item.pdf[1]
+                if item.pages_fallback:
+                    report.pages_fallback[item.origin] = item.pages_fallback
                 batch.append(item)
                 if sum(len(w.chunks) for w in batch) >= self.batch_chunks:
                     pending = self._flush(batch, statuses, report, writer, pending)
@@ -136,6 +143,8 @@ class Pipeline:
                     statuses.note(work.paper.id, "added")
                 elif state.digest == work.digest:
                     statuses.note(work.paper.id, "unchanged")
+                    if work.pdf is not None:  # read again by a newer stage, to the same text
+                        self.catalog.note_pdf_stage(work.paper.id, work.pdf[0], work.pdf[3])
                     continue
                 else:
                     statuses.note(work.paper.id, "updated")

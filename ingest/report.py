@@ -15,6 +15,14 @@ class Skipped:
     reason: str
 
 
+@dataclass(frozen=True)
+class Unchanged:
+    """An input item already indexed as it is, not read again (a PDF this stage parsed)."""
+
+    paper_id: str
+    source: str
+
+
 @dataclass
 class IngestReport:
     added_papers: int = 0
@@ -23,6 +31,8 @@ class IngestReport:
     chunks_added: int = 0
     chunks_deleted: int = 0
     pages_parsed: int = 0
+    # Per PDF file, the pages whose layout could not be read, taken as plain text.
+    pages_fallback: dict[str, int] = field(default_factory=dict)
     skipped: list[Skipped] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     seconds: float = 0.0
@@ -44,6 +54,7 @@ class IngestReport:
             "chunks_added": self.chunks_added,
             "chunks_deleted": self.chunks_deleted,
             "pages_parsed": self.pages_parsed,
+            "pages_fallback": dict(self.pages_fallback),
             "skipped": [{"source": s.source, "reason": s.reason} for s in self.skipped],
             "seconds": self.seconds,
         }
@@ -55,4 +66,8 @@ class IngestReport:
             f"{self.chunks_deleted} deleted; {len(self.skipped)} skipped; {self.seconds:.1f} s"
         )
         reasons = [f"  skipped {s.source}: {s.reason}" for s in self.skipped]
-        return "\n".join([line, *reasons])
+        fallbacks = [
+            f"  {path}: {pages} page(s) read as plain text, their layout could not be read"
+            for path, pages in self.pages_fallback.items()
+        ]
+        return "\n".join([line, *reasons, *fallbacks])

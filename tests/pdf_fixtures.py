@@ -7,6 +7,7 @@ of a real paper's bytes. Nothing third-party is stored in the repository.
 from __future__ import annotations
 
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -133,5 +134,75 @@ def write_inflating_pdf(path: Path, piece: bytes, inflated_bytes: int) -> Path:
         len(stream),
         stream,
     )
+    path.write_bytes(_pdf(objects))
+    return path
+
+
+def write_laid_out_pdf(
+    path: Path,
+    runs: Sequence[tuple[str, float, float, float]],
+    info: dict[str, str] | None = None,
+) -> Path:
+    """A one-page PDF with each run `(text, size, x, y)` set where it says, in Helvetica;
+    a run's text may be `bold:` prefixed (Helvetica-Bold). `info` becomes the document
+    information dictionary (`CreationDate`, `Title`, ...)."""
+    commands = []
+    for text, size, x, y in runs:
+        font = b"/F2" if text.startswith("bold:") else b"/F1"
+        plain = text.removeprefix("bold:")
+        escaped = plain.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        commands.append(
+            b"BT %s %.1f Tf %.1f %.1f Td (%s) Tj ET" % (font, size, x, y, escaped.encode("latin-1"))
+        )
+    content = b"\n".join(commands)
+    objects = _page_objects(content)
+    objects[2] = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R"
+        b" /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>"
+    )
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold >>")
+    trailer = b""
+    if info:
+        entries = b" ".join(
+            b"/%s (%s)" % (k.encode(), v.encode("latin-1")) for k, v in info.items()
+        )
+        objects.append(b"<< %s >>" % entries)
+        trailer = b"/Info %d 0 R" % len(objects)
+    path.write_bytes(_pdf(objects, trailer))
+    return path
+
+
+def text_at(x: float, y: float, size: float, text: str) -> bytes:
+    """Content-stream operators that set `text` in Helvetica at (x, y), `size` points."""
+    escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+    return b"BT /F1 %.2f Tf %.2f %.2f Td (%s) Tj ET" % (size, x, y, escaped.encode("latin-1"))
+
+
+def rule_at(x0: float, y: float, x1: float, width: float = 0.5) -> bytes:
+    """A horizontal line drawn from x0 to x1 at height y."""
+    return b"%.2f w %.2f %.2f m %.2f %.2f l S" % (width, x0, y, x1, y)
+
+
+def box_at(x: float, y: float, width: float, height: float) -> bytes:
+    """A grey filled rectangle: the bars or the panel of a drawn figure."""
+    return b"0.6 g %.2f %.2f %.2f %.2f re f 0 g" % (x, y, width, height)
+
+
+def write_layout_pdf(path: Path, pages: list[list[bytes]], rotate: int = 0) -> Path:
+    """A Letter-size PDF with one page per list of operators (see `text_at`, `rule_at`)."""
+    count = len(pages)
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>"
+        % (b" ".join(b"%d 0 R" % (4 + 2 * i) for i in range(count)), count),
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    for index, operators in enumerate(pages):
+        content = b"\n".join(operators)
+        objects.append(
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents %d 0 R"
+            b" /Rotate %d /Resources << /Font << /F1 3 0 R >> >> >>" % (5 + 2 * index, rotate)
+        )
+        objects.append(b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content))
     path.write_bytes(_pdf(objects))
     return path

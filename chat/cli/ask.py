@@ -11,31 +11,49 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from chat.cli.main import data_dir_option, wiring_for
+from chat.cli.main import CommandError, data_dir_option, wiring_for
+from chat.rag.authors import author_filter
 from chat.rag.events import Delta, Done, Error, Event, Sources
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
 if TYPE_CHECKING:
     from chat.rag.answering import Answerer
+    from ingest.index.catalog import Catalog
 
 
 @click.command("ask")
 @click.argument("question")
 @click.option("--paper", "papers", multiple=True, help="Answer from this paper only; repeatable.")
+@click.option("--author", default="", help="Answer from this author's papers only.")
 @data_dir_option
 @click.option("--json", "as_json", is_flag=True, help="One JSON object instead of a stream.")
-def ask(question: str, papers: tuple[str, ...], data_dir: Path | None, as_json: bool) -> None:
+def ask(
+    question: str, papers: tuple[str, ...], author: str, data_dir: Path | None, as_json: bool
+) -> None:
     """Stream a cited answer from the indexed papers, then list its sources."""
     index = wiring_for(data_dir)
-    code = asyncio.run(ask_once(index.answerer, question, papers, as_json))
-    index.close()
+    try:
+        filters = question_filters(index.catalog, papers, author)
+        code = asyncio.run(ask_once(index.answerer, question, filters, as_json))
+    finally:
+        index.close()
     sys.exit(code)
 
 
 def paper_ids(values: Sequence[str]) -> tuple[str, ...]:
     """`--paper` values as index ids: arXiv ids without version, or document ids."""
     return tuple(normalise_paper_id(value) for value in values)
+
+
+def question_filters(catalog: Catalog, papers: Sequence[str], author: str) -> Filters:
+    """The filters of `--paper` and `--author`; a paper or author the index does not hold is
+    a usage error (exit 2), not a question answered from nothing."""
+    ids = paper_ids(papers)
+    missing = [given for given, i in zip(papers, ids, strict=True) if catalog.get_paper(i) is None]
+    if missing:
+        raise CommandError(f"paper {', '.join(map(repr, missing))} not in the index")
+    return author_filter(catalog, Filters(paper_ids=ids, author=" ".join(author.split())))
 
 
 def _print_sources(event: Sources) -> None:
@@ -48,11 +66,11 @@ def _print_sources(event: Sources) -> None:
         click.echo(f"  [{source.n}] {source.citation} {source.title}{where}{page}")
 
 
-async def ask_once(answerer: Answerer, text: str, papers: Sequence[str], as_json: bool) -> int:
+async def ask_once(answerer: Answerer, text: str, filters: Filters, as_json: bool) -> int:
     """Run one question; returns the exit code (2 when the answer ended in an error)."""
     from chat.rag.answering import Question
 
-    question = Question(text, filters=Filters(paper_ids=paper_ids(papers)))
+    question = Question(text, filters=filters)
     events: list[Event] = []
     sources: Sources | None = None
     try:

@@ -14,6 +14,7 @@ from chat.cli.main import (
     names_a_full_disk,
     wiring_for,
 )
+from ingest.index.catalog import KINDS, UNIT_KINDS, UNITS
 
 
 @click.group()
@@ -31,15 +32,17 @@ def index_stats(data_dir: Path | None, as_json: bool) -> None:
     payload = {
         "papers": stats["papers"],
         "chunks": stats["chunks"],
-        "chunks_by_kind": {"abstract": stats["abstract"], "fulltext": stats["fulltext"]},
+        # The contract's two kinds; a PDF's captions, tables and footnotes count as full text.
+        "chunks_by_kind": {unit: sum(stats[kind] for kind in UNIT_KINDS[unit]) for unit in UNITS},
+        "chunks_by_part": {kind: stats[kind] for kind in KINDS},
         "papers_with_fulltext": stats["papers_with_fulltext"],
         "vectors": idx.unchecked_store.count(),
         "lexical": idx.lexical.count(),
     }
     text = (
         f"papers: {payload['papers']} ({payload['papers_with_fulltext']} with full text)\n"
-        f"chunks: {payload['chunks']} (abstract {stats['abstract']}, "
-        f"fulltext {stats['fulltext']}); in Chroma: {payload['vectors']}, "
+        f"chunks: {payload['chunks']} ({', '.join(f'{k} {stats[k]}' for k in KINDS)}); "
+        f"in Chroma: {payload['vectors']}, "
         f"in the lexical index: {payload['lexical']}"
     )
     emit(payload, as_json, text)

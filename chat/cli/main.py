@@ -43,6 +43,7 @@ COMMANDS = {
     "users": "chat.cli.admin:users",
     "keys": "chat.cli.admin:keys",
     "eval": "chat.cli.evaluate:evaluate",
+    "mcp": "chat.cli.mcp:mcp",
 }
 
 

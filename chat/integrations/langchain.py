@@ -30,7 +30,7 @@ from langchain_core.retrievers import BaseRetriever
 from pydantic import Field, SecretStr
 
 RETRIEVE_PATH = "/api/retrieve"
-_OVERRIDES = frozenset({"k", "paper_ids", "categories", "published_from", "published_to"})
+_OVERRIDES = frozenset({"k", "paper_ids", "author", "categories", "published_from", "published_to"})
 
 
 class PaperchatRequestError(Exception):
@@ -48,6 +48,7 @@ class PaperchatRetriever(BaseRetriever):
     api_key: SecretStr = Field(description="an API key, pc_...")
     k: int = Field(default=8, ge=1, le=50, description="passages per query")
     paper_ids: list[str] = Field(default_factory=list, description="only these papers")
+    author: str | None = Field(default=None, description="only this author's papers")
     categories: list[str] = Field(default_factory=list, description="only these categories")
     published_from: str | None = Field(default=None, description="ISO date, inclusive")
     published_to: str | None = Field(default=None, description="ISO date, inclusive")
@@ -89,6 +90,7 @@ class PaperchatRetriever(BaseRetriever):
             "query": query,
             "k": self.k,
             "paper_ids": self.paper_ids,
+            "author": self.author,
             "categories": self.categories,
             "published_from": self.published_from,
             "published_to": self.published_to,

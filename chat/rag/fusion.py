@@ -54,6 +54,7 @@ class Candidate:
     dense_rank: int | None = None  # 1-based
     lexical_rank: int | None = None
     feedback_rank: int | None = None
+    rerank: float | None = None  # a reranking model's score, when one looked
 
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, score)

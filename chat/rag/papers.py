@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from chat.rag.retrieval import Retriever
+from chat.rag.sources import Source
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
-from ingest.index.records import arxiv_pdf_url, arxiv_url, normalise_paper_id
+from ingest.index.records import Paper, arxiv_pdf_url, arxiv_url, normalise_paper_id
 
 MAX_SEARCH_RESULTS = 50
 
@@ -32,7 +33,9 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
         "abstract": paper.abstract,
         "categories": list(paper.categories),
         "published": paper.published or None,
+        "updated": paper.updated or None,
         "has_fulltext": row.has_fulltext,
+        "field_sources": row.field_sources,
         "url": arxiv_url(paper.id) if paper.is_arxiv else None,
         "pdf_url": arxiv_pdf_url(paper.id) if paper.is_arxiv else None,
     }
@@ -59,6 +62,17 @@ def search_papers(
         paper = retriever.catalog.get_paper(source.id)
         authors = paper.authors if paper is not None else ""
         results.append(
-            SearchResult(source.id, source.title, authors, source.snippet(240), source.score)
+            SearchResult(
+                source.id, source.title, authors, result_snippet(source, paper), source.score
+            )
         )
     return results
+
+
+def result_snippet(source: Source, paper: Paper | None, length: int = 240) -> str:
+    """The matched passage; for a hit on a PDF's first page (title, authors, marks and
+    all), the paper's abstract instead, when it has one."""
+    if source.kind != "fulltext" or source.page != 1 or paper is None or not paper.abstract:
+        return source.snippet(length)
+    whole = dataclasses.replace(source, text=paper.abstract)
+    return whole.snippet(length)

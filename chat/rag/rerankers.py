@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from chat.rag.fusion import Candidate
+from ingest.errors import PaperchatError
 
 
 @dataclass(frozen=True)
@@ -37,9 +38,14 @@ class Passage:
 Passages = Callable[[Sequence[Candidate]], Mapping[str, Passage]]
 
 
+class RerankerUnavailable(PaperchatError):
+    """A reranker could not look (its server failed or timed out): keep the order it was given."""
+
+
 class Reranker(Protocol):
     def rerank(
         self, query: Query, ranked: Sequence[Candidate], passages: Passages
     ) -> list[Candidate]:
-        """The candidates of `ranked` (best first), reordered and possibly rescored."""
+        """The candidates of `ranked` (best first), reordered and possibly rescored;
+        raises `RerankerUnavailable` when it cannot look this time."""
         ...

@@ -17,7 +17,7 @@ from chat.rag.checks import at_least
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
-from chat.rag.rerankers import Passage, Query, Reranker
+from chat.rag.rerankers import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.sources import Source
 from ingest.index.analysis import terms
 from ingest.index.filters import Filters
@@ -61,6 +61,8 @@ class Retrieved:
     timings: dict[str, float]
     # Each distinct index term of the question with its inverse document frequency.
     question_idf: Mapping[str, float] = field(default_factory=dict)
+    # What could not run this time (a reranker whose server failed): the ranking is without it.
+    degraded: tuple[str, ...] = ()
 
     @property
     def question_terms(self) -> int:
@@ -135,8 +137,12 @@ class Retriever:
         )
 
     def scope(self, question: str, filters: Filters) -> Filters:
-        """Papers named in the question narrow the search when the index has them."""
-        if filters.paper_ids:
+        """An author becomes the ids of their papers (through the catalog's author index);
+        otherwise papers named in the question narrow the search when the index has them."""
+        if filters.author and filters.author_papers is None:
+            person = self.catalog.person(filters.author)
+            return filters.within(self.catalog.paper_ids_of(person) if person else [])
+        if filters.searched_papers or filters.author:
             return filters
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
         return filters.with_papers(named) if named else filters
@@ -144,6 +150,10 @@ class Retriever:
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
         started = time.perf_counter()
         filters = self.scope(question, filters or Filters())
+        if filters.matches_nothing:
+            # The author has no paper here (among those asked for): nothing to search.
+            elapsed = (time.perf_counter() - started) * 1000
+            return Retrieved((), (), (), {"retrieval_ms": elapsed})
         dense = self.dense(question, filters)
         after_dense = time.perf_counter()
         lexical_hits = self.lexical_search(question, filters)
@@ -153,7 +163,8 @@ class Retriever:
         )
         idf = self.question_idf(question)
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
-        ranked = self.rerank(question, ranked, idf)
+        degraded: list[str] = []
+        ranked = self.rerank(question, ranked, idf, degraded)
         config = self.config
         chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
         sources = self.sources_for(chosen)
@@ -164,7 +175,9 @@ class Retriever:
             "fusion_ms": (done - after_lexical) * 1000,
             "retrieval_ms": (done - started) * 1000,
         }
-        return Retrieved(tuple(sources), tuple(ranked), filters.paper_ids, timings, idf)
+        return Retrieved(
+            tuple(sources), tuple(ranked), filters.searched_papers, timings, idf, tuple(degraded)
+        )
 
     def question_idf(self, question: str) -> dict[str, float]:
         """Each distinct index term of the question with its inverse document frequency."""
@@ -174,13 +187,22 @@ class Retriever:
         return {t: inverse_document_frequency(frequency[t], documents) for t in asked}
 
     def rerank(
-        self, question: str, ranked: Sequence[Candidate], idf: Mapping[str, float]
+        self,
+        question: str,
+        ranked: Sequence[Candidate],
+        idf: Mapping[str, float],
+        degraded: list[str] | None = None,
     ) -> list[Candidate]:
-        """`ranked` reordered by each of the rerankers in turn (`chat/rag/rerankers.py`)."""
+        """`ranked` reordered by each of the rerankers in turn (`chat/rag/rerankers.py`).
+        One that cannot look leaves the order as it was, and its name joins `degraded`."""
         query = Query(question, idf)
         reordered = list(ranked)
         for reranker in self.rerankers:
-            reordered = reranker.rerank(query, reordered, self.passages)
+            try:
+                reordered = reranker.rerank(query, reordered, self.passages)
+            except RerankerUnavailable:
+                if degraded is not None:
+                    degraded.append(getattr(reranker, "name", type(reranker).__name__))
         return reordered
 
     def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:

@@ -101,7 +101,9 @@ def retrieve_with_rewrites(
     timings = dict(own.timings)
     timings["retrieval_ms"] = (time.perf_counter() - started) * 1000
     timings["queries"] = float(1 + len(others))
-    fused = Retrieved(tuple(sources), tuple(ranked), own.scoped_to, timings, own.question_idf)
+    fused = Retrieved(
+        tuple(sources), tuple(ranked), own.scoped_to, timings, own.question_idf, own.degraded
+    )
     return own, fused
 
 

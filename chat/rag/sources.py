@@ -15,7 +15,7 @@ class Source:
     is_arxiv: bool
     title: str
     chunk_id: str
-    kind: str  # "abstract" or "fulltext"
+    kind: str  # "abstract", "fulltext", or a PDF's "caption", "table", "footnote"
     section: str
     page: int | None  # first page of the chunk; None for an abstract
     text: str  # the whole chunk, what the answer may quote
@@ -26,6 +26,16 @@ class Source:
     def citation(self) -> str:
         """How answers cite it: `[arXiv:2203.12533]` or `[doc:<id>]`."""
         return f"[arXiv:{self.id}]" if self.is_arxiv else f"[doc:{self.id}]"
+
+    @property
+    def unit(self) -> str:
+        """What the contract calls its kind: "abstract", or "fulltext" for any part of a PDF."""
+        return "abstract" if self.kind == "abstract" else "fulltext"
+
+    @property
+    def part(self) -> str:
+        """Which part of its paper: "abstract", "body", "caption", "table" or "footnote"."""
+        return "body" if self.kind == "fulltext" else self.kind
 
     def snippet(self, length: int = 300) -> str:
         if len(self.text) <= length:
@@ -40,7 +50,8 @@ class Source:
             "id": self.id,
             "title": self.title,
             "chunk_id": self.chunk_id,
-            "kind": self.kind,
+            "kind": self.unit,
+            "part": self.part,
             "section": self.section,
             "page": self.page,
             "snippet": self.snippet(),

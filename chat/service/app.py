@@ -21,6 +21,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.service.auth import CSRF_HEADER, SessionSigner
@@ -29,8 +30,11 @@ from chat.service.db import create_database_engine, session_factory
 from chat.service.error_handlers import add_error_handlers
 from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
+from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
+from chat.service.mcp.tools import build_server
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
 from chat.service.openai_errors import error_payload
+from chat.service.origins import ForeignOrigins
 from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
 from chat.service.ratelimit import (
     RateLimiter,
@@ -39,10 +43,14 @@ from chat.service.ratelimit import (
 )
 from chat.service.routes import (
     auth,
+    authors,
+    bibtex,
     chat,
     conversations,
+    docs,
     health,
     keys,
+    llms,
     openai_compat,
     pages,
     papers,
@@ -87,19 +95,42 @@ def create_app(settings: Settings) -> FastAPI:
         slots=StreamSlots(limits.max_streams_per_user),
         metrics=Metrics(),
     )
+    if services.index.remote_reranker is not None:
+        services.metrics.watch_reranker(services.index.remote_reranker.stats.snapshot)
+    mcp = McpEndpoint(services, build_server(services.index, limits.max_question_chars))
     app = FastAPI(
         title="paperchat",
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
-        lifespan=_lifespan(services),
+        lifespan=_lifespan(services, mcp),
+        # `/docs` is served from the app's own files (routes/docs.py); no ReDoc.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.services = services
+    app.state.mcp = mcp
     _add_middleware(app, services, proxies)
     add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
-    routers = (health, auth, keys, papers, chat, retrieve, conversations, openai_compat, pages)
+    # bibtex before papers: `/api/papers/{id}` takes any path, `.../bibtex` too.
+    routers = (
+        health,
+        auth,
+        keys,
+        bibtex,
+        papers,
+        authors,
+        chat,
+        retrieve,
+        conversations,
+        openai_compat,
+        llms,
+        pages,
+        docs,
+    )
     for module in routers:
         app.include_router(module.router)
+    app.router.routes.append(Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"]))
     return app
 
 
@@ -127,13 +158,14 @@ def create_app_from_env() -> FastAPI:
     return create_app(get_settings())
 
 
-def _lifespan(services: Services) -> Any:
+def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Load the embedder and the lexical index now, not on the first question.
         await asyncio.to_thread(lambda: services.index.answerer)
         try:
-            yield
+            async with mcp.running():  # the MCP transport's task group
+                yield
         finally:
             await services.index.answerer.aclose()
             services.index.close()
@@ -151,8 +183,15 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             allow_origins=origins,
             allow_credentials=True,
             allow_methods=["GET", "POST", "DELETE"],
-            allow_headers=["Authorization", "Content-Type", CSRF_HEADER],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                CSRF_HEADER,
+                "Mcp-Protocol-Version",
+                "Mcp-Session-Id",
+            ],
         )
+    app.add_middleware(ForeignOrigins, allowed=origins)
     app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
     # Outermost: everything inside, the access log too, sees the client it decides.

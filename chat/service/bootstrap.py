@@ -22,6 +22,7 @@ from chat.service.db import DatabaseError, create_database_engine, display_url, 
 from chat.service.migrations import current_revision, head_revision, upgrade_database
 from chat.settings import Settings
 from ingest.errors import PaperchatError
+from ingest.index.catalog import Catalog
 
 logger = logging.getLogger("paperchat.service")
 _HOW = "`paperchat serve` prepares it, or call chat.service.bootstrap.prepare_service first"
@@ -32,14 +33,23 @@ class NotPrepared(PaperchatError):
 
 
 def prepare_service(settings: Settings) -> None:
-    """Migrate the database to the head, mark answers left streaming as interrupted, and
-    make the secret key file unless a key is set."""
+    """Migrate the database to the head, mark answers left streaming as interrupted, bring
+    the catalog's own tables up to date (the author index of an older catalog), and make
+    the secret key file unless a key is set."""
     prepare_database(settings)
+    prepare_catalog(settings)
     interrupt_unfinished_answers(settings)
     try:
         load_secret_key(settings)
     except ValueError as e:  # a key file that is there but empty
         raise NotPrepared(str(e)) from e
+
+
+def prepare_catalog(settings: Settings) -> None:
+    """Open the catalog once, when there is one, so that what it adds to an older catalog
+    (the author index) is built here, before any worker, and not by every worker at once."""
+    if settings.catalog_path.exists():
+        Catalog(settings.catalog_path).close()
 
 
 def prepare_database(settings: Settings) -> None:

@@ -18,6 +18,7 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from chat.rag.authors import AuthorNotFound
 from chat.rag.papers import PaperNotFound
 from chat.service.conversations import NotFound
 from chat.service.openai_errors import (
@@ -101,6 +102,7 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(OpenAIError, openai_error)
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
+    app.add_exception_handler(AuthorNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)

@@ -15,12 +15,14 @@ worker that answered it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Final
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import CounterMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.registry import Collector
 
 CONTENT_TYPE: Final = CONTENT_TYPE_LATEST
 UNMATCHED_ROUTE: Final = "<unmatched>"
@@ -80,6 +82,19 @@ class Metrics:
             registry=self.registry,
         )
 
+    def watch_reranker(self, counts: Callable[[], Mapping[str, int]]) -> None:
+        """Export the reranking model's requests by outcome (`ok`, `error`, `timeout`),
+        read from `counts` at each scrape: the reranker counts them where they happen."""
+        self.registry.register(
+            _Counts(
+                "paperchat_reranker_requests",
+                "Requests to the reranking model's server, by outcome; errors and timeouts "
+                "left the fused order.",
+                "outcome",
+                counts,
+            )
+        )
+
     def observe_request(self, method: str, route: str, status: int, seconds: float) -> None:
         self.http_requests.labels(method=method.upper(), route=route, status=str(status)).inc()
         self.http_request_duration.labels(method=method.upper(), route=route).observe(seconds)
@@ -110,3 +125,23 @@ class Metrics:
 def render(registry: CollectorRegistry) -> bytes:
     """The registry's metrics in the Prometheus text format (serve with `CONTENT_TYPE`)."""
     return generate_latest(registry)
+
+
+class _Counts(Collector):
+    """A counter whose values something else keeps, by one label."""
+
+    def __init__(
+        self, name: str, documentation: str, label: str, counts: Callable[[], Mapping[str, int]]
+    ) -> None:
+        self._name, self._documentation, self._label, self._counts = (
+            name,
+            documentation,
+            label,
+            counts,
+        )
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        family = CounterMetricFamily(self._name, self._documentation, labels=[self._label])
+        for value, count in sorted(self._counts().items()):
+            family.add_metric([value], count)
+        yield family

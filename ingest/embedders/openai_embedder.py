@@ -1,8 +1,19 @@
-"""Any OpenAI-compatible `/embeddings` endpoint as an embedder (`PAPERCHAT_EMBEDDINGS=openai`)."""
+"""Any OpenAI-compatible `/embeddings` endpoint as an embedder (`PAPERCHAT_EMBEDDINGS=openai`).
+
+OpenAI itself, or a server of one's own (TEI, vLLM, Infinity). Models such as
+e5 and bge read questions and passages with different prefixes (`query: `,
+`passage: `): `Prefixes` holds both, and each embedder is built for one
+`role`. The prefixes are part of the embedder's name, which the index
+records, so a collection is never queried with vectors made another way.
+Batches go to the server `concurrency` at a time, in input order.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import openai
@@ -17,6 +28,25 @@ from ingest.embedders.base import (
 )
 
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
+# Texts per request: what TEI accepts by default (`--max-client-batch-size`).
+DEFAULT_BATCH = 32
+
+Role = Literal["document", "query"]
+
+
+@dataclass(frozen=True)
+class Prefixes:
+    query: str = ""
+    document: str = ""
+
+    def for_role(self, role: Role) -> str:
+        return self.query if role == "query" else self.document
+
+    def identity(self) -> str:
+        """What the embedder's name adds: nothing without prefixes (names stay as they were)."""
+        if not (self.query or self.document):
+            return ""
+        return f" [query={self.query!r} document={self.document!r}]"
 
 
 class OpenAIEmbedder:
@@ -27,13 +57,25 @@ class OpenAIEmbedder:
         client: openai.OpenAI,
         model: str = DEFAULT_OPENAI_MODEL,
         *,
-        batch_size: int = 128,
+        batch_size: int = DEFAULT_BATCH,
         max_tokens: int = MODEL_MAX_TOKENS,
         tokens: WordPieces | None = None,
+        prefixes: Prefixes | None = None,
+        role: Role = "document",
+        concurrency: int = 1,
     ) -> None:
-        self.name = f"openai/{model}"
+        if concurrency < 1 or batch_size < 1:
+            raise EmbedderError(
+                f"embedding concurrency and batch size must be at least 1, "
+                f"not {concurrency} and {batch_size}"
+            )
+        self.prefixes = prefixes or Prefixes()
+        self.name = f"openai/{model}{self.prefixes.identity()}"
         self.model = model
         self.max_tokens = max_tokens
+        self.role: Role = role
+        self.concurrency = concurrency
+        self._prefix = self.prefixes.for_role(role)
         self._client = client
         self._batch_size = batch_size
         self._tokens = tokens or WordPieces(model_dir())
@@ -51,12 +93,19 @@ class OpenAIEmbedder:
         return self._dimension
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        batches = [
-            self._embed_batch(list(texts[start : start + self._batch_size]))
-            for start in range(0, len(texts), self._batch_size)
+        prefixed = [self._prefix + t for t in texts] if self._prefix else list(texts)
+        windows = [
+            prefixed[start : start + self._batch_size]
+            for start in range(0, len(prefixed), self._batch_size)
         ]
-        if not batches:
+        if not windows:
             return np.empty((0, self._dimension or 0), dtype=np.float32)
+        if self.concurrency == 1 or len(windows) == 1:
+            batches = [self._embed_batch(w) for w in windows]
+        else:
+            # The client is thread-safe; map keeps the input order and re-raises the first error.
+            with ThreadPoolExecutor(min(self.concurrency, len(windows))) as pool:
+                batches = list(pool.map(self._embed_batch, windows))
         return np.concatenate(batches)
 
     def count_tokens(self, text: str) -> int:
@@ -79,6 +128,7 @@ class OpenAIEmbedder:
         return vectors
 
     def _check_dimension(self, dimension: int) -> None:
+        # Batches may finish on several threads at once: the first to arrive sets it.
         if self._dimension is None:
             self._dimension = dimension
         elif dimension != self._dimension:

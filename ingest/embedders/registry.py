@@ -8,7 +8,7 @@ The keys are the values of `PAPERCHAT_EMBEDDER_BACKEND` (`onnx`, `onnx-fp32`,
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
@@ -16,8 +16,11 @@ import openai
 
 from ingest.embedders.base import Embedder, EmbedderError
 from ingest.embedders.openai_embedder import (
+    DEFAULT_BATCH,
     DEFAULT_OPENAI_MODEL,
     OpenAIEmbedder,
+    Prefixes,
+    Role,
     default_openai_client,
 )
 from ingest.embedders.torch_embedder import TorchEmbedder
@@ -31,6 +34,10 @@ class EmbedderOptions:
     threads: int | None = None
     openai_model: str = DEFAULT_OPENAI_MODEL
     openai_client: openai.OpenAI | None = None
+    prefixes: Prefixes = field(default_factory=Prefixes)
+    role: Role = "document"
+    concurrency: int = 1
+    batch_size: int = DEFAULT_BATCH
 
 
 Factory = Callable[[EmbedderOptions], Embedder]
@@ -56,7 +63,14 @@ def _onnx_fp32(options: EmbedderOptions) -> Embedder:
 
 def _openai(options: EmbedderOptions) -> Embedder:
     client = options.openai_client or default_openai_client()
-    return OpenAIEmbedder(client, options.openai_model)
+    return OpenAIEmbedder(
+        client,
+        options.openai_model,
+        prefixes=options.prefixes,
+        role=options.role,
+        concurrency=options.concurrency,
+        batch_size=options.batch_size,
+    )
 
 
 EMBEDDERS: Mapping[str, Factory] = MappingProxyType(
@@ -71,8 +85,24 @@ def build_embedder(
     threads: int | None = None,
     openai_model: str = DEFAULT_OPENAI_MODEL,
     openai_client: openai.OpenAI | None = None,
+    prefixes: Prefixes | None = None,
+    role: Role = "document",
+    concurrency: int = 1,
+    batch_size: int = DEFAULT_BATCH,
 ) -> Embedder:
-    """The embedder registered under `key`; `cache_dir` holds derived model files (ONNX)."""
+    """The embedder registered under `key`; `cache_dir` holds derived model files (ONNX).
+    `prefixes`, `role`, `concurrency` and `batch_size` are read by the embeddings-server
+    embedder only."""
     if key not in EMBEDDERS:
         raise EmbedderError(f"unknown embedder {key!r}; known: {', '.join(EMBEDDERS)}")
-    return EMBEDDERS[key](EmbedderOptions(cache_dir, threads, openai_model, openai_client))
+    options = EmbedderOptions(
+        cache_dir,
+        threads,
+        openai_model,
+        openai_client,
+        prefixes or Prefixes(),
+        role,
+        concurrency,
+        batch_size,
+    )
+    return EMBEDDERS[key](options)

@@ -10,6 +10,7 @@ so a run that was killed can be put right by the next one.
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -17,17 +18,41 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.errors import PaperchatError
+from ingest.index import authors
+from ingest.index.authors import Person
+from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Chunk, Paper
 from ingest.private import private_file
 
 SCHEMA_VERSION = "1"
-KINDS = ("abstract", "fulltext")
-Unit = tuple[str, str]  # (paper id, kind)
+# A unit is what is written at once: a paper's abstract, or everything its PDF gave.
+UNITS = ("abstract", "fulltext")
+# Chunk kinds: a PDF's unit holds body text ("fulltext") and the captions, tables
+# and footnotes taken out of it.
+UNIT_KINDS = {"abstract": ("abstract",), "fulltext": ("fulltext", "caption", "table", "footnote")}
+KINDS = tuple(kind for kinds in UNIT_KINDS.values() for kind in kinds)
+Unit = tuple[str, str]  # (paper id, unit: "abstract" or "fulltext")
+PdfFile = tuple[str, int, str, str]  # (sha256, pages, file name stem, PDF stage version)
+
+
+def unit_of(kind: str) -> str:
+    """The unit a chunk of `kind` belongs to."""
+    return "abstract" if kind == "abstract" else "fulltext"
+
+
+def _kinds_sql(unit: str) -> tuple[str, tuple[str, ...]]:
+    kinds = UNIT_KINDS.get(unit, (unit,))
+    return f"kind IN ({','.join('?' * len(kinds))})", kinds
+
 
 # A record from a metadata file or the arXiv API outranks one guessed from a PDF.
 SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
 
-_SCHEMA = """
+_SCHEMA = (
+    authors.SCHEMA
+    + authors.NAME_INDEX
+    + ";\n"
+    + """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers (
     id TEXT PRIMARY KEY,
@@ -64,10 +89,11 @@ CREATE TABLE IF NOT EXISTS pending (
     paper_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (paper_id, kind)
 );
 """
+)
 
 
 # (column, type) added to `papers` after the first release of the schema.
-_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"),)
+_ADDED_PAPER_COLUMNS = (("pdf_file", "TEXT"), ("field_sources", "TEXT"), ("pdf_stage", "TEXT"))
 # Tables of earlier versions that are no longer used (BM25 moved to the lexical index).
 _DROPPED_TABLES = ("chunks_fts",)
 
@@ -89,6 +115,7 @@ class PaperRow:
     paper: Paper
     source: str  # where the record came from: a key of SOURCE_RANK
     has_fulltext: bool
+    field_sources: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -136,6 +163,7 @@ class Catalog:
             raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
         self._check_version()
         self._add_missing_columns()
+        self._index_authors_once()
 
     def _add_missing_columns(self) -> None:
         """Columns added since a catalog was created; existing rows keep their data."""
@@ -146,6 +174,20 @@ class Catalog:
                     self.db.execute(f"ALTER TABLE papers ADD COLUMN {column} {kind}")
             for table in _DROPPED_TABLES:
                 self.db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def _index_authors_once(self) -> None:
+        """A catalog made before the author index (or with older keys) gets it, once: the
+        first process to take the write lock builds it, the others find it built."""
+        if self.get_meta("author_index") == authors.INDEX_VERSION:
+            return
+        with self.db:
+            self.db.execute("BEGIN IMMEDIATE")
+            if self.get_meta("author_index") != authors.INDEX_VERSION:
+                authors.reindex_all(self.db)
+                self.db.execute(
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('author_index', ?)",
+                    (authors.INDEX_VERSION,),
+                )
 
     def _check_version(self) -> None:
         found = self.get_meta("schema_version")
@@ -186,7 +228,10 @@ class Catalog:
         row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
         if row is None:
             return None
-        return PaperRow(_paper_from_row(row), row["source"], row["fulltext_hash"] is not None)
+        return PaperRow(
+            _paper_from_row(row), row["source"], row["fulltext_hash"] is not None,
+            field_sources(row),
+        )  # fmt: skip
 
     def resolve_id(self, name: str) -> str | None:
         """A paper's id from its id or its PDF's file name without extension."""
@@ -209,38 +254,98 @@ class Catalog:
         return states
 
     def _upsert_paper(self, paper: Paper, source: str) -> None:
-        row = self.paper_row(paper.id)
-        if row is not None and SOURCE_RANK[row.source] > SOURCE_RANK[source]:
-            return
+        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
+        merged, sources = merge_fields(paper, origin_of(source), row)
+        if row is not None and SOURCE_RANK[row["source"]] > SOURCE_RANK[source]:
+            # A PDF after a record: the record's identity fields stay, gaps are filled.
+            kept = _paper_from_row(row)
+            merged = dataclasses.replace(
+                kept, **{name: getattr(merged, name) for name in TRACKED_FIELDS}
+            )
+            source = row["source"]
         values = (
-            paper.id, int(paper.is_arxiv), paper.version, paper.title, paper.authors,
-            paper.abstract, " ".join(paper.categories), paper.published, paper.updated,
-            paper.comments, source,
+            merged.id, int(merged.is_arxiv), merged.version, merged.title, merged.authors,
+            merged.abstract, " ".join(merged.categories), merged.published, merged.updated,
+            merged.comments, source, json.dumps(sources, sort_keys=True),
         )  # fmt: skip
         self.db.execute(
             "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
-            " published, updated, comments, source) VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+            " published, updated, comments, source, field_sources)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (id) DO UPDATE SET is_arxiv = excluded.is_arxiv,"
             " version = excluded.version, title = excluded.title, authors = excluded.authors,"
             " abstract = excluded.abstract, categories = excluded.categories,"
             " published = excluded.published, updated = excluded.updated,"
-            " comments = excluded.comments, source = excluded.source",
+            " comments = excluded.comments, source = excluded.source,"
+            " field_sources = excluded.field_sources",
             values,
         )
+        authors.index_authors(self.db, merged.id, merged.authors)
+
+    # Authors
+
+    def person(self, name: str) -> Person | None:
+        """Who an author name stands for among the indexed authors (`ingest/index/authors.py`)."""
+        return authors.find_person(self.db, name)
+
+    def paper_ids_of(self, person: Person) -> list[str]:
+        return authors.person_paper_ids(self.db, person)
+
+    def papers_of(self, person: Person) -> list[Paper]:
+        """The person's papers, newest first (by first version, else last update)."""
+        ids = self.paper_ids_of(person)
+        papers = []
+        for start in range(0, len(ids), 500):
+            marks = ",".join("?" * len(ids[start : start + 500]))
+            query = f"SELECT * FROM papers WHERE id IN ({marks})"
+            papers += [_paper_from_row(r) for r in self.db.execute(query, ids[start : start + 500])]
+        return sorted(papers, key=lambda p: (p.published or p.updated, p.id), reverse=True)
+
+    def current_pdf(self, sha256: str, stage: str) -> str | None:
+        """The paper indexed from the PDF with this hash by this PDF stage version, if any."""
+        row = self.db.execute(
+            "SELECT id FROM papers WHERE pdf_sha256 = ? AND pdf_stage = ?"
+            " AND fulltext_hash IS NOT NULL LIMIT 1",
+            (sha256, stage),
+        ).fetchone()
+        return None if row is None else str(row["id"])
+
+    def note_pdf_stage(self, paper_id: str, sha256: str, stage: str) -> None:
+        """Record that this PDF stage read the paper's PDF and found its text unchanged."""
+        with self.db:
+            self.db.execute(
+                "UPDATE papers SET pdf_stage = ? WHERE id = ? AND pdf_sha256 = ?",
+                (stage, paper_id, sha256),
+            )
 
     # Chunks
 
-    def chunk_ids(self, paper_id: str, kind: str | None = None) -> list[str]:
-        if kind is None:
+    def chunk_ids(self, paper_id: str, unit: str | None = None) -> list[str]:
+        """The ids of a paper's chunks, or of one of its units' ("abstract", "fulltext")."""
+        if unit is None:
             rows = self.db.execute("SELECT id FROM chunks WHERE paper_id = ?", (paper_id,))
         else:
+            where, kinds = _kinds_sql(unit)
             rows = self.db.execute(
-                "SELECT id FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind)
+                f"SELECT id FROM chunks WHERE paper_id = ? AND {where}", (paper_id, *kinds)
             )
         return [str(r["id"]) for r in rows]
 
-    def _delete_unit_chunks(self, paper_id: str, kind: str) -> None:
-        self.db.execute("DELETE FROM chunks WHERE paper_id = ? AND kind = ?", (paper_id, kind))
+    def indexed_units(self, paper_ids: Iterable[str], unit: str) -> list[Unit]:
+        """The units `unit` among these papers that have chunks in the index."""
+        ids = list(dict.fromkeys(paper_ids))
+        where, kinds = _kinds_sql(unit)
+        found: list[Unit] = []
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            query = f"SELECT DISTINCT paper_id FROM chunks WHERE {where} AND paper_id IN ({marks})"
+            found.extend((str(r[0]), unit) for r in self.db.execute(query, [*kinds, *part]))
+        return found
+
+    def _delete_unit_chunks(self, paper_id: str, unit: str) -> None:
+        where, kinds = _kinds_sql(unit)
+        self.db.execute(f"DELETE FROM chunks WHERE paper_id = ? AND {where}", (paper_id, *kinds))
 
     def _insert_chunks(self, chunks: Sequence[Chunk]) -> None:
         self.db.executemany(
@@ -254,7 +359,7 @@ class Catalog:
 
     def replace_unit(
         self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
-        pdf: tuple[str, int, str] | None = None,
+        pdf: PdfFile | None = None,
     ) -> None:  # fmt: skip
         """Within the caller's transaction: the paper row and one unit's chunks, new for old."""
         self._upsert_paper(paper, source)
@@ -263,20 +368,21 @@ class Catalog:
         if kind == "abstract":
             self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
         else:
-            sha256, pages, name = pdf if pdf is not None else ("", 0, "")
+            sha256, pages, name, stage = pdf if pdf is not None else ("", 0, "", "")
             self.db.execute(
                 "UPDATE papers SET fulltext_hash = ?, fulltext_version = ?, pdf_sha256 = ?,"
-                " pdf_pages = ?, pdf_file = ? WHERE id = ?",
-                (digest, paper.version, sha256, pages, name, paper.id),
+                " pdf_pages = ?, pdf_file = ?, pdf_stage = ? WHERE id = ?",
+                (digest, paper.version, sha256, pages, name, stage, paper.id),
             )
 
     def delete_paper(self, paper_id: str) -> int:
         """Within the caller's transaction: the paper and all its chunks; returns chunks removed."""
         removed = 0
-        for kind in KINDS:
-            removed += len(self.chunk_ids(paper_id, kind))
-            self._delete_unit_chunks(paper_id, kind)
+        for unit in UNITS:
+            removed += len(self.chunk_ids(paper_id, unit))
+            self._delete_unit_chunks(paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+        authors.unindex_authors(self.db, paper_id)
         return removed
 
     # Units whose Chroma side may be half written
@@ -300,18 +406,20 @@ class Catalog:
 
     def all_units(self) -> list[Unit]:
         rows = self.db.execute("SELECT DISTINCT paper_id, kind FROM chunks ORDER BY 1, 2")
-        return [(str(r[0]), str(r[1])) for r in rows]
+        return list(dict.fromkeys((str(r[0]), unit_of(str(r[1]))) for r in rows))
 
-    def unit_chunks(self, paper_id: str, kind: str) -> list[Chunk]:
+    def unit_chunks(self, paper_id: str, unit: str) -> list[Chunk]:
         """The chunks of one unit as stored, with their paper's record."""
         paper = self.get_paper(paper_id)
         if paper is None:
             return []
+        where, kinds = _kinds_sql(unit)
         rows = self.db.execute(
-            "SELECT * FROM chunks WHERE paper_id = ? AND kind = ? ORDER BY number", (paper_id, kind)
+            f"SELECT * FROM chunks WHERE paper_id = ? AND {where} ORDER BY number",
+            (paper_id, *kinds),
         )
         return [
-            Chunk(r["id"], paper_id, kind, r["number"], r["text"], r["section"],
+            Chunk(r["id"], paper_id, r["kind"], r["number"], r["text"], r["section"],
                   r["page_start"], r["page_end"], paper)
             for r in rows
         ]  # fmt: skip
@@ -328,8 +436,7 @@ class Catalog:
         return {
             "papers": one("SELECT COUNT(*) FROM papers").fetchone()[0],
             "chunks": one("SELECT COUNT(*) FROM chunks").fetchone()[0],
-            "abstract": by_kind.get("abstract", 0),
-            "fulltext": by_kind.get("fulltext", 0),
+            **{kind: by_kind.get(kind, 0) for kind in KINDS},
             "papers_with_fulltext": one(
                 "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
             ).fetchone()[0],

@@ -17,7 +17,7 @@ from rapidfuzz.distance import OSA
 
 from ingest.errors import PaperchatError
 from ingest.index.analysis import terms
-from ingest.index.catalog import Catalog, Unit
+from ingest.index.catalog import Catalog, Unit, unit_of
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 from ingest.private import private_dir
@@ -62,7 +62,7 @@ def _document(chunk: Chunk) -> tantivy.Document:
     return tantivy.Document(
         chunk_id=chunk.id,
         paper_id=chunk.paper_id,
-        unit=unit_key((chunk.paper_id, chunk.kind)),
+        unit=unit_key((chunk.paper_id, unit_of(chunk.kind))),
         category=list(paper.categories),
         published=date_number(paper.published),
         terms=" ".join(terms(lexical_text(chunk))),
@@ -126,7 +126,8 @@ class LexicalIndex:
 
         With `fix_typos`, a query term the index (nearly) lacks also matches the
         common index term one or two edits away ("transfromer" -> "transformer").
-        `extra` adds index terms (stems) with weights of their own.
+        `extra` adds index terms (stems) with weights of their own. An author must have
+        been resolved to paper ids (`Filters.within`).
         """
         words = list(dict.fromkeys(terms(query)))
         if not words and not extra:
@@ -159,9 +160,11 @@ class LexicalIndex:
         return {stem: int(searcher.doc_freq("terms", stem)) for stem in stems}
 
     def _filters(self, filters: Filters) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        filters.check_resolved()
         clauses = []
-        if filters.paper_ids:
-            query = tantivy.Query.term_set_query(self.schema, "paper_id", list(filters.paper_ids))
+        if filters.searched_papers:
+            papers = list(filters.searched_papers)
+            query = tantivy.Query.term_set_query(self.schema, "paper_id", papers)
             clauses.append((tantivy.Occur.Must, query))
         if filters.categories:
             query = tantivy.Query.term_set_query(self.schema, "category", list(filters.categories))

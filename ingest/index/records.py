@@ -95,6 +95,18 @@ class Block:
     page: int  # 1-based
     text: str
     is_references: bool = False
+    kind: str = "fulltext"  # or "caption", "table", "footnote": text kept out of the body flow
+
+
+@dataclass(frozen=True)
+class Header:
+    """What a paper's first page says of it; "" where it could not be read."""
+
+    title: str = ""
+    authors: str = ""  # names separated by ", "
+    abstract: str = ""
+    published: str = ""  # ISO date: a first version's arXiv stamp, or the PDF's own date
+    updated: str = ""  # ISO date: a later version's arXiv stamp
 
 
 @dataclass(frozen=True)
@@ -111,6 +123,7 @@ class ParsedPdf:
     metadata_title: str = ""
     metadata_authors: str = ""
     first_page_title: str = ""
+    header: Header = Header()
     stats: dict[str, int] = field(default_factory=dict)
 
 
@@ -120,7 +133,7 @@ class Chunk:
 
     id: str
     paper_id: str
-    kind: str  # "abstract" or "fulltext"
+    kind: str  # "abstract", "fulltext", or a PDF's "caption", "table", "footnote"
     number: int
     text: str
     section: str

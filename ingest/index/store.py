@@ -17,6 +17,7 @@ from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 
 from ingest.errors import PaperchatError
+from ingest.index.catalog import UNIT_KINDS
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
 from ingest.private import private_dir
@@ -124,14 +125,25 @@ class ChunkStore:
                 metadatas=[chunk_metadata(c) for c in part],
             )
 
+    def refresh_metadata(self, chunks: Sequence[Chunk]) -> None:
+        """Store the current metadata of chunks already in the collection (their paper's
+        record changed); their vectors and text stay."""
+        for start in range(0, len(chunks), _WRITE_BATCH):
+            part = chunks[start : start + _WRITE_BATCH]
+            self.collection.update(
+                ids=[c.id for c in part], metadatas=[chunk_metadata(c) for c in part]
+            )
+
     def delete(self, ids: Sequence[str]) -> None:
         for start in range(0, len(ids), _WRITE_BATCH):
             self.collection.delete(ids=list(ids[start : start + _WRITE_BATCH]))
 
-    def ids_of(self, paper_id: str, kind: str | None = None) -> list[str]:
+    def ids_of(self, paper_id: str, unit: str | None = None) -> list[str]:
+        """The ids of a paper's chunks, or of one of its units' ("abstract", "fulltext")."""
         where: dict[str, Any] = {"paper_id": paper_id}
-        if kind is not None:
-            where = {"$and": [{"paper_id": paper_id}, {"kind": kind}]}
+        if unit is not None:
+            kinds = list(UNIT_KINDS.get(unit, (unit,)))
+            where = {"$and": [{"paper_id": paper_id}, {"kind": {"$in": kinds}}]}
         return list(self.collection.get(where=where, include=[])["ids"])
 
     def count(self) -> int:
@@ -142,8 +154,9 @@ class ChunkStore:
 
         Honours the paper ids and the date range of `filters`. Categories are stored
         as one space-separated string, which Chroma cannot match a member of, so the
-        caller applies them.
+        caller applies them. An author must have been resolved (`Filters.within`).
         """
+        filters.check_resolved()
         result = self.collection.query(
             query_embeddings=[vector],
             n_results=k,
@@ -161,8 +174,8 @@ class ChunkStore:
 def _where(filters: Filters) -> dict[str, object] | None:
     """Chroma's metadata filter for the paper ids and dates of `filters`."""
     clauses: list[dict[str, object]] = []
-    if filters.paper_ids:
-        clauses.append({"paper_id": {"$in": list(filters.paper_ids)}})
+    if filters.searched_papers:
+        clauses.append({"paper_id": {"$in": list(filters.searched_papers)}})
     low, high = filters.published_range
     if low is not None:
         clauses.append({"published_int": {"$gte": low}})

@@ -8,11 +8,15 @@ what makes a killed run harmless:
 3. one catalog transaction swaps the chunks and records the units' hashes;
 4. the lexical index drops the units' old chunks and adds the new ones;
 5. the old chunks leave Chroma;
-6. the pending marks are cleared.
+6. the other unit of the same paper, when indexed, gets the paper's new record
+   in Chroma's metadata and the lexical index (a record that arrives after a
+   PDF changes what its full-text chunks are filtered and found by);
+7. the pending marks are cleared.
 A run that starts with pending units first deletes from Chroma whatever the
 catalog does not list for them and rewrites them in the lexical index from
 the catalog, so all three agree again; units whose hash was not recorded
-are simply done again.
+are simply done again. The metadata of the pending units' chunks that
+Chroma holds is written again from the catalog.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ingest.index.catalog import KINDS, Catalog, Unit
+from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore
@@ -38,7 +42,8 @@ class UnitWork:
     origin: str  # the file or URL, for messages
     digest: str
     chunks: tuple[Chunk, ...]
-    pdf: tuple[str, int, str] | None = None  # (sha256, pages, file name stem) for full text
+    pdf: PdfFile | None = None  # for full text: the PDF's hash, pages, name, stage version
+    pages_fallback: int = 0  # pages of the PDF read as plain text: their layout was unreadable
 
     @property
     def unit(self) -> Unit:
@@ -57,9 +62,14 @@ class Indexer:
         pending = self.catalog.pending_units()
         for paper_id, kind in pending:
             known = set(self.catalog.chunk_ids(paper_id, kind))
-            orphans = [i for i in self.store.ids_of(paper_id, kind) if i not in known]
+            stored = self.store.ids_of(paper_id, kind)
+            orphans = [i for i in stored if i not in known]
             self.store.delete(orphans)
             removed += len(orphans)
+            kept = set(stored) & known
+            self.store.refresh_metadata(
+                [c for c in self.catalog.unit_chunks(paper_id, kind) if c.id in kept]
+            )
         rebuild_units(self.lexical, self.catalog, pending)
         if self.lexical.count() != self.catalog.chunk_count():
             rebuild_all(self.lexical, self.catalog)
@@ -69,7 +79,8 @@ class Indexer:
     def write(self, works: Sequence[UnitWork], vectors: np.ndarray) -> int:
         """Write the units; `vectors` holds one row per chunk, in order. Returns chunks deleted."""
         units = [w.unit for w in works]
-        self.catalog.mark_pending(units)
+        others = self._other_units(works)
+        self.catalog.mark_pending([*units, *others])
         self.store.upsert([c for w in works for c in w.chunks], vectors)
         old_ids: list[str] = []
         with self.catalog.transaction():
@@ -82,12 +93,25 @@ class Indexer:
         new_ids = {c.id for w in works for c in w.chunks}
         stale = [i for i in old_ids if i not in new_ids]
         self.store.delete(stale)
-        self.catalog.clear_pending(units)
+        if others:
+            refreshed = [c for unit in others for c in self.catalog.unit_chunks(*unit)]
+            self.store.refresh_metadata(refreshed)
+            self.lexical.replace_units(others, refreshed)
+        self.catalog.clear_pending([*units, *others])
         return len(old_ids)
+
+    def _other_units(self, works: Sequence[UnitWork]) -> list[Unit]:
+        """The indexed units of the written papers that this write does not replace."""
+        writing = {w.unit for w in works}
+        others: list[Unit] = []
+        for unit in UNITS:
+            papers = [w.paper.id for w in works if w.kind != unit]
+            others.extend(u for u in self.catalog.indexed_units(papers, unit) if u not in writing)
+        return others
 
     def delete_paper(self, paper_id: str) -> int:
         """Remove a paper from both indexes; returns the chunks removed (0 if unknown)."""
-        units = [(paper_id, kind) for kind in KINDS]
+        units = [(paper_id, unit) for unit in UNITS]
         self.catalog.mark_pending(units)
         with self.catalog.transaction():
             removed = self.catalog.delete_paper(paper_id)

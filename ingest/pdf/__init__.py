@@ -16,7 +16,13 @@ from ingest.index.records import ParsedPdf
 from ingest.pdf.isolation import PDF_MAX_MB, Failure, run_isolated
 from ingest.pdf.parsing import parse_pdf
 
-__all__ = ["PDF_MAX_MB", "Failure", "extract_pdfs"]
+__all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
+
+# The version of what this stage makes of a PDF, recorded with every paper read from one
+# (2: layout-aware body text, captions, tables and footnotes as chunks of their own, and
+# page-1 metadata). Raise it when a change alters the text or metadata read from PDFs:
+# `ingest pdfs` then parses again the papers an older version read, and only those.
+PDF_STAGE_VERSION = "2"
 
 
 def extract_pdfs(

@@ -12,11 +12,14 @@ import re
 import statistics
 import unicodedata
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ingest.index.records import Block
 from ingest.pdf.headings import HeadingTracker, continues_title, is_abstract
+from ingest.pdf.layout import Extra
 from ingest.pdf.wordrepair import (
+    LigatureGaps,
     Vocabulary,
     join_hyphenation,
     ligature_gaps,
@@ -38,8 +41,10 @@ class _Line:
     text: str
 
 
-def clean_pages(pages: list[str], *, stamp: str = "") -> tuple[list[Block], dict[str, int]]:
-    """Clean each page's raw text and cut the document into blocks."""
+def clean_pages(
+    pages: list[str], *, stamp: str = "", extras: Sequence[Extra] = ()
+) -> tuple[list[Block], dict[str, int]]:
+    """Clean each page's body text and cut the document into blocks, then the extras' blocks."""
     stats: Counter[str] = Counter()
     texts = [_normalise(text, stats) for text in pages]
     if stamp and texts and stamp in texts[0]:
@@ -61,7 +66,36 @@ def clean_pages(pages: list[str], *, stamp: str = "") -> tuple[list[Block], dict
     for line in lines:
         line.text = restore_ligature_gaps(line.text, gaps, stats)
     blocks = _blocks(lines, stats)
+    blocks.extend(_extra_blocks(extras, vocabulary, gaps, stats))
     return blocks, dict(stats)
+
+
+def _extra_blocks(
+    extras: Sequence[Extra], vocabulary: Vocabulary, gaps: LigatureGaps, stats: Counter[str]
+) -> list[Block]:
+    """Captions, tables and footnotes, each cleaned like body text; a table keeps its rows."""
+    captions = {(e.page, e.label.split()[-1]) for e in extras if e.label.startswith("Tab")}
+    blocks = []
+    for extra in extras:
+        lines = [line.strip() for line in _normalise(extra.text, stats).split("\n") if line.strip()]
+        lines = join_hyphenation(lines, vocabulary, stats)
+        lines = [restore_ligature_gaps(line, gaps, stats) for line in lines if line.strip()]
+        if not lines:
+            continue
+        text = "\n".join(lines) if extra.kind == "table" else _unwrap(lines)
+        stats[f"{extra.kind}_blocks"] += 1
+        blocks.append(Block(_extra_section(extra, captions), extra.page, text, kind=extra.kind))
+    return blocks
+
+
+def _extra_section(extra: Extra, table_captions: set[tuple[int, str]]) -> str:
+    """A caption's figure or table label; a table's label when its page has one caption."""
+    if extra.label:
+        return extra.label
+    if extra.kind == "table":
+        numbers = sorted(number for page, number in table_captions if page == extra.page)
+        return f"Table {numbers[0]}" if len(numbers) == 1 else "Table"
+    return "Footnotes"
 
 
 def _normalise(text: str, stats: Counter[str]) -> str:

@@ -17,6 +17,10 @@ import pypdfium2.raw as pdfium_c
 from ingest.errors import PaperchatError
 from ingest.index.records import ARXIV_ID_RE, ParsedPdf
 from ingest.pdf.cleaning import clean_pages
+from ingest.pdf.geometry import LayoutUnreadable, PageGeometry, read_page
+from ingest.pdf.glyphs import read_lines
+from ingest.pdf.header import read_header
+from ingest.pdf.layout import lay_out
 
 # `arXiv:1412.6980v9 [cs.LG] 30 Jan 2017`, as printed in the left margin of page 1.
 STAMP_RE = re.compile(
@@ -56,18 +60,31 @@ def parse_pdf(path: str) -> ParsedPdf:
     data = _read_pdf_bytes(path)
     document = _open(path, data)
     try:
-        texts = _page_texts(path, document)
-        title_lines = _first_page_lines(document) if texts else []
+        pages = _pages(path, document)
+        title_lines = _first_page_lines(document) if pages else []
+        header_lines = read_lines(document) if pages else []
         metadata = document.get_metadata_dict(skip_empty=True)
     finally:
         document.close()
-    _require_text_layer(path, texts)
-    stamp = STAMP_RE.search(texts[0])
-    blocks, stats = clean_pages(texts, stamp=stamp.group(0) if stamp else "")
+    _require_text_layer(path, [page.text for page in pages])
+    stamp = STAMP_RE.search(pages[0].text)
+    dates = (metadata.get("CreationDate", ""), metadata.get("ModDate", ""))
+    header = read_header(header_lines, stamp.group(0) if stamp else "", dates)
+    layouts = lay_out([page.geometry for page in pages])
+    texts = [
+        page.text if layout is None else "\n".join(layout.body)
+        for page, layout in zip(pages, layouts, strict=True)
+    ]
+    extras = [extra for layout in layouts if layout is not None for extra in layout.extras]
+    blocks, stats = clean_pages(texts, stamp=stamp.group(0) if stamp else "", extras=extras)
+    for layout in layouts:
+        for reason, count in layout.dropped.items() if layout is not None else ():
+            stats[reason] = stats.get(reason, 0) + count
+    stats["pages_fallback"] = sum(layout is None for layout in layouts)
     return ParsedPdf(
         path=path,
         sha256=hashlib.sha256(data).hexdigest(),
-        page_count=len(texts),
+        page_count=len(pages),
         blocks=tuple(blocks),
         stamp_id=stamp["id"] if stamp else "",
         stamp_version=(stamp["version"] or "") if stamp else "",
@@ -75,6 +92,7 @@ def parse_pdf(path: str) -> ParsedPdf:
         metadata_title=_clean_field(metadata.get("Title", "")),
         metadata_authors=_clean_field(metadata.get("Author", "")),
         first_page_title=guess_title(title_lines),
+        header=header,
         stats=stats,
     )
 
@@ -106,22 +124,28 @@ def _open(path: str, data: bytes) -> pdfium.PdfDocument:
     return document
 
 
-def _page_texts(path: str, document: pdfium.PdfDocument) -> list[str]:
-    """Every page's text, refusing a page or a document with more text than a paper has."""
-    texts: list[str] = []
+@dataclass(frozen=True)
+class _Page:
+    text: str  # PDFium's plain text, what a page without a readable layout is read as
+    geometry: PageGeometry | None
+
+
+def _pages(path: str, document: pdfium.PdfDocument) -> list[_Page]:
+    """Every page's text and layout; refuses a page or a document with more text than a paper."""
+    pages: list[_Page] = []
     total = 0
     for index in range(len(document)):
-        texts.append(_page_text(path, document, index))
-        total += len(texts[-1])
+        pages.append(_page(path, document, index))
+        total += len(pages[-1].text)
         if total > MAX_DOCUMENT_CHARS:
             raise PdfError(
                 f"cannot parse {path!r}: over {MAX_DOCUMENT_CHARS} characters of text"
                 f" by page {index + 1}, more than any paper"
             )
-    return texts
+    return pages
 
 
-def _page_text(path: str, document: pdfium.PdfDocument, index: int) -> str:
+def _page(path: str, document: pdfium.PdfDocument, index: int) -> _Page:
     page = document[index]
     try:
         textpage = page.get_textpage()
@@ -132,7 +156,14 @@ def _page_text(path: str, document: pdfium.PdfDocument, index: int) -> str:
                     f"cannot parse {path!r}: page {index + 1} holds {chars} characters,"
                     f" over the limit of {MAX_PAGE_CHARS} per page"
                 )
-            return str(textpage.get_text_range())
+            text = str(textpage.get_text_range())
+            try:
+                geometry: PageGeometry | None = read_page(page, textpage)
+            except LayoutUnreadable:
+                geometry = None
+            if geometry is not None and not geometry.lines and text.strip():
+                geometry = None
+            return _Page(text, geometry)
         finally:
             textpage.close()
     finally:

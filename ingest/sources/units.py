@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -11,7 +13,8 @@ from ingest.index.catalog import Catalog
 from ingest.index.records import Paper, ParsedPdf, arxiv_url, file_name_id
 from ingest.index.writer import UnitWork
 from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
-from ingest.report import Skipped
+from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
+from ingest.report import Skipped, Unchanged
 from ingest.sources.arxiv_api import Harvested
 from ingest.sources.metadata import MAX_RECORD_BYTES, read_metadata
 
@@ -45,19 +48,31 @@ def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
 def paper_from_pdf(
     path: Path, parsed: ParsedPdf, paper_id: str, version: str, is_arxiv: bool
 ) -> Paper:
-    """The record of a paper known only from its PDF."""
-    title = parsed.metadata_title or parsed.first_page_title or path.stem
-    abstract = " ".join(b.text for b in parsed.blocks if b.section.lower() == "abstract")
+    """The record of a paper known only from its PDF: what its first page says, else what
+    the PDF's document information says, else the file's name for a title."""
+    header = parsed.header
+    title = header.title or parsed.metadata_title or parsed.first_page_title or path.stem
+    abstract = header.abstract or " ".join(
+        b.text for b in parsed.blocks if b.section.lower() == "abstract"
+    )
     categories = (parsed.stamp_category,) if parsed.stamp_category else ()
     return Paper(
         id=paper_id,
         title=" ".join(title.split()),
         abstract=" ".join(abstract.split()),
-        authors=parsed.metadata_authors,
+        authors=header.authors or _document_authors(parsed.metadata_authors),
         categories=categories,
         version=version,
+        published=header.published,
+        updated=header.updated,
         is_arxiv=is_arxiv,
     )
+
+
+def _document_authors(value: str) -> str:
+    """The document information's author list ("A ; B", "A and B") as "A, B"."""
+    names = re.split(r"\s*(?:;|\band\b)\s*", value)
+    return ", ".join(name.strip(" ,") for name in names if name.strip(" ,"))
 
 
 def fulltext_work(
@@ -71,17 +86,53 @@ def fulltext_work(
     paper_id, version, is_arxiv = pdf_identity(path, parsed)
     if known is None or known.id != paper_id:
         known = catalog.get_paper(paper_id)
+    from_pdf = paper_from_pdf(path, parsed, paper_id, version, is_arxiv)
     if known is not None:
-        paper = dataclasses.replace(known, version=version or known.version)
+        paper = _fill_gaps(dataclasses.replace(known, version=version or known.version), from_pdf)
     else:
-        paper = paper_from_pdf(path, parsed, paper_id, version, is_arxiv)
+        paper = from_pdf
     pieces = fulltext_pieces(parsed.blocks, count_tokens)
     if not pieces:
         return Skipped(str(path), "no text left after removing references and page furniture")
     digest = unit_hash(paper, "fulltext", pieces)
     chunks = make_chunks(paper, "fulltext", pieces, digest)
-    pdf = (parsed.sha256, parsed.page_count, path.stem)
-    return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf)
+    pdf = (parsed.sha256, parsed.page_count, path.stem, PDF_STAGE)
+    fallback = parsed.stats.get("pages_fallback", 0)
+    return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback)
+
+
+def _fill_gaps(record: Paper, from_pdf: Paper) -> Paper:
+    """The record, with what its PDF's page 1 says where the record says nothing."""
+    return dataclasses.replace(
+        record,
+        title=record.title or from_pdf.title,
+        authors=record.authors or from_pdf.authors,
+        abstract=record.abstract or from_pdf.abstract,
+        published=record.published or from_pdf.published,
+        updated=record.updated or from_pdf.updated,
+    )
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        with path.open("rb") as file:
+            return hashlib.file_digest(file, "sha256").hexdigest()
+    except OSError:
+        return None  # the parser reports why it cannot be read
+
+
+def _unparsed(files: list[Path], catalog: Catalog) -> tuple[list[Path], list[Unchanged]]:
+    """The files this PDF stage has not read yet; the others are indexed as they are."""
+    todo: list[Path] = []
+    unchanged: list[Unchanged] = []
+    for path in files:
+        digest = _sha256(path)
+        paper_id = catalog.current_pdf(digest, PDF_STAGE) if digest else None
+        if paper_id is None:
+            todo.append(path)
+        else:
+            unchanged.append(Unchanged(paper_id, str(path)))
+    return todo, unchanged
 
 
 def find_pdfs(paths: Iterable[Path]) -> tuple[list[Path], list[Skipped]]:
@@ -125,10 +176,15 @@ def pdf_items(
     workers: int = 1,
     timeout_s: float = 120.0,
     max_mb: int = PDF_MAX_MB,
-) -> Iterator[UnitWork | Skipped]:
-    """The full-text unit of every PDF named or found in the folders named."""
+) -> Iterator[UnitWork | Skipped | Unchanged]:
+    """The full-text unit of every PDF named or found in the folders named.
+
+    A PDF indexed before, unchanged, by this version of the PDF stage is not parsed again.
+    """
     files, skipped = find_pdfs(paths)
     yield from skipped
+    files, unchanged = _unparsed(files, catalog)
+    yield from unchanged
     parsed = extract_pdfs(files, workers=workers, timeout_s=timeout_s, max_mb=max_mb)
     for path, outcome in parsed:
         if isinstance(outcome, Failure):

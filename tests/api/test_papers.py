@@ -27,8 +27,8 @@ def test_paper_is_found_with_or_without_version(api: Api, given: str) -> None:
     assert paper["url"] == "https://arxiv.org/abs/2007.01282"
     assert paper["pdf_url"] == "https://arxiv.org/pdf/2007.01282"
     assert set(paper) == {
-        "id", "title", "authors", "abstract", "categories", "published", "has_fulltext",
-        "url", "pdf_url",
+        "id", "title", "authors", "abstract", "categories", "published", "updated",
+        "has_fulltext", "field_sources", "url", "pdf_url",
     }  # fmt: skip
 
 

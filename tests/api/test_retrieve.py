@@ -115,3 +115,14 @@ def test_retrieval_counts_against_the_keys_budget(
         ]
 
     assert statuses == [200, 200, 429]
+
+
+def test_an_author_restricts_the_passages_to_their_papers(api: Api) -> None:
+    passages = _retrieve(api, query="hand gesture recognition", author="Mahdi Abavisani")
+    with api.key_client() as client:
+        unknown = client.post("/api/retrieve", json={"query": FID, "author": "Nobody Atall"})
+
+    assert "1812.06145" in {p["paper_id"] for p in passages}
+    assert all("Abavisani" in p["authors"] for p in passages)
+    assert unknown.status_code == 404
+    assert "Nobody Atall" in unknown.json()["detail"]

@@ -97,10 +97,46 @@ def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
 
     with catalog.transaction():
         catalog.replace_unit(
-            PAPER, "pdf", "fulltext", "d2", [_chunk("fulltext", 0, 3)], ("sha", 9, "paper")
+            PAPER, "pdf", "fulltext", "d2", [_chunk("fulltext", 0, 3)], ("sha", 9, "paper", "2")
         )
 
     after = catalog.paper_row(PAPER.id)
-    assert before == PaperRow(PAPER, "metadata", has_fulltext=False)
-    assert after == PaperRow(PAPER, "metadata", has_fulltext=True)
+    sources = {"title": "record", "published": "record"}
+    assert before == PaperRow(PAPER, "metadata", has_fulltext=False, field_sources=sources)
+    assert after == PaperRow(PAPER, "metadata", has_fulltext=True, field_sources=sources)
     assert catalog.paper_row("2999.99999") is None
+
+
+def test_full_text_unit_holds_captions_tables_and_footnotes_and_replaces_them_together(
+    catalog: Catalog,
+) -> None:
+    first = [_chunk("fulltext", 0, 1), _chunk("caption", 1, 2), _chunk("table", 2, 3)]
+    second = [_chunk("fulltext", 0, 1), _chunk("footnote", 1, 4)]
+    with catalog.transaction():
+        catalog.replace_unit(PAPER, "pdf", "fulltext", "f1", first, ("sha", 4, "2112.04426v1", "2"))
+
+    with catalog.transaction():
+        catalog.replace_unit(
+            PAPER, "pdf", "fulltext", "f2", second, ("sha", 4, "2112.04426v1", "2")
+        )
+
+    stored = catalog.unit_chunks(PAPER.id, "fulltext")
+    assert [(c.kind, c.page_start) for c in stored] == [("fulltext", 1), ("footnote", 4)]
+    assert catalog.chunk_ids(PAPER.id, "abstract") == [f"{PAPER.id}#abstract-0@abc"]
+    assert catalog.all_units() == [(PAPER.id, "abstract"), (PAPER.id, "fulltext")]
+    stats = catalog.stats()
+    assert (stats["fulltext"], stats["footnote"], stats["caption"], stats["chunks"]) == (1, 1, 0, 3)
+
+
+def test_deleting_a_paper_removes_every_kind_of_its_chunks(catalog: Catalog) -> None:
+    chunks = [_chunk("fulltext", 0, 1), _chunk("caption", 1, 2)]
+    with catalog.transaction():
+        catalog.replace_unit(
+            PAPER, "pdf", "fulltext", "f1", chunks, ("sha", 2, "2112.04426v1", "2")
+        )
+
+    with catalog.transaction():
+        removed = catalog.delete_paper(PAPER.id)
+
+    assert removed == 3
+    assert catalog.chunk_count() == 0

@@ -95,3 +95,26 @@ def test_chunk_ids_are_deterministic_and_change_with_content(count_tokens: Count
     assert [c.id for c in first] == [c.id for c in again]
     assert first[0].id.startswith("1512.03385#abstract-0@")
     assert first[0].id != other[0].id
+
+
+def test_captions_and_tables_become_chunks_of_their_kind_after_the_body(
+    count_tokens: CountTokens,
+) -> None:
+    paper = _paper("We train very deep networks.")
+    blocks = [
+        Block("1 Introduction", 1, "Retrieval helps. It finds passages."),
+        Block("Figure 2", 1, "Figure 2: The reader and the retriever.", kind="caption"),
+        Block("Table 1", 2, "Model | NQ\nBM25 | 59.1", kind="table"),
+        Block("References", 3, "[1] A paper.", is_references=True),
+    ]
+
+    pieces = fulltext_pieces(blocks, count_tokens)
+    chunks = make_chunks(paper, "fulltext", pieces, unit_hash(paper, "fulltext", pieces))
+
+    assert [(c.kind, c.section, c.page_start) for c in chunks] == [
+        ("fulltext", "1 Introduction", 1),
+        ("caption", "Figure 2", 1),
+        ("table", "Table 1", 2),
+    ]
+    assert chunks[1].id.startswith("1512.03385#caption-1@")
+    assert chunks[2].text == "Model | NQ\nBM25 | 59.1"

@@ -372,3 +372,19 @@ def test_full_disk_is_one_line_naming_the_data_dir(env: dict[str, str], tiny_dis
     )
     assert "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_ingest_report_names_the_pdf_whose_pages_were_read_as_plain_text(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    words = "the reader finds the passage that answers the question in the index"
+    lines = [pdf_fixtures.text_at(72, 700 - 14 * i, 11, f"{words} {i}.") for i in range(30)]
+    (tmp_path / "pdfs").mkdir()
+    rotated = pdf_fixtures.write_layout_pdf(tmp_path / "pdfs" / "rotated.pdf", [lines], 90)
+
+    result = run(env, "ingest", "pdfs", str(rotated), "--json")
+    summary = run(env, "ingest", "pdfs", str(rotated))
+
+    assert result.code == 0, result.stderr
+    assert result.json["pages_fallback"] == {str(rotated.resolve()): 1}
+    assert "1 page(s) read as plain text" in summary.stdout

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.index.filters import Filters, date_number
+from ingest.index.filters import Filters, UnresolvedAuthor, date_number
 
 
 @pytest.mark.parametrize(
@@ -37,3 +37,26 @@ def test_with_papers_keeps_the_other_restrictions() -> None:
     scoped = filters.with_papers(["2203.12533"])
 
     assert scoped == Filters(("2203.12533",), ("cs.CL",), "2024-01-01", "")
+
+
+def test_an_author_resolved_within_the_papers_asked_for_keeps_only_theirs() -> None:
+    filters = Filters(("2203.12533", "1706.03762"), ("cs.CL",), author="Ashish Vaswani")
+
+    resolved = filters.within(["1706.03762", "1803.02155", "1706.03762"])
+    alone = Filters(author="A. Vaswani").within(["1803.02155"])
+    elsewhere = Filters(("2203.12533",), author="A. Vaswani").within(["1803.02155"])
+
+    assert resolved.searched_papers == ("1706.03762",)
+    assert resolved.categories == ("cs.CL",)
+    assert alone.searched_papers == ("1803.02155",)
+    assert elsewhere.searched_papers == ()
+    assert elsewhere.matches_nothing
+    assert not Filters().matches_nothing
+
+
+def test_a_search_given_an_unresolved_author_is_refused() -> None:
+    with pytest.raises(UnresolvedAuthor, match="Ashish Vaswani"):
+        Filters(author="Ashish Vaswani").check_resolved()
+
+    Filters(author="Ashish Vaswani").within([]).check_resolved()
+    Filters(("1706.03762",)).check_resolved()

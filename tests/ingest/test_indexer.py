@@ -21,7 +21,7 @@ def _work(texts: list[str], kind: str = "fulltext", paper: Paper = PAPER) -> Uni
     pieces = [Piece(t, "3 Experiments", 5, 5) for t in texts]
     digest = unit_hash(paper, kind, pieces)
     chunks = tuple(make_chunks(paper, kind, pieces, digest))
-    return UnitWork(paper, kind, "pdf", "test.pdf", digest, chunks, ("sha", 19, "rag"))
+    return UnitWork(paper, kind, "pdf", "test.pdf", digest, chunks, ("sha", 19, "rag", "2"))
 
 
 @pytest.fixture

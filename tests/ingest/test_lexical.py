@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.filters import Filters
+from ingest.index.filters import Filters, UnresolvedAuthor
 from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Chunk, Paper
 
@@ -84,3 +84,14 @@ def test_extra_terms_count_by_their_weight(lexical: LexicalIndex) -> None:
         "attent": 30,
         "absent": 0,
     }
+
+
+def test_an_author_filters_by_the_papers_it_was_resolved_to(lexical: LexicalIndex) -> None:
+    lexical.replace_units([("2005.11401", "abstract")], _chunks(3, "Attention.", "2005.11401"))
+    author = Filters(author="Patrick Lewis")
+
+    theirs = lexical.search("attention", 50, author.within(["2005.11401"]))
+
+    assert {p for _, p, _ in theirs} == {"2005.11401"}
+    with pytest.raises(UnresolvedAuthor):
+        lexical.search("attention", 50, author)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.filters import Filters
+from ingest.index.filters import Filters, UnresolvedAuthor
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import (
     COLLECTION,
@@ -112,6 +112,17 @@ def test_search_keeps_to_the_papers_asked_for(three_papers: ChunkStore) -> None:
     assert len(hits) == 4
     assert _papers_of(hits) == {"2403.00001"}
     assert _papers_of(two) == {"2305.00001", "2403.00001"}
+
+
+def test_search_keeps_to_the_papers_an_author_was_resolved_to(three_papers: ChunkStore) -> None:
+    near_the_first_paper = unit_vectors(12)[0]
+    author = Filters(author="Arthur Mensch")
+
+    hits = three_papers.search(near_the_first_paper, 12, author.within(["2305.00001"]))
+
+    assert _papers_of(hits) == {"2305.00001"}
+    with pytest.raises(UnresolvedAuthor):
+        three_papers.search(near_the_first_paper, 12, author)
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "test-artifacts" / "web"
 EXAMPLE_HOST_PAGE = ROOT / "examples" / "host.html"
 EXAMPLE_DOCK_SRC = 'src="http://127.0.0.1:8000/dock.js"'
-EXAMPLE_PAPER = 'data-paper="2203.12533"'
+EXAMPLE_PAPER = 'data-paper="2007.01282"'
 
 XSS = "<img src=x onerror=alert(1)>"
 XSS_ID = "2401.00001"

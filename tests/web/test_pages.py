@@ -53,7 +53,10 @@ def test_paper_page_shows_metadata_links_and_readable_tex(web: Api) -> None:
     assert "Strings on AdS₅ × S⁵ and the Schrödinger equation" in page
     assert "α-expansion" in page
     assert "λ ≤ 1" in page
-    assert "Ada Author, Bo Author" in page
+    assert (
+        '<a href="/authors/Ada%20Author">Ada Author</a>, '
+        '<a href="/authors/Bo%20Author">Bo Author</a>'
+    ) in page
     assert '<time datetime="1999-01-04">' in page
     assert f'href="https://arxiv.org/abs/{OLD_STYLE_ID}"' in page
     assert f'href="https://arxiv.org/pdf/{OLD_STYLE_ID}"' in page

@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated, Any
 
 import anyio
@@ -28,6 +28,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answering import Answerer, Question, Turn
+from chat.rag.authors import MAX_AUTHOR_CHARS, author_filter
 from chat.rag.events import Delta, Done, Error, Event, Sources
 from chat.service.conversations import (
     NotFound,
@@ -51,6 +52,7 @@ logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
 
 PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+AuthorName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_AUTHOR_CHARS)]
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 # After a shutdown begins, how long a stream has to send its `error` event.
 SHUTDOWN_GRACE_S = 3.0
@@ -67,6 +69,20 @@ class ChatRequest(BaseModel):
     )
     conversation_id: str | None = Field(default=None, max_length=64)
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+    author: AuthorName | None = Field(
+        default=None,
+        description="only this author's papers (404 when no indexed author has the name); "
+        "with paper_ids, only those of them that are this author's",
+    )
+
+
+def request_filters(services: Services, paper_ids: list[str], author: str | None) -> Filters:
+    """The filters of a chat request, its author resolved to their papers (AuthorNotFound:
+    404)."""
+    filters = Filters(paper_ids=tuple(normalise_paper_id(p) for p in paper_ids))
+    if author:
+        filters = author_filter(services.index.catalog, replace(filters, author=author))
+    return filters
 
 
 @dataclass
@@ -252,6 +268,7 @@ async def _save(services: Services, user_id: str, message_id: str, turnout: Turn
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
     check_question(body.message, services.limits)
+    filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     try:
@@ -263,7 +280,7 @@ async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> 
     question = Question(
         text=body.message,
         history=prepared.history,
-        filters=Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids]),
+        filters=filters,
         conversation_id=prepared.conversation_id,
         message_id=prepared.message_id,
     )

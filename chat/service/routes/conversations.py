@@ -23,6 +23,7 @@ class ConversationInfo(BaseModel):
 
 
 class MessageOut(BaseModel):
+    id: str
     role: str
     content: str
     sources: list[dict[str, Any]]
@@ -52,6 +53,7 @@ def get_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> Con
     conversation = get_conversation(session, user.id, conversation_id)
     messages = [
         MessageOut(
+            id=m.id,
             role=m.role,
             content=m.content,
             sources=list(m.sources or []),

@@ -21,17 +21,25 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
+from dataclasses import replace
 from typing import Any, Literal
 
 import anyio
 from fastapi import APIRouter
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
+from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answering import Question
 from chat.rag.events import Delta, Done, Error, Sources
 from chat.service.openai_errors import OpenAIError, error_body
-from chat.service.routes.chat import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, until_shutdown
+from chat.service.routes.chat import (
+    SHUTDOWN_GRACE_S,
+    SHUTTING_DOWN,
+    SSE_HEADERS,
+    request_filters,
+    until_shutdown,
+)
 from chat.service.routes.deps import ChattingKeyUser, KeyUser, Services, ServicesDep
 from chat.service.routes.errors import openai_errors
 from chat.service.routes.openai_request import MODEL_ID, CompletionRequest, to_question
@@ -120,6 +128,8 @@ async def chat_completions(
         message = f"the model {body.model!r} does not exist; this server has one: {MODEL_ID!r}"
         raise OpenAIError(404, message, param="model", code="model_not_found")
     question = to_question(body, services.limits)
+    filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
+    question = replace(question, filters=filters)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     if body.stream:

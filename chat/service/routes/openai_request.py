@@ -3,7 +3,8 @@
 Honoured: `messages` (the last one, a user's, is the question; earlier
 user and assistant turns its history), `stream`, `stream_options.include_usage`,
 `max_tokens` (or `max_completion_tokens`), `temperature`, `stop`, `user`,
-and the extra `paper_ids`. Refused with a 400 naming the parameter: `n`
+and the extra `paper_ids` and `author` (only that author's papers; 404 when
+no indexed author has the name). Refused with a 400 naming the parameter: `n`
 above 1, tools and functions, `response_format` other than text, log
 probabilities, and content parts other than text (images, audio, files).
 Other OpenAI parameters are accepted and have no effect.
@@ -19,10 +20,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from chat.rag.answering import Question, Turn
 from chat.rag.sampling import Sampling
 from chat.service.openai_errors import invalid_request
-from chat.service.routes.chat import PaperId
+from chat.service.routes.chat import AuthorName, PaperId
 from chat.service.routes.deps import Limits, check_question, readable_text
-from ingest.index.filters import Filters
-from ingest.index.records import normalise_paper_id
 
 MODEL_ID = "paperchat"
 MAX_STOP_SEQUENCES = 4
@@ -75,6 +74,9 @@ class CompletionRequest(BaseModel):
     stream: bool = False
     stream_options: StreamOptions | None = None
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+    author: AuthorName | None = Field(
+        default=None, description="only this author's papers (404 when unknown)"
+    )
     max_tokens: int | None = Field(default=None, ge=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
     temperature: float | None = Field(default=None, ge=0, le=2)
@@ -140,7 +142,8 @@ class CompletionRequest(BaseModel):
 
 def to_question(body: CompletionRequest, limits: Limits) -> Question:
     """The last message (a user's) as the question; earlier user and assistant turns as
-    history; 400 naming `messages` when there is no question."""
+    history; 400 naming `messages` when there is no question. The route adds the filters
+    (`paper_ids`, `author`)."""
     last = body.messages[-1]
     text = last.text().strip()
     if last.role != "user" or not text:
@@ -151,5 +154,4 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
         raise invalid_request(str(e.detail), "messages") from e
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
     history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
-    filters = Filters().with_papers([normalise_paper_id(p) for p in body.paper_ids])
-    return Question(text=text, history=history, filters=filters, sampling=body.sampling())
+    return Question(text=text, history=history, sampling=body.sampling())

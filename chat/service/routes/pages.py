@@ -13,6 +13,7 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
+from chat.rag.authors import AuthorNotFound, author_page
 from chat.rag.papers import PaperNotFound, paper_details
 from chat.service.routes.auth import Me
 from chat.service.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
@@ -20,6 +21,7 @@ from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import search_listing
 from chat.service.web.rendering import render_page
 from chat.service.web.tex import readable_paragraphs, readable_tex
+from ingest.index.authors import written_names
 
 router = APIRouter(tags=["dock"])
 
@@ -58,7 +60,34 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         paper=paper,
         paper_id=paper["id"],
         title=readable_tex(paper["title"]),
+        authors=[readable_tex(name) for name in written_names(paper["authors"])],
         abstract=readable_paragraphs(paper["abstract"]),
+        from_pdf=[name for name, origin in paper["field_sources"].items() if origin == "pdf"],
+    )
+
+
+@router.get("/authors/{name:path}", response_class=HTMLResponse, include_in_schema=False)
+def author_page_html(name: str, services: ServicesDep) -> HTMLResponse:
+    """The author's papers, newest first, with counts; the dock asks about them only."""
+    wanted = " ".join(name.split())[:MAX_QUERY_CHARS]
+    try:
+        page = author_page(services.index.catalog, wanted)
+    except AuthorNotFound as e:
+        return render_page(
+            "author_not_found.html", 404, wanted=wanted, query=wanted, maybe=e.suggestions
+        )
+    papers = [
+        {
+            "id": p.id,
+            "title": readable_tex(p.title),
+            "authors": [readable_tex(n) for n in written_names(p.authors)],
+            "published": p.published or p.updated,
+            "categories": p.categories,
+        }
+        for p in page.papers
+    ]
+    return render_page(
+        "author.html", author=page, name=readable_tex(page.name), papers=papers, author_name=wanted
     )
 
 

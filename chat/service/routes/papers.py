@@ -21,7 +21,9 @@ class Paper(BaseModel):
     abstract: str
     categories: list[str]
     published: str | None
+    updated: str | None
     has_fulltext: bool
+    field_sources: dict[str, str]  # per field: "record" (metadata, arXiv) or "pdf" (page 1)
     url: str | None
     pdf_url: str | None
 

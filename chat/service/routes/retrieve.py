@@ -20,10 +20,12 @@ from pydantic import (
     model_validator,
 )
 
+from chat.rag.authors import author_filter
 from chat.rag.passages import MAX_PASSAGES, retrieve_passages
-from chat.service.routes.chat import PaperId
+from chat.service.routes.chat import AuthorName, PaperId
 from chat.service.routes.deps import ChattingUser, MessageText, ServicesDep
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
+from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
@@ -44,6 +46,9 @@ class RetrieveRequest(BaseModel):
     query: MessageText = Field(min_length=1, max_length=1000, description="what to search for")
     k: int = Field(default=8, ge=1, le=MAX_PASSAGES, description="how many passages")
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+    author: AuthorName | None = Field(
+        default=None, description="only this author's papers (404 when no indexed author)"
+    )
     categories: list[Category] = Field(
         default_factory=list, max_length=20, description="arXiv categories, e.g. cs.CL"
     )
@@ -68,13 +73,16 @@ class RetrieveRequest(BaseModel):
             raise ValueError("published_from is after published_to")
         return self
 
-    def filters(self) -> Filters:
-        return Filters(
+    def filters(self, catalog: Catalog) -> Filters:
+        """The request's filters, its author resolved to their papers (AuthorNotFound: 404)."""
+        filters = Filters(
             paper_ids=tuple(normalise_paper_id(p) for p in self.paper_ids),
             categories=tuple(self.categories),
             published_from=self.published_from or "",
             published_to=self.published_to or "",
+            author=self.author or "",
         )
+        return author_filter(catalog, filters)
 
 
 class Passage(BaseModel):
@@ -97,9 +105,10 @@ class Passages(BaseModel):
     passages: list[Passage]
 
 
-@router.post("/api/retrieve", responses=errors(*BODY, *SIGNED_IN, 429))
+@router.post("/api/retrieve", responses=errors(*BODY, *SIGNED_IN, 404, 429))
 def retrieve(body: RetrieveRequest, _user: ChattingUser, services: ServicesDep) -> Passages:
     """The `k` best passages for `query` within the filters, best first, with scores."""
-    found = retrieve_passages(services.index.retriever, body.query, body.k, body.filters())
+    retriever = services.index.retriever
+    found = retrieve_passages(retriever, body.query, body.k, body.filters(retriever.catalog))
     passages = [Passage(**vars(p) | {"categories": list(p.categories)}) for p in found]
     return Passages(passages=passages)

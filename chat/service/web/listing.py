@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from chat.rag.papers import search_papers
 from chat.rag.retrieval import Retriever
+from chat.service.web.tex import readable_tex
+from ingest.index.authors import written_names
 
 
 @dataclass(frozen=True)
@@ -18,6 +20,7 @@ class Listed:
     score: float
     published: str | None
     categories: list[str]
+    author_names: list[str]  # each a link to the author's page
 
 
 def search_listing(retriever: Retriever, query: str, limit: int = 10) -> list[Listed]:
@@ -28,7 +31,10 @@ def search_listing(retriever: Retriever, query: str, limit: int = 10) -> list[Li
         paper = retriever.catalog.get_paper(hit.id)
         published = (paper.published or paper.updated or None) if paper else None
         categories = list(paper.categories) if paper else []
+        names = [readable_tex(name) for name in written_names(hit.authors)]
         listed.append(
-            Listed(hit.id, hit.title, hit.authors, hit.snippet, hit.score, published, categories)
+            Listed(
+                hit.id, hit.title, hit.authors, hit.snippet, hit.score, published, categories, names
+            )
         )
     return listed

@@ -47,5 +47,6 @@ def render_page(template: str, status_code: int = 200, **context: Any) -> HTMLRe
     """The page `template` filled with `context`, every value escaped."""
     context.setdefault("query", "")
     context.setdefault("paper_id", "")
+    context.setdefault("author_name", "")
     html = _environment().get_template(template).render(**context)
     return HTMLResponse(html, status_code=status_code, headers=PAGE_HEADERS)

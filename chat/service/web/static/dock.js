@@ -1,9 +1,10 @@
 /*
  * paperchat dock: a chat panel over the papers of a paperchat server.
  *
- *   <script src="https://HOST/dock.js" data-paper="2203.12533" data-api-key="pc_..."></script>
+ *   <script src="https://HOST/dock.js" data-paper="2007.01282" data-api-key="pc_..."></script>
  *
- * Both attributes are optional. The panel mounts in a shadow root, so the page's CSS and
+ * The attributes are optional: `data-paper` scopes questions to one paper, `data-author`
+ * (the app's author pages) to one author's papers, until the reader unticks the scope. The panel mounts in a shadow root, so the page's CSS and
  * the dock's never meet, and talks to the server dock.js came from: with the browser
  * session (cookies) or, when given, the API key. Everything shown from the model or from
  * papers is put in text nodes; nothing is parsed as HTML. Citations become chips only in
@@ -18,6 +19,7 @@
 
   const ORIGIN = new URL(script.src, location.href).origin;
   const PAPER = (script.dataset.paper || "").trim();
+  const AUTHOR = PAPER ? "" : (script.dataset.author || "").trim();
   const API_KEY = (script.dataset.apiKey || "").trim();
   const OPEN_KEY = "paperchat.dock.open";
   const CONVERSATION_KEY = "paperchat.dock.conversation";
@@ -82,7 +84,7 @@ a { color: var(--accent); }
 .form label { display: grid; gap: 4px; font-size: 13px; font-weight: 600; }
 .form input, .composer textarea {
   width: 100%; border: 1px solid var(--border); border-radius: 8px; padding: 8px 10px;
-  background: var(--bg);
+  background: var(--bg); font-weight: 400;
 }
 .row { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .note { color: var(--muted); font-size: 13px; margin: 0; }
@@ -91,7 +93,10 @@ a { color: var(--accent); }
   display: flex; align-items: center; gap: 8px; padding: 8px 16px; font-size: 13px;
   border-bottom: 1px solid var(--border); background: var(--surface);
 }
-.log { flex: 1; min-height: 0; overflow-y: auto; padding: 16px; display: grid; gap: 14px; align-content: start; }
+.log {
+  position: relative; flex: 1; min-height: 0; overflow-y: auto; padding: 16px; display: grid; gap: 14px;
+  align-content: start;
+}
 .empty { color: var(--muted); font-size: 14px; margin: 0; }
 .msg { display: grid; gap: 6px; min-width: 0; }
 .user { justify-items: end; }
@@ -123,8 +128,11 @@ a { color: var(--accent); }
 .status { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; }
 .sources { font-size: 13px; }
 .sources summary { cursor: pointer; color: var(--muted); font-weight: 600; }
-.sources ol { margin: 6px 0 0; padding-left: 22px; display: grid; gap: 4px; }
+.sources ol { margin: 6px 0 0; padding-left: 22px; display: grid; gap: 6px; }
 .sources .where { display: block; color: var(--muted); font-size: 12px; }
+.sources .passages { list-style: none; margin: 2px 0 0; padding: 0 0 0 10px; border-left: 2px solid var(--border); display: grid; gap: 2px; }
+.sources .passages li { color: var(--muted); font-size: 12px; }
+.refusal-note { font-weight: 600; margin: 0; }
 .composer { border-top: 1px solid var(--border); padding: 10px 12px; display: grid; gap: 8px; }
 .composer textarea { resize: vertical; min-height: 64px; max-height: 40vh; }
 .form input, .composer textarea { font-size: 16px; } /* phones zoom into smaller fields */
@@ -190,7 +198,7 @@ a { color: var(--accent); }
     allowSignup: false,
     conversationId: null,
     controller: null,
-    scoped: Boolean(PAPER),
+    scoped: Boolean(PAPER || AUTHOR),
   };
 
   class HttpError extends Error {
@@ -224,6 +232,25 @@ a { color: var(--accent); }
     }
     const text = typeof detail === "string" && detail ? detail : `HTTP ${response.status}`;
     return new HttpError(response.status, text);
+  }
+
+  /**
+   * Why a request that never got an answer failed, in words: from a page on another origin
+   * that the server does not allow (PAPERCHAT_CORS_ORIGINS), the browser hides the answer
+   * and says only "Failed to fetch". A request the browser does not read (no-cors) tells
+   * whether the server is there at all.
+   */
+  async function unreachable(error) {
+    if (error instanceof HttpError) return error.message;
+    if (location.origin !== ORIGIN) {
+      try {
+        await fetch(`${ORIGIN}/api/health`, { mode: "no-cors", credentials: "omit", cache: "no-store" });
+        return `paperchat at ${ORIGIN} does not allow this site: add ${location.origin} to PAPERCHAT_CORS_ORIGINS on that server.`;
+      } catch {
+        /* not there either */
+      }
+    }
+    return `Cannot reach paperchat at ${ORIGIN}.`;
   }
 
   async function call(path, options) {
@@ -368,6 +395,7 @@ a { color: var(--accent); }
   /* ---------- citations: chips with the source on hover or focus ---------- */
 
   let tip = null;
+  let pinned = null; // the question the conversation view keeps at its top
 
   /** A chip for a citation of one of the answer's sources; any other stays text. */
   function citation(written, sources) {
@@ -408,19 +436,43 @@ a { color: var(--accent); }
     if (tip) tip.hidden = true;
   }
 
-  function sourcesBox(sources) {
-    const list = h("ol");
+  /** The sources by paper, in the order of each paper's best passage. */
+  function byPaper(sources) {
+    const papers = new Map();
     for (const source of sources) {
+      const id = String(source.id);
+      if (!papers.has(id)) papers.set(id, { id, title: source.title, passages: [] });
+      papers.get(id).passages.push(source);
+    }
+    return [...papers.values()];
+  }
+
+  /** One entry per paper, its passages (where each is, the start of its text) under it. */
+  function sourcesBox(sources) {
+    const papers = byPaper(sources);
+    const list = h("ol");
+    for (const paper of papers) {
+      const passages = h("ul", { class: "passages" });
+      for (const source of paper.passages) {
+        const page = source.page ? `page ${source.page}` : null;
+        const place = [source.section, page].filter(Boolean).join(" · ") || (source.kind === "abstract" ? "Abstract" : "Passage");
+        const snippet = String(source.snippet || "");
+        const start = snippet.length > 90 ? `${snippet.slice(0, 90).trimEnd()}…` : snippet;
+        passages.append(h("li", { "data-chunk": source.chunk_id || null }, start ? `${place}: ${start}` : place));
+      }
       list.append(
         h(
           "li",
-          {},
-          h("a", { href: paperUrl(source.id) }, source.title || source.id),
-          h("span", { class: "where", text: [source.id, where(source)].filter(Boolean).join(" · ") }),
+          { class: "paper-source", "data-paper": paper.id },
+          h("a", { href: paperUrl(paper.id) }, paper.title || paper.id),
+          h("span", { class: "where", text: paper.id }),
+          passages,
         ),
       );
     }
-    return h("details", { class: "sources", open: true }, h("summary", {}, `Sources (${sources.length})`), list);
+    const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    const label = `Sources: ${count(papers.length, "paper")}, ${count(sources.length, "passage")}`;
+    return h("details", { class: "sources", open: true }, h("summary", {}, label), list);
   }
 
   /* ---------- one answer ---------- */
@@ -450,6 +502,7 @@ a { color: var(--accent); }
       this.answer.replaceChildren(renderMarkdown(this.text, this.sources));
       if (focused >= 0) chips()[focused]?.focus({ preventScroll: true });
       this.answer.classList.toggle("pending", !this.text && this.root.getAttribute("aria-busy") === "true");
+      keepPinned();
     }
 
     setSources(sources) {
@@ -462,12 +515,23 @@ a { color: var(--accent); }
     }
 
     finish(done) {
+      if (isRefusal(done, this.sources)) {
+        this.refuse();
+        return;
+      }
       if (done.mode === "extractive") this.note("Extractive answer: quoted from the sources, no model.");
       if (done.finish_reason === "length") this.note("The answer stopped at the length limit.");
       if (done.finish_reason === "cancelled") this.note("Stopped.");
       if (Array.isArray(done.dropped_citations) && done.dropped_citations.length) {
         this.note(`Citations removed (not among the sources): ${done.dropped_citations.join(", ")}`);
       }
+    }
+
+    /** Nothing relevant was found: said plainly, and no sources listed as if they were used. */
+    refuse() {
+      this.root.setAttribute("data-refused", "true");
+      this.setSources([]);
+      this.status.replaceChildren(h("p", { class: "refusal-note", text: "Nothing relevant was found in the papers." }));
     }
 
     fail(message, retry) {
@@ -481,6 +545,44 @@ a { color: var(--accent); }
       this.root.setAttribute("aria-busy", "false");
       this.render();
     }
+  }
+
+  /**
+   * Whether an answer is a refusal: the server's `refused` when it sends one; otherwise an
+   * answer with no sources, or an extractive one that quoted nothing (no citations).
+   */
+  function isRefusal(done, sources) {
+    if (typeof done.refused === "boolean") return done.refused;
+    const cited = Array.isArray(done.citations) && done.citations.length > 0;
+    return !sources.length || (done.mode === "extractive" && !cited);
+  }
+
+  /* ---------- BibTeX of the papers an answer cites ---------- */
+
+  /** Puts a "Copy BibTeX" button under an answer that cites papers: it fetches their BibTeX
+   * (`GET /api/conversations/{cid}/messages/{mid}/bibtex`) and copies it to the clipboard. */
+  function addBibtexButton(view, conversationId, messageId, citations) {
+    if (!conversationId || !messageId || !Array.isArray(citations) || !citations.length) return;
+    const ids = [conversationId, messageId].map(encodeURIComponent);
+    const path = `/api/conversations/${ids[0]}/messages/${ids[1]}/bibtex`;
+    const button = h("button", { class: "ghost bibtex", type: "button" }, "Copy BibTeX");
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      try {
+        const response = await request(path);
+        if (!response.ok) throw await failure(response);
+        const text = await response.text();
+        if (!navigator.clipboard) throw new Error("the clipboard is not available on this page");
+        await navigator.clipboard.writeText(text);
+        button.textContent = "BibTeX copied";
+        announce(`BibTeX of ${citations.length} cited ${citations.length === 1 ? "paper" : "papers"} copied.`);
+      } catch (error) {
+        view.note(`Cannot copy the BibTeX: ${error.message || "the request failed"}`, "alert");
+      } finally {
+        button.disabled = false;
+      }
+    });
+    view.status.append(h("div", { class: "row" }, button));
   }
 
   function userMessage(text) {
@@ -526,7 +628,7 @@ a { color: var(--accent); }
 
   // Signed in: the conversation.
   const scopeBox = h("input", { type: "checkbox", checked: true });
-  const scope = h("label", { class: "scope" }, scopeBox, `Only this paper (${PAPER})`);
+  const scope = h("label", { class: "scope" }, scopeBox, PAPER ? `Only this paper (${PAPER})` : `Only this author's papers (${AUTHOR})`);
   const log = h("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
   const question = h("textarea", { rows: "3", id: "pc-question", placeholder: "Ask about the papers…", maxlength: "4000" });
   const sendButton = h("button", { class: "primary", type: "submit" }, "Send");
@@ -543,7 +645,7 @@ a { color: var(--accent); }
   const chatView = h(
     "section",
     { class: "view", "aria-label": "Chat" },
-    PAPER ? scope : null,
+    PAPER || AUTHOR ? scope : null,
     log,
     composer,
     h("div", { class: "foot" }, who, API_KEY ? null : signOutButton),
@@ -603,11 +705,11 @@ a { color: var(--accent); }
     else launcher.focus();
   }
 
-  function setSignedIn(user, csrf) {
+  function setSignedIn(user, csrf, { forget = true } = {}) {
     state.user = user;
     state.csrf = csrf;
     who.textContent = user ? (API_KEY ? `${user.email} (API key)` : user.email) : "";
-    if (!user) newChat();
+    if (!user && forget) newChat();
     showView("chat");
   }
 
@@ -617,11 +719,32 @@ a { color: var(--accent); }
     question.setAttribute("aria-busy", String(busy));
   }
 
+  /** An empty conversation view; the remembered conversation is left as it is. */
+  function showEmpty() {
+    const about = PAPER ? "this paper" : AUTHOR ? "this author's papers" : "the papers";
+    log.replaceChildren(h("p", { class: "empty", text: `Ask anything about ${about}.` }));
+  }
+
+  /** A new conversation: the open one is no longer remembered. */
   function newChat() {
     if (state.controller) state.controller.abort();
     state.conversationId = null;
     store("sessionStorage", CONVERSATION_KEY, null);
-    log.replaceChildren(h("p", { class: "empty", text: PAPER ? "Ask anything about this paper." : "Ask anything about the papers." }));
+    showEmpty();
+  }
+
+  /**
+   * Scroll the log so that `element` (a question) starts at its top, and keep it there as
+   * its answer grows (until the reader scrolls): the question and the answer's first lines
+   * stay in view while the rest streams in below.
+   */
+  function scrollToTop(element) {
+    pinned = element;
+    keepPinned();
+  }
+
+  function keepPinned() {
+    if (pinned && pinned.isConnected) log.scrollTop = Math.max(0, pinned.offsetTop - 8);
   }
 
   /* ---------- asking ---------- */
@@ -632,7 +755,7 @@ a { color: var(--accent); }
     const asked = userMessage(text);
     const view = new AnswerView();
     log.append(asked, view.root);
-    log.scrollTop = log.scrollHeight;
+    scrollToTop(asked);
     const controller = new AbortController();
     state.controller = controller;
     setBusy(true);
@@ -643,7 +766,9 @@ a { color: var(--accent); }
       ask(text);
     };
     let ended = false;
+    let messageId = null;
     const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
+    if (state.scoped && AUTHOR) body.author = AUTHOR;
     if (state.conversationId) body.conversation_id = state.conversationId;
     try {
       const response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
@@ -651,12 +776,14 @@ a { color: var(--accent); }
       await readEvents(response, (name, data) => {
         if (name === "meta") {
           state.conversationId = data.conversation_id;
+          messageId = data.message_id;
           store("sessionStorage", CONVERSATION_KEY, data.conversation_id);
         } else if (name === "sources") view.setSources(data.sources);
         else if (name === "delta") view.add(String(data.text || ""));
         else if (name === "done") {
           ended = true;
           view.finish(data);
+          addBibtexButton(view, state.conversationId, messageId, data.citations);
         } else if (name === "error") {
           ended = "failed";
           view.fail(data.message || "the answer failed", retry);
@@ -679,14 +806,13 @@ a { color: var(--accent); }
         view.fail("this conversation no longer exists; Retry starts a new one", retry);
         announce("The answer failed.");
       } else {
-        view.fail(error.message || "the server could not be reached", retry);
+        view.fail(error instanceof HttpError ? error.message : await unreachable(error), retry);
         announce("The answer failed.");
       }
     } finally {
       state.controller = null;
       view.end();
       setBusy(false);
-      log.scrollTop = log.scrollHeight;
     }
   }
 
@@ -741,12 +867,15 @@ a { color: var(--accent); }
         if (message.status === "cancelled") view.note("Stopped.");
         if (message.status === "error") view.note("This answer failed.", "alert");
         if (message.status === "interrupted") view.note("This answer was cut off when the server stopped.", "alert");
+        if (message.status === "complete" && isRefusal(message, view.sources)) view.refuse();
+        if (message.status === "complete") addBibtexButton(view, conversation.id, message.id, message.citations);
         view.end();
         log.append(view.root);
       }
       showView("chat");
-      log.scrollTop = log.scrollHeight;
-      if (!panel.hidden) question.focus();
+      const questions = log.querySelectorAll(".user");
+      if (questions.length) scrollToTop(questions[questions.length - 1]);
+      if (!panel.hidden) question.focus({ preventScroll: true });
     } catch (error) {
       if (error.status === 404) store("sessionStorage", CONVERSATION_KEY, null);
       else historyList.replaceChildren(h("li", { class: "alert", text: `Error: ${error.message}` }));
@@ -766,7 +895,7 @@ a { color: var(--accent); }
       announce(`Signed in as ${session.user.email}.`);
       focusView();
     } catch (error) {
-      authError.textContent = error.message || "cannot reach the server";
+      authError.textContent = error instanceof HttpError ? error.message : await unreachable(error);
     }
   }
 
@@ -792,10 +921,10 @@ a { color: var(--accent); }
         setSignedIn(session.user, session.csrf_token);
       }
     } catch (error) {
-      setSignedIn(null, null);
-      authError.textContent = API_KEY
+      setSignedIn(null, null, { forget: false });
+      authError.textContent = API_KEY && error instanceof HttpError
         ? `The API key was refused: ${error.message}`
-        : `Cannot reach paperchat at ${ORIGIN}.`;
+        : await unreachable(error);
       return;
     }
     const remembered = stored("sessionStorage", CONVERSATION_KEY);
@@ -837,15 +966,20 @@ a { color: var(--accent); }
       send();
     }
   });
+  // Escape closes the panel only from inside it (the page keeps its own Escape), and first
+  // closes an open citation tip.
   panel.addEventListener("keydown", (event) => {
-    if (event.key === "Escape") {
-      event.preventDefault();
-      setOpen(false);
-    }
+    if (event.key !== "Escape" || event.isComposing || !panel.contains(shadow.activeElement)) return;
+    event.preventDefault();
+    if (!tip.hidden) hideTip();
+    else setOpen(false);
   });
   log.addEventListener("scroll", hideTip, { passive: true });
+  for (const name of ["wheel", "touchstart", "keydown"]) {
+    log.addEventListener(name, () => { pinned = null; }, { passive: true });
+  }
 
-  newChat();
+  showEmpty();
   showView("chat");
   (document.body || document.documentElement).append(host);
   setOpen(stored("localStorage", OPEN_KEY) === "1", { focus: false });

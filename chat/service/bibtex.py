@@ -1,0 +1,145 @@
+"""Papers as BibTeX entries: one paper, or the papers an answer cites, as one file.
+
+arXiv papers are `@misc` entries with `eprint`, `archivePrefix`,
+`primaryClass` and `url`, as arXiv's own export writes them; a document
+without an arXiv id is a `@misc` with a note naming it. Keys read like
+`vaswani2017attention` (first author's family name, year, first significant
+word of the title), plain ASCII, and are made unique within a file (`...b`,
+`...c`). Field values are the readable text of the paper's TeX (`$\\alpha$`
+becomes the Greek letter) with every TeX special character escaped, so no title or
+author can end a field, open a command or break the file.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from chat.service.web.tex import readable_tex
+
+MEDIA_TYPE = "text/x-bibtex; charset=utf-8"
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    # BibTeX counts braces whatever precedes them, so `\{` would still open a group.
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "$": r"\$",
+    "&": r"\&",
+    "%": r"\%",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIAL)) + "]")
+_AFFILIATION_RE = re.compile(r"\([^()]*\)")
+_AUTHOR_SEPARATOR_RE = re.compile(r",\s*(?:and\s+)?|\s+and\s+|;\s*")
+_SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
+_ET_AL_RE = re.compile(r"^(?:et\.?\s*al\.?|others)$|\s+et\.?\s*al\.?$", re.IGNORECASE)
+_TITLE_STOPWORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "by", "for", "from", "in", "into", "is", "of",
+        "on", "or", "the", "to", "towards", "toward", "via", "with",
+    }
+)  # fmt: skip
+
+
+def escape(text: str) -> str:
+    """`text` as the value of a braced BibTeX field: readable, one line, specials escaped."""
+    flat = " ".join(readable_tex(text).split())
+    flat = "".join(ch for ch in flat if unicodedata.category(ch) not in ("Cc", "Cf", "Cs"))
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], flat)
+
+
+def split_authors(authors: str) -> list[str]:
+    """arXiv's one-string author list as names: affiliations in parentheses dropped,
+    `A, B and C` split, `et al.` left out; `John Smith, Jr.` is `Smith, Jr., John`."""
+    text = " ".join(readable_tex(authors).split())
+    while _AFFILIATION_RE.search(text):
+        text = _AFFILIATION_RE.sub(" ", text)
+    names: list[str] = []
+    for piece in _AUTHOR_SEPARATOR_RE.split(text):
+        name = _ET_AL_RE.sub("", " ".join(piece.split()))
+        if not name:
+            continue
+        if names and name.lower() in _SUFFIXES and "," not in names[-1]:
+            *given, family = names[-1].split()
+            names[-1] = f"{family}, {name}, {' '.join(given)}".rstrip(
+                ", "
+            )  # BibTeX's "Last, Jr, First"
+            continue
+        names.append(name)
+    return names
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def base_key(paper: Mapping[str, Any]) -> str:
+    """`vaswani2017attention`: family name of the first author, year, first title word."""
+    names = split_authors(str(paper.get("authors") or ""))
+    family = names[0].split(",")[0].split()[-1] if names else "anon"
+    year = str(paper.get("published") or "")[:4]
+    words = [_ascii_word(w) for w in readable_tex(str(paper.get("title") or "")).split()]
+    significant = [w for w in words if w and w not in _TITLE_STOPWORDS]
+    word = significant[0] if significant else ""
+    return f"{_ascii_word(family) or 'anon'}{year if year.isdigit() else ''}{word}"
+
+
+def unique_keys(papers: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One key a paper, in order; a key already taken gets `b`, `c`, ... (then numbers)."""
+    taken: set[str] = set()
+    keys = []
+    for paper in papers:
+        base = base_key(paper)
+        key, n = base, 1
+        while key in taken:
+            n += 1
+            key = f"{base}{chr(ord('a') + n - 1)}" if n <= 26 else f"{base}{n}"
+        taken.add(key)
+        keys.append(key)
+    return keys
+
+
+def entry(paper: Mapping[str, Any], key: str) -> str:
+    """One `@misc` entry for a paper as `chat.rag.papers.paper_details` gives it."""
+    fields: list[tuple[str, str]] = [("title", escape(str(paper.get("title") or "")))]
+    authors = split_authors(str(paper.get("authors") or ""))
+    if authors:
+        fields.append(("author", " and ".join(escape(name) for name in authors)))
+    published = str(paper.get("published") or "")
+    if published[:4].isdigit():
+        fields.append(("year", published[:4]))
+    lines = [f"@misc{{{key},"]
+    lines += [f"  {name} = {{{value}}}," for name, value in fields]
+    month = published[5:7]
+    if month.isdigit() and 1 <= int(month) <= 12:
+        lines.append(f"  month = {_MONTHS[int(month) - 1]},")
+    lines += [f"  {name} = {{{value}}}," for name, value in _identity(paper)]
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _identity(paper: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """arXiv's eprint fields and the abstract page, or the note of a document."""
+    paper_id = escape(str(paper["id"]))
+    if not paper.get("url"):
+        return [("note", f"paperchat document {paper_id}")]
+    categories = list(paper.get("categories") or [])
+    identity = [("eprint", paper_id), ("archivePrefix", "arXiv")]
+    if categories:
+        identity.append(("primaryClass", escape(str(categories[0]))))
+    identity.append(("url", escape(str(paper["url"]))))
+    return identity
+
+
+def bibliography(papers: Iterable[Mapping[str, Any]]) -> str:
+    """The papers as one BibTeX file, entries in the order given, keys unique."""
+    listed = list(papers)
+    keys = unique_keys(listed)
+    return "\n".join(entry(paper, key) for paper, key in zip(listed, keys, strict=True))

@@ -1,0 +1,150 @@
+"""`/mcp`: the MCP server over Streamable HTTP, in the app, behind an API key.
+
+Every request needs `Authorization: Bearer pc_...`, checked by the key store
+`/v1` uses: without a live key the answer is 401 before the SDK reads the
+body, so no tool runs. Each `tools/call` counts one request against the
+key owner's chat budget, as a `/v1` completion does (429 with `Retry-After`
+beyond), and an `ask` holds one of the owner's stream slots while it
+answers (429 when they are all open). The transport is stateless and
+answers JSON, so any worker of `paperchat serve --workers N` can take any
+request and no session outlives it; the SDK's session manager runs in the
+app's lifespan (`run()`).
+
+No cookie is read here, so a page another site serves cannot act for a
+signed-in reader; the SDK's DNS-rebinding check (meant for unauthenticated
+local servers) is off because the key is what authenticates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+from fastapi import HTTPException
+from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
+from starlette.types import Message, Receive, Scope, Send
+
+from chat.service.accounts import InvalidApiKey, verify_api_key
+from chat.service.auth import bearer_token
+from chat.service.ratelimit import TooManyStreams
+from chat.service.routes.deps import Services, enforce_chat_limit
+from chat.service.tables import User
+
+MCP_PATH = "/mcp"
+_NO_KEY = "send an API key as 'Authorization: Bearer <key>'"
+
+
+class McpEndpoint:
+    """The ASGI app mounted at `/mcp`: the key check, the limit, then the SDK's transport."""
+
+    def __init__(self, services: Services, server: MCPServer[Any]) -> None:
+        self.services = services
+        self.server = server
+        # Builds the SDK's session manager (the Starlette app it returns is not used:
+        # this endpoint calls the manager itself, after the key check).
+        server.streamable_http_app(
+            streamable_http_path=MCP_PATH,
+            stateless_http=True,
+            json_response=True,
+            max_request_body_size=services.limits.max_body_bytes,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+        self.manager: StreamableHTTPSessionManager = server.session_manager
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The session manager's task group, for the app's lifespan."""
+        async with self.manager.run():
+            yield
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        token = bearer_token(headers.get("authorization"))
+        if token is None:
+            await _refuse(401, _NO_KEY, scope, receive, send)
+            return
+        user = await anyio.to_thread.run_sync(self._key_user, token)
+        if user is None:
+            await _refuse(401, "invalid or revoked API key", scope, receive, send)
+            return
+        body, replay = await _read_body(receive)
+        tools = _called_tools(body)
+        if tools:
+            try:
+                await anyio.to_thread.run_sync(enforce_chat_limit, self.services, user)
+            except HTTPException as e:
+                await _refuse(e.status_code, str(e.detail), scope, receive, send, e.headers)
+                return
+        scope.setdefault("state", {})["user_id"] = user.id
+        if "ask" not in tools:
+            await self.manager.handle_request(scope, replay, send)
+            return
+        try:
+            # An answer holds one of the user's stream slots, as on /api/chat and /v1.
+            async with self.services.slots.acquire(user.id):
+                await self.manager.handle_request(scope, replay, send)
+        except TooManyStreams as e:
+            detail = f"too many open answers: at most {e.max_per_user} at a time"
+            await _refuse(429, detail, scope, receive, send, {"Retry-After": "1"})
+
+    def _key_user(self, token: str) -> User | None:
+        with self.services.sessions() as session:
+            try:
+                return verify_api_key(session, token)
+            except InvalidApiKey:
+                return None
+
+
+async def _refuse(
+    status: int,
+    detail: str,
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    extra = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+    response = JSONResponse({"detail": detail}, status, headers={**extra, **(headers or {})})
+    await response(scope, receive, send)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The whole request body (the app's body limit has already capped it), and a `receive`
+    that hands the same messages to the transport."""
+    received: list[Message] = []
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        received.append(message)
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+
+    async def replay() -> Message:
+        return received.pop(0) if received else await receive()
+
+    return b"".join(chunks), replay
+
+
+def _called_tools(body: bytes) -> set[str]:
+    """The tools a JSON-RPC body calls (one message, or any of a batch)."""
+    try:
+        parsed = json.loads(body) if body else None
+    except ValueError:
+        return set()  # the transport answers it with a parse error
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    return {
+        str((m.get("params") or {}).get("name", "")) if isinstance(m.get("params"), dict) else ""
+        for m in messages
+        if isinstance(m, dict) and m.get("method") == "tools/call"
+    }

@@ -1,0 +1,284 @@
+"""The read-only tools agents call over MCP: search, one paper, passages, a cited answer.
+
+One `MCPServer` of the official SDK serves both transports: Streamable HTTP
+at `/mcp` in the app (`chat/service/mcp/endpoint.py`) and stdio for
+`paperchat mcp`. The tools read the index through `Wiring`, as the chat
+routes do; `ask` runs the same `Answerer`, so the question checks, the
+citation guard and the refusal when the papers do not cover a question are
+those of `/api/chat`. Each description names the corpus it covers, counted
+from the index when the server is built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from contextlib import aclosing
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+
+from chat.rag.answering import Question
+from chat.rag.events import Delta, Done, Error, Sources
+from chat.rag.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
+from chat.rag.sources import Source
+from chat.wiring import Wiring
+from ingest.errors import PaperchatError
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
+from ingest.text import check_text
+
+SERVER_NAME = "paperchat"
+MAX_PASSAGES = 20
+MAX_PAPER_IDS = 50
+MAX_CATEGORIES = 20
+MAX_QUERY_CHARS = 1000
+READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
+
+Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="search text")]
+PaperId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=64,
+        description="an arXiv id (`2203.12533`, `2203.12533v2`, `hep-th/9901001`) or a doc id",
+    ),
+]
+PaperIds = Annotated[
+    list[PaperId],
+    Field(max_length=MAX_PAPER_IDS, description="only passages of these papers"),
+]
+Categories = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=32)]],
+    Field(max_length=MAX_CATEGORIES, description="arXiv categories, e.g. `cs.CL`"),
+]
+Day = Annotated[
+    str,
+    Field(pattern=r"^(\d{4}-\d{2}-\d{2})?$", description="ISO date, inclusive, e.g. 2021-01-31"),
+]
+
+
+class PaperHit(BaseModel):
+    id: str
+    title: str
+    authors: str
+    snippet: str
+    score: float
+
+
+class SearchResults(BaseModel):
+    results: list[PaperHit]
+
+
+class Paper(BaseModel):
+    id: str
+    title: str
+    authors: str
+    abstract: str
+    categories: list[str]
+    published: str | None
+    has_fulltext: bool
+    url: str | None
+    pdf_url: str | None
+
+
+class Passage(BaseModel):
+    n: int
+    id: str
+    citation: str
+    title: str
+    chunk_id: str
+    kind: str
+    section: str
+    page: int | None
+    text: str
+    score: float
+    url: str
+
+
+class Passages(BaseModel):
+    passages: list[Passage]
+
+
+class Answer(BaseModel):
+    answer: str
+    citations: list[str]
+    dropped_citations: list[str]
+    sources: list[dict[str, Any]]
+    mode: str
+    finish_reason: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Corpus:
+    """What the index holds, as the tools' descriptions state it."""
+
+    papers: int
+    with_fulltext: int
+
+    @classmethod
+    def of(cls, wiring: Wiring) -> Corpus:
+        stats = wiring.catalog.stats()
+        return cls(stats["papers"], stats["papers_with_fulltext"])
+
+    def describe(self) -> str:
+        return (
+            f"Covers the {self.papers} papers of this paperchat index: "
+            f"arXiv abstracts and full text of {self.with_fulltext} PDFs."
+        )
+
+
+def filters_of(
+    paper_ids: list[str], categories: list[str], published_from: str, published_to: str
+) -> Filters:
+    """The tools' restrictions as the indexes read them; a bad paper id is a tool error."""
+    try:
+        papers = tuple(normalise_paper_id(p) for p in paper_ids)
+    except PaperchatError as e:
+        raise ToolError(str(e)) from e
+    return Filters(papers, tuple(categories), published_from, published_to)
+
+
+def check_question(text: str, max_chars: int) -> str:
+    """The question stripped; empty, too long or not valid Unicode is a tool error, with the
+    words `/api/chat` answers 422 with."""
+    try:
+        check_text(text, "the question")
+    except PaperchatError as e:
+        raise ToolError(str(e)) from e
+    if not text.strip():
+        raise ToolError("the question is empty")
+    if len(text) > max_chars:
+        raise ToolError(f"the question is longer than {max_chars} characters")
+    return text.strip()
+
+
+def passage(source: Source) -> Passage:
+    return Passage(
+        n=source.n,
+        id=source.id,
+        citation=source.citation,
+        title=source.title,
+        chunk_id=source.chunk_id,
+        kind=source.unit,
+        section=source.section,
+        page=source.page,
+        text=source.text,
+        score=round(source.score, 4),
+        url=source.url,
+    )
+
+
+async def answer(wiring: Wiring, question: Question) -> Answer:
+    """The answerer's events gathered into one answer; a failed answer is a tool error."""
+    text: list[str] = []
+    sources: list[dict[str, Any]] = []
+    done: Done | None = None
+    async with aclosing(wiring.answerer.answer(question)) as events:
+        async for event in events:
+            if isinstance(event, Sources):
+                sources = event.data()["sources"]
+            elif isinstance(event, Delta):
+                text.append(event.text)
+            elif isinstance(event, Done):
+                done = event
+            elif isinstance(event, Error):
+                raise ToolError(f"{event.code}: {event.message}")
+    assert done is not None, "an answer ends with done or error"
+    return Answer(
+        answer="".join(text),
+        citations=list(done.citations),
+        dropped_citations=list(done.dropped_citations),
+        sources=sources,
+        mode=done.mode,
+        finish_reason=done.finish_reason,
+    )
+
+
+class PaperTools:
+    """The tools' functions over one index; `build_server` registers them."""
+
+    def __init__(self, wiring: Wiring, max_question_chars: int) -> None:
+        self.wiring = wiring
+        self.max_question_chars = max_question_chars
+
+    def search_papers(
+        self,
+        query: Query,
+        limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS)] = 10,
+        categories: Categories | None = None,
+        published_from: Day = "",
+        published_to: Day = "",
+    ) -> SearchResults:
+        filters = filters_of([], categories or [], published_from, published_to)
+        hits = search_papers(self.wiring.retriever, query, limit, filters)
+        return SearchResults(results=[PaperHit(**vars(hit)) for hit in hits])
+
+    def get_paper(self, paper_id: PaperId) -> Paper:
+        try:
+            return Paper(**paper_details(self.wiring.catalog, paper_id))
+        except PaperNotFound as e:
+            raise ToolError(str(e)) from e
+        except PaperchatError as e:
+            raise ToolError(f"not a paper id: {paper_id!r}: {e}") from e
+
+    def retrieve(
+        self,
+        query: Query,
+        k: Annotated[int, Field(ge=1, le=MAX_PASSAGES)] = 8,
+        paper_ids: PaperIds | None = None,
+        categories: Categories | None = None,
+        published_from: Day = "",
+        published_to: Day = "",
+    ) -> Passages:
+        filters = filters_of(paper_ids or [], categories or [], published_from, published_to)
+        retriever = self.wiring.retriever
+        config = dataclasses.replace(retriever.config, k=k)
+        retrieved = retriever.with_config(config).retrieve(query, filters)
+        return Passages(passages=[passage(s) for s in retrieved.sources])
+
+    async def ask(
+        self,
+        question: Annotated[str, Field(min_length=1, description="the question")],
+        paper_ids: PaperIds | None = None,
+    ) -> Answer:
+        text = check_question(question, self.max_question_chars)
+        filters = filters_of(paper_ids or [], [], "", "")
+        return await answer(self.wiring, Question(text=text, filters=filters))
+
+
+def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
+    """Each tool's description, ending with the corpus it covers."""
+    described = {
+        "search_papers": "Hybrid (dense + BM25) search for papers, one result per paper, best "
+        "first, optionally within arXiv categories and a publication date range.",
+        "get_paper": "One paper's record: title, authors, abstract, categories, date, links; "
+        "an unknown id is an error.",
+        "retrieve": "The passages (chunks of abstracts and full text) that best match a query, "
+        "with their scores, chunk ids, sections and pages, and no answer.",
+        "ask": f"A grounded answer citing its sources as [arXiv:ID], with the sources (a "
+        f"question of at most {max_question_chars} characters). Every citation is checked "
+        "against the retrieved sources: made-up ones are removed and listed in "
+        "dropped_citations; when the papers do not cover the question the answer says so.",
+    }
+    return {name: f"{text} {corpus}" for name, text in described.items()}
+
+
+def build_server(wiring: Wiring, max_question_chars: int) -> MCPServer[Any]:
+    """The MCP server with the four read-only tools, described for the index `wiring` opens."""
+    corpus = Corpus.of(wiring).describe()
+    server: MCPServer[Any] = MCPServer(
+        SERVER_NAME,
+        title="paperchat",
+        instructions=f"Search and ask arXiv papers; answers cite them as [arXiv:ID]. {corpus}",
+        version="0.1.0",
+        log_level="WARNING",
+    )
+    tools = PaperTools(wiring, max_question_chars)
+    for name, description in descriptions(corpus, max_question_chars).items():
+        server.add_tool(
+            getattr(tools, name), name=name, description=description, annotations=READ_ONLY
+        )
+    return server

@@ -1,0 +1,93 @@
+"""The paper API and page show a PDF-only paper's page-1 metadata, and a record once it comes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chat.rag.papers import paper_details, result_snippet
+from chat.rag.sources import Source
+from chat.service.web.rendering import render_page
+from ingest.index.catalog import Catalog
+from ingest.index.records import Chunk, Paper
+
+FROM_PDF = Paper(
+    id="2007.01282",
+    title="Leveraging Passage Retrieval with Generative Models for Open Domain QA",
+    authors="Gautier Izacard, Edouard Grave",
+    abstract="Generative models for open domain question answering have proven competitive.",
+    updated="2021-02-03",
+)
+RECORD = Paper(
+    id="2007.01282",
+    title="Leveraging Passage Retrieval with Generative Models for Open Domain Question Answering",
+    authors="Gautier Izacard and Edouard Grave",
+    abstract="From the record: generative models for open domain question answering.",
+    published="2020-07-02",
+)
+
+
+def _write(catalog: Catalog, paper: Paper, source: str, kind: str) -> None:
+    chunk = Chunk(f"{paper.id}#{kind}-0@{source}", paper.id, kind, 0, "text", "S", 1, 1, paper)
+    pdf = ("sha", 9, "fid", "2") if kind == "fulltext" else None
+    with catalog.transaction():
+        catalog.replace_unit(paper, source, kind, f"digest-{source}", [chunk], pdf)
+
+
+def _page(catalog: Catalog) -> str:
+    paper = paper_details(catalog, FROM_PDF.id)
+    from_pdf = [name for name, origin in paper["field_sources"].items() if origin == "pdf"]
+    response = render_page(
+        "paper.html", paper=paper, paper_id=paper["id"], title=paper["title"],
+        abstract=[paper["abstract"]], from_pdf=from_pdf,
+    )  # fmt: skip
+    return bytes(response.body).decode()
+
+
+def test_a_pdf_only_paper_shows_its_page_1_fields_and_says_so(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _write(catalog, FROM_PDF, "pdf", "fulltext")
+
+    details = paper_details(catalog, FROM_PDF.id)
+    page = _page(catalog)
+
+    assert details["field_sources"] == {
+        "title": "pdf", "authors": "pdf", "abstract": "pdf", "updated": "pdf",
+    }  # fmt: skip
+    assert details["updated"] == "2021-02-03"
+    assert "Gautier Izacard, Edouard Grave" in page
+    assert FROM_PDF.abstract in page
+    assert '<time datetime="2021-02-03">' in page
+    assert "read from the PDF" in page
+
+
+def test_a_record_arriving_later_replaces_what_the_page_shows(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _write(catalog, FROM_PDF, "pdf", "fulltext")
+
+    _write(catalog, RECORD, "metadata", "abstract")
+
+    details = paper_details(catalog, FROM_PDF.id)
+    page = _page(catalog)
+    assert details["title"] == RECORD.title
+    assert details["field_sources"]["abstract"] == "record"
+    assert details["field_sources"]["updated"] == "pdf"
+    assert RECORD.abstract in page
+    assert FROM_PDF.abstract not in page
+    assert '<time datetime="2020-07-02">' in page
+    assert "Gautier Izacard and Edouard Grave" in page
+
+
+def _source(page: int | None, kind: str = "fulltext") -> Source:
+    text = "Gautier Izacard1,2,3 Edouard Grave1 1 Facebook AI Research, Paris gizacard@fb.com"
+    return Source(1, FROM_PDF.id, True, FROM_PDF.title, "c", kind, "", page, text, 0.5, "")
+
+
+def test_a_search_hit_on_a_pdfs_first_page_shows_the_abstract_not_the_raw_page() -> None:
+    snippet = result_snippet(_source(page=1), FROM_PDF)
+
+    assert snippet == FROM_PDF.abstract
+
+
+def test_a_search_hit_elsewhere_shows_the_passage_it_matched() -> None:
+    assert result_snippet(_source(page=4), FROM_PDF) == _source(page=4).text
+    assert result_snippet(_source(page=1), None) == _source(page=1).text
