@@ -80,6 +80,8 @@ class Settings(BaseSettings):
     allow_signup: bool = False
     cors_origins: str = ""
     rate_limit: str = "30/minute"
+    # Requests per API key on the chat, retrieve and /v1 routes (browser sessions: `rate_limit`).
+    api_rate_limit: str = "600/minute"
     # Against password guessing: sign-in attempts per client address and email...
     login_rate_limit: str = "10/minute"
     # ...and per client address, whatever the email (against spraying one password over many).

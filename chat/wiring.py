@@ -151,7 +151,8 @@ class Wiring:
         configured, else extractive ones."""
         settings = self.settings
         prompts = load_prompts()
-        generator: AnswerGenerator = ExtractiveGenerator()
+        count_tokens = self.query_embedder.count_tokens
+        generator: AnswerGenerator = ExtractiveGenerator(count_tokens)
         rewriter = None
         if settings.llm == "openai":
             key, base_url = settings.openai_endpoint()
@@ -174,6 +175,7 @@ class Wiring:
             settings.relevance,
             rewriter,
             max_answer_chars=settings.max_answer_chars,
+            count_tokens=count_tokens,
         )
 
     def close(self) -> None:

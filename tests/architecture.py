@@ -46,6 +46,12 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule("chat.wiring", ("chat.service", "chat.cli"), why="the composition root is below them"),
     Rule("chat.settings", ("chat.service", "chat.cli", "chat.wiring"), why="settings are read"),
+    Rule(
+        "chat.integrations",
+        ("chat", "ingest", "prompts"),
+        allowed=("chat.integrations",),
+        why="integrations are clients of the HTTP API and import nothing of the server",
+    ),
     Rule("chat", ("chat.cli",), exempt=("chat.cli",), why="nothing imports the command line"),
     Rule("prompts", ("chat", "ingest"), why="the templates are data"),
 )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.citations import CitationGuard
@@ -22,6 +22,8 @@ from chat.rag.prompts import Prompts
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retrieved, Retriever
 from chat.rag.rewriting import QueryRewriter, retrieve_with_rewrites
+from chat.rag.sampling import DEFAULT_SAMPLING, Sampling, TokenCount, counted_usage
+from chat.rag.sources import Source
 from ingest.index.filters import Filters
 
 _QUESTION_STARTS = (
@@ -43,6 +45,8 @@ class Question:
     filters: Filters = field(default_factory=Filters)
     conversation_id: str = ""
     message_id: str = ""
+    # Length, temperature, stop sequences and user asked for by the caller (`/v1`).
+    sampling: Sampling = DEFAULT_SAMPLING
 
 
 def is_question(text: str) -> bool:
@@ -77,15 +81,18 @@ class Answerer:
         relevance: RelevancePolicy | None = None,
         rewriter: QueryRewriter | None = None,
         max_answer_chars: int | None = None,
+        count_tokens: TokenCount | None = None,
     ) -> None:
         """`prompts` is the prompt set whose version every answer records; an answer
-        stops at `max_answer_chars` characters (None: no cap), finish reason `length`."""
+        stops at `max_answer_chars` characters (None: no cap), finish reason `length`.
+        `count_tokens` counts the usage of answers whose generator reports none."""
         self.retriever = retriever
         self.prompts = prompts
         self.generator = generator
         self.relevance = relevance or RelevancePolicy()
         self.rewriter = rewriter
         self.max_answer_chars = max_answer_chars
+        self.count_tokens = count_tokens
 
     async def aclose(self) -> None:
         await self.generator.aclose()
@@ -120,7 +127,9 @@ class Answerer:
         if not judgement.relevant:
             clock.first_token_ms = clock.since_start()
             yield Delta(NOT_FOUND)
-            yield self._done("stop", guard, clock, {}, judgement.reason)
+            yield self._done(
+                "stop", guard, clock, self._counted(question, (), NOT_FOUND), judgement.reason
+            )
             return
         async for event in self._generate(question, retrieved, guard, clock):
             yield event
@@ -139,8 +148,10 @@ class Answerer:
         Past `max_answer_chars` the generator is closed (which closes the
         upstream call) and the answer is done with finish reason `length`.
         """
-        chunks = self.generator.generate(question.text, retrieved.sources, question.history)
-        finish, usage = "stop", dict[str, int]()
+        chunks = self.generator.generate(
+            question.text, retrieved.sources, question.history, question.sampling
+        )
+        finish, usage, streamed = "stop", dict[str, int](), list[str]()
         room = self.max_answer_chars
         try:
             async for chunk in chunks:
@@ -150,6 +161,7 @@ class Answerer:
                 text = guard.feed(piece) if piece else ""
                 if text:
                     clock.first_token_ms = clock.first_token_ms or clock.since_start()
+                    streamed.append(text)
                     yield Delta(text)
                 if finish == "length":
                     break
@@ -166,8 +178,21 @@ class Answerer:
             await _close(chunks)
         tail = guard.flush()
         if tail:
+            streamed.append(tail)
             yield Delta(tail)
+        if not {"prompt_tokens", "completion_tokens"} <= usage.keys():
+            usage = self._counted(question, retrieved.sources, "".join(streamed))
         yield self._done(finish, guard, clock, usage)
+
+    def _counted(
+        self, question: Question, sources: Sequence[Source], answer: str
+    ) -> dict[str, int]:
+        """The usage counted with `count_tokens` (none without it): the prompt is what the
+        answer was made from, the question, its history and the sources' text."""
+        if self.count_tokens is None:
+            return {}
+        prompt = [question.text, *(t.content for t in question.history), *(s.text for s in sources)]
+        return counted_usage(self.count_tokens, prompt, answer)
 
     def _done(
         self,

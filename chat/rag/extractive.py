@@ -20,6 +20,7 @@ from chat.rag.generators import NOT_FOUND
 from chat.rag.llm import LlmChunk
 from chat.rag.prompts import Turn
 from chat.rag.question import FOLLOW_UP, QuestionTerms
+from chat.rag.sampling import Sampling, TokenCount
 from chat.rag.scoring import score_sentences, select_sentences
 from chat.rag.sentences import Sentence, source_sentences
 from chat.rag.sources import Source
@@ -140,10 +141,17 @@ def extract_answer(
 
 
 class ExtractiveGenerator:
-    """Answers by quoting the sources (`extract_answer`), without a model."""
+    """Answers by quoting the sources (`extract_answer`), without a model.
+
+    A caller's stop sequences and `max_tokens` (counted by `count_tokens`; not
+    applied without it) end the quotation as a model's server would end its text.
+    """
 
     mode = "extractive"
     model_name = ""
+
+    def __init__(self, count_tokens: TokenCount | None = None) -> None:
+        self.count_tokens = count_tokens
 
     async def standalone(self, question: str, history: Sequence[Turn]) -> str:
         """The previous question carried along when this one leans on it."""
@@ -153,11 +161,31 @@ class ExtractiveGenerator:
         return question
 
     async def generate(
-        self, question: str, sources: Sequence[Source], history: Sequence[Turn]
+        self,
+        question: str,
+        sources: Sequence[Source],
+        history: Sequence[Turn],
+        sampling: Sampling | None = None,
     ) -> AsyncIterator[LlmChunk]:
-        for piece in extract_answer(question, sources) or [NOT_FOUND]:
+        pieces = extract_answer(question, sources) or [NOT_FOUND]
+        finish = "stop"
+        if sampling is not None:
+            kept, finish = sampling.limit("".join(pieces), self.count_tokens)
+            pieces = _first_chars(pieces, len(kept))
+        for piece in pieces:
             yield LlmChunk(text=piece)
-        yield LlmChunk(finish_reason="stop")
+        yield LlmChunk(finish_reason=finish)
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _first_chars(pieces: Sequence[str], length: int) -> list[str]:
+    """The pieces that make up the first `length` characters of their text, the last cut."""
+    kept: list[str] = []
+    for piece in pieces:
+        if length <= 0:
+            break
+        kept.append(piece[:length])
+        length -= len(piece)
+    return [p for p in kept if p]

@@ -24,6 +24,7 @@ from chat.rag.prompts import (
     answer_messages,
     condense_messages,
 )
+from chat.rag.sampling import Sampling
 from chat.rag.sources import Source
 
 NOT_FOUND = (
@@ -48,10 +49,15 @@ class AnswerGenerator(Protocol):
         ...
 
     def generate(
-        self, question: str, sources: Sequence[Source], history: Sequence[Turn]
+        self,
+        question: str,
+        sources: Sequence[Source],
+        history: Sequence[Turn],
+        sampling: Sampling | None = None,
     ) -> AsyncIterator[LlmChunk]:
         """The answer's text in pieces, then a chunk with finish_reason and usage;
-        a model that fails raises `UpstreamError`."""
+        a model that fails raises `UpstreamError`. `sampling`: what the caller asked of
+        the text (its length, stop sequences, ...), None for the defaults."""
         ...
 
     async def aclose(self) -> None:
@@ -93,7 +99,11 @@ class ModelGenerator:
         return rewritten.strip() or question
 
     def generate(
-        self, question: str, sources: Sequence[Source], history: Sequence[Turn]
+        self,
+        question: str,
+        sources: Sequence[Source],
+        history: Sequence[Turn],
+        sampling: Sampling | None = None,
     ) -> AsyncIterator[LlmChunk]:
         messages = answer_messages(
             self.prompts,
@@ -103,7 +113,7 @@ class ModelGenerator:
             max_messages=self.history_messages,
             max_tokens=self.history_tokens,
         )
-        return self.model.stream(messages)
+        return self.model.stream(messages, sampling)
 
     async def aclose(self) -> None:
         await self.model.aclose()

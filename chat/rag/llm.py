@@ -34,6 +34,7 @@ import openai
 from openai import AsyncStream
 from openai.types.chat import ChatCompletionMessageParam
 
+from chat.rag.sampling import DEFAULT_SAMPLING, Sampling
 from ingest.errors import PaperchatError
 
 Messages = Sequence[Mapping[str, str]]
@@ -122,8 +123,11 @@ class _Progress:
 class ChatModel(Protocol):
     """A chat model, streamed or not; failures raise `UpstreamError`."""
 
-    def stream(self, messages: Messages) -> AsyncIterator[LlmChunk]:
-        """The answer's text in pieces, then a chunk with finish_reason and usage."""
+    def stream(
+        self, messages: Messages, sampling: Sampling | None = None
+    ) -> AsyncIterator[LlmChunk]:
+        """The answer's text in pieces, then a chunk with finish_reason and usage;
+        `sampling` overrides the model's temperature and narrows its `max_tokens`."""
         ...
 
     async def complete(self, messages: Messages) -> str:
@@ -172,10 +176,13 @@ class OpenAIChatModel:
         """Close the HTTP connections to the server."""
         await self._client.close()
 
-    async def stream(self, messages: Messages) -> AsyncGenerator[LlmChunk, None]:
+    async def stream(
+        self, messages: Messages, sampling: Sampling | None = None
+    ) -> AsyncGenerator[LlmChunk, None]:
         """The answer's text in pieces, then a chunk with finish_reason and usage."""
         progress = _Progress()
-        upstream, head = await self._with_retries(lambda: self._open(messages))
+        body = self._stream_body(messages, sampling or DEFAULT_SAMPLING)
+        upstream, head = await self._with_retries(lambda: self._open(body))
         try:
             for first in head:
                 if piece := progress.absorb(first):
@@ -226,13 +233,13 @@ class OpenAIChatModel:
             await asyncio.sleep(self.backoff * 2**number)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    async def _open(self, messages: Messages) -> tuple[Upstream, list[Chunk]]:
+    async def _open(self, body: dict[str, object]) -> tuple[Upstream, list[Chunk]]:
         """Start a stream and read it up to its first text (or its end)."""
         upstream: Upstream | None = None
         opened = False
         try:
             async with asyncio.timeout(self.first_token_timeout):
-                upstream = await self._create_stream(messages)
+                upstream = await self._create_stream(body)
                 head = await _read_head(upstream, self._where)
             opened = True
         except TimeoutError as e:
@@ -245,18 +252,28 @@ class OpenAIChatModel:
                 await upstream.close()
         return upstream, head
 
-    async def _create_stream(self, messages: Messages) -> Upstream:
-        """`chat.completions.create(stream=True)`, its chunks left as decoded JSON."""
+    def _stream_body(self, messages: Messages, sampling: Sampling) -> dict[str, object]:
+        """The streamed request: the caller's `sampling` within the model's own settings."""
         body: dict[str, object] = {
             "model": self.model,
             "messages": [dict(message) for message in messages],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        if self.temperature is not None:
-            body["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+        temperature = self.temperature if sampling.temperature is None else sampling.temperature
+        if temperature is not None:
+            body["temperature"] = temperature
+        caps = [c for c in (self.max_tokens, sampling.max_tokens) if c is not None]
+        if caps:
+            body["max_tokens"] = min(caps)
+        if sampling.stop:
+            body["stop"] = list(sampling.stop)
+        if sampling.user:
+            body["user"] = sampling.user
+        return body
+
+    async def _create_stream(self, body: dict[str, object]) -> Upstream:
+        """`chat.completions.create(stream=True)`, its chunks left as decoded JSON."""
         return await self._client.post(
             "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=Upstream
         )

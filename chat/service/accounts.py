@@ -208,6 +208,11 @@ def revoke_api_key(session: Session, user: User, key_id: str) -> None:
 
 def verify_api_key(session: Session, plaintext: str) -> User:
     """The owner of a live key, noting when it was used; otherwise InvalidApiKey."""
+    return verify_api_key_record(session, plaintext)[1]
+
+
+def verify_api_key_record(session: Session, plaintext: str) -> tuple[ApiKey, User]:
+    """The live key and its owner, noting when it was used; otherwise InvalidApiKey."""
     if not plaintext.startswith(KEY_MARK) or len(plaintext) <= KEY_PREFIX_LENGTH:
         raise InvalidApiKey("malformed API key")
     candidates = session.scalars(
@@ -218,7 +223,7 @@ def verify_api_key(session: Session, plaintext: str) -> User:
     digest = _hash_key(plaintext)
     for record in candidates:
         if hmac.compare_digest(record.key_hash, digest):
-            return _use(session, record)
+            return record, _use(session, record)
     raise InvalidApiKey("unknown or revoked API key")
 
 

@@ -16,35 +16,29 @@ import re
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, Request
-from fastapi.exceptions import RequestValidationError
+from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import OperationalError
-from starlette.routing import Match, Route
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chat.rag.authors import AuthorNotFound
-from chat.rag.papers import PaperNotFound
 from chat.service.auth import CSRF_HEADER, SessionSigner
 from chat.service.bootstrap import check_database, secret_key
-from chat.service.conversations import NotFound
 from chat.service.db import create_database_engine, session_factory
+from chat.service.error_handlers import add_error_handlers
 from chat.service.gate import Gate
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
 from chat.service.mcp.tools import build_server
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
+from chat.service.openai_errors import error_payload
 from chat.service.origins import ForeignOrigins
 from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
 from chat.service.ratelimit import (
     RateLimiter,
-    RateLimitUnavailable,
     StreamSlots,
-    TooManyStreams,
     build_rate_limiter,
 )
 from chat.service.routes import (
@@ -61,15 +55,14 @@ from chat.service.routes import (
     pages,
     papers,
     reader,
+    retrieve,
 )
 from chat.service.routes.deps import Limits, Services
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
-from ingest.disk import disk_full_message, is_disk_full
 
 logger = logging.getLogger("paperchat.app")
-_SERVER_ADVICE = "make room; requests that write answer 507 until then"
 
 
 def create_app(settings: Settings) -> FastAPI:
@@ -77,6 +70,7 @@ def create_app(settings: Settings) -> FastAPI:
     limits = Limits.from_settings(settings)
     proxies = _trusted_proxies(settings)
     chat_limiter = _rate_limiter(settings, "rate_limit")
+    api_limiter = _rate_limiter(settings, "api_rate_limit")
     login_limiter = _rate_limiter(settings, "login_rate_limit")
     login_address_limiter = _rate_limiter(settings, "login_address_rate_limit")
     search_limiter = _rate_limiter(settings, "search_rate_limit")
@@ -96,6 +90,7 @@ def create_app(settings: Settings) -> FastAPI:
         index=index,
         signer=signer,
         chat_limiter=chat_limiter,
+        api_limiter=api_limiter,
         login_limiter=login_limiter,
         login_address_limiter=login_address_limiter,
         search_limiter=search_limiter,
@@ -119,7 +114,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.services = services
     app.state.mcp = mcp
     _add_middleware(app, services, proxies)
-    _add_error_handlers(app, settings.data_dir)
+    add_error_handlers(app, settings.data_dir)
     _document_limits(app, limits)
     # bibtex before papers: `/api/papers/{id}` takes any path, `.../bibtex` too; the
     # reader's routes before the pages: `/papers/{id}` of the pages would take theirs too.
@@ -131,6 +126,7 @@ def create_app(settings: Settings) -> FastAPI:
         papers,
         authors,
         chat,
+        retrieve,
         conversations,
         openai_compat,
         llms,
@@ -209,61 +205,6 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
     app.add_middleware(ClientAddress, proxies=proxies)
 
 
-def _validation_message(error: RequestValidationError) -> str:
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(x) for x in item.get("loc", ()) if x != "body")
-        parts.append(f"{where}: {item.get('msg', 'invalid')}" if where else item.get("msg", ""))
-    return "; ".join(parts) or "invalid request"
-
-
-def _add_error_handlers(app: FastAPI, data_dir: Path) -> None:
-    async def invalid(_request: Request, error: Exception) -> JSONResponse:
-        assert isinstance(error, RequestValidationError)
-        return JSONResponse({"detail": _validation_message(error)}, status_code=422)
-
-    async def not_found(_request: Request, error: Exception) -> JSONResponse:
-        return JSONResponse({"detail": str(error)}, status_code=404)
-
-    async def too_many_streams(_request: Request, error: Exception) -> JSONResponse:
-        assert isinstance(error, TooManyStreams)
-        detail = f"too many open chat streams: at most {error.max_per_user} at a time"
-        return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": "1"})
-
-    async def limits_unavailable(_request: Request, error: Exception) -> JSONResponse:
-        logger.warning("%s", error)
-        detail = "the rate limit store is unavailable; retry in a moment"
-        return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "5"})
-
-    async def method_not_allowed(request: Request, _error: Exception) -> JSONResponse:
-        allowed = _allowed_methods(request)
-        headers = {"Allow": ", ".join(allowed)}
-        return JSONResponse({"detail": "method not allowed"}, status_code=405, headers=headers)
-
-    async def unexpected(_request: Request, error: Exception) -> JSONResponse:
-        logger.exception("unhandled error: %s", type(error).__name__)
-        return JSONResponse({"detail": "internal server error"}, status_code=500)
-
-    async def storage_failed(request: Request, error: Exception) -> JSONResponse:
-        """A database or file write that failed: 507 when the disk is full, else a 500."""
-        if not is_disk_full(error, data_dir):
-            return await unexpected(request, error)
-        logger.error("%s; %s", disk_full_message(data_dir, _SERVER_ADVICE), error)
-        detail = "the server's disk is full: nothing was saved; try again later"
-        return JSONResponse({"detail": detail}, status_code=507)
-
-    app.add_exception_handler(RequestValidationError, invalid)
-    app.add_exception_handler(NotFound, not_found)
-    app.add_exception_handler(PaperNotFound, not_found)
-    app.add_exception_handler(AuthorNotFound, not_found)
-    app.add_exception_handler(TooManyStreams, too_many_streams)
-    app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
-    app.add_exception_handler(405, method_not_allowed)
-    app.add_exception_handler(OperationalError, storage_failed)
-    app.add_exception_handler(OSError, storage_failed)
-    app.add_exception_handler(Exception, unexpected)
-
-
 def _document_limits(app: FastAPI, limits: Limits) -> None:
     """`/openapi.json` states the question length this server was configured with."""
     generate = app.openapi
@@ -275,19 +216,6 @@ def _document_limits(app: FastAPI, limits: Limits) -> None:
         return schema
 
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented override
-
-
-_METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
-
-
-def _allowed_methods(request: Request) -> list[str]:
-    """The methods some route takes at this path, not only those of the first route matched."""
-    allowed = []
-    for method in _METHODS:
-        scope = {**request.scope, "method": method}
-        if any(route.matches(scope)[0] == Match.FULL for route in request.app.routes):
-            allowed.append(method)
-    return allowed
 
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
@@ -367,7 +295,8 @@ class BodySizeLimit:
             total += len(message.get("body", b""))
             if total > self.max_bytes:
                 detail = f"the request body is larger than {self.max_bytes} bytes"
-                await JSONResponse({"detail": detail}, status_code=413)(scope, receive, send)
+                status, body = error_payload(scope["path"], 413, detail)
+                await JSONResponse(body, status_code=status)(scope, receive, send)
                 return
             if not message.get("more_body", False):
                 break

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from langchain_openai import ChatOpenAI
 from openai import AuthenticationError, OpenAI
 from pydantic import SecretStr
 
+from chat.service.accounts import create_api_key, create_user
+from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
+from chat.settings import Settings
 from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
@@ -141,7 +147,14 @@ def test_an_upstream_failure_hides_the_upstream_address_and_its_text(api: Api) -
         streamed = client.post("/v1/chat/completions", json=body | {"stream": True}).text
 
     assert whole.status_code == 502
-    assert whole.json() == {"detail": "the language model failed to answer; try again"}
+    assert whole.json() == {
+        "error": {
+            "message": "the language model failed to answer; try again",
+            "type": "server_error",
+            "param": None,
+            "code": "upstream_error",
+        }
+    }
     assert '"code": "upstream_error"' in streamed
     for shown in (whole.text, streamed):
         assert upstream_host not in shown
@@ -168,14 +181,128 @@ def test_an_upstream_failure_hides_the_upstream_address_and_its_text(api: Api) -
         ),
     ],
 )
-def test_lone_surrogate_is_the_same_422_on_every_chat_route(
+def test_lone_surrogate_is_refused_alike_on_every_chat_route(
     api: Api, path: str, body: bytes
 ) -> None:
     with api.key_client() as client:
         response = client.post(path, content=body, headers={"Content-Type": "application/json"})
 
-    assert response.status_code == 422, response.text
-    assert "the message is not valid Unicode: a lone surrogate U+D" in response.json()["detail"]
+    reply = response.json()
+    message = reply["detail"] if path == "/api/chat" else reply["error"]["message"]
+    assert response.status_code == (422 if path == "/api/chat" else 400), response.text
+    assert "the message is not valid Unicode: a lone surrogate U+D" in message
+
+
+def test_usage_is_the_model_servers_count(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=("FiD", " fuses", " late."))
+
+    with openai_client(api) as client:
+        completion = client.chat.completions.create(
+            model="paperchat", messages=[{"role": "user", "content": FID}]
+        )
+
+    assert completion.usage is not None
+    assert completion.usage.completion_tokens == 3  # the fake counts one token a piece
+    assert completion.usage.prompt_tokens > 0
+    assert completion.usage.total_tokens == completion.usage.prompt_tokens + 3
+
+
+def test_sampling_options_reach_the_model_server_within_its_cap(api: Api) -> None:
+    with openai_client(api) as client:
+        client.chat.completions.create(
+            model="paperchat",
+            messages=[{"role": "user", "content": FID}],
+            max_tokens=50,
+            temperature=0.2,
+            stop=["\n\n"],
+            user="reader-7",
+        )
+        small = api.fake.chat_requests()[-1].body
+        client.chat.completions.create(
+            model="paperchat",
+            messages=[{"role": "user", "content": FID}],
+            max_completion_tokens=100_000,
+        )
+        large = api.fake.chat_requests()[-1].body
+
+    assert (small["max_tokens"], small["temperature"]) == (50, 0.2)
+    assert (small["stop"], small["user"]) == (["\n\n"], "reader-7")
+    assert large["max_tokens"] == api.services.settings.max_answer_tokens
+    assert "stop" not in large
+
+
+def test_the_last_chunk_carries_the_sources_and_the_verified_citations(api: Api) -> None:
+    api.fake.default_script = ChatScript(
+        pieces=("FiD fuses [arXiv:2007.01282]", " unlike [arXiv:9999.99999]", ".")
+    )
+
+    with openai_client(api) as client:
+        chunks = list(
+            client.chat.completions.create(
+                model="paperchat",
+                messages=[{"role": "user", "content": FID}],
+                extra_body={"paper_ids": ["2007.01282"]},
+                stream=True,
+            )
+        )
+
+    last: dict[str, Any] = chunks[-1].model_extra or {}
+    text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert chunks[-1].choices[0].finish_reason == "stop"
+    assert {s["id"] for s in last["sources"]} == {"2007.01282"}
+    assert last["citations"] == ["2007.01282"]
+    assert last["dropped_citations"] == ["9999.99999"]
+    assert "9999.99999" not in text
+
+
+def test_include_usage_ends_with_a_usage_chunk_without_choices(api: Api) -> None:
+    api.fake.default_script = ChatScript(pieces=("FiD", " fuses."))
+
+    with openai_client(api) as client:
+        chunks = list(
+            client.chat.completions.create(
+                model="paperchat",
+                messages=[{"role": "user", "content": FID}],
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        )
+
+    assert chunks[-1].choices == []
+    assert chunks[-1].usage is not None
+    assert chunks[-1].usage.completion_tokens == 2
+    assert all(c.usage is None for c in chunks[:-1])
+
+
+def test_extractive_answers_report_counted_usage_and_honour_max_tokens(
+    api_settings: Settings, tmp_path: Path
+) -> None:
+    settings = api_settings.model_copy(
+        update={"llm": "extractive", "database_url": f"sqlite:///{tmp_path / 'db.sqlite'}"}
+    )
+    prepare_service(settings)
+    app = create_app(settings)
+    with app.state.services.sessions() as session:
+        user = create_user(session, "extractive@example.org", "a long password")
+        key = create_api_key(session, user, "extractive").plaintext
+    body: dict[str, Any] = {
+        "model": "paperchat",
+        "messages": [{"role": "user", "content": FID}],
+        "paper_ids": ["2007.01282"],
+    }
+
+    with TestClient(app, headers={"Authorization": f"Bearer {key}"}) as client:
+        whole = client.post("/v1/chat/completions", json=body).json()
+        short = client.post("/v1/chat/completions", json=body | {"max_tokens": 5}).json()
+
+    assert whole["usage"]["completion_tokens"] > 5
+    assert whole["usage"]["prompt_tokens"] > whole["usage"]["completion_tokens"]
+    assert whole["choices"][0]["finish_reason"] == "stop"
+    assert short["usage"]["completion_tokens"] <= 5
+    assert short["choices"][0]["finish_reason"] == "length"
+    assert whole["choices"][0]["message"]["content"].startswith(
+        short["choices"][0]["message"]["content"]
+    )
 
 
 def test_a_refusal_is_marked_on_the_message(api: Api) -> None:

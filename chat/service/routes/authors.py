@@ -35,7 +35,7 @@ class Author(BaseModel):
     maybe: list[str]
 
 
-@router.get("/api/authors/{name:path}", responses=errors(401, 404))
+@router.get("/api/authors/{name:path}", responses=errors(401, 404, 422))
 def get_author(name: str, _user: CurrentUser, services: ServicesDep) -> Author:
     """The author's papers, newest first, and how many per category and per year.
 

@@ -11,7 +11,7 @@ from pydantic import BeforeValidator
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from chat.service.accounts import InvalidApiKey, verify_api_key
+from chat.service.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.auth import (
     CSRF_HEADER,
     SESSION_COOKIE,
@@ -62,6 +62,7 @@ class Services:
     index: Wiring
     signer: SessionSigner
     chat_limiter: RateLimiter
+    api_limiter: RateLimiter
     login_limiter: RateLimiter
     login_address_limiter: RateLimiter
     search_limiter: RateLimiter
@@ -104,17 +105,25 @@ def release_connection(session: Session) -> None:
     session.commit()
 
 
-def _user_from_key(session: Session, token: str) -> User:
+def _user_from_key(request: Request, session: Session, token: str) -> User:
+    """The key's owner; the key's id is kept on the request, for its own rate limit."""
     try:
-        user = verify_api_key(session, token)
+        key, user = verify_api_key_record(session, token)
     except InvalidApiKey as e:
         raise HTTPException(
             status.HTTP_401_UNAUTHORIZED,
             detail="invalid or revoked API key",
             headers={"WWW-Authenticate": "Bearer"},
         ) from e
+    request.state.api_key_id = key.id
     release_connection(session)
     return user
+
+
+def api_key_id(request: Request) -> str | None:
+    """The id of the API key the request was signed in with; None for a browser session."""
+    key_id: str | None = getattr(request.state, "api_key_id", None)
+    return key_id
 
 
 def cookie_session(
@@ -137,7 +146,7 @@ def get_current_user(request: Request, services: ServicesDep, session: SessionDe
     """The user of the API key or the session cookie; 401 without either, 403 without CSRF."""
     token = bearer_token(request.headers.get("Authorization"))
     if token is not None:
-        return _user_from_key(session, token)
+        return _user_from_key(request, session, token)
     signed_in = cookie_session(request, services, session)
     if signed_in is None:
         raise _UNAUTHENTICATED
@@ -159,31 +168,37 @@ def get_key_user(request: Request, session: SessionDep) -> User:
     token = bearer_token(request.headers.get("Authorization"))
     if token is None:
         raise _UNAUTHENTICATED
-    return _user_from_key(session, token)
+    return _user_from_key(request, session, token)
 
 
 KeyUser = Annotated[User, Depends(get_key_user)]
 
 
-def enforce_chat_limit(services: Services, user: User) -> None:
-    """Count one chat request for `user`; 429 with Retry-After when over the limit."""
-    decision = services.chat_limiter.hit(f"chat:{user.id}")
+def enforce_chat_limit(services: Services, user: User, key_id: str | None = None) -> None:
+    """Count one chat request: against the API key's own budget (`PAPERCHAT_API_RATE_LIMIT`)
+    when it came with a key, else against the user's (`PAPERCHAT_RATE_LIMIT`); 429 with
+    Retry-After when over it."""
+    if key_id is not None:
+        decision = services.api_limiter.hit(f"api:{key_id}")
+        what, limit = "requests with this API key", services.settings.api_rate_limit
+    else:
+        decision = services.chat_limiter.hit(f"chat:{user.id}")
+        what, limit = "chat requests", services.settings.rate_limit
     if not decision.allowed:
         raise HTTPException(
             status.HTTP_429_TOO_MANY_REQUESTS,
-            detail=f"too many chat requests: the limit is {services.settings.rate_limit}; "
-            f"retry in {decision.retry_after_s} s",
+            detail=f"too many {what}: the limit is {limit}; retry in {decision.retry_after_s} s",
             headers={"Retry-After": str(decision.retry_after_s)},
         )
 
 
-def get_chatting_user(services: ServicesDep, user: CurrentUser) -> User:
-    enforce_chat_limit(services, user)
+def get_chatting_user(request: Request, services: ServicesDep, user: CurrentUser) -> User:
+    enforce_chat_limit(services, user, api_key_id(request))
     return user
 
 
-def get_chatting_key_user(services: ServicesDep, user: KeyUser) -> User:
-    enforce_chat_limit(services, user)
+def get_chatting_key_user(request: Request, services: ServicesDep, user: KeyUser) -> User:
+    enforce_chat_limit(services, user, api_key_id(request))
     return user
 
 

@@ -37,3 +37,39 @@ SIGNED_IN = (401, 403)
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI `responses` for these error statuses, each with the `Error` body."""
     return {code: {"model": Error, "description": _MEANINGS[code]} for code in sorted(statuses)}
+
+
+class OpenAIErrorDetail(BaseModel):
+    message: str = Field(description="what went wrong, in words")
+    type: str = Field(description="OpenAI's error type, e.g. invalid_request_error")
+    param: str | None = Field(description="the request's field at fault, if one is")
+    code: str | None = Field(description="e.g. invalid_api_key, rate_limit_exceeded")
+
+
+class OpenAIError(BaseModel):
+    """Errors under `/v1`, in OpenAI's shape (`chat.service.openai_errors`)."""
+
+    error: OpenAIErrorDetail
+
+
+_OPENAI_MEANINGS = {
+    400: "the request is not valid, or asks for what paperchat does not offer (`param` names it)",
+    401: "no valid API key",
+    404: "no such model",
+    413: "the request body is too large (PAPERCHAT_MAX_BODY_BYTES)",
+    429: "too many requests with this key (PAPERCHAT_API_RATE_LIMIT) or open streams",
+    502: "the language model's server failed",
+    503: "the rate limit store does not answer, or the server is shutting down",
+    504: "the language model's server did not answer in time",
+}
+
+
+def openai_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` of a `/v1` route: these statuses, and any other client error,
+    with OpenAI's error body (invalid input is a 400 there, never a 422)."""
+    responses: dict[int | str, dict[str, Any]] = {
+        code: {"model": OpenAIError, "description": _OPENAI_MEANINGS[code]}
+        for code in sorted(statuses)
+    }
+    responses["4XX"] = {"model": OpenAIError, "description": "another client error"}
+    return responses

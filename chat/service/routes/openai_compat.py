@@ -1,8 +1,14 @@
 """An OpenAI-compatible endpoint, so OpenAI clients and LangChain can ask the papers.
 
-The last user message is the question and the earlier ones its history;
-`paper_ids` and `author` (extra fields) restrict the sources, which come back in an
-extra `sources` field (on the first chunk when streaming). API keys only.
+The request is read by `chat.service.routes.openai_request`. The answer is
+OpenAI's chat completion (or its chunk stream) with extra fields: `sources`
+(on the first chunk and on the last), `citations` and `dropped_citations` (the
+verified citations, and those removed from the text), and `refused` with its
+`refusal_reason` when the answer declines. `usage` is the model server's count,
+or counted with the embedder's tokenizer when it reports none (extractive
+answers too); `stream_options.include_usage` adds OpenAI's last usage chunk
+(`choices: []`). API keys only. Errors are OpenAI's `{"error": {...}}`; one
+during a stream is sent as an error chunk, which the openai client raises.
 A stream always ends with `data: [DONE]`: after its last chunk, or after an
 error chunk (a failure, or `shutting_down` when the server stops mid-answer).
 """
@@ -16,67 +22,35 @@ import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import replace
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import anyio
-from fastapi import APIRouter, HTTPException, status
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from fastapi import APIRouter
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from chat.rag.answering import Question, Turn
+from chat.rag.answering import Question
 from chat.rag.events import Delta, Done, Error, Sources
+from chat.service.openai_errors import OpenAIError, error_body
 from chat.service.routes.chat import (
     SHUTDOWN_GRACE_S,
     SHUTTING_DOWN,
     SSE_HEADERS,
-    AuthorName,
-    PaperId,
     request_filters,
     until_shutdown,
 )
-from chat.service.routes.deps import (
-    ChattingKeyUser,
-    KeyUser,
-    Limits,
-    Services,
-    ServicesDep,
-    check_question,
-    readable_text,
-)
-from chat.service.routes.errors import BODY, errors
+from chat.service.routes.deps import ChattingKeyUser, KeyUser, Services, ServicesDep
+from chat.service.routes.errors import openai_errors
+from chat.service.routes.openai_request import MODEL_ID, CompletionRequest, to_question
 
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
-MODEL_ID = "paperchat"
 DONE = {"data": "[DONE]"}
-
-
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: Annotated[str | list[dict[str, Any]] | None, BeforeValidator(readable_text)] = None
-
-    def text(self) -> str:
-        if isinstance(self.content, str):
-            return self.content
-        parts = self.content or []
-        return "".join(str(p.get("text", "")) for p in parts if p.get("type") == "text")
-
-
-class CompletionRequest(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    model: str = MODEL_ID
-    messages: list[ChatMessage] = Field(min_length=1, max_length=200)
-    stream: bool = False
-    stream_options: dict[str, Any] | None = None
-    paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
-    author: AuthorName | None = Field(
-        default=None, description="only this author's papers (404 when unknown)"
-    )
+INTERNAL_ERROR = Error("internal_error", "the answer failed; try again")
+# The status of a whole (not streamed) answer that failed upstream, by the error's code.
+_FAILURE_STATUS = {"upstream_timeout": 504, "shutting_down": 503, "internal_error": 500}
 
 
 class Model(BaseModel):
@@ -91,23 +65,9 @@ class ModelList(BaseModel):
     data: list[Model]
 
 
-@router.get("/v1/models", responses=errors(401))
+@router.get("/v1/models", responses=openai_errors(401))
 def models(_user: KeyUser) -> ModelList:
     return ModelList(data=[Model(id=MODEL_ID, created=0, owned_by="paperchat")])
-
-
-def to_question(body: CompletionRequest, limits: Limits) -> Question:
-    """The last message (a user's) as the question; earlier user and assistant turns as history."""
-    last = body.messages[-1]
-    text = last.text().strip()
-    if last.role != "user" or not text:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT, "the last message must be a user's question"
-        )
-    check_question(text, limits)
-    earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
-    history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
-    return Question(text=text, history=history)
 
 
 def _usage(done: Done | None) -> dict[str, int]:
@@ -120,13 +80,24 @@ def _usage(done: Done | None) -> dict[str, int]:
     }
 
 
-def _reason(done: Done | None) -> str | None:
-    return done.refusal_reason if done else None
-
-
 def _finish(done: Done | None) -> str:
     reason = done.finish_reason if done else "stop"
     return reason if reason in ("stop", "length") else "stop"
+
+
+def _verified(done: Done, sources: list[dict[str, Any]]) -> dict[str, Any]:
+    """The extra fields of an answer's last chunk (or its message): sources, citations
+    and, when the answer declines, `refused` with its reason."""
+    data = done.data()
+    extra = {
+        "sources": sources,
+        "citations": data["citations"],
+        "dropped_citations": data["dropped_citations"],
+    }
+    if data.get("refused") is not None:
+        extra["refused"] = data["refused"]
+        extra["refusal_reason"] = data.get("refusal_reason")
+    return extra
 
 
 def _count_failure(services: Services, event: Error) -> None:
@@ -135,23 +106,35 @@ def _count_failure(services: Services, event: Error) -> None:
 
 
 def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
-    return {"id": completion_id, "object": kind, "created": int(time.time()), "model": MODEL_ID}
+    return {
+        "id": completion_id,
+        "object": kind,
+        "created": int(time.time()),
+        "model": MODEL_ID,
+        "system_fingerprint": None,
+    }
 
 
-@router.post("/v1/chat/completions", response_model=None, responses=errors(*BODY, 401, 404, 429))
+@router.post(
+    "/v1/chat/completions",
+    response_model=None,
+    responses=openai_errors(400, 401, 404, 413, 429, 502, 503, 504),
+)
 async def chat_completions(
     body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep
 ) -> dict[str, Any] | EventSourceResponse:
     """An OpenAI chat completion, or its chunk stream when `stream` is true."""
+    if body.model != MODEL_ID:
+        message = f"the model {body.model!r} does not exist; this server has one: {MODEL_ID!r}"
+        raise OpenAIError(404, message, param="model", code="model_not_found")
     question = to_question(body, services.limits)
     filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
     question = replace(question, filters=filters)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     if body.stream:
-        include_usage = bool((body.stream_options or {}).get("include_usage"))
         shutdown = anyio.Event()
-        stream = _chunks(services, question, include_usage, slot, shutdown)
+        stream = _chunks(services, question, body.include_usage, slot, shutdown)
         return EventSourceResponse(
             stream,
             headers=SSE_HEADERS,
@@ -177,14 +160,22 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
                 done = event
             elif isinstance(event, Error):
                 _count_failure(services, event)
-                raise HTTPException(status.HTTP_502_BAD_GATEWAY, event.message)
+                status = _FAILURE_STATUS.get(event.code, 502)
+                raise OpenAIError(status, event.message, code=event.code)
+    if done is None:
+        raise OpenAIError(500, INTERNAL_ERROR.message, code=INTERNAL_ERROR.code)
     message: dict[str, Any] = {"role": "assistant", "content": "".join(text), "refusal": None}
-    message |= {"refused": bool(done and done.refused), "refusal_reason": _reason(done)}
+    # Whether the papers held no answer, on the message too, where clients read replies.
+    message |= {"refused": done.refused, "refusal_reason": done.refusal_reason}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
     payload = _envelope(f"chatcmpl-{uuid.uuid4().hex}", "chat.completion")
-    payload |= {"choices": [choice], "usage": _usage(done), "sources": sources}
-    payload["citations"] = list(done.citations) if done else []
-    return payload
+    return payload | {"choices": [choice], "usage": _usage(done)} | _verified(done, sources)
+
+
+def _error_chunk(event: Error) -> dict[str, str]:
+    """A failure mid-stream as OpenAI sends one: the openai client raises `APIError` on it."""
+    body = error_body(500, event.message, code=event.code)
+    return {"data": json.dumps(body)}
 
 
 async def _chunks(
@@ -197,31 +188,27 @@ async def _chunks(
     """The answer as chunks, ended by `[DONE]` after the last one or after an error chunk
     (a failure, or `shutting_down` when the server stops mid-answer)."""
     completion_id = f"chatcmpl-{uuid.uuid4().hex}"
+    sources: list[dict[str, Any]] = []
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
         payload = _envelope(completion_id, "chat.completion.chunk")
         payload["choices"] = [
             {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
         ]
+        if include_usage:
+            payload["usage"] = None
         return {"data": json.dumps(payload | extra)}
 
     try:
         async with aclosing(services.index.answerer.answer(question)) as events:
             async for event in until_shutdown(events, shutdown):
                 if isinstance(event, Sources):
-                    yield chunk(
-                        {"role": "assistant", "content": ""}, sources=event.data()["sources"]
-                    )
+                    sources = event.data()["sources"]
+                    yield chunk({"role": "assistant", "content": ""}, sources=sources)
                 elif isinstance(event, Delta):
                     yield chunk({"content": event.text})
                 elif isinstance(event, Done):
-                    yield chunk(
-                        {},
-                        _finish(event),
-                        citations=list(event.citations),
-                        refused=event.refused,
-                        refusal_reason=event.refusal_reason,
-                    )
+                    yield chunk({}, _finish(event), **_verified(event, sources))
                     if include_usage:
                         usage = _envelope(completion_id, "chat.completion.chunk")
                         yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}
@@ -229,8 +216,11 @@ async def _chunks(
                 elif isinstance(event, Error):
                     if event is not SHUTTING_DOWN:
                         _count_failure(services, event)
-                    error = {"message": event.message, "type": event.code, "code": event.code}
-                    yield {"data": json.dumps({"error": error})}
+                    yield _error_chunk(event)
                     yield DONE
+    except Exception as e:  # the stream's boundary: the client gets an error chunk
+        logger.exception("completion stream failed: %s", type(e).__name__)
+        yield _error_chunk(INTERNAL_ERROR)
+        yield DONE
     finally:
         await slot.aclose()

@@ -1,0 +1,114 @@
+"""`POST /api/retrieve`: the passages for a query, with their metadata, and no answer.
+
+Signed in as for `/api/chat` and counted against the same budgets: an API
+key's (`PAPERCHAT_API_RATE_LIMIT`) or the user's (`PAPERCHAT_RATE_LIMIT`).
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Self
+
+from fastapi import APIRouter
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+
+from chat.rag.authors import author_filter
+from chat.rag.passages import MAX_PASSAGES, retrieve_passages
+from chat.service.routes.chat import AuthorName, PaperId
+from chat.service.routes.deps import ChattingUser, MessageText, ServicesDep
+from chat.service.routes.errors import BODY, SIGNED_IN, errors
+from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
+
+router = APIRouter(tags=["retrieve"])
+
+Category = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^\S+$")]
+# A date as `2024-03-01`, and nothing else (no timestamps, no times of day; no year 0).
+IsoDate = Annotated[
+    str,
+    StringConstraints(pattern=r"^([1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])-\d{2}-\d{2}$"),
+    WithJsonSchema({"type": "string", "format": "date"}),
+]
+
+
+class RetrieveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: MessageText = Field(min_length=1, max_length=1000, description="what to search for")
+    k: int = Field(default=8, ge=1, le=MAX_PASSAGES, description="how many passages")
+    paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
+    author: AuthorName | None = Field(
+        default=None, description="only this author's papers (404 when no indexed author)"
+    )
+    categories: list[Category] = Field(
+        default_factory=list, max_length=20, description="arXiv categories, e.g. cs.CL"
+    )
+    published_from: IsoDate | None = Field(default=None, description="first version on or after")
+    published_to: IsoDate | None = Field(default=None, description="first version on or before")
+
+    @field_validator("published_from", "published_to")
+    @classmethod
+    def a_real_date(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                date.fromisoformat(value)
+            except ValueError as e:
+                raise ValueError(f"{value!r} is not a date") from e
+        return value
+
+    @model_validator(mode="after")
+    def a_real_query_and_range(self) -> Self:
+        if not self.query.strip():
+            raise ValueError("the query is empty")
+        if self.published_from and self.published_to and self.published_from > self.published_to:
+            raise ValueError("published_from is after published_to")
+        return self
+
+    def filters(self, catalog: Catalog) -> Filters:
+        """The request's filters, its author resolved to their papers (AuthorNotFound: 404)."""
+        filters = Filters(
+            paper_ids=tuple(normalise_paper_id(p) for p in self.paper_ids),
+            categories=tuple(self.categories),
+            published_from=self.published_from or "",
+            published_to=self.published_to or "",
+            author=self.author or "",
+        )
+        return author_filter(catalog, filters)
+
+
+class Passage(BaseModel):
+    chunk_id: str
+    paper_id: str
+    title: str
+    authors: str
+    categories: list[str]
+    published: str | None
+    kind: str
+    section: str
+    page: int | None
+    text: str
+    score: float
+    url: str
+    citation: str
+
+
+class Passages(BaseModel):
+    passages: list[Passage]
+
+
+@router.post("/api/retrieve", responses=errors(*BODY, *SIGNED_IN, 404, 429))
+def retrieve(body: RetrieveRequest, _user: ChattingUser, services: ServicesDep) -> Passages:
+    """The `k` best passages for `query` within the filters, best first, with scores."""
+    retriever = services.index.retriever
+    found = retrieve_passages(retriever, body.query, body.k, body.filters(retriever.catalog))
+    passages = [Passage(**vars(p) | {"categories": list(p.categories)}) for p in found]
+    return Passages(passages=passages)
