@@ -322,12 +322,16 @@ class Catalog:
             papers += [_paper_from_row(r) for r in self.db.execute(query, ids[start : start + 500])]
         return sorted(papers, key=lambda p: (p.published or p.updated, p.id), reverse=True)
 
-    def current_pdf(self, sha256: str, stage: str) -> str | None:
-        """The paper indexed from the PDF with this hash by this PDF stage version, if any."""
+    def current_pdf(self, sha256: str, stage: str, path: str) -> str | None:
+        """The paper indexed from the PDF with this hash by this PDF stage version, if any,
+        when the index has it at `path` with every full-text chunk's position (an index
+        made before positions were recorded, or a file moved, needs it read again)."""
         row = self.db.execute(
-            "SELECT id FROM papers WHERE pdf_sha256 = ? AND pdf_stage = ?"
-            " AND fulltext_hash IS NOT NULL LIMIT 1",
-            (sha256, stage),
+            "SELECT id FROM papers WHERE pdf_sha256 = ? AND pdf_stage = ? AND pdf_path = ?"
+            " AND fulltext_hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM chunks"
+            " WHERE chunks.paper_id = papers.id AND kind != 'abstract' AND boxes IS NULL)"
+            " LIMIT 1",
+            (sha256, stage, path),
         ).fetchone()
         return None if row is None else str(row["id"])
 

@@ -127,7 +127,7 @@ def _unparsed(files: list[Path], catalog: Catalog) -> tuple[list[Path], list[Unc
     unchanged: list[Unchanged] = []
     for path in files:
         digest = _sha256(path)
-        paper_id = catalog.current_pdf(digest, PDF_STAGE) if digest else None
+        paper_id = catalog.current_pdf(digest, PDF_STAGE, str(path.resolve())) if digest else None
         if paper_id is None:
             todo.append(path)
         else:

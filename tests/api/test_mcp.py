@@ -225,10 +225,10 @@ async def test_the_official_client_fails_on_a_bad_key(api: Api) -> None:
     assert raised.group_contains(MCPError, match="error response", depth=None)
 
 
-def test_tool_calls_count_against_the_keys_chat_budget(
+def test_tool_calls_count_against_the_keys_own_budget(
     api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(api.services, "chat_limiter", build_rate_limiter("2/minute", None))
+    monkeypatch.setattr(api.services, "api_limiter", build_rate_limiter("2/minute", None))
     listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
 
     with api.key_client() as client:
@@ -237,7 +237,7 @@ def test_tool_calls_count_against_the_keys_chat_budget(
 
     assert [r.status_code for r in calls] == [200, 200, 429]
     assert int(calls[2].headers["Retry-After"]) >= 1
-    assert "too many chat requests" in calls[2].json()["detail"]
+    assert "too many requests with this API key" in calls[2].json()["detail"]
     assert json.loads(calls[0].text)["result"]["structuredContent"]["id"] == "2007.01282"
     assert listed.status_code == 200  # listing the tools is not a call
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from chat.rag.papers import paper_details, result_snippet
 from chat.rag.sources import Source
 from chat.service.web.rendering import render_page
+from ingest.index.authors import written_names
 from ingest.index.catalog import Catalog
 from ingest.index.records import Chunk, Paper
 
@@ -38,7 +39,7 @@ def _page(catalog: Catalog) -> str:
     from_pdf = [name for name, origin in paper["field_sources"].items() if origin == "pdf"]
     response = render_page(
         "paper.html", paper=paper, paper_id=paper["id"], title=paper["title"],
-        abstract=[paper["abstract"]], from_pdf=from_pdf,
+        authors=written_names(paper["authors"]), abstract=[paper["abstract"]], from_pdf=from_pdf,
     )  # fmt: skip
     return bytes(response.body).decode()
 
@@ -54,7 +55,8 @@ def test_a_pdf_only_paper_shows_its_page_1_fields_and_says_so(tmp_path: Path) ->
         "title": "pdf", "authors": "pdf", "abstract": "pdf", "updated": "pdf",
     }  # fmt: skip
     assert details["updated"] == "2021-02-03"
-    assert "Gautier Izacard, Edouard Grave" in page
+    assert ">Gautier Izacard</a>" in page
+    assert ">Edouard Grave</a>" in page
     assert FROM_PDF.abstract in page
     assert '<time datetime="2021-02-03">' in page
     assert "read from the PDF" in page
@@ -74,7 +76,8 @@ def test_a_record_arriving_later_replaces_what_the_page_shows(tmp_path: Path) ->
     assert RECORD.abstract in page
     assert FROM_PDF.abstract not in page
     assert '<time datetime="2020-07-02">' in page
-    assert "Gautier Izacard and Edouard Grave" in page
+    assert ">Gautier Izacard</a>" in page  # each name links to its author page
+    assert ">Edouard Grave</a>" in page
 
 
 def _source(page: int | None, kind: str = "fulltext") -> Source:

@@ -383,7 +383,10 @@ def test_ingest_report_names_the_pdf_whose_pages_were_read_as_plain_text(
     rotated = pdf_fixtures.write_layout_pdf(tmp_path / "pdfs" / "rotated.pdf", [lines], 90)
 
     result = run(env, "ingest", "pdfs", str(rotated), "--json")
-    summary = run(env, "ingest", "pdfs", str(rotated))
+    # Into another index: this one has the file already, and would leave it unread.
+    summary = run(
+        env | {"PAPERCHAT_DATA_DIR": str(tmp_path / "other")}, "ingest", "pdfs", str(rotated)
+    )
 
     assert result.code == 0, result.stderr
     assert result.json["pages_fallback"] == {str(rotated.resolve()): 1}

@@ -30,7 +30,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from chat.service.accounts import InvalidApiKey, verify_api_key
+from chat.service.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.auth import bearer_token
 from chat.service.ratelimit import TooManyStreams
 from chat.service.routes.deps import Services, enforce_chat_limit
@@ -71,15 +71,17 @@ class McpEndpoint:
         if token is None:
             await _refuse(401, _NO_KEY, scope, receive, send)
             return
-        user = await anyio.to_thread.run_sync(self._key_user, token)
-        if user is None:
+        found = await anyio.to_thread.run_sync(self._key_user, token)
+        if found is None:
             await _refuse(401, "invalid or revoked API key", scope, receive, send)
             return
+        user, key_id = found
         body, replay = await _read_body(receive)
         tools = _called_tools(body)
         if tools:
             try:
-                await anyio.to_thread.run_sync(enforce_chat_limit, self.services, user)
+                # The key's own budget (`PAPERCHAT_API_RATE_LIMIT`), as on /v1.
+                await anyio.to_thread.run_sync(enforce_chat_limit, self.services, user, key_id)
             except HTTPException as e:
                 await _refuse(e.status_code, str(e.detail), scope, receive, send, e.headers)
                 return
@@ -95,12 +97,14 @@ class McpEndpoint:
             detail = f"too many open answers: at most {e.max_per_user} at a time"
             await _refuse(429, detail, scope, receive, send, {"Retry-After": "1"})
 
-    def _key_user(self, token: str) -> User | None:
+    def _key_user(self, token: str) -> tuple[User, str] | None:
+        """The key's owner and the key's id; None for a bad or revoked key."""
         with self.services.sessions() as session:
             try:
-                return verify_api_key(session, token)
+                key, user = verify_api_key_record(session, token)
             except InvalidApiKey:
                 return None
+            return user, key.id
 
 
 async def _refuse(
