@@ -81,8 +81,12 @@ def find_papers(
     limit = max(1, min(limit, MAX_SEARCH_RESULTS))
     config = dataclasses.replace(retriever.config, k=limit, per_paper=1, leader_per_paper=1)
     retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
-    judgement = (policy or RelevancePolicy()).judge(retrieved)
-    if not judgement.relevant:
+    policy = policy or RelevancePolicy()
+    judgement = policy.judge(retrieved)
+    # A search box finds papers by their words: one whose passage holds most of the
+    # query's distinctive words matches, even where an answer would be declined
+    # ("escaping untrusted metadata"). Gibberish holds nothing and still matches nothing.
+    if not judgement.relevant and retrieved.lexical_share < policy.lexical_share:
         return PaperSearch([], judgement.reason)
     results = []
     for source in retrieved.sources:
