@@ -6,6 +6,8 @@ SSE events with the same names and `data`.
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,3 +91,33 @@ class Error:
 
 
 Event = Meta | Sources | Delta | Done | Error
+
+
+@dataclass
+class Gathered:
+    """An answer's events taken whole: for callers that reply once, not as a stream."""
+
+    text: str = ""
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    done: Done | None = None
+    error: Error | None = None  # the answer failed: `done` is None
+
+
+async def gather(events: AsyncGenerator[Event, None]) -> Gathered:
+    """The text, the sources (as the `sources` event shows them) and how the answer ended;
+    the events are closed when they end or fail (the upstream call with them)."""
+    gathered = Gathered()
+    pieces: list[str] = []
+    async with aclosing(events) as stream:
+        async for event in stream:
+            if isinstance(event, Sources):
+                gathered.sources = event.data()["sources"]
+            elif isinstance(event, Delta):
+                pieces.append(event.text)
+            elif isinstance(event, Done):
+                gathered.done = event
+            elif isinstance(event, Error):
+                gathered.error = event
+                break
+    gathered.text = "".join(pieces)
+    return gathered

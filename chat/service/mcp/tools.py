@@ -12,7 +12,6 @@ from the index when the server is built.
 from __future__ import annotations
 
 import dataclasses
-from contextlib import aclosing
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -21,7 +20,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from chat.rag.answering import Question
-from chat.rag.events import Delta, Done, Error, Sources
+from chat.rag.events import gather
 from chat.rag.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
 from chat.rag.sources import Source
 from chat.wiring import Wiring
@@ -173,25 +172,16 @@ def passage(source: Source) -> Passage:
 
 async def answer(wiring: Wiring, question: Question) -> Answer:
     """The answerer's events gathered into one answer; a failed answer is a tool error."""
-    text: list[str] = []
-    sources: list[dict[str, Any]] = []
-    done: Done | None = None
-    async with aclosing(wiring.answerer.answer(question)) as events:
-        async for event in events:
-            if isinstance(event, Sources):
-                sources = event.data()["sources"]
-            elif isinstance(event, Delta):
-                text.append(event.text)
-            elif isinstance(event, Done):
-                done = event
-            elif isinstance(event, Error):
-                raise ToolError(f"{event.code}: {event.message}")
+    gathered = await gather(wiring.answerer.answer(question))
+    if gathered.error is not None:
+        raise ToolError(f"{gathered.error.code}: {gathered.error.message}")
+    done = gathered.done
     assert done is not None, "an answer ends with done or error"
     return Answer(
-        answer="".join(text),
+        answer=gathered.text,
         citations=list(done.citations),
         dropped_citations=list(done.dropped_citations),
-        sources=sources,
+        sources=gathered.sources,
         mode=done.mode,
         finish_reason=done.finish_reason,
     )

@@ -31,7 +31,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answering import Question
-from chat.rag.events import Delta, Done, Error, Sources
+from chat.rag.events import Delta, Done, Error, Sources, gather
 from chat.service.openai_errors import OpenAIError, error_body
 from chat.service.routes.chat import (
     SHUTDOWN_GRACE_S,
@@ -147,24 +147,15 @@ async def chat_completions(
 
 
 async def _whole(services: Services, question: Question) -> dict[str, Any]:
-    text: list[str] = []
-    sources: list[dict[str, Any]] = []
-    done: Done | None = None
-    async with aclosing(services.index.answerer.answer(question)) as events:
-        async for event in events:
-            if isinstance(event, Sources):
-                sources = event.data()["sources"]
-            elif isinstance(event, Delta):
-                text.append(event.text)
-            elif isinstance(event, Done):
-                done = event
-            elif isinstance(event, Error):
-                _count_failure(services, event)
-                status = _FAILURE_STATUS.get(event.code, 502)
-                raise OpenAIError(status, event.message, code=event.code)
+    gathered = await gather(services.index.answerer.answer(question))
+    if gathered.error is not None:
+        _count_failure(services, gathered.error)
+        status = _FAILURE_STATUS.get(gathered.error.code, 502)
+        raise OpenAIError(status, gathered.error.message, code=gathered.error.code)
+    done, sources = gathered.done, gathered.sources
     if done is None:
         raise OpenAIError(500, INTERNAL_ERROR.message, code=INTERNAL_ERROR.code)
-    message: dict[str, Any] = {"role": "assistant", "content": "".join(text), "refusal": None}
+    message: dict[str, Any] = {"role": "assistant", "content": gathered.text, "refusal": None}
     # Whether the papers held no answer, on the message too, where clients read replies.
     message |= {"refused": done.refused, "refusal_reason": done.refusal_reason}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
