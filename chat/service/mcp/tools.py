@@ -23,6 +23,7 @@ from chat.rag.answering import Question
 from chat.rag.events import gather
 from chat.rag.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
 from chat.rag.sources import Source
+from chat.service.routes.papers import Paper, SearchHit
 from chat.wiring import Wiring
 from ingest.errors import PaperchatError
 from ingest.index.filters import Filters
@@ -59,28 +60,8 @@ Day = Annotated[
 ]
 
 
-class PaperHit(BaseModel):
-    id: str
-    title: str
-    authors: str
-    snippet: str
-    score: float
-
-
 class SearchResults(BaseModel):
-    results: list[PaperHit]
-
-
-class Paper(BaseModel):
-    id: str
-    title: str
-    authors: str
-    abstract: str
-    categories: list[str]
-    published: str | None
-    has_fulltext: bool
-    url: str | None
-    pdf_url: str | None
+    results: list[SearchHit]
 
 
 class Passage(BaseModel):
@@ -204,7 +185,7 @@ class PaperTools:
     ) -> SearchResults:
         filters = filters_of([], categories or [], published_from, published_to)
         hits = search_papers(self.wiring.retriever, query, limit, filters)
-        return SearchResults(results=[PaperHit(**vars(hit)) for hit in hits])
+        return SearchResults(results=[SearchHit(**vars(hit)) for hit in hits])
 
     def get_paper(self, paper_id: PaperId) -> Paper:
         try:
