@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pypdfium2.raw as pdfium_c
 from ingest.errors import PaperchatError
 from ingest.index.records import ARXIV_ID_RE, ParsedPdf
 from ingest.pdf.cleaning import clean_pages
+from ingest.pdf.front import drop_front_matter
 from ingest.pdf.geometry import LayoutUnreadable, PageGeometry, read_page
 from ingest.pdf.glyphs import read_lines
 from ingest.pdf.header import read_header
@@ -76,10 +78,12 @@ def parse_pdf(path: str) -> ParsedPdf:
         for page, layout in zip(pages, layouts, strict=True)
     ]
     extras = [extra for layout in layouts if layout is not None for extra in layout.extras]
-    blocks, stats = clean_pages(texts, stamp=stamp.group(0) if stamp else "", extras=extras)
+    blocks, cleaned = clean_pages(texts, stamp=stamp.group(0) if stamp else "", extras=extras)
+    stats = Counter(cleaned)
+    blocks = drop_front_matter(blocks, header, stats)
     for layout in layouts:
         for reason, count in layout.dropped.items() if layout is not None else ():
-            stats[reason] = stats.get(reason, 0) + count
+            stats[reason] += count
     stats["pages_fallback"] = sum(layout is None for layout in layouts)
     return ParsedPdf(
         path=path,
@@ -93,7 +97,7 @@ def parse_pdf(path: str) -> ParsedPdf:
         metadata_authors=_clean_field(metadata.get("Author", "")),
         first_page_title=guess_title(title_lines),
         header=header,
-        stats=stats,
+        stats=dict(stats),
     )
 
 

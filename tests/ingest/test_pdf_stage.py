@@ -89,15 +89,17 @@ def index(tmp_path: Path, count_tokens: Callable[[str], int]) -> Index:
     return Index(tmp_path, count_tokens)
 
 
-def _newer_text(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The newer stage reads every PDF to a different text."""
+def _newer_text(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The newer stage reads every PDF to a different text; its version."""
     pieces = chunking.fulltext_pieces
 
     def changed(blocks: Sequence[Block], count_tokens: Callable[[str], int]) -> list[Piece]:
         return [*pieces(blocks, count_tokens), Piece("read by the newer stage", "End", 1, 1)]
 
     monkeypatch.setattr(units, "fulltext_pieces", changed)
-    monkeypatch.setattr(units, "PDF_STAGE", "3")
+    newer = str(int(units.PDF_STAGE) + 1)
+    monkeypatch.setattr(units, "PDF_STAGE", newer)
+    return newer
 
 
 def test_pdfs_read_by_this_stage_are_not_parsed_again(index: Index) -> None:
@@ -137,7 +139,7 @@ def test_an_upgrade_stopped_part_way_is_finished_by_the_next_run(
 ) -> None:
     index.run(Embedder())
     before, _, _ = index.chunk_ids()
-    _newer_text(monkeypatch)
+    newer = _newer_text(monkeypatch)
 
     with pytest.raises(Stopped):
         index.run(Embedder(stop_at_call=2))
@@ -145,11 +147,11 @@ def test_an_upgrade_stopped_part_way_is_finished_by_the_next_run(
     embed = Embedder()
     report = index.run(embed)
 
-    done_first = [paper for paper, stage in halfway.items() if stage == "3"]
+    done_first = [paper for paper, stage in halfway.items() if stage == newer]
     assert 1 <= len(done_first) < 3
     assert report.unchanged_papers == len(done_first)
     assert report.updated_papers == 3 - len(done_first)
-    assert set(index.stages().values()) == {"3"}
+    assert set(index.stages().values()) == {newer}
     assert embed.texts.count("read by the newer stage") == 3 - len(done_first)
     in_catalog, in_chroma, in_lexical = index.chunk_ids()
     assert in_catalog == in_chroma == in_lexical
