@@ -137,6 +137,12 @@ _LISTED = 3  # missing terms a lead line names
 _MISSING_SHARE = 1 / 2  # the share of the question's words from which missing ones are named
 
 
+def frame_weight(term: str) -> float:
+    """How much a question term says what the question is about: less for the words that
+    frame what it asks for ("paper", "problem", "stand", "results")."""
+    return _FRAME_WEIGHT if term in _FRAME_TERMS else 1.0
+
+
 @dataclass(frozen=True)
 class QuestionTerms:
     """The question's terms as scoring and coverage use them."""
@@ -151,7 +157,7 @@ class QuestionTerms:
     @classmethod
     def parse(cls, question: str) -> QuestionTerms:
         stems = terms(question)
-        weights = {t: _FRAME_WEIGHT if t in _FRAME_TERMS else 1.0 for t in stems}
+        weights = {t: frame_weight(t) for t in stems}
         content = {t for t, w in weights.items() if w == 1.0 and t not in _GENERIC_TERMS}
         content = content or set(weights)
         printed: dict[str, str] = {}

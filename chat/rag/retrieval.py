@@ -182,19 +182,22 @@ class Retriever:
             elapsed = (time.perf_counter() - started) * 1000
             return Retrieved((), (), (), {"retrieval_ms": elapsed})
         names = self.names.recognise(question) if self.names is not None else Recognised()
-        dense = self.dense(names.expanded(question), filters)
+        idf, scholarly = self.question_statistics(question, names)
+        # Only a name the question is about steers the search: one among several topics
+        # ("India-focused VQA, OCR, translation eval") neither expands it nor boosts.
+        steering = names.steering(idf, self.config.names.min_share)
+        dense = self.dense(steering.expanded(question), filters)
         after_dense = time.perf_counter()
-        expansion = self.expansion(question, names)
+        expansion = self.expansion(question, steering)
         lexical_hits = self.lexical_search(question, filters, expansion)
         after_lexical = time.perf_counter()
         again = (
             self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
         )
-        idf, scholarly = self.question_statistics(question, names)
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         degraded: list[str] = []
         ranked = self.rerank(question, ranked, idf, degraded)
-        ranked = self.boost_named(question, ranked, names, filters, expansion, idf)
+        ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
         config = self.config
         chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
         sources = self.sources_for(chosen)
@@ -258,7 +261,7 @@ class Retriever:
         amounts: dict[str, float] = {}
         for match, papers in names.boosting:
             config = self.config.names
-            scale = min(1.0, names.share(match, idf) / config.about_share)
+            scale = _scale(names.share(match, idf), config.min_share, config.about_share)
             for paper in papers:
                 if not filters.paper_ids or paper in filters.paper_ids:
                     amount = config.boost * scale
@@ -399,3 +402,10 @@ def cap_per_paper(
         if len(chosen) == k:
             break
     return chosen
+
+
+def _scale(share: float, low: float, high: float) -> float:
+    """0 up to `low`, rising to 1 at `high` and beyond."""
+    if share >= high:
+        return 1.0
+    return max(0.0, (share - low) / (high - low)) if high > low else 0.0

@@ -113,6 +113,44 @@ def test_a_written_out_long_form_finds_its_name(named_index: Wiring) -> None:
     assert [m.name for m in found.matches] == ["ZeRO"]
 
 
+def test_a_written_out_long_form_weighs_as_its_words_in_the_question(
+    named_index: Wiring,
+) -> None:
+    retriever = named_index.retriever
+    question = "How does the zero redundancy optimizer save memory?"
+
+    retrieved = retriever.retrieve(question)
+    (match,) = retrieved.names.matches
+
+    assert match.written.lower() == "zero redundancy optimizer"
+    share = retrieved.names.share(match, retrieved.question_idf)
+    bare = retrieved.names.share(dataclasses.replace(match, written=""), retrieved.question_idf)
+    assert share > bare
+    assert share >= retriever.config.names.min_share
+
+
+def test_a_name_among_several_topics_neither_expands_nor_boosts(named_index: Wiring) -> None:
+    retriever = named_index.retriever
+    config = retriever.config
+    unboosted = retriever.with_config(
+        dataclasses.replace(config, names=dataclasses.replace(config.names, boost=0.0))
+    )
+    question = (
+        "Which distributed training methods combine ZeRO with tensor slicing, pipeline"
+        " stages, activation recomputation and mixed precision to reach high throughput?"
+    )
+
+    retrieved = retriever.retrieve(question)
+    steering = retrieved.names.steering(retrieved.question_idf, config.names.min_share)
+
+    assert [m.name for m in retrieved.names.matches] == ["ZeRO"]
+    assert steering.matches == ()
+    assert steering.boosting == ()
+    assert [c.chunk_id for c in retrieved.ranked] == [
+        c.chunk_id for c in unboosted.retrieve(question).ranked
+    ]
+
+
 def test_the_boost_is_what_puts_the_defining_paper_first(named_index: Wiring) -> None:
     retriever = named_index.retriever
     config = retriever.config
