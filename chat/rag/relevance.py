@@ -62,11 +62,16 @@ class RelevancePolicy:
     # share of its term weight ("What does FiD stand for?"), not when a long question
     # mentions one in passing ("... a 7B LLM ...", "... on ImageNet").
     name_share: float = 0.30
+    # A defined name in capitals that spell an English word ("MARE", "VITA", but also
+    # "NBA" where a paper defines it) counts only when it is nearly all the question
+    # ("what is MARE", "What does VITA stand for?"): "Where to watch the NBA finals?" is
+    # still judged as everyday talk.
+    plain_name_share: float = 0.75
 
     def __post_init__(self) -> None:
         at_least(self, 1, "agreement_depth")
         at_least(self, 0, "lexical_margin", "lexical_share", "long_question_terms")
-        at_least(self, 0, "scholarly_share", "name_share")
+        at_least(self, 0, "scholarly_share", "name_share", "plain_name_share")
 
     def agreement(self, retrieved: Retrieved) -> bool:
         top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]
@@ -92,10 +97,13 @@ class RelevancePolicy:
 
     def _about_a_defined_name(self, retrieved: Retrieved) -> bool:
         names = retrieved.names
-        return any(
-            match.specific and names.share(match, retrieved.question_idf) >= self.name_share
-            for match in names.matches
-        )
+        for match in names.matches:
+            if not match.definers:
+                continue
+            share = names.share(match, retrieved.question_idf)
+            if share >= (self.name_share if match.marked else self.plain_name_share):
+                return True
+        return False
 
     def _close_enough(self, retrieved: Retrieved) -> bool:
         best = retrieved.best_dense

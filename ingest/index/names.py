@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ingest.index.catalog import Catalog
 
 # Bumped when mining changes: every paper's names are mined again on the next open.
-NAMES_VERSION = "3"
+NAMES_VERSION = "4"
 _META_KEY = "names_version"
 
 _SCHEMA = """
@@ -95,6 +95,10 @@ def fold(text: str) -> str:
     return " ".join(re.sub(r"[-\u2010-\u2014]", " ", text.lower()).split())
 
 
+# A digit inside a short form that reads as a word: "E2F", "Seq2Seq", "B4".
+_DIGIT_WORDS = {"2": "to", "4": "for"}
+
+
 def _long_form_start(short: str, long: str) -> int | None:
     """Where in `long` the long form of `short` starts, or None (Schwartz-Hearst)."""
     s, position = len(short) - 1, len(long) - 1
@@ -115,6 +119,21 @@ def _long_form_start(short: str, long: str) -> int | None:
     return position + 1
 
 
+def _digit_words_start(short: str, long: str) -> int | None:
+    """`_long_form_start` for a short form whose digit stands for a word ("E2F" for
+    "Event-to-Frame", "Seq2Seq", "P4P"): the digit matches that word's first letter, and
+    the long form must hold the word."""
+    spelled = short[0] + "".join(_DIGIT_WORDS.get(c, c)[0] for c in short[1:])
+    wanted = {_DIGIT_WORDS[c] for c in short[1:] if c in _DIGIT_WORDS}
+    if not wanted:
+        return None
+    start = _long_form_start(spelled, long)
+    if start is None:
+        return None
+    held = {w.lower() for w in re.split(r"[\s\-]+", long[start:])}
+    return start if wanted <= held else None
+
+
 def _valid_pair(short: str, long: str) -> str | None:
     """The long form of `short` at the end of `long`, trimmed, or None."""
     if not _SHORT_RE.match(short) or not is_short_form(short):
@@ -123,6 +142,8 @@ def _valid_pair(short: str, long: str) -> str | None:
     limit = min(len(short) + 5, 2 * len(short))
     tail = " ".join(words[-limit:])
     start = _long_form_start(short, tail)
+    if start is None:
+        start = _digit_words_start(short, tail)
     if start is None:
         return None
     found = tail[start:].strip(" ,;:-")

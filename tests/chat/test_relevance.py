@@ -90,6 +90,22 @@ def test_a_question_naming_a_method_the_index_defines_is_never_refused() -> None
     assert POLICY.judge(unnamed) == Judgement(False, NOT_CLOSE)
 
 
+def test_a_defined_name_spelling_an_english_word_counts_only_as_nearly_all_the_question() -> None:
+    mare = NameMatch("MARE", "MARE", ("Multi-Agent Review",), ("2601.20433",), marked=False)
+    plain = replace(
+        _retrieved(dense=0.20, lexical=1.0, terms=4, weight=20.0), names=Recognised((mare,))
+    )
+    what_is = replace(plain, question_idf={"mare": 8.0})
+    stand_for = replace(plain, question_idf={"mare": 8.0, "stand": 6.0})
+    among_others = replace(plain, question_idf={"mare": 8.0, "watch": 4.0, "final": 3.0})
+
+    assert POLICY.judge(what_is).relevant
+    assert POLICY.judge(stand_for).relevant  # "stand" frames the question: it weighs less
+    assert not POLICY.judge(among_others).relevant
+    marked = replace(among_others, names=Recognised((replace(mare, marked=True),)))
+    assert POLICY.judge(marked).relevant  # a case-marked name needs only `name_share`
+
+
 def test_no_sources_is_refused_with_its_own_reason() -> None:
     empty = replace(_retrieved(dense=0.9, lexical=1.0, terms=4, weight=20.0), sources=())
 

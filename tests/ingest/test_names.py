@@ -55,6 +55,13 @@ def test_a_long_form_must_hold_the_acronyms_letters_in_order() -> None:
     assert _pairs("a deep residual model (GAN)") == []
 
 
+def test_a_digit_may_stand_for_the_word_it_sounds_like() -> None:
+    assert _pairs("Event-to-frame (E2F) reconstruction") == [("E2F", "Event-to-frame")]
+    assert _pairs("a sequence-to-sequence (Seq2Seq) model") == [("Seq2Seq", "sequence-to-sequence")]
+    assert _pairs("a test framework (E2F) for") == []  # no "to" for its 2
+    assert _pairs("an Efficient Text Filter (E2F) for") == []
+
+
 def test_a_titles_name_comes_before_its_colon() -> None:
     assert title_name("RETRO: Improving language models") == "RETRO"
     assert title_name("FlashAttention: Fast and Memory-Efficient Exact Attention") == (
