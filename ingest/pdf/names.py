@@ -75,7 +75,22 @@ def author_names(lines: Sequence[Line]) -> list[str]:
         elif interrupted and style != names_style:
             continue
         names.extend(n for n in found if n not in names)
-    return names
+    return [_printed_case(name) for name in names]
+
+
+def _printed_case(name: str) -> str:
+    """A name set in capitals ("LUCY LU WANG", as some venues print them) in the case it
+    is written in ("Lucy Lu Wang"); any other name as printed."""
+    letters = [char for char in name if char.isalpha()]
+    if len(letters) < 4 or not all(char.isupper() for char in letters):
+        return name
+    return " ".join(_capitalised(token) for token in name.split())
+
+
+def _capitalised(token: str) -> str:
+    if token.lower() in _PARTICLES:
+        return token.lower()
+    return re.sub(r"[^\W\d_]+", lambda m: m.group(0).capitalize(), token)
 
 
 def _rows(lines: Sequence[Line]) -> Iterator[list[Line]]:

@@ -168,3 +168,9 @@ def test_lines_leave_out_the_rotated_stamp() -> None:
 
     assert lines
     assert not any("arXiv:2112.04426" in line.text() for line in lines)
+
+
+def test_real_authors_set_in_capitals_come_out_in_the_case_names_are_written() -> None:
+    header = _real("2203.00130v1.pdf")
+
+    assert header.authors.split(", ")[:2] == ["Tal August", "Lucy Lu Wang"]
