@@ -91,6 +91,9 @@ class Settings(BaseSettings):
     password_check_wait_s: float = Field(default=2.0, gt=0)
     # Searches (the public page and /api/search) per client address, and per user of /api/search.
     search_rate_limit: str = "60/minute"
+    # Pages of PDFs rendered for the reader (images and text layers not yet cached) per
+    # client address: rendering is the dearest public request.
+    page_render_rate_limit: str = "240/minute"
     # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed: addresses or networks,
     # comma-separated (`127.0.0.1,10.0.0.0/8`); empty: the headers are ignored.
     trusted_proxies: str = ""

@@ -5,13 +5,23 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+import httpx
 import pytest
 
+from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
 from chat.service.web.pdfpages import WIDTHS
 from chat.service.web.rendering import CONTENT_SECURITY_POLICY
-from tests.api.server import Api
+from tests.api.server import Api, served_settings
+from tests.fake_openai import FakeOpenAI
+from tests.net import serving, unused_port
 from tests.web.reader import FID_PDF, SHORT_PDF, first_abstract_id, reader_index, reader_web
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
 
 __all__ = ["reader_index", "reader_web"]
 
@@ -184,3 +194,26 @@ def test_an_unknown_or_malformed_passage_is_refused(reader_web: Api, chunk: str)
         response = client.get("/reader/evidence", params={"chunk": chunk})
 
     assert response.status_code == (404 if 0 < len(chunk) <= 300 else 422)
+
+
+def test_one_client_rendering_page_after_page_is_stopped_but_cached_pages_stay_free(
+    reader_index: Wiring, fake_llm: FakeOpenAI, tmp_path: Path
+) -> None:
+    settings = served_settings(
+        reader_index, fake_llm, tmp_path / "db.sqlite", page_render_rate_limit="3/minute"
+    )
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url, httpx.Client(base_url=base_url) as client:
+        first = [client.get(f"/papers/{SHORT_PDF}/pages/{n}.webp") for n in (1, 2)]
+        layer = client.get(f"/papers/{SHORT_PDF}/pages/1.json")
+        fourth = client.get(f"/papers/{SHORT_PDF}/pages/3.webp")
+        cached = client.get(f"/papers/{SHORT_PDF}/pages/1.webp")
+        cached_layer = client.get(f"/papers/{SHORT_PDF}/pages/1.json")
+
+    assert [r.status_code for r in [*first, layer]] == [200, 200, 200]
+    assert fourth.status_code == 429
+    assert int(fourth.headers["retry-after"]) >= 1
+    assert "too many pages rendered" in fourth.json()["detail"]
+    assert (cached.status_code, cached_layer.status_code) == (200, 200)
+    assert cached.content == first[0].content

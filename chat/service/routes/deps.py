@@ -66,6 +66,7 @@ class Services:
     login_limiter: RateLimiter
     login_address_limiter: RateLimiter
     search_limiter: RateLimiter
+    render_limiter: RateLimiter
     password_checks: Gate
     slots: StreamSlots
     metrics: Metrics

@@ -42,6 +42,7 @@ _LIMIT_WORDS = {
     "rate_limit": "chat requests per user signed in with a browser session (/api/chat)",
     "api_rate_limit": "requests per API key: /api/chat, /api/retrieve, /v1, MCP tool calls",
     "search_rate_limit": "searches per user and per client address",
+    "page_render_rate_limit": "PDF pages rendered for the reader per client address (429 beyond)",
     "login_rate_limit": "sign-in attempts per client address and email",
     "login_address_rate_limit": "sign-in and sign-up attempts per client address",
 }

@@ -3,18 +3,26 @@ passage lies (its page and boxes, or its place in the abstract).
 
 Public, like the paper pages they belong to. A page is only ever one of the
 catalog's recorded PDFs (`chat.service.web.pdfpages`); the renderer is one
-at a time per process, so a crowd waiting for it gets 503 with `Retry-After`.
+at a time per process, so a crowd waiting for it gets 503 with `Retry-After`,
+and each client address may have only so many pages rendered a minute (429).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Response, status
+from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
 
-from chat.service.routes.deps import ServicesDep
-from chat.service.web.pdfpages import PageOutOfRange, PdfUnavailable, ReaderBusy, render_width
+from chat.service.routes.deps import Services, ServicesDep, client_address
+from chat.service.web.pdfpages import (
+    PageOutOfRange,
+    PdfUnavailable,
+    ReaderBusy,
+    RendersLimited,
+    render_width,
+)
 from chat.service.web.tex import readable_paragraphs, readable_tex
 from ingest.index.catalog import Catalog
 from ingest.index.records import normalise_paper_id
@@ -26,17 +34,41 @@ MAX_WIDTH = 4000
 _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
+_FAILURES = (PdfUnavailable, PageOutOfRange, ReaderBusy, RendersLimited)
+
+
 def _failed(error: Exception) -> HTTPException:
     if isinstance(error, ReaderBusy):
         detail = f"the reader is busy: {error}; retry in a moment"
         return HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, detail, {"Retry-After": "2"})
+    if isinstance(error, RendersLimited):
+        wait = {"Retry-After": str(error.retry_after_s)}
+        return HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, str(error), wait)
     return HTTPException(status.HTTP_404_NOT_FOUND, str(error))
+
+
+def _render_check(request: Request, services: Services) -> Callable[[], None]:
+    """Counts a page render (an image or text layer not in the cache) against the client
+    address's `PAPERCHAT_PAGE_RENDER_RATE_LIMIT`; a cached page costs nothing."""
+
+    def check() -> None:
+        decision = services.render_limiter.hit(f"render:{client_address(request)}")
+        if not decision.allowed:
+            raise RendersLimited(
+                f"too many pages rendered: the limit is"
+                f" {services.settings.page_render_rate_limit} per client; retry in"
+                f" {decision.retry_after_s} s",
+                decision.retry_after_s,
+            )
+
+    return check
 
 
 @router.get("/papers/{paper_id:path}/pages/{page:int}.webp", include_in_schema=False)
 def page_image(
     paper_id: str,
     page: int,
+    request: Request,
     services: ServicesDep,
     width: Annotated[int, Query(ge=1, le=MAX_WIDTH)] = 960,
     v: Annotated[str, Query(max_length=64)] = "",
@@ -44,9 +76,10 @@ def page_image(
 ) -> Response:
     """One page of the paper's PDF as WebP, about `width` pixels wide (rounded up to one of a
     few widths); 404 for a paper without a PDF here or a page it does not have."""
+    check = _render_check(request, services)
     try:
-        body, version = services.pdf_pages.image(normalise_paper_id(paper_id), page, width)
-    except (PdfUnavailable, PageOutOfRange, ReaderBusy) as e:
+        body, version = services.pdf_pages.image(normalise_paper_id(paper_id), page, width, check)
+    except _FAILURES as e:
         raise _failed(e) from e
     etag = f'"{version}-{page}-{render_width(width)}"'
     headers = {
@@ -74,11 +107,14 @@ class TextLayer(BaseModel):
 
 
 @router.get("/papers/{paper_id:path}/pages/{page:int}.json", include_in_schema=False)
-def page_text_layer(paper_id: str, page: int, response: Response, services: ServicesDep) -> Any:
+def page_text_layer(
+    paper_id: str, page: int, request: Request, response: Response, services: ServicesDep
+) -> Any:
     """The page's lines with their boxes (fractions of the page from its top left)."""
+    check = _render_check(request, services)
     try:
-        layer = services.pdf_pages.text_layer(normalise_paper_id(paper_id), page)
-    except (PdfUnavailable, PageOutOfRange, ReaderBusy) as e:
+        layer = services.pdf_pages.text_layer(normalise_paper_id(paper_id), page, check)
+    except _FAILURES as e:
         raise _failed(e) from e
     response.headers["Cache-Control"] = "public, max-age=3600"
     return TextLayer.model_validate(layer)

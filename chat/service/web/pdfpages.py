@@ -51,6 +51,18 @@ class ReaderBusy(PaperchatError):
     """Too many page requests are waiting for the renderer."""
 
 
+class RendersLimited(PaperchatError):
+    """One client asked for more pages to be rendered than its limit allows."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+def _no_check() -> None:
+    return None
+
+
 @dataclass(frozen=True)
 class PdfInfo:
     """A paper's PDF as the reader shows it: each page's height over its width."""
@@ -187,8 +199,12 @@ class PdfPages:
             raise PageOutOfRange(f"{paper_id!r} has pages 1 to {info.pages}, not {page}")
         return self._path(paper_id)[0], info
 
-    def image(self, paper_id: str, page: int, width: int) -> tuple[bytes, str]:
-        """Page `page` (1-based) as WebP about `width` pixels wide; (image, its version)."""
+    def image(
+        self, paper_id: str, page: int, width: int, before_render: Callable[[], None] = _no_check
+    ) -> tuple[bytes, str]:
+        """Page `page` (1-based) as WebP about `width` pixels wide; (image, its version).
+        `before_render` runs when the image is not cached, before the page is rendered
+        (it may raise `RendersLimited`)."""
         path, info = self._checked(paper_id, page)
         width = render_width(width)
         key = (paper_id, info.version, page, width)
@@ -196,6 +212,7 @@ class PdfPages:
             cached = self._images.get_fresh(key)
         if cached is not None:
             return cached, info.version
+        before_render()
         with self._pdfium():
             pdf_page = self._document(path)[page - 1]
             try:
@@ -213,14 +230,18 @@ class PdfPages:
             self._images.keep(key, body)
         return body, info.version
 
-    def text_layer(self, paper_id: str, page: int) -> dict[str, Any]:
-        """The page's lines of text with their boxes (fractions of the page), to select."""
+    def text_layer(
+        self, paper_id: str, page: int, before_render: Callable[[], None] = _no_check
+    ) -> dict[str, Any]:
+        """The page's lines of text with their boxes (fractions of the page), to select;
+        `before_render` as for `image`, when the layer is not cached."""
         path, info = self._checked(paper_id, page)
         key = (paper_id, info.version, page)
         with self._cached:
             cached = self._layers.get(key)
         if cached is not None:
             return cached
+        before_render()
         with self._pdfium():
             document = self._document(path)
             lines = _lines(document, page)

@@ -54,6 +54,16 @@
       image.alt = "";
       image.decoding = "async";
       image.draggable = false;
+      // A busy renderer (503) or a client over its render limit (429): try again later,
+      // a few times, and whenever the page comes into view again.
+      image.addEventListener("error", () => {
+        page.dataset.width = "";
+        const tries = Number(page.dataset.tries || 0);
+        if (tries < 3) {
+          page.dataset.tries = String(tries + 1);
+          setTimeout(() => load(page), 3000 * (tries + 1));
+        }
+      });
       page.prepend(image);
     }
     image.src = `${paperPath(PAPER)}/pages/${page.dataset.page}.webp?width=${width}&v=${root.dataset.version}`;
