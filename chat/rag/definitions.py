@@ -15,6 +15,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ingest.index.names import initialism, names_given
+
 _ASKS = (
     re.compile(r"^what (?:does|do|did) (?P<term>.+?) (?:stand|stands) for\b", re.IGNORECASE),
     re.compile(
@@ -178,7 +180,9 @@ def defines(sentence: str, term: str) -> Definition:
         return Definition(3, long_form)
     mention = _mentions(sentence, term)
     if mention is None:
-        return Definition(0)
+        # "we refer to it as Fusion-in-Decoder" names what "FiD" stands for, unprinted.
+        named = [n for n in names_given(sentence) if is_name(term) and initialism(n) == term]
+        return Definition(3, named[0]) if named else Definition(0)
     escaped = re.escape(mention.group(0))
     acronym = re.search(rf"{escaped}\s*\(([A-Z][\w-]*[A-Z][\w-]*)\)", sentence)
     if acronym and _initials_match(acronym.group(1), term):

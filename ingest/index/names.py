@@ -186,6 +186,11 @@ def definitions_in(text: str, source: str) -> list[Definition]:
     return found
 
 
+def names_given(sentence: str) -> list[str]:
+    """The names a sentence gives what it describes: "we refer to it as Fusion-in-Decoder"."""
+    return [m.group(1) for m in _NAMED_AS_RE.finditer(sentence)]
+
+
 def initialism(name: str) -> str | None:
     """The initials of a hyphenated or multi-word name, case kept: "Fusion-in-Decoder" ->
     "FiD"; None for one word or fewer than two capitals."""

@@ -116,3 +116,15 @@ def test_the_long_form_of_an_all_capital_name_is_found_in_small_capitals() -> No
     definition = defines("We present Retrieval-Enhanced Transformers (Retro), a method.", "RETRO")
 
     assert (definition.strength, definition.long_form) == (3, "Retrieval-Enhanced Transformers")
+
+
+def test_a_name_given_to_a_long_form_defines_its_initials_though_never_printed() -> None:
+    sentence = (
+        "The model thus performs evidence fusion in the decoder only, and we refer to it as"
+        " Fusion-in-Decoder."
+    )
+
+    assert defines(sentence, "FiD").long_form == "Fusion-in-Decoder"
+    assert defines(sentence, "FiD").strength == 3
+    assert defines(sentence, "FID").strength == 0  # Frechet Inception Distance is another name
+    assert defines("We evaluate Fusion-in-Decoder on TriviaQA.", "FiD").strength == 0
