@@ -18,6 +18,7 @@ from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Block
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
+from ingest.pdf import PDF_STAGE_VERSION
 from ingest.pipeline import Pipeline
 from ingest.progress import NoProgress
 from ingest.report import IngestReport
@@ -97,7 +98,7 @@ def _newer_text(monkeypatch: pytest.MonkeyPatch) -> str:
         return [*pieces(blocks, count_tokens), Piece("read by the newer stage", "End", 1, 1)]
 
     monkeypatch.setattr(units, "fulltext_pieces", changed)
-    newer = str(int(units.PDF_STAGE) + 1)
+    newer = str(int(PDF_STAGE_VERSION) + 1)
     monkeypatch.setattr(units, "PDF_STAGE", newer)
     return newer
 
