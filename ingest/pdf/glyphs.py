@@ -89,10 +89,24 @@ class Line:
         styles = [g.style for g in self.glyphs if g.char.isalpha()] or [""]
         return max(set(styles), key=styles.count)
 
-    def is_mark(self, glyph: Glyph) -> bool:
-        """A raised, smaller glyph: a footnote or affiliation mark."""
-        size = self.size
-        return glyph.size < 0.8 * size and glyph.low > self.base + 0.15 * size
+    def is_mark(self, glyph: Glyph, host: Glyph | None = None) -> bool:
+        """A raised, smaller glyph: a footnote or affiliation mark. Raised and smaller than
+        `host`, the glyph it follows (else than the line): capitals set smaller beside a
+        larger one ("JONATHAN" in capitals) or a name's period are no marks."""
+        size, base = (host.size, host.low) if host is not None else (self.size, self.base)
+        return glyph.size < 0.8 * size and glyph.low > base + 0.15 * size
+
+    def marks(self) -> list[bool]:
+        """For each glyph, whether it is a mark (`is_mark`, against the last glyph before
+        it that is none)."""
+        found: list[bool] = []
+        host: Glyph | None = None
+        for glyph in self.glyphs:
+            mark = self.is_mark(glyph, host)
+            found.append(mark)
+            if not mark:
+                host = glyph
+        return found
 
     def text(self, *, marks: bool = True, wide: bool = False, small_caps: bool = False) -> str:
         """The line's text; without raised marks if `marks` is False; with `wide`, a wide
@@ -102,8 +116,9 @@ class Line:
         last: Glyph | None = None
         lower = small_caps and self.has_small_caps()
         small = _SMALL_CAPS * self.size
+        is_mark = self.marks() if not marks else [False] * len(self.glyphs)
         for index, glyph in enumerate(self.glyphs):
-            if not marks and self.is_mark(glyph):
+            if is_mark[index]:
                 if parts and parts[-1] != " ":
                     parts.append(" ")
                 continue
@@ -122,10 +137,15 @@ class Line:
         return " ".join(joined.split())
 
     def has_small_caps(self) -> bool:
-        """True when some word's capital is followed by capitals in smaller type: I + MAGE."""
+        """True when some word's capital is followed by capitals in smaller type, the larger
+        one reaching higher (I + MAGE); a J whose box only reaches lower ("JONATHAN" set in
+        capitals) is no small-capitals setting."""
         small = _SMALL_CAPS * self.size
         for before, after in itertools.pairwise(self.glyphs):
-            if before.char.isupper() and after.char.isupper() and before.size >= small > after.size:
+            if not (before.char.isupper() and after.char.isupper()):
+                continue
+            taller = before.high - after.high > 0.5 * (before.size - after.size)
+            if before.size >= small > after.size and taller:
                 return True
         return False
 
