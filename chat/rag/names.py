@@ -150,7 +150,10 @@ def _source_rank(source: str) -> int:
     return {"title": 0, "abstract": 1, "fulltext": 2}.get(source, 3)
 
 
-def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) -> NameMatch:
+def _match(
+    name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig, users: int = 0
+) -> NameMatch:
+    """The match of `name` from its defining `rows`; `users` papers print it undefined."""
     defining = sorted(
         (r for r in rows if r.defined), key=lambda r: (-r.defined, _source_rank(r.source), -r.count)
     )
@@ -161,7 +164,6 @@ def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) 
             printed.setdefault(fold(row.long_form), Counter())[row.long_form] += 1
     by_papers = sorted(printed.values(), key=lambda c: -sum(c.values()))
     forms = tuple(c.most_common(1)[0][0] for c in by_papers[: config.long_forms])
-    users = len({r.paper_id for r in rows if not r.defined} - set(definers))
     plain = name.isupper() or (name[:1].isupper() and name[1:].islower())
     marked = not plain or english_zipf(name.lower()) <= config.max_folded_zipf
     introducers = tuple(dict.fromkeys(r.paper_id for r in defining if r.defined == INTRODUCED))
@@ -179,7 +181,7 @@ class NameRecogniser:
         if not asked:
             return Recognised()
         folded = [t.lower() for t in asked]
-        rows = self.names.rows_for(asked, folded)
+        rows = self.names.rows_for(asked, folded, defined_only=True)
         by_name: dict[str, list[NameRow]] = {}
         for row in rows:
             by_name.setdefault(row.name, []).append(row)
@@ -193,7 +195,11 @@ class NameRecogniser:
         for name, (found, written) in self._long_forms_in(question).items():
             if name not in matches:
                 matches[name] = replace(_match(name, name, found, config), written=written)
-        with_own = [self._with_long_forms_introducers(m) for m in matches.values()]
+        users = self.names.users_of(list(matches))
+        with_own = [
+            self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+            for m in matches.values()
+        ]
         boosting = []
         for match in with_own:
             if match.introducers:
@@ -209,7 +215,9 @@ class NameRecogniser:
         own ("we refer to it as Fusion-in-Decoder") among its introducers."""
         if not match.long_forms:
             return match
-        rows = self.names.rows_for([], [form.lower() for form in match.long_forms])
+        rows = self.names.rows_for(
+            [], [form.lower() for form in match.long_forms], defined_only=True
+        )
         more = [r.paper_id for r in rows if r.defined == INTRODUCED]
         if not more:
             return match
@@ -227,7 +235,7 @@ class NameRecogniser:
         ]
         found = self.names.rows_for_long_forms(grams)
         written = {r.name: r.long_form for r in found}
-        every = self.names.rows_for(sorted(written))
+        every = self.names.rows_for(sorted(written), defined_only=True)
         grouped: dict[str, list[NameRow]] = {}
         for row in every:
             grouped.setdefault(row.name, []).append(row)

@@ -31,6 +31,17 @@ from ingest.index.catalog import Catalog
 # Bumped when mining changes: every paper's names are mined again on the next open.
 NAMES_VERSION = "4"
 _META_KEY = "names_version"
+# The defining rows of a name read at question time: its most explicit few hundred (a
+# common acronym such as "LLM" is defined by thousands of papers, and which of them is
+# no matter to a question about it).
+DEFINING_ROWS = 300
+_MOST_EXPLICIT = (
+    "SELECT paper_id, name, long_form, defined, source, count FROM ("
+    " SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY defined DESC,"
+    " CASE source WHEN 'title' THEN 0 WHEN 'abstract' THEN 1 ELSE 2 END, count DESC,"
+    " paper_id) AS place FROM names WHERE {where})"
+    f" WHERE place <= {DEFINING_ROWS}"
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS names (
@@ -298,9 +309,12 @@ class NameCatalog:
         self.catalog.set_meta(_META_KEY, NAMES_VERSION)
         return len(ids)
 
-    def rows_for(self, names: Sequence[str], folded: Sequence[str] = ()) -> list[NameRow]:
+    def rows_for(
+        self, names: Sequence[str], folded: Sequence[str] = (), *, defined_only: bool = False
+    ) -> list[NameRow]:
         """Every row whose name is one of `names` exactly, or whose folded name is in
-        `folded`."""
+        `folded`; with `defined_only`, only the rows of papers that define the name (a
+        common name such as "LLM" is used by thousands: `users_of` counts those)."""
         found: list[NameRow] = []
         for column, values in (("name", names), ("folded", folded)):
             values = list(dict.fromkeys(values))
@@ -311,8 +325,22 @@ class NameCatalog:
                 "SELECT paper_id, name, long_form, defined, source, count FROM names"
                 f" WHERE {column} IN ({marks})"
             )
+            if defined_only:
+                query = _MOST_EXPLICIT.format(where=f"{column} IN ({marks}) AND defined > 0")
             found += [NameRow(*r) for r in self.db.execute(query, values)]
         return list(dict.fromkeys(found))
+
+    def users_of(self, names: Sequence[str]) -> dict[str, int]:
+        """For each of `names`, how many papers print it without defining it."""
+        names = list(dict.fromkeys(names))
+        if not names:
+            return {}
+        marks = ",".join("?" * len(names))
+        query = (
+            "SELECT name, COUNT(DISTINCT paper_id) FROM names"
+            f" WHERE name IN ({marks}) AND defined = 0 GROUP BY name"
+        )
+        return {str(name): int(count) for name, count in self.db.execute(query, names)}
 
     def rows_for_long_forms(self, keys: Sequence[str]) -> list[NameRow]:
         """Rows whose long form, folded, is one of `keys`."""
@@ -322,7 +350,8 @@ class NameCatalog:
         marks = ",".join("?" * len(keys))
         query = (
             "SELECT paper_id, name, long_form, defined, source, count FROM names"
-            f" WHERE long_key IN ({marks})"
+            # `long_key != ''` lets SQLite use the partial index names_long_key.
+            f" WHERE long_key IN ({marks}) AND long_key != ''"
         )
         return [NameRow(*r) for r in self.db.execute(query, keys)]
 
