@@ -202,10 +202,12 @@ class NameRecogniser:
         ]
         boosting = []
         for match in with_own:
-            if match.introducers:
-                boosting.append((match, match.introducers))
-            elif len(match.definers) <= config.max_definers:
-                boosting.append((match, match.definers))
+            # Its introducers; and, when few papers define it, those too ("pessimistic
+            # Virtual Gap Analysis" is a paper that defines VGA, not the one that coined it).
+            few = match.definers if len(match.definers) <= config.max_definers else ()
+            papers = tuple(dict.fromkeys([*match.introducers, *few]))
+            if papers:
+                boosting.append((match, papers))
         boosted = frozenset(p for _, papers in boosting for p in papers)
         papers = self.names.paper_count() if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
@@ -224,8 +226,8 @@ class NameRecogniser:
         return replace(match, introducers=tuple(dict.fromkeys([*match.introducers, *more])))
 
     def _long_forms_in(self, question: str) -> dict[str, tuple[list[NameRow], str]]:
-        """Names whose long form the question writes out, with all their rows and the
-        long form as written."""
+        """Names whose long form the question writes out, with the rows of the papers that
+        define them so, and the long form as written."""
         words = fold(question).replace("?", " ").replace(",", " ").split()
         longest = self.config.max_long_form_words
         grams = [
@@ -233,11 +235,12 @@ class NameRecogniser:
             for i in range(len(words))
             for j in range(i + 2, min(len(words), i + longest) + 1)
         ]
-        found = self.names.rows_for_long_forms(grams)
+        # Only the papers that give the name the long form written: "Virtual Gap Analysis"
+        # is not any of the other things papers abbreviate as VGA.
+        found = [r for r in self.names.rows_for_long_forms(grams) if r.defined]
         written = {r.name: r.long_form for r in found}
-        every = self.names.rows_for(sorted(written), defined_only=True)
         grouped: dict[str, list[NameRow]] = {}
-        for row in every:
+        for row in found:
             grouped.setdefault(row.name, []).append(row)
         return {name: (rows, written[name]) for name, rows in grouped.items()}
 
