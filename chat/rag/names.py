@@ -47,6 +47,10 @@ class NamesConfig:
     # `about_share` the boost grows. Against `about_share` 0.3 and no floor, this lifted
     # questions-hard hybrid R@1 0.753 -> 0.780 on the development index (README).
     min_share: float = 0.2
+    # A defined name in capitals that spell an English word ("MARE") counts among the
+    # question's scholarly terms only from this share of it on (`relevance` answers such
+    # a question from the same share: `plain_name_share`).
+    plain_share: float = 0.75
     # A name defined by more papers than this is a common acronym ("LLMs"): its long
     # form still expands the question, but no paper is boosted for it.
     max_definers: int = 5
@@ -62,6 +66,7 @@ class NamesConfig:
 
     def __post_init__(self) -> None:
         at_least(self, 0, "boost", "max_definers", "long_forms", "long_form_weight", "min_share")
+        at_least(self, 0, "plain_share")
         at_least(self, 0.01, "about_share")
         at_least(self, 1, "max_long_form_words")
 
@@ -205,10 +210,10 @@ class NameRecogniser:
             # Its introducers; and, when few papers define it, those too ("pessimistic
             # Virtual Gap Analysis" is a paper that defines VGA, not the one that coined it).
             few = match.definers if len(match.definers) <= config.max_definers else ()
-            papers = tuple(dict.fromkeys([*match.introducers, *few]))
-            if papers:
-                boosting.append((match, papers))
-        boosted = frozenset(p for _, papers in boosting for p in papers)
+            about = tuple(dict.fromkeys([*match.introducers, *few]))
+            if about:
+                boosting.append((match, about))
+        boosted = frozenset(p for _, about in boosting for p in about)
         papers = self.names.paper_count() if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
 

@@ -236,7 +236,16 @@ class Retriever:
         idf = {t: inverse_document_frequency(frequency[t], documents) for t in asked}
         found = scholarly_terms(behind, frequency, documents, self.config.vocabulary)
         if names is not None:
-            found += [t for m in names.matches if m.definers for t in terms(m.asked)]
+            # A defined name marked as one ("ZeRO", "GPT"), or one that spells an English
+            # word ("MARE") when it is nearly all the question; "NBA" in "Which NBA team
+            # has the best record?" is judged on its words like the rest.
+            plain = self.config.names.plain_share
+            found += [
+                t
+                for m in names.matches
+                if m.definers and (m.marked or names.share(m, idf) >= plain)
+                for t in terms(m.asked)
+            ]
         return idf, tuple(dict.fromkeys(t for t in found if t in idf))
 
     def expansion(self, question: str, names: Recognised) -> list[tuple[str, float]]:
