@@ -51,6 +51,9 @@ class NamesConfig:
     # question's scholarly terms only from this share of it on (`relevance` answers such
     # a question from the same share: `plain_name_share`).
     plain_share: float = 0.75
+    # A name defined by more papers than this is everyone's ("MAE", "RL", "RAG"; BERT has
+    # 38 over the full index, FiD 1, DPR 6): it neither expands the question nor boosts.
+    max_steering_definers: int = 20
     # A name defined by more papers than this is a common acronym ("LLMs"): its long
     # form still expands the question, but no paper is boosted for it.
     max_definers: int = 5
@@ -66,7 +69,7 @@ class NamesConfig:
 
     def __post_init__(self) -> None:
         at_least(self, 0, "boost", "max_definers", "long_forms", "long_form_weight", "min_share")
-        at_least(self, 0, "plain_share")
+        at_least(self, 0, "plain_share", "max_steering_definers")
         at_least(self, 0.01, "about_share")
         at_least(self, 1, "max_long_form_words")
 
@@ -114,10 +117,17 @@ class Recognised:
         total = rest + weight
         return weight / total if total > 0 else 0.0
 
-    def steering(self, idf: Mapping[str, float], min_share: float) -> Recognised:
+    def steering(
+        self, idf: Mapping[str, float], min_share: float, max_definers: int = 10**9
+    ) -> Recognised:
         """These names without those holding under `min_share` of the question's term
-        weight: the names the question is about, which expand and boost its search."""
-        kept = tuple(m for m in self.matches if self.share(m, idf) >= min_share)
+        weight or defined by more than `max_definers` papers: the names the question is
+        about and that name something particular, which expand and boost its search."""
+        kept = tuple(
+            m
+            for m in self.matches
+            if self.share(m, idf) >= min_share and len(m.definers) <= max_definers
+        )
         if len(kept) == len(self.matches):
             return self
         boosting = tuple((m, papers) for m, papers in self.boosting if m in kept)

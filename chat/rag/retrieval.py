@@ -185,7 +185,9 @@ class Retriever:
         idf, scholarly = self.question_statistics(question, names)
         # Only a name the question is about steers the search: one among several topics
         # ("India-focused VQA, OCR, translation eval") neither expands it nor boosts.
-        steering = names.steering(idf, self.config.names.min_share)
+        steering = names.steering(
+            idf, self.config.names.min_share, self.config.names.max_steering_definers
+        )
         dense = self.dense(steering.expanded(question), filters)
         after_dense = time.perf_counter()
         expansion = self.expansion(question, steering)
