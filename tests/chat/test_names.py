@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from chat.rag.names import NameMatch, Recognised
 from chat.rag.papers import find_papers
 from chat.rag.relevance import NOT_SCHOLARLY, RelevancePolicy
 from chat.rag.retrieval import RetrievalConfig
@@ -213,3 +214,24 @@ def test_retrieval_without_a_names_table_still_works(named_index: Wiring) -> Non
 
     assert retrieved.names.matches == ()
     assert retrieved.sources
+
+
+def test_a_defined_name_spelling_a_word_is_scholarly_only_when_nearly_all_the_question(
+    named_index: Wiring,
+) -> None:
+    retriever = named_index.retriever
+    nba = NameMatch("NBA", "NBA", ("National Basketball Association",), ("x",), marked=False)
+    names = Recognised((nba,), papers_in_index=named_index.catalog.stats()["papers"])
+
+    _, in_passing = retriever.question_statistics(
+        "Which NBA team has the best record this season?", names
+    )
+    _, alone = retriever.question_statistics("What is NBA?", names)
+    _, marked = retriever.question_statistics(
+        "Which NBA team has the best record this season?",
+        Recognised((dataclasses.replace(nba, marked=True),), papers_in_index=names.papers_in_index),
+    )
+
+    assert "nba" not in in_passing
+    assert "nba" in alone
+    assert "nba" in marked
