@@ -30,6 +30,11 @@ from ingest.index.analysis import terms
 from ingest.index.lexical import inverse_document_frequency
 from ingest.index.names import INTRODUCED, NameCatalog, NameRow, fold, is_name_like, tokens
 
+# The share of a question a defined name in capitals that spell an English word ("MARE")
+# must hold to count: the default of both `NamesConfig.plain_share` (its terms are
+# scholarly) and `RelevancePolicy.plain_name_share` (its question is answered).
+PLAIN_NAME_SHARE = 0.75
+
 
 @dataclass(frozen=True)
 class NamesConfig:
@@ -50,7 +55,7 @@ class NamesConfig:
     # A defined name in capitals that spell an English word ("MARE") counts among the
     # question's scholarly terms only from this share of it on (`relevance` answers such
     # a question from the same share: `plain_name_share`).
-    plain_share: float = 0.75
+    plain_share: float = PLAIN_NAME_SHARE
     # A name defined by more papers than this is everyone's ("MAE", "RL", "RAG"; BERT has
     # 38 over the full index, FiD 1, DPR 6): it neither expands the question nor boosts.
     max_steering_definers: int = 20
@@ -117,9 +122,7 @@ class Recognised:
         total = rest + weight
         return weight / total if total > 0 else 0.0
 
-    def steering(
-        self, idf: Mapping[str, float], min_share: float, max_definers: int = 10**9
-    ) -> Recognised:
+    def steering(self, idf: Mapping[str, float], min_share: float, max_definers: int) -> Recognised:
         """These names without those holding under `min_share` of the question's term
         weight or defined by more than `max_definers` papers: the names the question is
         about and that name something particular, which expand and boost its search."""

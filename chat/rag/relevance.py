@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from chat.rag.checks import at_least
 from chat.rag.fusion import lexical_margin
+from chat.rag.names import PLAIN_NAME_SHARE
 
 if TYPE_CHECKING:
     from chat.rag.retrieval import Retrieved
@@ -66,7 +67,7 @@ class RelevancePolicy:
     # "NBA" where a paper defines it) counts only when it is nearly all the question
     # ("what is MARE", "What does VITA stand for?"): "Where to watch the NBA finals?" is
     # still judged as everyday talk.
-    plain_name_share: float = 0.75
+    plain_name_share: float = PLAIN_NAME_SHARE
 
     def __post_init__(self) -> None:
         at_least(self, 1, "agreement_depth")

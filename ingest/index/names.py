@@ -322,11 +322,11 @@ class NameCatalog:
                 continue
             marks = ",".join("?" * len(values))
             query = (
-                "SELECT paper_id, name, long_form, defined, source, count FROM names"
+                _MOST_EXPLICIT.format(where=f"{column} IN ({marks}) AND defined > 0")
+                if defined_only
+                else "SELECT paper_id, name, long_form, defined, source, count FROM names"
                 f" WHERE {column} IN ({marks})"
             )
-            if defined_only:
-                query = _MOST_EXPLICIT.format(where=f"{column} IN ({marks}) AND defined > 0")
             found += [NameRow(*r) for r in self.db.execute(query, values)]
         return list(dict.fromkeys(found))
 

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from ingest.index.records import Block, Header
+from ingest.pdf.alignment import keys_of
 from ingest.pdf.headings import is_abstract
 
 # Letters and digits of the abstract's start looked for in the front blocks: enough to
@@ -79,18 +80,12 @@ def _front(blocks: Sequence[Block]) -> list[Block]:
 
 def _abstract_start(front: Sequence[Block], abstract: str) -> tuple[int, int] | None:
     """(block, character offset) where the abstract starts in the front blocks, if it does."""
-    probe = "".join(char for char in abstract if char.isalnum())[:_PROBE_CHARS].casefold()
+    probe = keys_of(abstract)[0][:_PROBE_CHARS]
     if len(probe) < _PROBE_CHARS // 2:
         return None
     for index, block in enumerate(front):
-        letters, offsets = _letters(block.text)
+        letters, offsets = keys_of(block.text)
         found = letters.find(probe)
         if found >= 0:
             return index, offsets[found]
     return None
-
-
-def _letters(text: str) -> tuple[str, list[int]]:
-    """`text`'s letters and digits in lower case, with each one's offset in `text`."""
-    kept = [(char.casefold(), at) for at, char in enumerate(text) if char.isalnum()]
-    return "".join(char for char, _ in kept), [at for _, at in kept]

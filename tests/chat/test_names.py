@@ -142,7 +142,9 @@ def test_a_name_among_several_topics_neither_expands_nor_boosts(named_index: Wir
     )
 
     retrieved = retriever.retrieve(question)
-    steering = retrieved.names.steering(retrieved.question_idf, config.names.min_share)
+    steering = retrieved.names.steering(
+        retrieved.question_idf, config.names.min_share, config.names.max_steering_definers
+    )
 
     assert [m.name for m in retrieved.names.matches] == ["ZeRO"]
     assert steering.matches == ()
