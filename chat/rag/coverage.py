@@ -5,7 +5,10 @@ types a handful of specific words wants the passage that holds most of them.
 The best `depth` fused candidates are scored again: their fused score (scaled
 by the best one's) plus `weight` times the share of the question's rare-word
 weight (summed inverse document frequencies) found in the passage or its
-paper's title. `CoverageReranker` is this second look as a retriever's `Reranker`.
+paper's title. A term of a name whose case carries meaning counts only where the
+passage prints the name in that case: "FiD" asked, a passage about FID (the image
+metric, which the index stems alike) does not hold it. `CoverageReranker` is this
+second look as a retriever's `Reranker`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from chat.rag.checks import at_least
+from chat.rag.definitions import find_name
 from chat.rag.fusion import Candidate
 from chat.rag.rerankers import Passages, Query
 from ingest.index.analysis import terms
@@ -30,12 +34,16 @@ class CoverageConfig:
         at_least(self, 0, "depth", "weight")
 
 
-def coverage(idf: Mapping[str, float], text: str) -> float:
-    """The share of the question's term weight (`idf` per question term) found in `text`."""
+def coverage(idf: Mapping[str, float], text: str, cased: Mapping[str, str] | None = None) -> float:
+    """The share of the question's term weight (`idf` per question term) found in `text`;
+    a term of `cased` (index term -> name as printed) only where `text` prints the name."""
     total = sum(idf.values())
     if total <= 0:
         return 0.0
     found = set(terms(text))
+    for term, name in (cased or {}).items():
+        if term in found and find_name(text, name) is None:
+            found.discard(term)
     return sum(weight for term, weight in idf.items() if term in found) / total
 
 
@@ -44,6 +52,7 @@ def rerank(
     idf: Mapping[str, float],
     texts: Mapping[str, str],
     config: CoverageConfig,
+    cased: Mapping[str, str] | None = None,
 ) -> list[Candidate]:
     """`ranked` with its first `config.depth` candidates reordered by fused score plus
     coverage; `texts` holds each of those candidates' text (with its paper's title)."""
@@ -52,7 +61,10 @@ def rerank(
         return list(ranked)
     best = head[0].score
     rescored = [
-        replace(c, score=c.score / best + config.weight * coverage(idf, texts.get(c.chunk_id, "")))
+        replace(
+            c,
+            score=c.score / best + config.weight * coverage(idf, texts.get(c.chunk_id, ""), cased),
+        )
         for c in head
     ]
     rescored.sort(key=lambda c: c.score, reverse=True)
@@ -74,4 +86,4 @@ class CoverageReranker:
             return list(ranked)
         found = passages(ranked[: config.depth])
         texts = {chunk: f"{p.title}\n{p.text}" for chunk, p in found.items()}
-        return rerank(ranked, query.idf, texts, config)
+        return rerank(ranked, query.idf, texts, config, query.cased)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chat.rag.retrieval import Retrieved, Retriever, cap_per_paper
+from chat.rag.retrieval import Retrieved, Retriever
 
 RETRIEVERS = ("dense", "bm25", "hybrid")
 
@@ -63,8 +63,7 @@ def judge(question: Question, retrieved: Retrieved, name: str, retriever: Retrie
     rank = papers.index(question.gold_id) + 1 if question.gold_id in papers else None
     page_hit = None
     if question.page is not None:
-        config = retriever.config
-        chosen = cap_per_paper(ordered, config.per_paper, config.k, config.leader_per_paper)
+        chosen = retriever.config.choose(ordered)
         gold = [c.chunk_id for c in chosen if c.paper_id == question.gold_id]
         rows = retriever.catalog.chunk_rows(gold).values()
         page_hit = any(r.page_start <= question.page <= r.page_end for r in rows)

@@ -144,10 +144,27 @@ class Recognised:
     def long_forms(self) -> list[str]:
         return list(dict.fromkeys(f for m in self.matches for f in m.long_forms))
 
+    def cased(self) -> dict[str, str]:
+        """The index terms of the names the question writes in their printed, mixed case
+        ("FiD", "ZeRO"), each with its name: a passage holds such a term only where it
+        prints the name so ("FID" is another thing, stemmed alike)."""
+        return {
+            term: m.name
+            for m in self.matches
+            if m.asked == m.name and case_carries_meaning(m.name)
+            for term in terms(m.name)
+        }
+
     def expanded(self, question: str) -> str:
         """The question with its names' long forms after it, for the dense retriever."""
         extra = [f for f in self.long_forms() if fold(f) not in fold(question)]
         return f"{question} ({'; '.join(extra)})" if extra else question
+
+
+def case_carries_meaning(name: str) -> bool:
+    """Mixed case past the first letter ("FiD", "ZeRO", "FlashAttention"): the case tells
+    the name from a word or another acronym; "BERT" and "Adam" are printed otherwise too."""
+    return any(c.isupper() for c in name[1:]) and any(c.islower() for c in name)
 
 
 def _accepts(row: NameRow, asked: str, first: bool, config: NamesConfig) -> bool:

@@ -11,7 +11,7 @@ first: how much of the question each of the best candidates holds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from chat.rag.fusion import Candidate
@@ -25,6 +25,9 @@ class Query:
     text: str
     # Each distinct index term of the question with its inverse document frequency.
     idf: Mapping[str, float]
+    # The index terms of names whose case the question keeps and whose case carries
+    # meaning, each with the name as printed: "fid" -> "FiD", which "FID" is not.
+    cased: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

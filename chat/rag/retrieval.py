@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -24,9 +25,10 @@ from chat.rag.rerankers import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.sources import Source
 from chat.rag.vocabulary import VocabularyConfig, question_words, scholarly_terms, weight_share
 from ingest.index.analysis import terms
+from ingest.index.catalog import UNIT_KINDS
 from ingest.index.filters import Filters
 from ingest.index.lexical import inverse_document_frequency
-from ingest.index.records import ARXIV_ID_RE, arxiv_url
+from ingest.index.records import ARXIV_ID_RE, arxiv_url, chunk_place
 
 if TYPE_CHECKING:
     # Only named in signatures: the settings import this module for its configuration,
@@ -37,6 +39,8 @@ if TYPE_CHECKING:
     from ingest.index.names import NameCatalog
     from ingest.index.store import ChunkStore
 
+# A PDF's chunks out of its body flow: captions, tables and footnotes.
+EXTRA_KINDS = frozenset(UNIT_KINDS["fulltext"]) - {"fulltext"}
 _QUESTION_ID_RE = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
     re.IGNORECASE,
@@ -49,6 +53,8 @@ class RetrievalConfig:
     candidates: int = 100  # from each retriever
     per_paper: int = 3  # chunks of one paper at most in the final list
     leader_per_paper: int = 5  # the same for the first-ranked paper
+    # Captions, tables and footnotes of one paper at most, of each kind (0: no limit).
+    per_kind: int = 1
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
@@ -57,7 +63,11 @@ class RetrievalConfig:
 
     def __post_init__(self) -> None:
         at_least(self, 1, "k", "candidates", "per_paper")
-        at_least(self, 0, "leader_per_paper")
+        at_least(self, 0, "leader_per_paper", "per_kind")
+
+    def choose(self, ranked: Sequence[Candidate]) -> list[Candidate]:
+        """The chunks handed to the answerer from `ranked` (`cap_per_paper`)."""
+        return cap_per_paper(ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind)
 
 
 @dataclass(frozen=True)
@@ -198,10 +208,10 @@ class Retriever:
         )
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         degraded: list[str] = []
-        ranked = self.rerank(question, ranked, idf, degraded)
+        ranked = self.rerank(question, ranked, idf, degraded, names.cased())
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
         config = self.config
-        chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
+        chosen = config.choose(ranked)
         sources = self.sources_for(chosen)
         done = time.perf_counter()
         timings = {
@@ -289,10 +299,12 @@ class Retriever:
         ranked: Sequence[Candidate],
         idf: Mapping[str, float],
         degraded: list[str] | None = None,
+        cased: Mapping[str, str] | None = None,
     ) -> list[Candidate]:
         """`ranked` reordered by each of the rerankers in turn (`chat/rag/rerankers.py`).
-        One that cannot look leaves the order as it was, and its name joins `degraded`."""
-        query = Query(question, idf)
+        One that cannot look leaves the order as it was, and its name joins `degraded`.
+        `cased` are the question's names whose case carries meaning (`Query.cased`)."""
+        query = Query(question, idf, dict(cased or {}))
         reordered = list(ranked)
         for reranker in self.rerankers:
             try:
@@ -397,22 +409,38 @@ class Retriever:
 
 
 def cap_per_paper(
-    ranked: Sequence[Candidate], per_paper: int, k: int, leader: int = 0
+    ranked: Sequence[Candidate], per_paper: int, k: int, leader: int = 0, per_kind: int = 0
 ) -> list[Candidate]:
     """The best `k` candidates with at most `per_paper` of one paper, or `leader` (when
-    larger) of the first-ranked paper, whose page-level detail a question often needs."""
+    larger) of the first-ranked paper, whose page-level detail a question often needs;
+    and, when `per_kind` is set, at most that many of one paper's captions, of its
+    tables and of its footnotes, which are short and dense in the question's words and
+    would otherwise take the places of the passages that explain them."""
     chosen: list[Candidate] = []
-    taken: dict[str, int] = {}
+    taken: Counter[str] = Counter()
+    extras: Counter[tuple[str, str]] = Counter()
     first = ranked[0].paper_id if ranked else ""
     for candidate in ranked:
         cap = max(per_paper, leader) if candidate.paper_id == first else per_paper
-        if taken.get(candidate.paper_id, 0) >= cap:
+        if taken[candidate.paper_id] >= cap:
             continue
-        taken[candidate.paper_id] = taken.get(candidate.paper_id, 0) + 1
+        kind = chunk_kind(candidate.chunk_id)
+        extra = (candidate.paper_id, kind)
+        if per_kind and kind in EXTRA_KINDS:
+            if extras[extra] >= per_kind:
+                continue
+            extras[extra] += 1
+        taken[candidate.paper_id] += 1
         chosen.append(candidate)
         if len(chosen) == k:
             break
     return chosen
+
+
+def chunk_kind(chunk_id: str) -> str:
+    """A chunk's kind, read from its id (`chunk_place`); "" when it has none."""
+    place = chunk_place(chunk_id)
+    return place[0] if place else ""
 
 
 def _scale(share: float, low: float, high: float) -> float:

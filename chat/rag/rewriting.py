@@ -27,7 +27,7 @@ from typing import Literal
 from chat.rag.fusion import Candidate, reciprocal_rank_fusion
 from chat.rag.llm import ChatModel, UpstreamError
 from chat.rag.prompts import DEFAULT_DIRECTORY, VersionedPrompt, load_prompt
-from chat.rag.retrieval import Retrieved, Retriever, cap_per_paper
+from chat.rag.retrieval import Retrieved, Retriever
 from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.rewriting")
@@ -96,7 +96,7 @@ def retrieve_with_rewrites(
     others = [retriever.retrieve(query, scope) for query in rewrites]
     config = retriever.config
     ranked = fuse_rankings([own.ranked, *(r.ranked for r in others)], config.fusion.rrf_k)
-    chosen = cap_per_paper(ranked, config.per_paper, config.k, config.leader_per_paper)
+    chosen = config.choose(ranked)
     sources = retriever.sources_for(chosen)
     timings = dict(own.timings)
     timings["retrieval_ms"] = (time.perf_counter() - started) * 1000

@@ -58,6 +58,17 @@ def arxiv_pdf_url(paper_id: str) -> str:
     return f"https://arxiv.org/pdf/{paper_id}"
 
 
+# A chunk's id: its paper's id, its kind and number within the paper, a digest of its text.
+_CHUNK_PLACE = re.compile(r"#([a-z]+)-(\d+)(?:@|$)")
+
+
+def chunk_place(chunk_id: str) -> tuple[str, int] | None:
+    """A chunk's kind and number within its paper, read from its id
+    (`paper#kind-N@digest`); None for an id not of that form."""
+    match = _CHUNK_PLACE.search(chunk_id)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
 @dataclass(frozen=True)
 class Paper:
     """One paper's metadata, from a metadata file, the arXiv API or a PDF.

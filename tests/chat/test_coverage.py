@@ -78,3 +78,30 @@ def test_the_coverage_reranker_turned_off_reads_nothing() -> None:
     kept = CoverageReranker(CoverageConfig(depth=0)).rerank(Query("q", IDF), RANKED, passages)
 
     assert kept == RANKED
+
+
+def test_a_name_whose_case_carries_meaning_counts_only_where_printed_so() -> None:
+    """ "FiD" and "FID" are one index term; a passage holds FiD only where it prints it."""
+    idf = {"fid": 6.0, "stand": 2.0}
+    cased = {"fid": "FiD"}
+
+    assert coverage(idf, "Reconstruction FID predicts generation FID", cased) == 0.0
+    assert coverage(idf, "FiD-Light stands out", cased) == 1.0
+    assert coverage(idf, "FiD stands for Fusion-in-Decoder", cased) == 1.0
+    assert coverage(idf, "Reconstruction FID predicts generation FID") == 0.75
+
+
+def test_the_reranker_lifts_the_passage_printing_the_name_in_its_case() -> None:
+    ranked = [Candidate("metric#0", "metric", 0.6), Candidate("fid#0", "fid", 0.5)]
+    texts = {"metric#0": "FID of diffusion models.", "fid#0": "FiD reads many passages."}
+    idf = {"fid": 6.0}
+
+    def passages(candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        return {c.chunk_id: Passage(c.chunk_id, "", texts[c.chunk_id]) for c in candidates}
+
+    reranker = CoverageReranker(CoverageConfig(depth=2, weight=1.0))
+    plain = reranker.rerank(Query("FiD", idf), ranked, passages)
+    cased = reranker.rerank(Query("FiD", idf, {"fid": "FiD"}), ranked, passages)
+
+    assert [c.chunk_id for c in plain] == ["metric#0", "fid#0"]
+    assert [c.chunk_id for c in cased] == ["fid#0", "metric#0"]

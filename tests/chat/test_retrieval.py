@@ -8,7 +8,7 @@ import pytest
 import chat.rag.fusion
 import chat.rag.retrieval
 from chat.rag.fusion import Candidate
-from chat.rag.retrieval import cap_per_paper, ids_in_question
+from chat.rag.retrieval import RetrievalConfig, cap_per_paper, chunk_kind, ids_in_question
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
 from tests.data import EVAL
@@ -177,3 +177,26 @@ def test_fusion_reads_the_questions_term_weight(
 
     assert seen == [pytest.approx(retrieved.term_weight)]
     assert retrieved.term_weight > 0
+
+
+def test_one_caption_and_one_table_of_a_paper_at_most_leave_room_for_its_body() -> None:
+    ranked = [
+        Candidate("a#caption-1@d", "a", 0.99),
+        Candidate("a#caption-2@d", "a", 0.98),
+        Candidate("a#table-3@d", "a", 0.97),
+        Candidate("a#table-4@d", "a", 0.96),
+        Candidate("a#fulltext-5@d", "a", 0.50),
+        Candidate("a#fulltext-6@d", "a", 0.40),
+    ]
+
+    capped = cap_per_paper(ranked, per_paper=4, k=8, per_kind=1)
+    uncapped = cap_per_paper(ranked, per_paper=4, k=8)
+
+    assert [c.chunk_id for c in capped] == [
+        "a#caption-1@d",
+        "a#table-3@d",
+        "a#fulltext-5@d",
+        "a#fulltext-6@d",
+    ]
+    assert [chunk_kind(c.chunk_id) for c in uncapped] == ["caption", "caption", "table", "table"]
+    assert RetrievalConfig().choose(ranked) == cap_per_paper(ranked, 3, 8, 5, 1)
