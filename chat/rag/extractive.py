@@ -5,14 +5,16 @@ own reference numbers such as "[12]" left out, so that they are not read as
 citations of the sources); only the citations, the whitespace between
 sentences and, when the sources cover just part of the question, one lead
 line saying so are added. A question that asks what a name means gets the
-sentence that defines it first. `ExtractiveGenerator` is this as the
-answerer's `AnswerGenerator` (`chat/rag/generators.py`).
+sentence that defines it first. A question that asks for a number ("How many
+parameters does ViT-Huge have?") also gets the table row that best holds its
+words, when one of the sources is a table, quoted with its table's label and
+header: numbers are often printed only there. `ExtractiveGenerator` is this
+as the answerer's `AnswerGenerator` (`chat/rag/generators.py`).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from chat.rag.definitions import asked_term, defines
@@ -22,11 +24,15 @@ from chat.rag.prompts import Turn
 from chat.rag.question import FOLLOW_UP, QuestionTerms
 from chat.rag.sampling import Sampling, TokenCount
 from chat.rag.scoring import score_sentences, select_sentences
-from chat.rag.sentences import Sentence, source_sentences
+from chat.rag.sentences import Sentence, source_sentences, table_rows
 from chat.rag.sources import Source
+from ingest.index.analysis import terms as terms_of
+from ingest.index.records import chunk_place
 
 _PER_SOURCE = 2
-_CHUNK_NUMBER = re.compile(r"#[a-z]+-(\d+)(?:@|$)")
+# A table row joins the answer when it holds this share of the question's content terms
+# that the best chosen sentence holds.
+_ROW_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -48,8 +54,17 @@ class ExtractiveAnswer:
                 gap = " "
             else:
                 gap = "\n\n"
-            pieces.append(f"{sentence.text} {sentence.source.citation}{gap}")
+            pieces.append(f"{_quoted(sentence)} {sentence.source.citation}{gap}")
         return pieces
+
+
+def _quoted(sentence: Sentence) -> str:
+    """A sentence as quoted; a table's row after its table's label and header."""
+    if not sentence.is_row:
+        return sentence.text
+    label = sentence.source.section or "Table"
+    header = f" ({sentence.header})" if sentence.header else ""
+    return f"{label}{header}: {sentence.text}"
 
 
 def _reading_order(chosen: Sequence[Sentence], scores: dict[Sentence, float]) -> list[Sentence]:
@@ -72,8 +87,8 @@ def _reading_order(chosen: Sequence[Sentence], scores: dict[Sentence, float]) ->
 
 def _chunk_number(sentence: Sentence) -> int:
     """The chunk's place in its paper, read from its id (`paper#kind-N@digest`)."""
-    match = _CHUNK_NUMBER.search(sentence.source.chunk_id)
-    return int(match.group(1)) if match else sentence.rank
+    place = chunk_place(sentence.source.chunk_id)
+    return place[1] if place else sentence.rank
 
 
 def _with_definition_first(
@@ -128,8 +143,36 @@ def compose(
         defined = chosen[0] is not max(chosen, key=lambda s: scores.get(s, 0.0))
     ordered = [chosen[0], *_reading_order(chosen[1:], scores)] if defined else []
     ordered = ordered or _reading_order(chosen, scores)
+    row = _best_row(query, sources, found, ordered) if query.wants_number else None
+    if row is not None:
+        ordered.insert(min(1, len(ordered)), row)
+        found = {**found, row: query.sentence_terms([row])[row]}
     lead = query.lead_line(ordered, found, term if term and not defined else "")
     return ExtractiveAnswer(lead, tuple(ordered))
+
+
+def _best_row(
+    query: QuestionTerms,
+    sources: Sequence[Source],
+    found: Mapping[Sentence, tuple[str, ...]],
+    chosen: Sequence[Sentence],
+) -> Sentence | None:
+    """The table row of `sources` that best answers a question asking for a number:
+    the best scored of the rows that themselves hold a content term of the question,
+    when it (with its header) holds at least `_ROW_SHARE` as many of the question's
+    content terms as the best of the `chosen` sentences (`found`: their terms)."""
+    rows = [r for rank, src in enumerate(sources) for r in table_rows(src, rank)]
+    if not rows:
+        return None
+    held = query.sentence_terms(rows)
+    own = [r for r in rows if query.content.intersection(terms_of(r.text))]
+    if not own:
+        return None
+    scores = score_sentences(query, {r: held[r] for r in own})
+    best = max(own, key=lambda r: scores[r])
+    content = query.content
+    most = max((len(content.intersection(found[s])) for s in chosen if s in found), default=0)
+    return best if len(content.intersection(held[best])) >= _ROW_SHARE * most else None
 
 
 def extract_answer(

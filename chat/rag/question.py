@@ -129,6 +129,8 @@ _ASKS_FOR_NUMBER = re.compile(
     r"|error|bleu|f1|parameters|dimension|value|by how)\b",
     re.IGNORECASE,
 )
+# "How many training examples ...": the words after it name what is counted.
+_COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s?$")  # "DPR's" names DPR
 _VERB_SHAPED = re.compile(r"(?:ing|ed|ly|es)$")
 _NAME = re.compile(r"[^\s,;:!?()\"']+")
@@ -153,6 +155,8 @@ class QuestionTerms:
     wants_number: bool
     names: dict[str, str]  # term -> the name as the question prints it ("zero" -> "ZeRO")
     printed: dict[str, str]  # term -> the question's word for it
+    # The terms of what "how many" counts ("how many test errors": "test", "error").
+    counted: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, question: str) -> QuestionTerms:
@@ -171,6 +175,7 @@ class QuestionTerms:
             if is_name(token) and len(found) == 1:
                 names[found[0]] = token
                 printed[found[0]] = token
+        counted = {t for m in _COUNTED.finditer(question) for t in terms(m.group(1))}
         return cls(
             weights,
             frozenset(content),
@@ -178,6 +183,7 @@ class QuestionTerms:
             bool(_ASKS_FOR_NUMBER.search(question)),
             names,
             printed,
+            frozenset(counted & content),
         )
 
     def sentence_terms(self, sentences: Sequence[Sentence]) -> dict[Sentence, tuple[str, ...]]:

@@ -12,6 +12,7 @@ from itertools import pairwise
 
 from chat.rag.question import QuestionTerms
 from chat.rag.sentences import Sentence
+from ingest.index.analysis import terms
 
 # Each sentence's terms as the question sees them (`QuestionTerms.sentence_terms`).
 Found = Mapping[Sentence, tuple[str, ...]]
@@ -21,6 +22,38 @@ _BM25_K1 = 1.2
 _BM25_B = 0.5
 _BIGRAM_WEIGHT = 0.5
 _NUMBER_BONUS = 0.3
+# For a sentence that gives a count of what the question counts ("23 categories").
+_COUNT_BONUS = 1.0
+_COUNT_GAP = 2  # words at most between the number and what it counts
+_NUMBER_WORDS = frozenset(
+    [
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+        "hundreds",
+        "thousand",
+        "thousands",
+        "million",
+        "millions",
+        "billion",
+        "billions",
+        "dozen",
+        "dozens",
+    ]
+)
 _RANK_DECAY = 0.05
 _REDUNDANCY = 0.5
 _COVERAGE = 0.15  # what a sentence gains for question terms no chosen sentence holds yet
@@ -52,6 +85,21 @@ def _has_number(text: str) -> bool:
     return bool(_DIGIT.search(_BRACKET_REFERENCE.sub("", text)))
 
 
+def counts(text: str, counted: frozenset[str]) -> bool:
+    """Whether `text` gives a number of what `counted` (terms) names: a number, in digits
+    or words, then within `_COUNT_GAP` words one of its terms ("23 categories", "ten
+    participants", "16 positive and 16 negative")."""
+    tokens = _BRACKET_REFERENCE.sub("", text).split()
+    for index, token in enumerate(tokens):
+        word = token.strip("(,;:.").lower()
+        if not (_DIGIT.search(word) or word in _NUMBER_WORDS):
+            continue
+        after = " ".join(tokens[index + 1 : index + 2 + _COUNT_GAP])
+        if counted.intersection(terms(after)):
+            return True
+    return False
+
+
 def _relevance(query: QuestionTerms, found: Found) -> dict[Sentence, float]:
     idf = _idf(found)
     avg = sum(len(held) for held in found.values()) / max(len(found), 1) or 1.0
@@ -65,6 +113,8 @@ def _relevance(query: QuestionTerms, found: Found) -> dict[Sentence, float]:
         value += _BIGRAM_WEIGHT * mean_idf * len(query.bigrams & set(pairwise(held)))
         if query.wants_number and _has_number(s.text):
             value *= 1 + _NUMBER_BONUS
+        if query.counted and counts(s.text, query.counted):
+            value *= 1 + _COUNT_BONUS
         scores[s] = value / (1 + _RANK_DECAY * s.rank)
     return scores
 

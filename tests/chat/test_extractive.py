@@ -427,3 +427,70 @@ def test_a_name_with_a_typographic_possessive_is_the_name() -> None:
     pieces = extract_answer("How does DPR\u2019s encoder encode each passage?", sources)
 
     assert pieces[0].startswith("DPR encodes each passage into a dense vector.")
+
+
+_VIT_TABLE = (
+    "Model | Layers | Hidden size D | Params\n"
+    "ViT-Base | 12 | 768 | 86M\n"
+    "ViT-Large | 24 | 1024 | 307M\n"
+    "ViT-Huge | 32 | 1280 | 632M"
+)
+
+
+def _vit_sources() -> list[Source]:
+    table = make_source(2, "2010.11929", _VIT_TABLE, kind="table", section="Table 1", page=5)
+    prose = _source(1, "2010.11929", "We scale the ViT-Huge model variant to JFT pre-training.")
+    return [prose, table]
+
+
+def test_a_number_question_gets_the_table_row_holding_its_words() -> None:
+    sources = _vit_sources()
+
+    answer = compose("How many parameters does the ViT-Huge model variant have?", sources)
+    rows = [s for s in answer.sentences if s.is_row]
+
+    assert [r.text for r in rows] == ["ViT-Huge | 32 | 1280 | 632M"]
+    assert rows[0].text in sources[1].text.split("\n")  # quoted as printed
+    assert (
+        "Table 1 (Model | Layers | Hidden size D | Params): ViT-Huge | 32 | 1280 | 632M "
+        "[arXiv:2010.11929]"
+    ) in "".join(answer.pieces())
+
+
+def test_no_table_row_for_a_question_that_asks_for_no_number() -> None:
+    answer = compose("Which pre-training did the ViT-Huge model variant use?", _vit_sources())
+
+    assert answer.sentences
+    assert not any(s.is_row for s in answer.sentences)
+
+
+def test_a_row_that_holds_none_of_the_question_is_not_quoted() -> None:
+    sources = [
+        _source(1, "2401.00001", "Our detector reaches a high accuracy on the new benchmark."),
+        make_source(2, "2401.00001", "Split | Images\nTrain | 1,000\nTest | 200", kind="table"),
+    ]
+
+    answer = compose("What accuracy does the detector reach on the benchmark?", sources)
+
+    assert answer.sentences
+    assert not any(s.is_row for s in answer.sentences)
+
+
+def test_a_how_many_question_prefers_the_sentence_giving_that_count() -> None:
+    sources = [
+        _source(1, "2401.00001",
+                "The unseen categories of the ILSVRC detection split are rare ones. "
+                "Among 200 object categories, we select 23 categories as unseen."),
+        _source(2, "2401.00002", "We evaluate on the ILSVRC detection split of seen classes."),
+        _source(3, "2401.00003", "Our ILSVRC detection split follows earlier work."),
+    ]  # fmt: skip
+
+    pieces = extract_answer(
+        "In the ILSVRC detection split, how many categories were held out as unseen?",
+        sources,
+        max_sentences=1,
+    )
+
+    assert pieces == [
+        "Among 200 object categories, we select 23 categories as unseen. [arXiv:2401.00001]"
+    ]
