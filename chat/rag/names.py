@@ -7,7 +7,8 @@ name is marked by its case and its lower-case form is rare in English
 ("fid" finds FiD, "flashattention" FlashAttention; "zero" never finds
 ZeRO). A plain capitalised name from a title ("Adam: ...") matches only
 where it is capitalised inside the question, not as its first word. A long
-form written out ("Fusion-in-Decoder") finds its name too.
+form written out ("Fusion-in-Decoder") finds its name too, and so does a name
+with the capitalised word after it that a title gives as one ("CAV-MAE Sync").
 
 A recognised name brings its long forms (the commonest first), which both
 retrievers search for beside the question, and the papers it is about,
@@ -21,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 
 from chat.rag.checks import at_least
 from chat.rag.fusion import Candidate, Hit
@@ -161,6 +163,20 @@ class Recognised:
         return f"{question} ({'; '.join(extra)})" if extra else question
 
 
+def named_phrases(question: str, asked: Sequence[str]) -> list[str]:
+    """A name of the question with the capitalised word after it, as a paper's title may
+    name a method of its own ("CAV-MAE Sync: Improving ..." beside the CAV-MAE it builds
+    on): looked up as one name, exactly."""
+    words = [w.strip(",.;:!?()\"'") for w in question.split()]
+    return list(
+        dict.fromkeys(
+            f"{first} {second}"
+            for first, second in pairwise(words)
+            if first in asked and second[:1].isupper()
+        )
+    )
+
+
 def case_carries_meaning(name: str) -> bool:
     """Mixed case past the first letter ("FiD", "ZeRO", "FlashAttention"): the case tells
     the name from a word or another acronym; "BERT" and "Adam" are printed otherwise too."""
@@ -216,7 +232,8 @@ class NameRecogniser:
         if not asked:
             return Recognised()
         folded = [t.lower() for t in asked]
-        rows = self.names.rows_for(asked, folded, defined_only=True)
+        phrases = named_phrases(question, asked)
+        rows = self.names.rows_for([*asked, *phrases], folded, defined_only=True)
         by_name: dict[str, list[NameRow]] = {}
         for row in rows:
             by_name.setdefault(row.name, []).append(row)
@@ -227,6 +244,10 @@ class NameRecogniser:
                     continue
                 if any(_accepts(r, token, position == 0, config) for r in found):
                     matches[name] = _match(name, token, found, config)
+        for phrase in phrases:
+            found = by_name.get(phrase, [])
+            if phrase not in matches and any(_accepts(r, phrase, False, config) for r in found):
+                matches[phrase] = _match(phrase, phrase, found, config)
         for name, (found, written) in self._long_forms_in(question).items():
             if name not in matches:
                 matches[name] = replace(_match(name, name, found, config), written=written)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ingest.index.catalog import Catalog
 
 # Bumped when mining changes: every paper's names are mined again on the next open.
-NAMES_VERSION = "4"
+NAMES_VERSION = "5"
 _META_KEY = "names_version"
 # The defining rows of a name read at question time: its most explicit few hundred (a
 # common acronym such as "LLM" is defined by thousands of papers, and which of them is
@@ -204,8 +204,11 @@ def names_given(sentence: str) -> list[str]:
 
 def initialism(name: str) -> str | None:
     """The initials of a hyphenated or multi-word name, case kept: "Fusion-in-Decoder" ->
-    "FiD"; None for one word or fewer than two capitals."""
+    "FiD"; None for one word, fewer than two capitals, or a name that is already short
+    ("CAV-MAE" is not "CM")."""
     parts = [p for p in re.split(r"[-\s]+", name) if p]
+    if not any(c.islower() for p in parts for c in p[1:]):
+        return None
     letters = "".join(p[0] for p in parts if p[0].isalpha())
     if len(parts) < 2 or len(letters) != len(parts) or sum(c.isupper() for c in letters) < 2:
         return None

@@ -13,13 +13,15 @@ from pathlib import Path
 import pytest
 
 from chat.rag.extractive import extract_answer
-from chat.rag.names import NameMatch, Recognised
+from chat.rag.names import NameMatch, NameRecogniser, Recognised, named_phrases
 from chat.rag.papers import find_papers
 from chat.rag.relevance import NOT_SCHOLARLY, RelevancePolicy
 from chat.rag.retrieval import RetrievalConfig
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.index.catalog import Catalog
 from ingest.index.names import NameCatalog
+from ingest.index.records import Chunk, Paper
 from ingest.pipeline import Pipeline
 from ingest.progress import NoProgress
 from ingest.report import IngestReport
@@ -261,3 +263,46 @@ def test_a_defined_name_spelling_a_word_is_scholarly_only_when_nearly_all_the_qu
     assert "nba" not in in_passing
     assert "nba" in alone
     assert "nba" in marked
+
+
+def test_a_title_name_of_two_words_is_recognised_beside_the_name_it_builds_on(
+    tmp_path: Path,
+) -> None:
+    """ "CAV-MAE Sync" is the method of the paper whose title gives it; the question about
+    it raises that paper, not only the one that coined CAV-MAE."""
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    coined = Paper(
+        id="2210.07839",
+        title="Contrastive Audio-Visual Masked Autoencoder",
+        abstract="",
+        authors="A. Author",
+    )
+    sync = Paper(
+        id="2505.01237",
+        title="CAV-MAE Sync: Improving Audio-Visual Alignment",
+        abstract="",
+        authors="B. Author",
+    )
+    texts = {
+        coined: "We propose the Contrastive Audio-Visual Masked Autoencoder (CAV-MAE).",
+        sync: "We build on CAV-MAE and align audio with video frames.",
+    }  # fmt: skip
+    for paper, text in texts.items():
+        chunk = Chunk(f"{paper.id}#abstract-0", paper.id, "abstract", 0, text, "Abstract", 0, 0,
+                      paper)  # fmt: skip
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", "d", [chunk])
+    names = NameCatalog(catalog)
+    names.backfill()
+
+    asked = NameRecogniser(names).recognise(
+        "What changes does CAV-MAE Sync make to the original CAV-MAE?"
+    )
+    alone = NameRecogniser(names).recognise("What is CAV-MAE?")
+
+    by_name = {m.name: m for m in asked.matches}
+    assert set(by_name) == {"CAV-MAE", "CAV-MAE Sync"}
+    assert by_name["CAV-MAE Sync"].introducers == (sync.id,)
+    assert {sync.id, coined.id} <= asked.boosted
+    assert [m.name for m in alone.matches] == ["CAV-MAE"]
+    assert named_phrases("Is CAV-MAE Sync better than CAV-MAE?", ["CAV-MAE"]) == ["CAV-MAE Sync"]

@@ -182,3 +182,10 @@ def test_initials_keep_their_case_and_need_two_capitals() -> None:
     assert initialism("Retrieval-Enhanced Transformer") == "RET"
     assert initialism("Mixture-of-experts") is None
     assert initialism("ZeRO") is None
+
+
+def test_a_short_name_is_not_given_initials_of_its_own() -> None:
+    """ "Fusion-in-Decoder" is what FiD stands for; "CAV-MAE" is already a short name."""
+    assert initialism("Fusion-in-Decoder") == "FiD"
+    assert initialism("CAV-MAE") is None
+    assert initialism("GPT-4") is None
