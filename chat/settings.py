@@ -86,6 +86,10 @@ class Settings(BaseSettings):
     login_rate_limit: str = "10/minute"
     # ...and per client address, whatever the email (against spraying one password over many).
     login_address_rate_limit: str = "30/minute"
+    # ...and per email, whatever the address (against guessing one account's password from
+    # many addresses): past it that email's sign-ins get 429 for a while, its sessions and
+    # API keys working on.
+    login_email_rate_limit: str = "100/hour"
     # Password checks (argon2) running at once; more wait up to `password_check_wait_s`, then 503.
     max_password_checks: int = Field(default=1, ge=1)
     password_check_wait_s: float = Field(default=2.0, gt=0)

@@ -73,6 +73,7 @@ def create_app(settings: Settings) -> FastAPI:
     api_limiter = _rate_limiter(settings, "api_rate_limit")
     login_limiter = _rate_limiter(settings, "login_rate_limit")
     login_address_limiter = _rate_limiter(settings, "login_address_rate_limit")
+    login_email_limiter = _rate_limiter(settings, "login_email_rate_limit")
     search_limiter = _rate_limiter(settings, "search_rate_limit")
     render_limiter = _rate_limiter(settings, "page_render_rate_limit")
     engine = create_database_engine(settings.resolved_database_url)
@@ -94,6 +95,7 @@ def create_app(settings: Settings) -> FastAPI:
         api_limiter=api_limiter,
         login_limiter=login_limiter,
         login_address_limiter=login_address_limiter,
+        login_email_limiter=login_email_limiter,
         search_limiter=search_limiter,
         render_limiter=render_limiter,
         password_checks=Gate(settings.max_password_checks, settings.password_check_wait_s),

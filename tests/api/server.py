@@ -117,6 +117,7 @@ def served_settings(index: Wiring, fake: FakeOpenAI, database: Path, **more: Any
             # Every test signs in and searches from 127.0.0.1: tests that check these
             # limits swap in tighter limiters of their own.
             "login_address_rate_limit": "100000/minute",
+            "login_email_rate_limit": "100000/minute",
             "search_rate_limit": "100000/minute",
             **more,
         }

@@ -204,6 +204,29 @@ def test_sign_ins_over_many_emails_are_limited_per_address(
     assert other.status_code == 401, "another address has its own count"
 
 
+@pytest.mark.parametrize("redis_url", ["", "redis://127.0.0.1:6379/0"], ids=["process", "redis"])
+def test_guesses_at_one_email_from_many_addresses_are_limited_per_email(
+    api_settings: Settings, redis_url: str
+) -> None:
+    settings = api_settings.model_copy(
+        update={"redis_url": redis_url, "login_email_rate_limit": "3/hour"}
+    )
+    prepare_service(settings)
+    apps = [create_app(settings), create_app(settings)] if redis_url else [create_app(settings)]
+    target = f"target-{secrets.token_hex(4)}@example.org"
+
+    def attempt(n: int, email: str) -> int:
+        client = TestClient(apps[n % len(apps)], client=(_random_address(), 50000))
+        body = {"email": email, "password": f"guess-{n}"}
+        return client.post("/api/auth/login", json=body).status_code
+
+    codes = [attempt(n, target) for n in range(5)]
+    other = attempt(5, f"other-{secrets.token_hex(4)}@example.org")
+
+    assert codes == [401] * 3 + [429] * 2, "each guess came from an address of its own"
+    assert other == 401, "another email has its own count"
+
+
 def test_behind_a_trusted_proxy_each_forwarded_client_counts_alone(
     api_settings: Settings,
 ) -> None:

@@ -132,11 +132,16 @@ def enforce_address_limit(services: Services, client: str) -> None:
 
 
 def enforce_login_limits(services: Services, client: str, email: str) -> None:
-    """429 when this address, or this address with this email, tried too often lately."""
+    """429 when this address, this address with this email, or anyone with this email
+    tried too often lately; a request turned away by one limit is not counted by the next."""
     enforce_address_limit(services, client)
-    decision = services.login_limiter.hit(f"login:{client}:{email}")
-    if not decision.allowed:
-        raise _too_many(decision)
+    for limiter, key in (
+        (services.login_limiter, f"login:{client}:{email}"),
+        (services.login_email_limiter, f"login-email:{email}"),
+    ):
+        decision = limiter.hit(key)
+        if not decision.allowed:
+            raise _too_many(decision)
 
 
 async def check_password_in_turn(services: Services, check: Callable[[], T]) -> T:

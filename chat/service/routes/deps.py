@@ -65,6 +65,7 @@ class Services:
     api_limiter: RateLimiter
     login_limiter: RateLimiter
     login_address_limiter: RateLimiter
+    login_email_limiter: RateLimiter
     search_limiter: RateLimiter
     render_limiter: RateLimiter
     password_checks: Gate

@@ -45,6 +45,7 @@ _LIMIT_WORDS = {
     "page_render_rate_limit": "PDF pages rendered for the reader per client address (429 beyond)",
     "login_rate_limit": "sign-in attempts per client address and email",
     "login_address_rate_limit": "sign-in and sign-up attempts per client address",
+    "login_email_rate_limit": "sign-in attempts per email, from any address",
 }
 
 
