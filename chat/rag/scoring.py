@@ -23,7 +23,7 @@ _BM25_B = 0.5
 _BIGRAM_WEIGHT = 0.5
 _NUMBER_BONUS = 0.3
 # For a sentence that gives a count of what the question counts ("23 categories").
-_COUNT_BONUS = 1.0
+_COUNT_BONUS = 2.0
 _COUNT_GAP = 2  # words at most between the number and what it counts
 _NUMBER_WORDS = frozenset(
     [
