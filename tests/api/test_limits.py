@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from chat.service.accounts import create_api_key, create_user
@@ -177,16 +178,18 @@ def _random_address() -> str:
     return f"10.{secrets.randbelow(256)}.{secrets.randbelow(256)}.{secrets.randbelow(254) + 1}"
 
 
+def _workers(api_settings: Settings, redis_url: str, **limits: str) -> list[FastAPI]:
+    """With Redis two workers that share the counts; without, one worker counting alone."""
+    settings = api_settings.model_copy(update={"redis_url": redis_url, **limits})
+    prepare_service(settings)
+    return [create_app(settings), create_app(settings)] if redis_url else [create_app(settings)]
+
+
 @pytest.mark.parametrize("redis_url", ["", "redis://127.0.0.1:6379/0"], ids=["process", "redis"])
 def test_sign_ins_over_many_emails_are_limited_per_address(
     api_settings: Settings, redis_url: str
 ) -> None:
-    settings = api_settings.model_copy(
-        update={"redis_url": redis_url, "login_address_rate_limit": "4/minute"}
-    )
-    prepare_service(settings)
-    # With Redis two workers share the count; without, one worker counts alone.
-    apps = [create_app(settings), create_app(settings)] if redis_url else [create_app(settings)]
+    apps = _workers(api_settings, redis_url, login_address_rate_limit="4/minute")
     address = _random_address()
     clients = [TestClient(app, client=(address, 50000)) for app in apps]
 
@@ -208,11 +211,7 @@ def test_sign_ins_over_many_emails_are_limited_per_address(
 def test_guesses_at_one_email_from_many_addresses_are_limited_per_email(
     api_settings: Settings, redis_url: str
 ) -> None:
-    settings = api_settings.model_copy(
-        update={"redis_url": redis_url, "login_email_rate_limit": "3/hour"}
-    )
-    prepare_service(settings)
-    apps = [create_app(settings), create_app(settings)] if redis_url else [create_app(settings)]
+    apps = _workers(api_settings, redis_url, login_email_rate_limit="3/hour")
     target = f"target-{secrets.token_hex(4)}@example.org"
 
     def attempt(n: int, email: str) -> int:
