@@ -494,3 +494,18 @@ def test_a_how_many_question_prefers_the_sentence_giving_that_count() -> None:
     assert pieces == [
         "Among 200 object categories, we select 23 categories as unseen. [arXiv:2401.00001]"
     ]
+
+
+def test_a_table_rows_reference_numbers_are_left_out_so_they_cite_no_source() -> None:
+    table = "Retriever | Top-20 accuracy\nBM25 [3] | 59.1\nDPR [24] | 78.4"
+    sources = [
+        _source(1, "2004.04906", "The dense retriever reaches a high top-20 accuracy."),
+        make_source(2, "2004.04906", table, kind="table", section="Table 2"),
+        _source(3, "2401.00003", "Another paper about retrieval accuracy."),
+    ]
+
+    answer = compose("What top-20 accuracy does the DPR retriever reach?", sources)
+    rows = [s for s in answer.sentences if s.is_row]
+
+    assert [r.text for r in rows] == ["DPR | 78.4"]
+    assert "[24]" not in "".join(answer.pieces())
