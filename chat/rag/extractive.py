@@ -145,7 +145,10 @@ def compose(
     ordered = ordered or _reading_order(chosen, scores)
     row = _best_row(query, sources, found, ordered) if query.wants_number else None
     if row is not None:
-        ordered.insert(min(1, len(ordered)), row)
+        # At the head of its paper's sentences (after a definition that leads).
+        own = [i for i, s in enumerate(ordered) if s.source.id == row.source.id]
+        at = own[0] if own else len(ordered)
+        ordered.insert(max(at, 1) if defined else at, row)
         found = {**found, row: query.sentence_terms([row])[row]}
     lead = query.lead_line(ordered, found, term if term and not defined else "")
     return ExtractiveAnswer(lead, tuple(ordered))

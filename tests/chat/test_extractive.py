@@ -509,3 +509,10 @@ def test_a_table_rows_reference_numbers_are_left_out_so_they_cite_no_source() ->
 
     assert [r.text for r in rows] == ["DPR | 78.4"]
     assert "[24]" not in "".join(answer.pieces())
+
+
+def test_a_table_row_leads_its_own_papers_sentences() -> None:
+    """The number asked for comes before the prose of its paper, even its best sentence."""
+    answer = compose("How many parameters does the ViT-Huge model variant have?", _vit_sources())
+
+    assert [s.is_row for s in answer.sentences] == [True, False]
