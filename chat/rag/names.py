@@ -201,10 +201,9 @@ def _source_rank(source: str) -> int:
     return {"title": 0, "abstract": 1, "fulltext": 2}.get(source, 3)
 
 
-def _match(
-    name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig, users: int = 0
-) -> NameMatch:
-    """The match of `name` from its defining `rows`; `users` papers print it undefined."""
+def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) -> NameMatch:
+    """The match of `name` from its defining `rows`; the papers that print it undefined
+    are counted apart (`NameCatalog.users_of`)."""
     defining = sorted(
         (r for r in rows if r.defined), key=lambda r: (-r.defined, _source_rank(r.source), -r.count)
     )
@@ -218,7 +217,7 @@ def _match(
     plain = name.isupper() or (name[:1].isupper() and name[1:].islower())
     marked = not plain or english_zipf(name.lower()) <= config.max_folded_zipf
     introducers = tuple(dict.fromkeys(r.paper_id for r in defining if r.defined == INTRODUCED))
-    return NameMatch(name, asked, forms, definers, users, marked, introducers)
+    return NameMatch(name, asked, forms, definers, marked=marked, introducers=introducers)
 
 
 class NameRecogniser:
