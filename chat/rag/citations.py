@@ -29,6 +29,8 @@ and what follows it up to its `]` (or the line's end) is removed with it; one
 that the line or the stream ends while it still reads as a citation is judged
 as if closed there (`[arXiv:9999.99999` is made up).
 Feeding a text in any pieces gives the same output as feeding it whole.
+References outside brackets ("arXiv:2203.12533", an arxiv.org link) are judged after
+the brackets, by `chat.rag.bare_references`.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from chat.rag.bare_references import BareReferences
 from chat.rag.confusables import fold_char
 from chat.rag.sources import Source
 from ingest.index.records import normalise_paper_id
@@ -96,18 +99,32 @@ class CitationGuard:
         self._scanned = (1, "")  # how far the pending bracket is read, and its folded text
         self._after_removal = False
         self._emitted = False
+        self._prose = BareReferences(lambda paper_id: self._by_id.get(paper_id.lower()))
 
     def feed(self, text: str) -> str:
         """The text that is safe to emit now."""
         self._pending += text
-        return self._drain(final=False)
+        return self._counted(self._prose.feed(self._drain(final=False)))
 
     def flush(self) -> str:
         """The rest, at the end of the stream."""
         out = self._drain(final=True)
         tail = "" if self._after_removal else self._held
         self._held, self._after_removal, self._skipping = "", False, 0
-        return out + tail
+        return self._counted(self._prose.feed(out + tail) + self._prose.flush())
+
+    def _counted(self, text: str) -> str:
+        """`text`, once its citations are listed (in the order they are emitted: every
+        citation in the output is in the emitted form, whichever stage made it) and so
+        are the prose references found made up."""
+        for match in _EMITTED.finditer(text):
+            source = self._by_id.get(match[2].lower())
+            if source is not None and source.id not in self.citations:
+                self.citations.append(source.id)
+        for name in self._prose.missing:
+            if name not in self.dropped:
+                self.dropped.append(name)
+        return text
 
     def _drain(self, *, final: bool) -> str:
         text, out = self._pending, []
@@ -190,9 +207,6 @@ class CitationGuard:
         for name in cited.missing:
             if name not in self.dropped:
                 self.dropped.append(name)
-        for source in cited.sources:
-            if source.id not in self.citations:
-                self.citations.append(source.id)
         if not cited.sources:
             self._after_removal = True
             return ""
