@@ -6,6 +6,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from chat.rag.coverage import coverage
 from chat.rag.relevance import RelevancePolicy
 from chat.rag.retrieval import Retriever
 from chat.rag.sources import Source
@@ -79,17 +80,30 @@ def find_papers(
 ) -> PaperSearch:
     """`search_papers`, with the reason when nothing matches."""
     limit = max(1, min(limit, MAX_SEARCH_RESULTS))
-    config = dataclasses.replace(retriever.config, k=limit, per_paper=1, leader_per_paper=1)
+    # One result per paper: no paper fills another's place.
+    config = dataclasses.replace(
+        retriever.config, k=limit, per_paper=1, leader_per_paper=1, cap_floor=0.0
+    )
     retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
     policy = policy or RelevancePolicy()
     judgement = policy.judge(retrieved)
-    # A search box finds papers by their words: one whose passage holds most of the
-    # query's distinctive words matches, even where an answer would be declined
-    # ("escaping untrusted metadata"). Gibberish holds nothing and still matches nothing.
-    if not judgement.relevant and retrieved.lexical_share < policy.lexical_share:
-        return PaperSearch([], judgement.reason)
+    sources = retrieved.sources
+    if not judgement.relevant:
+        # A search box finds papers by their words: one whose passage (with its title)
+        # holds most of the query's term weight matches, even where an answer would be
+        # declined ("escaping untrusted metadata"); only such papers are listed, not the
+        # nearest others. Gibberish holds nothing, and a real word beside gibberish
+        # ("asdfgh qwerty") not enough: nothing matches.
+        idf, cased = retrieved.question_idf, retrieved.names.cased()
+        sources = tuple(
+            source
+            for source in sources
+            if coverage(idf, f"{source.title}\n{source.text}", cased) >= policy.lexical_share
+        )
+        if retrieved.lexical_share < policy.lexical_share or not sources:
+            return PaperSearch([], judgement.reason)
     results = []
-    for source in retrieved.sources:
+    for source in sources:
         paper = retriever.catalog.get_paper(source.id)
         authors = paper.authors if paper is not None else ""
         results.append(

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from wordfreq import zipf_frequency
 
 from chat.rag.extractive import extract_answer
 from chat.rag.names import NameMatch, NameRecogniser, Recognised, named_phrases
@@ -19,6 +20,7 @@ from chat.rag.relevance import NOT_SCHOLARLY, RelevancePolicy
 from chat.rag.retrieval import RetrievalConfig
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
 from ingest.index.names import NameCatalog
 from ingest.index.records import Chunk, Paper
@@ -211,6 +213,33 @@ def test_gibberish_search_finds_no_papers(named_index: Wiring) -> None:
     assert found.no_match_reason
     assert sensible.results[0].id == FID
     assert sensible.no_match_reason is None
+
+
+def test_a_real_word_beside_gibberish_finds_no_papers_and_alone_lists_only_its_papers(
+    named_index: Wiring,
+) -> None:
+    """'asdfgh qwerty': one word of a single passage does not make the search match;
+    searched alone, it lists the papers holding it, not the nearest others too."""
+    retriever = named_index.retriever
+    catalog = named_index.catalog
+    held: dict[str, set[str]] = {}
+    for paper_id, unit in catalog.all_units():
+        for chunk in catalog.unit_chunks(paper_id, unit):
+            held.setdefault(paper_id, set()).update(terms(f"{chunk.paper.title} {chunk.text}"))
+    titles = [paper.title for p in held if (paper := catalog.get_paper(p)) is not None]
+    # An everyday English word that one paper happens to use: no scholarly term.
+    words = sorted({w.lower() for t in titles for w in t.split() if w.isalpha() and len(w) > 4})
+    words = [w for w in words if zipf_frequency(w, "en") >= 4.0]
+    frequency = retriever.lexical.document_frequencies([t for w in words for t in terms(w)])
+    rare = next(w for w in words if len(terms(w)) == 1 and frequency[terms(w)[0]] == 1)
+
+    beside = find_papers(retriever, f"{rare} qzxvbnm", 20)
+    alone = find_papers(retriever, rare, 20)
+
+    assert beside.results == []
+    assert beside.no_match_reason
+    assert alone.results
+    assert all(terms(rare)[0] in held[result.id] for result in alone.results), rare
 
 
 def test_names_survive_reingest_and_are_backfilled_without_reembedding(
