@@ -55,6 +55,10 @@ class RetrievalConfig:
     leader_per_paper: int = 5  # the same for the first-ranked paper
     # Captions, tables and footnotes of one paper at most, of each kind (0: no limit).
     per_kind: int = 1
+    # A chunk left out by the per-paper cap takes the place of a chosen one scoring less
+    # than this share of its score (0: never): the cap spreads the answerer's chunks over
+    # papers, but not down to chunks that hardly bear on the question.
+    cap_floor: float = 0.25
     fusion: FusionConfig = field(default_factory=FusionConfig)
     feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
     coverage: CoverageConfig = field(default_factory=CoverageConfig)
@@ -63,11 +67,13 @@ class RetrievalConfig:
 
     def __post_init__(self) -> None:
         at_least(self, 1, "k", "candidates", "per_paper")
-        at_least(self, 0, "leader_per_paper", "per_kind")
+        at_least(self, 0, "leader_per_paper", "per_kind", "cap_floor")
 
     def choose(self, ranked: Sequence[Candidate]) -> list[Candidate]:
         """The chunks handed to the answerer from `ranked` (`cap_per_paper`)."""
-        return cap_per_paper(ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind)
+        return cap_per_paper(
+            ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind, self.cap_floor
+        )
 
 
 @dataclass(frozen=True)
@@ -409,22 +415,33 @@ class Retriever:
 
 
 def cap_per_paper(
-    ranked: Sequence[Candidate], per_paper: int, k: int, leader: int = 0, per_kind: int = 0
+    ranked: Sequence[Candidate],
+    per_paper: int,
+    k: int,
+    leader: int = 0,
+    per_kind: int = 0,
+    floor: float = 0.0,
 ) -> list[Candidate]:
     """The best `k` candidates with at most `per_paper` of one paper, or `leader` (when
     larger) of the first-ranked paper, whose page-level detail a question often needs;
     and, when `per_kind` is set, at most that many of one paper's captions, of its
     tables and of its footnotes, which are short and dense in the question's words and
-    would otherwise take the places of the passages that explain them."""
+    would otherwise take the places of the passages that explain them. A candidate the
+    per-paper cap left out (a body passage, when `per_kind` is set) then takes the place
+    of the weakest chosen one while that scores less than `floor` times its score; the
+    list stays in ranked order."""
     chosen: list[Candidate] = []
+    capped: list[Candidate] = []
     taken: Counter[str] = Counter()
     extras: Counter[tuple[str, str]] = Counter()
     first = ranked[0].paper_id if ranked else ""
     for candidate in ranked:
+        kind = chunk_kind(candidate.chunk_id)
         cap = max(per_paper, leader) if candidate.paper_id == first else per_paper
         if taken[candidate.paper_id] >= cap:
+            if not (per_kind and kind in EXTRA_KINDS):
+                capped.append(candidate)
             continue
-        kind = chunk_kind(candidate.chunk_id)
         extra = (candidate.paper_id, kind)
         if per_kind and kind in EXTRA_KINDS:
             if extras[extra] >= per_kind:
@@ -434,7 +451,26 @@ def cap_per_paper(
         chosen.append(candidate)
         if len(chosen) == k:
             break
-    return chosen
+    return _raise_capped(chosen, capped, floor, ranked)
+
+
+def _raise_capped(
+    chosen: list[Candidate], capped: list[Candidate], floor: float, ranked: Sequence[Candidate]
+) -> list[Candidate]:
+    """`chosen` with capped-out candidates (best first) in the places of chosen ones
+    scoring under `floor` times theirs, weakest first; in the order of `ranked`."""
+    if not floor or not capped or not chosen:
+        return chosen
+    kept = list(chosen)
+    for candidate in capped:
+        weakest = min(range(len(kept)), key=lambda i: kept[i].score)
+        if kept[weakest].score >= floor * candidate.score:
+            break
+        kept[weakest] = candidate
+    if kept == chosen:
+        return chosen
+    place = {c.chunk_id: i for i, c in enumerate(ranked)}
+    return sorted(kept, key=lambda c: place[c.chunk_id])
 
 
 def chunk_kind(chunk_id: str) -> str:

@@ -90,6 +90,33 @@ def test_the_first_ranked_paper_may_fill_more_of_the_sources() -> None:
     assert [c.chunk_id for c in plain] == ["a#0", "a#1", "b#0", "b#1"]
 
 
+def test_a_capped_out_passage_replaces_chosen_ones_that_hardly_bear_on_the_question() -> None:
+    """One paper holds the answer, the others score a twentieth of it: past the cap, its
+    passages take the places of those, weakest first, and the list stays ranked."""
+    ranked = [Candidate(f"a#fulltext-{i}@d", "a", 2.0 - i / 10) for i in range(7)]
+    ranked += [Candidate("b#fulltext-0@d", "b", 0.5), Candidate("c#fulltext-0@d", "c", 0.1)]
+    ranked += [Candidate(f"d#fulltext-{i}@d", "d", 0.09 - i / 100) for i in range(3)]
+    ranked += [Candidate("a#caption-9@d", "a", 1.0)]
+    ranked.sort(key=lambda c: c.score, reverse=True)
+
+    raised = cap_per_paper(ranked, per_paper=2, k=8, leader=4, per_kind=1, floor=0.25)
+    plain = cap_per_paper(ranked, per_paper=2, k=8, leader=4, per_kind=1)
+
+    assert [c.chunk_id for c in plain] == [
+        *(f"a#fulltext-{i}@d" for i in range(4)),
+        "b#fulltext-0@d",
+        "c#fulltext-0@d",
+        "d#fulltext-0@d",
+        "d#fulltext-1@d",
+    ]
+    # 0.1 and below are under a quarter of 1.6 and 1.5; 0.5 is not under a quarter of 1.4.
+    assert [c.chunk_id for c in raised] == [
+        *(f"a#fulltext-{i}@d" for i in range(7)),
+        "b#fulltext-0@d",
+    ]
+    assert [c.score for c in raised] == sorted((c.score for c in raised), reverse=True)
+
+
 def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Wiring) -> None:
     retrieved = small_index.retriever.retrieve(
         "What does arXiv:1503.02531v1 say about temperature?"
@@ -199,4 +226,4 @@ def test_one_caption_and_one_table_of_a_paper_at_most_leave_room_for_its_body() 
         "a#fulltext-6@d",
     ]
     assert [chunk_kind(c.chunk_id) for c in uncapped] == ["caption", "caption", "table", "table"]
-    assert RetrievalConfig().choose(ranked) == cap_per_paper(ranked, 3, 8, 5, 1)
+    assert RetrievalConfig().choose(ranked) == cap_per_paper(ranked, 3, 8, 5, 1, 0.25)
