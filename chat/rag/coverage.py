@@ -34,17 +34,37 @@ class CoverageConfig:
         at_least(self, 0, "depth", "weight")
 
 
-def coverage(idf: Mapping[str, float], text: str, cased: Mapping[str, str] | None = None) -> float:
+def coverage(
+    idf: Mapping[str, float],
+    text: str,
+    cased: Mapping[str, str] | None = None,
+    long_forms: Mapping[str, tuple[str, ...]] | None = None,
+) -> float:
     """The share of the question's term weight (`idf` per question term) found in `text`;
-    a term of `cased` (index term -> name as printed) only where `text` prints the name."""
+    a term of `cased` (index term -> name as printed) only where `text` prints the name,
+    and a term of `long_forms` (index term -> long forms) also where `text` writes one of
+    its long forms (its terms in a row)."""
     total = sum(idf.values())
     if total <= 0:
         return 0.0
-    found = set(terms(text))
+    written = terms(text)
+    found = set(written)
     for term, name in (cased or {}).items():
         if term in found and find_name(text, name) is None:
             found.discard(term)
+    for term, forms in (long_forms or {}).items():
+        if term not in found and any(_in_a_row(terms(form), written) for form in forms):
+            found.add(term)
     return sum(weight for term, weight in idf.items() if term in found) / total
+
+
+def _in_a_row(part: Sequence[str], whole: Sequence[str]) -> bool:
+    """Whether `part` (not empty) occurs in `whole` as consecutive items."""
+    size = len(part)
+    if not size:
+        return False
+    first = part[0]
+    return any(whole[i : i + size] == list(part) for i, t in enumerate(whole) if t == first)
 
 
 def rerank(
@@ -53,6 +73,7 @@ def rerank(
     texts: Mapping[str, str],
     config: CoverageConfig,
     cased: Mapping[str, str] | None = None,
+    long_forms: Mapping[str, tuple[str, ...]] | None = None,
 ) -> list[Candidate]:
     """`ranked` with its first `config.depth` candidates reordered by fused score plus
     coverage; `texts` holds each of those candidates' text (with its paper's title)."""
@@ -63,7 +84,8 @@ def rerank(
     rescored = [
         replace(
             c,
-            score=c.score / best + config.weight * coverage(idf, texts.get(c.chunk_id, ""), cased),
+            score=c.score / best
+            + config.weight * coverage(idf, texts.get(c.chunk_id, ""), cased, long_forms),
         )
         for c in head
     ]
@@ -86,4 +108,4 @@ class CoverageReranker:
             return list(ranked)
         found = passages(ranked[: config.depth])
         texts = {chunk: f"{p.title}\n{p.text}" for chunk, p in found.items()}
-        return rerank(ranked, query.idf, texts, config, query.cased)
+        return rerank(ranked, query.idf, texts, config, query.cased, query.long_forms)

@@ -157,6 +157,15 @@ class Recognised:
             for term in terms(m.name)
         }
 
+    def long_forms_by_term(self) -> dict[str, tuple[str, ...]]:
+        """The index terms of the names, each with the names' long forms: a passage that
+        writes "Fusion-in-Decoder" holds FiD though it never prints the name."""
+        by_term: dict[str, tuple[str, ...]] = {}
+        for m in self.matches:
+            for term in terms(m.name) if m.long_forms else ():
+                by_term[term] = tuple(dict.fromkeys((*by_term.get(term, ()), *m.long_forms)))
+        return by_term
+
     def expanded(self, question: str) -> str:
         """The question with its names' long forms after it, for the dense retriever."""
         extra = [f for f in self.long_forms() if fold(f) not in fold(question)]

@@ -28,6 +28,9 @@ class Query:
     # The index terms of names whose case the question keeps and whose case carries
     # meaning, each with the name as printed: "fid" -> "FiD", which "FID" is not.
     cased: Mapping[str, str] = field(default_factory=dict)
+    # The index terms of the names that steer the search, each with their long forms:
+    # "fid" -> ("Fusion-in-Decoder",), which a passage may write instead of the name.
+    long_forms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -214,7 +214,9 @@ class Retriever:
         )
         ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
         degraded: list[str] = []
-        ranked = self.rerank(question, ranked, idf, degraded, names.cased())
+        ranked = self.rerank(
+            question, ranked, idf, degraded, names.cased(), steering.long_forms_by_term()
+        )
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
         config = self.config
         chosen = config.choose(ranked)
@@ -306,11 +308,13 @@ class Retriever:
         idf: Mapping[str, float],
         degraded: list[str] | None = None,
         cased: Mapping[str, str] | None = None,
+        long_forms: Mapping[str, tuple[str, ...]] | None = None,
     ) -> list[Candidate]:
         """`ranked` reordered by each of the rerankers in turn (`chat/rag/rerankers.py`).
         One that cannot look leaves the order as it was, and its name joins `degraded`.
-        `cased` are the question's names whose case carries meaning (`Query.cased`)."""
-        query = Query(question, idf, dict(cased or {}))
+        `cased` are the question's names whose case carries meaning (`Query.cased`),
+        `long_forms` the long forms of the names steering the search (`Query.long_forms`)."""
+        query = Query(question, idf, dict(cased or {}), dict(long_forms or {}))
         reordered = list(ranked)
         for reranker in self.rerankers:
             try:

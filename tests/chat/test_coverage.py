@@ -105,3 +105,38 @@ def test_the_reranker_lifts_the_passage_printing_the_name_in_its_case() -> None:
 
     assert [c.chunk_id for c in plain] == ["metric#0", "fid#0"]
     assert [c.chunk_id for c in cased] == ["fid#0", "metric#0"]
+
+
+def test_a_passage_writing_the_long_form_holds_the_name_it_never_prints() -> None:
+    """FiD's paper defines it as "Fusion-in-Decoder" and rarely prints "FiD"; the long
+    form counts for the name, in a row, and not where the metric FID is meant."""
+    idf = {"fid": 6.0, "stand": 2.0}
+    cased = {"fid": "FiD"}
+    forms = {"fid": ("Fusion-in-Decoder",)}
+    defining = "The model performs evidence fusion in the decoder only: Fusion-in-Decoder."
+
+    assert coverage(idf, defining, cased) == 0.0
+    assert coverage(idf, defining, cased, forms) == 0.75
+    assert coverage(idf, "Fusion of features; the decoder stands alone", cased, forms) == 0.25
+    assert coverage(idf, "Reconstruction FID predicts generation FID", cased, forms) == 0.0
+
+
+def test_the_reranker_lifts_the_passage_writing_a_steering_names_long_form() -> None:
+    # Without the long form the passage holding "stand" only stays above it.
+    ranked = [Candidate("user#0", "user", 0.9), Candidate("fid#0", "fid", 0.6)]
+    texts = {
+        "user#0": "What the readers stand for, in plain words.",
+        "fid#0": "We refer to it as Fusion-in-Decoder.",
+    }
+    idf = {"fid": 6.0, "stand": 2.0}
+
+    def passages(candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        return {c.chunk_id: Passage(c.chunk_id, "", texts[c.chunk_id]) for c in candidates}
+
+    reranker = CoverageReranker(CoverageConfig(depth=2, weight=1.0))
+    without = reranker.rerank(Query("FiD", idf, {"fid": "FiD"}), ranked, passages)
+    query = Query("FiD", idf, {"fid": "FiD"}, {"fid": ("Fusion-in-Decoder",)})
+    with_forms = reranker.rerank(query, ranked, passages)
+
+    assert [c.chunk_id for c in without] == ["user#0", "fid#0"]
+    assert [c.chunk_id for c in with_forms] == ["fid#0", "user#0"]

@@ -92,6 +92,7 @@ def test_what_does_fid_stand_for_finds_the_fid_paper_first(named_index: Wiring) 
     assert retrieved.sources[0].id == FID
     assert POLICY.judge(retrieved).relevant
     assert "Fusion-in-Decoder" in retrieved.names.long_forms()
+    assert "Fusion-in-Decoder" in retrieved.names.long_forms_by_term()["fid"]
 
 
 def test_a_paper_about_fid_the_metric_is_not_taken_for_fid(named_index: Wiring) -> None:
