@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from chat.rag.citations import CitationGuard
 from chat.rag.sources import Source
 
 
@@ -30,3 +33,10 @@ def make_source(
         score=score,
         url=f"https://arxiv.org/abs/{paper_id}",
     )
+
+
+def guarded(pieces: Sequence[str], sources: Sequence[Source]) -> tuple[str, list[str], list[str]]:
+    """The citation guard's output for text fed in `pieces`, its citations and dropped names."""
+    guard = CitationGuard(sources)
+    out = "".join(guard.feed(piece) for piece in pieces) + guard.flush()
+    return out, guard.citations, guard.dropped

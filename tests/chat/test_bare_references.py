@@ -7,8 +7,7 @@ import re
 import pytest
 
 from chat.rag.citations import CITATION_PATTERN, CitationGuard
-from chat.rag.sources import Source
-from tests.chat.sources import make_source
+from tests.chat.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -25,12 +24,8 @@ def _split_free(run: tuple[str, list[str], list[str]]) -> tuple[str, list[str], 
     return out, cited, set(dropped)
 
 
-def _run(
-    pieces: list[str], sources: tuple[Source, ...] = SOURCES
-) -> tuple[str, list[str], list[str]]:
-    guard = CitationGuard(sources)
-    out = "".join(guard.feed(piece) for piece in pieces) + guard.flush()
-    return out, guard.citations, guard.dropped
+def _run(pieces: list[str]) -> tuple[str, list[str], list[str]]:
+    return guarded(pieces, SOURCES)
 
 
 @pytest.mark.parametrize(

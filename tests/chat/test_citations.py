@@ -8,7 +8,7 @@ from chat.rag import citations
 from chat.rag.citations import CitationGuard
 from chat.rag.sources import Source
 from tests.chat.disguises import MADE_UP
-from tests.chat.sources import make_source
+from tests.chat.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -31,9 +31,7 @@ def _run(text: str, sources: tuple[Source, ...] = SOURCES) -> tuple[str, Citatio
 
 
 def _run_pieces(pieces: list[str]) -> tuple[str, list[str], list[str]]:
-    guard = CitationGuard(SOURCES)
-    out = "".join(guard.feed(piece) for piece in pieces) + guard.flush()
-    return out, guard.citations, guard.dropped
+    return guarded(pieces, SOURCES)
 
 
 @pytest.mark.parametrize(
