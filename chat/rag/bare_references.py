@@ -7,6 +7,7 @@ so each is judged like one: a reference to a source becomes that source's citati
 dock draws a chip for it), and one to a paper that is not a source is made up: it is
 removed, with the space before it and the parentheses around it, and its id is listed.
 
+The target of a Markdown link is left to the dock, which judges links as links.
 `BareReferences` reads the citation guard's output (brackets are already judged; a
 reference inside `[...]` is never read again here). It reads text folded as
 `chat.rag.confusables.fold_char` folds it, so look-alike letters and zero-width
@@ -31,9 +32,14 @@ _HEAD = (
     r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\."
     r"|arxiv\s*:?\s*)"
 )
-# A whole reference, with the parentheses around it if it stands in them.
+# A whole reference, with the parentheses around it if it stands in them; not the target
+# of a Markdown link ("[the abstract](https://arxiv.org/abs/...)"), which is a link the
+# dock judges as links are judged, not a citation.
 _REFERENCE = re.compile(
-    r"(?<![\w\[/.@-])(?P<open>\(\s*)?" + _HEAD + _ID + r"(?:\.pdf)?(?(open)\s*\))",
+    r"(?<![\w\[/.@-])(?<!\]\()(?:(?<!\])(?P<open>\(\s*))?"
+    + _HEAD
+    + _ID
+    + r"(?:\.pdf)?(?(open)\s*\))",
     re.IGNORECASE,
 )
 # A head written out, with the start of an id after it: a reference still arriving.
@@ -55,6 +61,8 @@ _DOI_HEADS = [
 _HEADS = (*_URL_HEADS, *_DOI_HEADS, "arxiv:", "arxiv ")
 # How far back a reference still arriving may begin.
 _LONGEST = 96
+# Characters already emitted that a reference's start is read against ("](").
+_CONTEXT = 2
 _SPACES = " \t"
 
 
@@ -89,6 +97,7 @@ class BareReferences:
         self._find = find
         self.missing: list[str] = []
         self._pending = ""
+        self._context = ""
 
     def feed(self, text: str) -> str:
         self._pending += text
@@ -98,26 +107,29 @@ class BareReferences:
         return self._drain(final=True)
 
     def _drain(self, *, final: bool) -> str:
-        raw = self._pending
-        folded = _Folded.of(raw)
-        out, start = [], 0
-        for match in _REFERENCE.finditer(folded.text):
+        # The last characters emitted stay in view: "](" before a link is read as such.
+        whole = self._context + self._pending
+        folded = _Folded.of(whole)
+        start = len(self._context)
+        out = []
+        for match in _REFERENCE.finditer(folded.text, len(_Folded.of(self._context).text)):
             if not final and _ARRIVING.fullmatch(folded.text, match.start()):
                 break  # more may follow that belongs to it (digits, ".pdf", ")")
-            begin = folded.raw_index(match.start(), len(raw))
-            end = folded.raw_index(match.end(), len(raw))
-            before = raw[start:begin]
+            begin = folded.raw_index(match.start(), len(whole))
+            end = folded.raw_index(match.end(), len(whole))
+            before = whole[start:begin]
             replacement = self._judge(match["id"])
             if replacement is None:
                 # Made up: out with the space before it (the one after it stays).
                 before, replacement = before.rstrip(_SPACES), ""
             out.append(before + replacement)
             start = end
-        rest = raw[start:]
-        held = 0 if final else _arriving(rest)
-        out.append(rest[: len(rest) - held])
-        self._pending = rest[len(rest) - held :]
-        return "".join(out)
+        held = 0 if final else _arriving(whole, start)
+        out.append(whole[start : len(whole) - held])
+        self._pending = whole[len(whole) - held :]
+        emitted = "".join(out)
+        self._context = (self._context + emitted)[-_CONTEXT:]
+        return emitted
 
     def _judge(self, raw_id: str) -> str | None:
         """The citation a referred-to id becomes, or None when no source has it."""
@@ -130,21 +142,20 @@ class BareReferences:
         return source.citation
 
 
-def _arriving(text: str) -> int:
-    """How many characters at the end of `text` (with the spaces before them) could
-    still grow into a reference: 0 when none could."""
+def _arriving(text: str, start: int) -> int:
+    """How many characters at the end of `text`, from `start` on (with the spaces before
+    them), could still grow into a reference: 0 when none could."""
     folded = _Folded.of(text)
-    tail = folded.text[-_LONGEST:]
-    offset = len(folded.text) - len(tail)
-    for index, char in enumerate(tail):
-        if char.lower() not in _HEAD_LETTERS:
+    first = max(len(folded.text) - _LONGEST, len(_Folded.of(text[:start]).text))
+    for index in range(first, len(folded.text)):
+        if folded.text[index].lower() not in _HEAD_LETTERS:
             continue
-        if index + offset > 0 and re.match(r"[\w\[/.@-]", folded.text[index + offset - 1]):
+        if index > 0 and re.match(r"[\w\[/.@-]", folded.text[index - 1]):
             continue
-        candidate = tail[index:]
+        candidate = folded.text[index:]
         bare = candidate.lstrip("( ").lower()
         if _ARRIVING.fullmatch(candidate) or any(head.startswith(bare) for head in _HEADS):
-            begin = folded.raw_index(index + offset, len(text))
-            begin = len(text[:begin].rstrip(_SPACES))
+            begin = folded.raw_index(index, len(text))
+            begin = max(start, len(text[:begin].rstrip(_SPACES)))
             return len(text) - begin
     return 0

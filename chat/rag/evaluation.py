@@ -63,7 +63,7 @@ def judge(question: Question, retrieved: Retrieved, name: str, retriever: Retrie
     rank = papers.index(question.gold_id) + 1 if question.gold_id in papers else None
     page_hit = None
     if question.page is not None:
-        chosen = retriever.config.choose(ordered)
+        chosen = retriever.config.choose(ordered, scoped=bool(retrieved.scoped_to))
         gold = [c.chunk_id for c in chosen if c.paper_id == question.gold_id]
         rows = retriever.catalog.chunk_rows(gold).values()
         page_hit = any(r.page_start <= question.page <= r.page_end for r in rows)

@@ -69,10 +69,13 @@ class RetrievalConfig:
         at_least(self, 1, "k", "candidates", "per_paper")
         at_least(self, 0, "leader_per_paper", "per_kind", "cap_floor")
 
-    def choose(self, ranked: Sequence[Candidate]) -> list[Candidate]:
-        """The chunks handed to the answerer from `ranked` (`cap_per_paper`)."""
+    def choose(self, ranked: Sequence[Candidate], *, scoped: bool = False) -> list[Candidate]:
+        """The chunks handed to the answerer from `ranked` (`cap_per_paper`). When the
+        question or the caller names the papers (`scoped`), each keeps the places the caps
+        give it: no floor takes them for another's passages."""
+        floor = 0.0 if scoped else self.cap_floor
         return cap_per_paper(
-            ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind, self.cap_floor
+            ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind, floor
         )
 
 
@@ -219,7 +222,7 @@ class Retriever:
         )
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
         config = self.config
-        chosen = config.choose(ranked)
+        chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         sources = self.sources_for(chosen)
         done = time.perf_counter()
         timings = {

@@ -96,7 +96,7 @@ def retrieve_with_rewrites(
     others = [retriever.retrieve(query, scope) for query in rewrites]
     config = retriever.config
     ranked = fuse_rankings([own.ranked, *(r.ranked for r in others)], config.fusion.rrf_k)
-    chosen = config.choose(ranked)
+    chosen = config.choose(ranked, scoped=bool(own.scoped_to))
     sources = retriever.sources_for(chosen)
     timings = dict(own.timings)
     timings["retrieval_ms"] = (time.perf_counter() - started) * 1000

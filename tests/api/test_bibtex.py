@@ -24,9 +24,13 @@ pytestmark = pytest.mark.timeout(300)
 FID = "How does Fusion-in-Decoder combine the retrieved passages with distillation?"
 
 
-def ask(client: httpx.Client, message: str = FID) -> tuple[str, str]:
-    """(conversation id, answer's message id) of one answered question."""
-    with client.stream("POST", "/api/chat", json={"message": message}) as response:
+def ask(
+    client: httpx.Client, message: str = FID, paper_ids: tuple[str, ...] = ()
+) -> tuple[str, str]:
+    """(conversation id, answer's message id) of one answered question (from `paper_ids`
+    only, when given)."""
+    body = {"message": message, **({"paper_ids": list(paper_ids)} if paper_ids else {})}
+    with client.stream("POST", "/api/chat", json=body) as response:
         assert response.status_code == 200, response.read()
         events: list[SseEvent] = read_events(response)
     assert events[-1].name == "done"
@@ -77,7 +81,8 @@ def test_an_answers_bibtex_holds_the_papers_it_cites(api: Api) -> None:
     )
     email = api.new_user()
     with api.key_client(email) as client:
-        conversation_id, message_id = ask(client)
+        # Both papers among the sources, whatever else the question would retrieve.
+        conversation_id, message_id = ask(client, paper_ids=("2007.01282", "1503.02531"))
 
         response = client.get(f"/api/conversations/{conversation_id}/messages/{message_id}/bibtex")
 

@@ -81,6 +81,7 @@ def test_prose_reference_to_no_source_is_removed_and_listed(text: str, expected:
         "An arxiv-style id such as 1234.5678 alone is a number.",
         "Mail me@arxiv:9999.99999 or path/arXiv:9999.99999 stay.",
         "A [arXiv:2203.12533] chip is not read twice.",
+        "A link [the abstract](https://arxiv.org/abs/9999.99999) is the dock's to judge.",
     ],
 )
 def test_text_that_is_no_prose_reference_passes_unchanged(text: str) -> None:
@@ -94,6 +95,7 @@ SAMPLES = [
     "As arXiv:2203.12533v2 shows (arXiv:9999.99999), see https://arxiv.org/pdf/2203.12533.pdf.",
     "Old arXiv hep-th/9901001 and 10.48550/arXiv.9999.99999 and a [1] and arXiv: x.",
     "\u0430rXiv:9999.99999v is gone; (arXiv:2203.12533) stays, as does a arxiv paper.",
+    "[Read](https://arxiv.org/abs/9999.99999) it, not (https://arxiv.org/abs/9999.99999).",
 ]
 
 
@@ -124,7 +126,8 @@ def test_every_arxiv_id_left_in_the_output_is_a_cited_source() -> None:
 
     out, cited, dropped = _run(list(text))
 
-    left = set(re.findall(r"\d{4}\.\d{4,5}|hep-th/\d{7}", out))
+    prose = re.sub(r"\]\([^)]*\)", "]", out)  # the dock judges links' targets
+    left = set(re.findall(r"\d{4}\.\d{4,5}|hep-th/\d{7}", prose))
     assert left == set(cited) == {"2203.12533", "hep-th/9901001"}
     assert {"9999.99999", "1706.03762", "1111.22222"} <= set(dropped)
     assert all(m.group(2) in cited for m in re.finditer(CITATION_PATTERN, out))

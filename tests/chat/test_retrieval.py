@@ -227,3 +227,15 @@ def test_one_caption_and_one_table_of_a_paper_at_most_leave_room_for_its_body() 
     ]
     assert [chunk_kind(c.chunk_id) for c in uncapped] == ["caption", "caption", "table", "table"]
     assert RetrievalConfig().choose(ranked) == cap_per_paper(ranked, 3, 8, 5, 1, 0.25)
+
+
+def test_papers_the_caller_names_keep_their_places_under_the_floor() -> None:
+    ranked = [Candidate(f"a#fulltext-{i}@d", "a", 2.0 - i / 10) for i in range(8)]
+    ranked += [Candidate(f"b#fulltext-{i}@d", "b", 0.2 - i / 100) for i in range(3)]
+    config = RetrievalConfig(per_paper=3, leader_per_paper=5)
+
+    free = config.choose(ranked)
+    scoped = config.choose(ranked, scoped=True)
+
+    assert {c.paper_id for c in free} == {"a"}
+    assert [c.paper_id for c in scoped] == ["a"] * 5 + ["b"] * 3
