@@ -19,6 +19,7 @@ arXiv before it is left alone: too many numbers look like ids.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -85,6 +86,10 @@ class _Folded:
     def raw_index(self, folded_index: int, raw_length: int) -> int:
         return self.owners[folded_index] if folded_index < len(self.owners) else raw_length
 
+    def at(self, raw_index: int) -> int:
+        """The first folded character from `raw_index` of the raw text on."""
+        return bisect_left(self.owners, raw_index)
+
 
 class BareReferences:
     """Judges prose references in streamed text; `feed` each piece, then `flush` once.
@@ -112,7 +117,7 @@ class BareReferences:
         folded = _Folded.of(whole)
         start = len(self._context)
         out = []
-        for match in _REFERENCE.finditer(folded.text, len(_Folded.of(self._context).text)):
+        for match in _REFERENCE.finditer(folded.text, folded.at(start)):
             if not final and _ARRIVING.fullmatch(folded.text, match.start()):
                 break  # more may follow that belongs to it (digits, ".pdf", ")")
             begin = folded.raw_index(match.start(), len(whole))
@@ -124,7 +129,7 @@ class BareReferences:
                 before, replacement = before.rstrip(_SPACES), ""
             out.append(before + replacement)
             start = end
-        held = 0 if final else _arriving(whole, start)
+        held = 0 if final else _arriving(whole, folded, start)
         out.append(whole[start : len(whole) - held])
         self._pending = whole[len(whole) - held :]
         emitted = "".join(out)
@@ -142,11 +147,10 @@ class BareReferences:
         return source.citation
 
 
-def _arriving(text: str, start: int) -> int:
-    """How many characters at the end of `text`, from `start` on (with the spaces before
-    them), could still grow into a reference: 0 when none could."""
-    folded = _Folded.of(text)
-    first = max(len(folded.text) - _LONGEST, len(_Folded.of(text[:start]).text))
+def _arriving(text: str, folded: _Folded, start: int) -> int:
+    """How many characters at the end of `text` (`folded`: it folded), from `start` on
+    (with the spaces before them), could still grow into a reference: 0 when none could."""
+    first = max(len(folded.text) - _LONGEST, folded.at(start))
     for index in range(first, len(folded.text)):
         if folded.text[index].lower() not in _HEAD_LETTERS:
             continue

@@ -94,13 +94,15 @@ def find_papers(
         # declined ("escaping untrusted metadata"); only such papers are listed, not the
         # nearest others. Gibberish holds nothing, and a real word beside gibberish
         # ("asdfgh qwerty") not enough: nothing matches.
+        if retrieved.lexical_share < policy.lexical_share:
+            return PaperSearch([], judgement.reason)
         idf, cased = retrieved.question_idf, retrieved.names.cased()
         sources = tuple(
             source
             for source in sources
             if coverage(idf, f"{source.title}\n{source.text}", cased) >= policy.lexical_share
         )
-        if retrieved.lexical_share < policy.lexical_share or not sources:
+        if not sources:
             return PaperSearch([], judgement.reason)
     results = []
     for source in sources:
