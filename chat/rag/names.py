@@ -20,7 +20,7 @@ those that define it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
@@ -30,7 +30,16 @@ from chat.rag.question import frame_weight
 from chat.rag.vocabulary import english_zipf
 from ingest.index.analysis import terms
 from ingest.index.lexical import inverse_document_frequency
-from ingest.index.names import INTRODUCED, NameCatalog, NameRow, fold, is_name_like, tokens
+from ingest.index.names import (
+    INTRODUCED,
+    NameCatalog,
+    NameRow,
+    fold,
+    is_name_like,
+    number_forms,
+    singular,
+    tokens,
+)
 
 # The share of a question a defined name in capitals that spell an English word ("MARE")
 # must hold to count: the default of both `NamesConfig.plain_share` (its terms are
@@ -73,12 +82,15 @@ class NamesConfig:
     long_form_weight: float = 0.7
     # Longest written-out long form looked for in a question, in words.
     max_long_form_words: int = 8
+    # Passages read to tell how the index prints a question's word in lower case that
+    # matches a name in another case ("eval" against EVAL): the word's best BM25 passages.
+    printing_sample: int = 200
 
     def __post_init__(self) -> None:
         at_least(self, 0, "boost", "max_definers", "long_forms", "long_form_weight", "min_share")
         at_least(self, 0, "plain_share", "max_steering_definers")
         at_least(self, 0.01, "about_share")
-        at_least(self, 1, "max_long_form_words")
+        at_least(self, 1, "max_long_form_words", "printing_sample")
 
 
 @dataclass(frozen=True)
@@ -153,7 +165,7 @@ class Recognised:
         return {
             term: m.name
             for m in self.matches
-            if m.asked == m.name and case_carries_meaning(m.name)
+            if singular(m.asked) == m.name and case_carries_meaning(m.name)
             for term in terms(m.name)
         }
 
@@ -193,7 +205,7 @@ def case_carries_meaning(name: str) -> bool:
 
 
 def _accepts(row: NameRow, asked: str, first: bool, config: NamesConfig) -> bool:
-    if row.name == asked:
+    if singular(row.name) == singular(asked):
         if is_name_like(row.name):
             return True
         # A capitalised word: a name only where a sentence does not capitalise it anyway.
@@ -229,28 +241,58 @@ def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) 
     return NameMatch(name, asked, forms, definers, marked=marked, introducers=introducers)
 
 
+# How a word is printed in the index's passages that hold it: each printed form (case
+# kept, "eval", "EVAL") with the papers printing it, over a sample of those passages.
+Printings = Callable[[str], Mapping[str, frozenset[str]]]
+
+
+def printings_in(word: str, passages: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """How (paper id, text) `passages` print `word` or its plural: each printed form, case
+    kept, with the papers that print it. A form inside a longer name ("MT-Eval") is that
+    name's, not the word's."""
+    wanted = {word.lower(), f"{word.lower()}s", word.lower().removesuffix("s")}
+    found: dict[str, set[str]] = {}
+    for paper_id, text in passages:
+        for token in set(tokens(text)):
+            if token.lower() in wanted:
+                found.setdefault(token, set()).add(paper_id)
+    return {form: frozenset(papers) for form, papers in found.items()}
+
+
 class NameRecogniser:
-    def __init__(self, names: NameCatalog, config: NamesConfig | None = None) -> None:
+    def __init__(
+        self,
+        names: NameCatalog,
+        config: NamesConfig | None = None,
+        printings: Printings | None = None,
+    ) -> None:
+        """`printings` tells how the index prints a word; without it a question's word in
+        lower case matches a name in another case on the name's English rarity alone."""
         self.names = names
         self.config = config or NamesConfig()
+        self.printings = printings
 
     def recognise(self, question: str) -> Recognised:
         config = self.config
         asked = tokens(question)
         if not asked:
             return Recognised()
-        folded = [t.lower() for t in asked]
+        # A name in either number: "LRC" finds the papers defining "LRCs".
+        forms = [f for t in asked for f in number_forms(t)]
         phrases = named_phrases(question, asked)
-        rows = self.names.rows_for([*asked, *phrases], folded, defined_only=True)
+        rows = self.names.rows_for(
+            [*forms, *phrases], [f.lower() for f in forms], defined_only=True
+        )
         by_name: dict[str, list[NameRow]] = {}
         for row in rows:
-            by_name.setdefault(row.name, []).append(row)
+            by_name.setdefault(singular(row.name), []).append(row)
         matches: dict[str, NameMatch] = {}
         for position, token in enumerate(asked):
             for name, found in by_name.items():
-                if name.lower() != token.lower() or name in matches:
+                if name.lower() != singular(token).lower() or name in matches:
                     continue
-                if any(_accepts(r, token, position == 0, config) for r in found):
+                accepted = any(_accepts(r, token, position == 0, config) for r in found)
+                if accepted and self._read_as_name(token, name, found):
                     matches[name] = _match(name, token, found, config)
         for phrase in phrases:
             found = by_name.get(phrase, [])
@@ -275,6 +317,21 @@ class NameRecogniser:
         boosted = frozenset(p for _, about in boosting for p in about)
         papers = self.names.paper_count() if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
+
+    def _read_as_name(self, token: str, name: str, rows: Sequence[NameRow]) -> bool:
+        """Whether `token`, which matches `name`, reads as it: always in the name's own
+        case; in another (lower) case only when the index prints the word in lower case
+        in no more papers than it prints the name (or the papers define it). "fid" is FiD
+        or FID, which papers print far more than "fid"; "eval" is the word papers print
+        ("eval set", "zero-shot eval"), not the data set one paper calls EVAL."""
+        if singular(token) == name or self.printings is None:
+            return True
+        printed = self.printings(token)
+        as_word = printed.get(token, frozenset())
+        as_name = {r.paper_id for r in rows if r.defined}
+        for form in number_forms(name):
+            as_name |= printed.get(form, frozenset())
+        return len(as_word) <= len(as_name)
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its
@@ -302,10 +359,10 @@ class NameRecogniser:
         # Only the papers that give the name the long form written: "Virtual Gap Analysis"
         # is not any of the other things papers abbreviate as VGA.
         found = [r for r in self.names.rows_for_long_forms(grams) if r.defined]
-        written = {r.name: r.long_form for r in found}
+        written = {singular(r.name): r.long_form for r in found}
         grouped: dict[str, list[NameRow]] = {}
         for row in found:
-            grouped.setdefault(row.name, []).append(row)
+            grouped.setdefault(singular(row.name), []).append(row)
         return {name: (rows, written[name]) for name, rows in grouped.items()}
 
 

@@ -20,7 +20,7 @@ from chat.rag.checks import at_least
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
-from chat.rag.names import NameRecogniser, NamesConfig, Recognised, boost
+from chat.rag.names import NameRecogniser, NamesConfig, Recognised, boost, printings_in
 from chat.rag.rerankers import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.sources import Source
 from chat.rag.vocabulary import VocabularyConfig, question_words, scholarly_terms, weight_share
@@ -164,7 +164,9 @@ class Retriever:
         self.config = config or RetrievalConfig()
         self._given_rerankers = rerankers
         self.name_catalog = names
-        self.names = NameRecogniser(names, self.config.names) if names is not None else None
+        self.names = (
+            NameRecogniser(names, self.config.names, self.printings) if names is not None else None
+        )
         self.rerankers: tuple[Reranker, ...] = (
             tuple(rerankers) if rerankers is not None else (CoverageReranker(self.config.coverage),)
         )
@@ -326,6 +328,14 @@ class Retriever:
                 if degraded is not None:
                     degraded.append(getattr(reranker, "name", type(reranker).__name__))
         return reordered
+
+    def printings(self, word: str) -> dict[str, frozenset[str]]:
+        """How the index prints `word` (`chat.rag.names.Printings`), read from the
+        passages BM25 finds best for it, `names.printing_sample` at most."""
+        limit = self.config.names.printing_sample
+        hits = self.lexical.search(word, limit, fix_typos=False)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+        return printings_in(word, ((r.paper_id, r.text) for r in rows.values()))
 
     def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:
         """Each candidate's passage with its paper's title: what a reranker reads."""

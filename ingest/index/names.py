@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ingest.index.catalog import Catalog
 
 # Bumped when mining changes: every paper's names are mined again on the next open.
-NAMES_VERSION = "5"
+NAMES_VERSION = "6"
 _META_KEY = "names_version"
 # The defining rows of a name read at question time: its most explicit few hundred (a
 # common acronym such as "LLM" is defined by thousands of papers, and which of them is
@@ -163,6 +163,22 @@ def _valid_pair(short: str, long: str) -> str | None:
     return found
 
 
+def singular(name: str) -> str:
+    """A name's singular: "LRCs" -> "LRC", "NeRFs" -> "NeRF"; any other name as it is.
+    Papers define a name in either number ("Locally Recoverable Codes (LRCs)")."""
+    stem = name[:-1]
+    plural = name.endswith("s") and len(stem) >= 2 and stem[-1].isupper()
+    return stem if plural and sum(c.isupper() for c in stem) >= 2 else name
+
+
+def number_forms(name: str) -> list[str]:
+    """The name in both numbers, as asked first: "LRC" -> ["LRC", "LRCs"]."""
+    one = singular(name)
+    if one != name:
+        return [name, one]
+    return [name, f"{name}s"] if singular(f"{name}s") == name else [name]
+
+
 def is_short_form(token: str) -> bool:
     """An acronym worth keeping: 2-12 characters, a capital, not a plain capitalised word."""
     if not 2 <= len(token) <= _MAX_SHORT or not token[0].isalnum():
@@ -178,23 +194,38 @@ def definitions_in(text: str, source: str) -> list[Definition]:
         inside = match.group(1).strip()
         before = text[max(0, match.start() - 300) : match.start()]
         before = re.split(r"[.;:!?]\s|\n\n", before)[-1].rstrip()
-        presented = _PRESENTING_RE.search(before) is not None
         short = re.split(r"[,;]\s*|\s+", inside, maxsplit=1)[0]
         long = _valid_pair(short, before) if before else None
         if long is not None:
-            found.append(Definition(short, long, source, presented))
+            lead = _without_last_words(before, len(_WORD_RE.findall(long)))
+            found.append(Definition(short, long, source, _presents(lead)))
             continue
         previous = _WORD_RE.findall(before)
         if previous:
             candidate = previous[-1].strip(",;:")
             long = _valid_pair(candidate, inside)
             if long is not None and long == inside.strip(" ,;:-"):
-                found.append(Definition(candidate, long, source, presented))
+                lead = _without_last_words(before, 1)
+                found.append(Definition(candidate, long, source, _presents(lead)))
     for match in _NAMED_AS_RE.finditer(text):
         name = match.group(1)
         if len(name) >= 2 and (is_name_like(name) or "-" in name):
             found.append(Definition(name, "", source, True))
     return found
+
+
+def _without_last_words(text: str, count: int) -> str:
+    """`text` up to its last `count` words."""
+    starts = [m.start() for m in _WORD_RE.finditer(text)]
+    return text[: starts[-count]] if 0 < count <= len(starts) else ""
+
+
+def _presents(lead: str) -> bool:
+    """Whether the words before a definition present it as the paper's own ("We develop a
+    novel solution, ..."). Only the words before the name and its long form count: in "We
+    compare Term Frequency-Inverse Document Frequency (TF-IDF)" the "Term" is the long
+    form's, not a paper terming something."""
+    return _PRESENTING_RE.search(lead) is not None
 
 
 def names_given(sentence: str) -> list[str]:
@@ -334,16 +365,20 @@ class NameCatalog:
         return list(dict.fromkeys(found))
 
     def users_of(self, names: Sequence[str]) -> dict[str, int]:
-        """For each of `names`, how many papers print it without defining it."""
-        names = list(dict.fromkeys(names))
-        if not names:
+        """For each of `names`, how many papers print it, in either number, without
+        defining it (a paper printing both "LRC" and "LRCs" counts twice)."""
+        forms = {form: name for name in names for form in number_forms(name)}
+        if not forms:
             return {}
-        marks = ",".join("?" * len(names))
+        marks = ",".join("?" * len(forms))
         query = (
             "SELECT name, COUNT(DISTINCT paper_id) FROM names"
             f" WHERE name IN ({marks}) AND defined = 0 GROUP BY name"
         )
-        return {str(name): int(count) for name, count in self.db.execute(query, names)}
+        counts: Counter[str] = Counter()
+        for form, count in self.db.execute(query, list(forms)):
+            counts[forms[str(form)]] += int(count)
+        return dict(counts)
 
     def rows_for_long_forms(self, keys: Sequence[str]) -> list[NameRow]:
         """Rows whose long form, folded, is one of `keys`."""

@@ -189,3 +189,20 @@ def test_a_short_name_is_not_given_initials_of_its_own() -> None:
     assert initialism("Fusion-in-Decoder") == "FiD"
     assert initialism("CAV-MAE") is None
     assert initialism("GPT-4") is None
+
+
+def test_a_word_of_the_long_form_does_not_present_it_as_the_papers_own() -> None:
+    """ "Term" opens the long form; the paper compares TF-IDF, it does not term it."""
+    compared = definitions_in(
+        "We compare Term Frequency-Inverse Document Frequency (TF-IDF) and BERT.", "abstract"
+    )
+    implemented = definitions_in("We implemented Term Frequency (TF) features.", "abstract")
+    named = definitions_in("In this work we term it Sparse Expert Routing (SER).", "abstract")
+    name_first = definitions_in("We compare CALL (Contrastive Audio Language Learning).", "x")
+    presented = definitions_in("We present CALL (Contrastive Audio Language Learning).", "x")
+
+    assert [(d.name, d.introduced) for d in compared] == [("TF-IDF", False)]
+    assert [(d.name, d.introduced) for d in implemented] == [("TF", False)]
+    assert [(d.name, d.introduced) for d in named] == [("SER", True)]
+    assert [(d.name, d.introduced) for d in name_first] == [("CALL", False)]
+    assert [(d.name, d.introduced) for d in presented] == [("CALL", True)]

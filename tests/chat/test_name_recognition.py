@@ -1,0 +1,164 @@
+"""Recognising a question's names against a catalog's mined names: numbers, and words in
+lower case that the papers print as words."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import pytest
+
+from chat.rag.names import NameRecogniser, printings_in
+from ingest.index.catalog import Catalog
+from ingest.index.names import NameCatalog, number_forms, singular
+from ingest.index.records import Chunk, Paper
+
+# (paper id, title, abstract)
+PAPERS = (
+    (
+        "2604.21544",
+        "Maximally Recoverable Codes Through the Lens of Matrix Completion",
+        "We investigate Locally Recoverable Codes (LRCs) with Maximal Recoverability, "
+        "whose generator matrices are sparse.",
+    ),
+    (
+        "2601.00001",
+        "Distilling Small Language Models",
+        "We present Low-Rank Clone (LRC), a distillation method for small language models.",
+    ),
+    (
+        "2601.00002",
+        "Night Lights from Space",
+        "We release the Earth Visible Activity at Light (EVAL) data set of night lights.",
+    ),
+    (
+        "2601.00003",
+        "Translation Benchmarks for Indic Languages",
+        "A benchmark whose eval split covers ten languages; we report eval accuracy.",
+    ),
+    (
+        "2601.00004",
+        "Zero-shot Robustness of Retrievers",
+        "Retrievers under zero-shot eval lose accuracy on long queries.",
+    ),
+    (
+        "2007.01282",
+        "Leveraging Passage Retrieval with Generative Models",
+        "The reader fuses evidence in the decoder; we refer to it as Fusion-in-Decoder.",
+    ),
+    (
+        "2601.00005",
+        "Frechet Distances for Diffusion Models",
+        "The Frechet Inception Distance (FID) ranks samples; a lower FID is better.",
+    ),
+)
+
+
+def _store(catalog: Catalog, paper_id: str, title: str, text: str) -> None:
+    paper = Paper(id=paper_id, title=title, abstract=text, authors="A. Author")
+    chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
+    with catalog.transaction():
+        catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+
+
+def _printings(papers: tuple[tuple[str, str, str], ...]) -> object:
+    def read(word: str) -> Mapping[str, frozenset[str]]:
+        return printings_in(word, ((paper_id, text) for paper_id, _, text in papers))
+
+    return read
+
+
+@pytest.fixture
+def names(tmp_path: Path) -> NameCatalog:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, title, text in PAPERS:
+        _store(catalog, paper_id, title, text)
+    names = NameCatalog(catalog)
+    names.backfill()
+    return names
+
+
+def _recogniser(
+    names: NameCatalog, papers: tuple[tuple[str, str, str], ...] = PAPERS
+) -> NameRecogniser:
+    return NameRecogniser(names, printings=_printings(papers))  # type: ignore[arg-type]
+
+
+def test_a_name_is_the_same_name_in_either_number() -> None:
+    assert singular("LRCs") == "LRC"
+    assert singular("NeRFs") == "NeRF"
+    assert singular("LRC") == "LRC"
+    assert singular("iOS") == "iOS"
+    assert singular("Ts") == "Ts"
+    assert number_forms("LRC") == ["LRC", "LRCs"]
+    assert number_forms("LLMs") == ["LLMs", "LLM"]
+    assert number_forms("Adam") == ["Adam"]
+
+
+def test_a_singular_name_finds_the_papers_that_define_its_plural(names: NameCatalog) -> None:
+    recognised = _recogniser(names).recognise("LRC sparse generator matrices, small subfield")
+
+    [match] = recognised.matches
+    assert match.name == "LRC"
+    assert set(match.definers) == {"2604.21544", "2601.00001"}
+    assert set(match.long_forms) == {"Locally Recoverable Codes", "Low-Rank Clone"}
+    assert {"2604.21544", "2601.00001"} <= recognised.boosted
+
+
+def test_a_plural_name_finds_the_papers_that_define_its_singular(names: NameCatalog) -> None:
+    recognised = _recogniser(names).recognise("How are LRCs built?")
+
+    [match] = recognised.matches
+    assert (match.name, match.asked) == ("LRC", "LRCs")
+    assert set(match.definers) == {"2604.21544", "2601.00001"}
+
+
+def test_a_word_the_papers_print_in_lower_case_is_not_taken_for_a_name(
+    names: NameCatalog,
+) -> None:
+    """Two papers print "eval" as a word; one calls its data set EVAL."""
+    recognise = _recogniser(names).recognise
+
+    lower = recognise("India-focused VQA, OCR, translation eval")
+    upper = recognise("What is in the EVAL data set?")
+
+    assert "EVAL" not in [m.name for m in lower.matches]
+    assert [m.name for m in upper.matches] == ["EVAL"]
+
+
+def test_a_word_in_lower_case_is_a_name_where_the_papers_print_it_only_as_one(
+    names: NameCatalog,
+) -> None:
+    """Without the papers that print "eval" as a word, "eval" is EVAL; "fid" is FiD or FID,
+    which no paper prints in lower case."""
+    only_names = tuple(p for p in PAPERS if "eval " not in p[2])
+
+    eval_ = _recogniser(names, only_names).recognise("what is eval")
+    fid = _recogniser(names).recognise("what does fid stand for")
+
+    assert [m.name for m in eval_.matches] == ["EVAL"]
+    assert {m.name for m in fid.matches} == {"FiD", "FID"}
+
+
+def test_without_printings_a_lower_case_word_matches_on_its_english_rarity(
+    names: NameCatalog,
+) -> None:
+    recognised = NameRecogniser(names).recognise("translation eval")
+
+    assert [m.name for m in recognised.matches] == ["EVAL"]
+
+
+def test_printings_count_papers_per_printed_form_and_leave_longer_names_alone() -> None:
+    passages = [
+        ("a", "The eval split and the EVAL set."),
+        ("b", "MT-Eval and eval again; Evals too."),
+        ("c", "Nothing here."),
+    ]
+
+    printed = printings_in("eval", passages)
+
+    assert printed == {
+        "eval": frozenset({"a", "b"}),
+        "EVAL": frozenset({"a"}),
+        "Evals": frozenset({"b"}),
+    }
