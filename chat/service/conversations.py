@@ -130,6 +130,15 @@ def update_assistant_message(
     return message
 
 
+def answer_exists(session: Session, user_id: str, message_id: str) -> bool:
+    """Whether the user's assistant message is still there (its conversation not deleted)."""
+    try:
+        _owned_assistant_message(session, user_id, message_id)
+    except NotFound:
+        return False
+    return True
+
+
 def mark_interrupted(session: Session) -> int:
     """Mark every answer still `streaming` as `interrupted`; how many there were.
 

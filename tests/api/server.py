@@ -40,20 +40,23 @@ class SseEvent:
 
 def read_events(response: httpx.Response) -> list[SseEvent]:
     """Every named event of a finished SSE response (comments such as pings skipped)."""
-    events: list[SseEvent] = []
+    return list(iter_events(response))
+
+
+def iter_events(response: httpx.Response) -> Iterator[SseEvent]:
+    """The named events of an SSE response as they arrive (comments such as pings skipped)."""
     name, data = "message", list[str]()
     for line in response.iter_lines():
         if line.startswith(":"):
             continue
         if not line:
             if data:
-                events.append(SseEvent(name, json.loads("\n".join(data))))
+                yield SseEvent(name, json.loads("\n".join(data)))
             name, data = "message", []
         elif line.startswith("event:"):
             name = line.removeprefix("event:").strip()
         elif line.startswith("data:"):
             data.append(line.removeprefix("data:").strip())
-    return events
 
 
 @dataclass

@@ -16,6 +16,7 @@ from tests.api.server import (  # noqa: F401 - pytest fixtures, used by name
     api_settings_fixture,
     fake_llm_fixture,
     fresh_upstream_fixture,
+    iter_events,
     read_events,
     wait_for,
 )
@@ -338,6 +339,30 @@ def test_deleting_a_conversation_while_it_streams_frees_the_slot_and_says_so(api
     assert freed
     assert again[-1].name == "done"
     assert gone.status_code == 404
+
+
+def test_deleting_a_conversation_stops_its_answer_and_the_models_generation(api: Api) -> None:
+    """The answer stops within a look at the database, not when the model is done: the
+    model would have written 100 pieces over 20 seconds."""
+    pieces = 100
+    api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(pieces)), delay=0.2)
+
+    with (
+        api.signed_in() as client,
+        client.stream("POST", "/api/chat", json={"message": FID}) as response,
+    ):
+        events = iter_events(response)
+        meta = next(events)
+        first = next(e for e in events if e.name == "delta")
+        removed = client.delete(f"/api/conversations/{meta.data['conversation_id']}")
+        rest = list(events)
+
+    assert removed.status_code == 204
+    assert [e.name for e in rest][-1] == "error"
+    assert rest[-1].data["code"] == "conversation_deleted"
+    streamed = [first, *(e for e in rest if e.name == "delta")]
+    assert len(streamed) < pieces / 2
+    assert api.fake.client_disconnected.wait(5), "the upstream call was not closed"
 
 
 def test_the_model_is_asked_for_at_most_max_answer_tokens(api: Api) -> None:

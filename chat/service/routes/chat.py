@@ -6,8 +6,9 @@ saved as it ends: `complete` with its sources, citations and usage,
 `cancelled` when the client went away (the upstream call is closed with
 it), `error` when the model's server failed or the server shut down (the
 stream then ends with an `error` event `shutting_down`). A conversation
-deleted while its answer streams stays deleted: the stream ends with an
-`error` event `conversation_deleted`, and the user's stream slot is free.
+deleted while its answer streams stays deleted: within a second (`DELETION_CHECK_S`)
+the answer and its upstream call stop, the stream ends with an `error` event
+`conversation_deleted`, and the user's stream slot is free.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from chat.rag.events import Delta, Done, Error, Event, Sources
 from chat.service.conversations import (
     NotFound,
     Status,
+    answer_exists,
     get_conversation,
     open_turn,
     update_assistant_message,
@@ -60,6 +62,8 @@ SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again i
 CONVERSATION_DELETED = Error(
     "conversation_deleted", "the conversation was deleted while the answer streamed"
 )
+# How often a streaming answer looks whether its conversation was deleted (on any worker).
+DELETION_CHECK_S = 1.0
 
 
 class ChatRequest(BaseModel):
@@ -155,25 +159,27 @@ def _record(services: Services, event: Event, turnout: Turnout, started: float) 
         turnout.done, turnout.status = event, "complete"
     elif isinstance(event, Error):
         turnout.status = "error"
-        if event is not SHUTTING_DOWN:
+        if event not in (SHUTTING_DOWN, CONVERSATION_DELETED):
             metrics.count_upstream_error(event.code)
             logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
 
 
-async def until_shutdown(
-    events: AsyncIterator[Event], shutdown: anyio.Event
+async def until_stopped(
+    events: AsyncIterator[Event], shutdown: anyio.Event, deleted: anyio.Event | None = None
 ) -> AsyncIterator[Event]:
-    """The answer's events, then `SHUTTING_DOWN` instead of the rest once `shutdown` is set.
+    """The answer's events, then `SHUTTING_DOWN` instead of the rest once `shutdown` is set,
+    or `CONVERSATION_DELETED` once `deleted` is.
 
     The pending step of the answer is cancelled at once, which closes the
     upstream call, rather than waiting for the model's next token.
     """
-    stop = asyncio.ensure_future(shutdown.wait())
+    ends = {SHUTTING_DOWN: shutdown, CONVERSATION_DELETED: deleted or anyio.Event()}
+    stops = {asyncio.ensure_future(event.wait()): end for end, event in ends.items()}
     step: asyncio.Future[Event | None] | None = None
     try:
-        while not shutdown.is_set():
+        while not any(stop.done() for stop in stops):
             step = asyncio.ensure_future(anext(events, None))
-            await asyncio.wait((step, stop), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((step, *stops), return_when=asyncio.FIRST_COMPLETED)
             if not step.done():
                 await _cancel(step)
                 break
@@ -181,11 +187,30 @@ async def until_shutdown(
             if event is None:
                 return
             yield event
-        yield SHUTTING_DOWN
+        yield next(end for stop, end in stops.items() if stop.done())
     finally:
-        stop.cancel()
+        for stop in stops:
+            stop.cancel()
         if step is not None:
             await _cancel(step)
+
+
+async def watch_deletion(
+    services: Services, user_id: str, message_id: str, deleted: anyio.Event
+) -> None:
+    """Set `deleted` once the answer's conversation is gone, looking every
+    `DELETION_CHECK_S`: a delete on any worker stops the answer and its upstream call."""
+    while not deleted.is_set():
+        await anyio.sleep(DELETION_CHECK_S)
+        with anyio.CancelScope(shield=True):
+            exists = await run_in_threadpool(_answer_exists, services, user_id, message_id)
+        if not exists:
+            deleted.set()
+
+
+def _answer_exists(services: Services, user_id: str, message_id: str) -> bool:
+    with services.sessions() as session:
+        return answer_exists(session, user_id, message_id)
 
 
 async def _cancel(step: asyncio.Future[Event | None]) -> None:
@@ -211,10 +236,12 @@ async def answer_events(
     the stream ends with `CONVERSATION_DELETED` instead.
     """
     turnout, started, saved = Turnout(), time.perf_counter(), False
+    deleted = anyio.Event()
+    watch = asyncio.ensure_future(watch_deletion(services, user_id, question.message_id, deleted))
     try:
         with services.metrics.stream_open():
             async with aclosing(services.index.answerer.answer(question)) as answer:
-                async for event in until_shutdown(answer, shutdown):
+                async for event in until_stopped(answer, shutdown, deleted):
                     _record(services, event, turnout, started)
                     if isinstance(event, Done | Error):
                         saved = True
@@ -231,8 +258,10 @@ async def answer_events(
         failure = Error("internal_error", "the answer failed; try again")
         yield {"event": failure.name, "data": json.dumps(failure.data())}
     finally:
+        watch.cancel()
         with anyio.CancelScope(shield=True):
             try:
+                await asyncio.gather(watch, return_exceptions=True)
                 outcome = turnout.done.finish_reason if turnout.done else turnout.status
                 services.metrics.observe_stream(outcome, time.perf_counter() - started)
                 if not saved:

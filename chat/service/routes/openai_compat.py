@@ -38,7 +38,7 @@ from chat.service.routes.chat import (
     SHUTTING_DOWN,
     SSE_HEADERS,
     request_filters,
-    until_shutdown,
+    until_stopped,
 )
 from chat.service.routes.deps import ChattingKeyUser, KeyUser, Services, ServicesDep
 from chat.service.routes.errors import openai_errors
@@ -192,7 +192,7 @@ async def _chunks(
 
     try:
         async with aclosing(services.index.answerer.answer(question)) as events:
-            async for event in until_shutdown(events, shutdown):
+            async for event in until_stopped(events, shutdown):
                 if isinstance(event, Sources):
                     sources = event.data()["sources"]
                     yield chunk({"role": "assistant", "content": ""}, sources=sources)
