@@ -46,6 +46,9 @@ PHRASINGS = {
     "results": "{name} results",
     "how": "How does {name} work?",
 }
+# The name as people type it in a search box, all in lower case: reported apart from "all",
+# since a lower-case name may be a word ("zero") or another name ("fid" is FID too).
+TYPED = {"lower": "what is {lower}"}
 _ACRONYM_RE = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 _TITLE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]{1,30})\s*:\s")
 _MINOR = frozenset({"in", "of", "and", "for", "the", "to", "a", "on", "with"})
@@ -141,10 +144,11 @@ def dev_set(index: Wiring, names: int, seed: int) -> list[dict[str, Any]]:
     chosen = random.Random(seed).sample(present, min(names, len(present)))
     rows = []
     for named in sorted(chosen, key=lambda n: n.name):
-        for kind, template in PHRASINGS.items():
+        for kind, template in {**PHRASINGS, **TYPED}.items():
+            question = template.format(name=named.name, lower=named.name.lower())
             rows.append(
-                {"question": template.format(name=named.name), "kind": kind,
-                 "gold_id": named.paper_id, "name": named.name, "long_form": named.long_form}
+                {"question": question, "kind": kind, "gold_id": named.paper_id,
+                 "name": named.name, "long_form": named.long_form}
             )  # fmt: skip
     return rows
 
@@ -162,6 +166,7 @@ def run(index: Wiring, rows: list[dict[str, Any]], everyday: list[str]) -> dict[
     policy = RelevancePolicy()
     ranks: dict[str, list[int | None]] = defaultdict(list)
     refused_named: list[bool] = []
+    typed_refused: list[bool] = []
     long_form_hits: list[bool] = []
     latency: list[float] = []
     misses = []
@@ -171,8 +176,11 @@ def run(index: Wiring, rows: list[dict[str, Any]], everyday: list[str]) -> dict[
         papers = retrieved.paper_ranking()
         rank = papers.index(row["gold_id"]) + 1 if row["gold_id"] in papers else None
         ranks[row["kind"]].append(rank)
-        ranks["all"].append(rank)
         refused = not policy.is_relevant(retrieved)
+        if row["kind"] in TYPED:
+            typed_refused.append(refused)
+            continue
+        ranks["all"].append(rank)
         refused_named.append(refused)
         if rank is None or rank > 5 or refused:
             misses.append((row["question"], row["gold_id"], rank, refused))
@@ -195,11 +203,13 @@ def run(index: Wiring, rows: list[dict[str, Any]], everyday: list[str]) -> dict[
                 "recall@5": sum(1 for r in found if r is not None and r <= 5) / len(found),
                 "n": len(found),
             }
-            for kind, found in ranks.items()
+            for kind in [*PHRASINGS, "all", *TYPED]
+            if (found := ranks.get(kind))
         },
         "long_form_in_answer": sum(long_form_hits) / max(len(long_form_hits), 1),
         "long_form_questions": len(long_form_hits),
         "refused_named": [sum(refused_named), len(refused_named)],
+        "refused_typed": [sum(typed_refused), len(typed_refused)],
         "refused_everyday": [sum(refused_everyday), len(refused_everyday)],
         "everyday_answered": [q for q, r in zip(everyday, refused_everyday, strict=True) if not r],
         "latency_ms": {"p50": _percentile(latency, 0.5), "p95": _percentile(latency, 0.95)},
@@ -222,6 +232,12 @@ def _print(report: dict[str, Any]) -> None:
         f"({everyday[0] / max(everyday[1], 1):.3f}); retrieval p50 {latency['p50']:.1f} ms, "
         f"p95 {latency['p95']:.1f} ms"
     )
+    typed = report["refused_typed"]
+    if typed[1]:
+        print(
+            f"typed in lower case ({', '.join(TYPED.values())}; not in 'all'): "
+            f"refused {typed[0]}/{typed[1]}"
+        )
     if report["everyday_answered"]:
         print("everyday questions answered:", "; ".join(report["everyday_answered"]))
 
