@@ -287,12 +287,13 @@ class NameRecogniser:
         for row in rows:
             by_name.setdefault(singular(row.name), []).append(row)
         matches: dict[str, NameMatch] = {}
+        printed: dict[str, Mapping[str, frozenset[str]]] = {}  # `printings`, once a word
         for position, token in enumerate(asked):
             for name, found in by_name.items():
                 if name.lower() != singular(token).lower() or name in matches:
                     continue
                 accepted = any(_accepts(r, token, position == 0, config) for r in found)
-                if accepted and self._read_as_name(token, name, found):
+                if accepted and self._read_as_name(token, name, found, printed):
                     matches[name] = _match(name, token, found, config)
         for phrase in phrases:
             found = by_name.get(phrase, [])
@@ -318,7 +319,13 @@ class NameRecogniser:
         papers = self.names.paper_count() if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
 
-    def _read_as_name(self, token: str, name: str, rows: Sequence[NameRow]) -> bool:
+    def _read_as_name(
+        self,
+        token: str,
+        name: str,
+        rows: Sequence[NameRow],
+        printed: dict[str, Mapping[str, frozenset[str]]],
+    ) -> bool:
         """Whether `token`, which matches `name`, reads as it: always in the name's own
         case; in another (lower) case only when the index prints the word in lower case
         in no more papers than it prints the name (or the papers define it). "fid" is FiD
@@ -326,11 +333,13 @@ class NameRecogniser:
         ("eval set", "zero-shot eval"), not the data set one paper calls EVAL."""
         if singular(token) == name or self.printings is None:
             return True
-        printed = self.printings(token)
-        as_word = printed.get(token, frozenset())
+        if token not in printed:
+            printed[token] = self.printings(token)
+        forms = printed[token]
+        as_word = forms.get(token, frozenset())
         as_name = {r.paper_id for r in rows if r.defined}
         for form in number_forms(name):
-            as_name |= printed.get(form, frozenset())
+            as_name |= forms.get(form, frozenset())
         return len(as_word) <= len(as_name)
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
