@@ -148,9 +148,12 @@ def long_form_of(acronym: str, texts: Iterable[str]) -> str:
 
 
 def _mentions(sentence: str, term: str) -> re.Match[str] | None:
+    """Where `sentence` prints `term`; words of a term may be printed joined or hyphenated
+    ("flash attention" as "FlashAttention" or "Flash-Attention")."""
     if is_name(term):
         return find_name(sentence, term)
-    return re.search(rf"(?<![\w-]){re.escape(term)}(?![\w-])", sentence, re.IGNORECASE)
+    pattern = r"[\s-]?".join(re.escape(w) for w in term.split())
+    return re.search(rf"(?<![\w-]){pattern}(?![\w-])", sentence, re.IGNORECASE)
 
 
 def find_name(sentence: str, name: str) -> re.Match[str] | None:

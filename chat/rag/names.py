@@ -20,12 +20,13 @@ those that define it.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 
 from chat.rag.checks import at_least
 from chat.rag.fusion import Candidate, Hit
+from chat.rag.printing import Passages, apart_printings, printings_in, spells, typed_apart
 from chat.rag.question import frame_weight
 from chat.rag.vocabulary import english_zipf
 from ingest.index.analysis import terms
@@ -107,6 +108,9 @@ class NameMatch:
     introducers: tuple[str, ...] = ()
     # The long form as the question spells it out, when that is how it was found.
     written: str = ""
+    # The name as the question types it in separate words ("flash attention"), when that
+    # is how it was found: the papers' passages print it joined ("FlashAttention").
+    apart: str = ""
 
     @property
     def specific(self) -> bool:
@@ -158,6 +162,12 @@ class Recognised:
     def long_forms(self) -> list[str]:
         return list(dict.fromkeys(f for m in self.matches for f in m.long_forms))
 
+    def search_forms(self) -> list[str]:
+        """What both retrievers search for beside the question: the names' long forms, and
+        the names the question types apart, joined as the papers print them."""
+        joined = [m.name for m in self.matches if m.apart]
+        return list(dict.fromkeys([*self.long_forms(), *joined]))
+
     def cased(self) -> dict[str, str]:
         """The index terms of the names the question writes in their printed, mixed case
         ("FiD", "ZeRO"), each with its name: a passage holds such a term only where it
@@ -176,11 +186,14 @@ class Recognised:
         for m in self.matches:
             for term in terms(m.name) if m.long_forms else ():
                 by_term[term] = tuple(dict.fromkeys((*by_term.get(term, ()), *m.long_forms)))
+            # The words typed apart are held by a passage that prints the name joined.
+            for term in terms(m.apart):
+                by_term[term] = tuple(dict.fromkeys((*by_term.get(term, ()), m.name)))
         return by_term
 
     def expanded(self, question: str) -> str:
         """The question with its names' long forms after it, for the dense retriever."""
-        extra = [f for f in self.long_forms() if fold(f) not in fold(question)]
+        extra = [f for f in self.search_forms() if fold(f) not in fold(question)]
         return f"{question} ({'; '.join(extra)})" if extra else question
 
 
@@ -241,36 +254,20 @@ def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) 
     return NameMatch(name, asked, forms, definers, marked=marked, introducers=introducers)
 
 
-# How a word is printed in the index's passages that hold it: each printed form (case
-# kept, "eval", "EVAL") with the papers printing it, over a sample of those passages.
-Printings = Callable[[str], Mapping[str, frozenset[str]]]
-
-
-def printings_in(word: str, passages: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
-    """How (paper id, text) `passages` print `word` or its plural: each printed form, case
-    kept, with the papers that print it. A form inside a longer name ("MT-Eval") is that
-    name's, not the word's."""
-    wanted = {word.lower(), f"{word.lower()}s", word.lower().removesuffix("s")}
-    found: dict[str, set[str]] = {}
-    for paper_id, text in passages:
-        for token in set(tokens(text)):
-            if token.lower() in wanted:
-                found.setdefault(token, set()).add(paper_id)
-    return {form: frozenset(papers) for form, papers in found.items()}
-
-
 class NameRecogniser:
     def __init__(
         self,
         names: NameCatalog,
         config: NamesConfig | None = None,
-        printings: Printings | None = None,
+        passages: Passages | None = None,
     ) -> None:
-        """`printings` tells how the index prints a word; without it a question's word in
-        lower case matches a name in another case on the name's English rarity alone."""
+        """`passages` finds the index's best passages for a query, from which how the
+        papers print a question's words is read (`chat/rag/printing.py`). Without it a
+        word in lower case matches a name in another case on the name's English rarity
+        alone, and words typed apart are never read as a joined name."""
         self.names = names
         self.config = config or NamesConfig()
-        self.printings = printings
+        self.passages = passages
 
     def recognise(self, question: str) -> Recognised:
         config = self.config
@@ -302,6 +299,8 @@ class NameRecogniser:
         for name, (found, written) in self._long_forms_in(question).items():
             if name not in matches:
                 matches[name] = replace(_match(name, name, found, config), written=written)
+        for match in self._typed_apart(question):
+            matches.setdefault(match.name, match)
         users = self.names.users_of(list(matches))
         with_own = [
             self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
@@ -331,16 +330,40 @@ class NameRecogniser:
         in no more papers than it prints the name (or the papers define it). "fid" is FiD
         or FID, which papers print far more than "fid"; "eval" is the word papers print
         ("eval set", "zero-shot eval"), not the data set one paper calls EVAL."""
-        if singular(token) == name or self.printings is None:
+        if singular(token) == name or self.passages is None:
             return True
         if token not in printed:
-            printed[token] = self.printings(token)
+            printed[token] = printings_in(token, self.passages(token))
         forms = printed[token]
         as_word = forms.get(token, frozenset())
         as_name = {r.paper_id for r in rows if r.defined}
         for form in number_forms(name):
             as_name |= forms.get(form, frozenset())
         return len(as_word) <= len(as_name)
+
+    def _typed_apart(self, question: str) -> list[NameMatch]:
+        """Names the question types as separate words ("flash attention" for
+        FlashAttention, "graph rag" for GraphRAG), where the papers print those words
+        joined as the name in at least as many papers as apart ("data set" stays two
+        words though one paper calls itself DataSet). A name only printed, never defined,
+        counts too: the joined name is what the papers' passages hold."""
+        runs = typed_apart(question) if self.passages is not None else []
+        if not runs or self.passages is None:
+            return []
+        printed = self.names.printed_names([run.joined for run in runs])
+        defining = self.names.rows_for([], [run.joined for run in runs], defined_only=True)
+        found = []
+        for run in runs:
+            for name in printed.get(run.joined, ()):
+                if not spells(run, name):
+                    continue
+                rows = [r for r in defining if r.name == name]
+                passages = self.passages(f"{run.written} {name}")
+                apart, joined = apart_printings(run, name, passages)
+                if len(apart) <= len(joined | {r.paper_id for r in rows}):
+                    match = _match(name, run.written, rows, self.config)
+                    found.append(replace(match, apart=run.written))
+        return found
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its

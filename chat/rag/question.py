@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 from chat.rag.definitions import find_name, is_name, long_form_of
 from chat.rag.sentences import Sentence
-from ingest.index.analysis import terms, words
+from ingest.index.analysis import STOP_WORDS, terms, words
 
 # Words by which a question leans on an earlier one.
 FOLLOW_UP = re.compile(
@@ -139,6 +139,24 @@ _LISTED = 3  # missing terms a lead line names
 _MISSING_SHARE = 1 / 2  # the share of the question's words from which missing ones are named
 
 
+def joined_terms(question: str) -> dict[str, tuple[str, ...]]:
+    """Runs of two or three of the question's words (no stop word among them) joined into one, as
+    a paper may print them ("flash attention" as "FlashAttention", "data set" as
+    "dataset"): each joined term with the terms of its words."""
+    asked = words(question)
+    joined: dict[str, tuple[str, ...]] = {}
+    for start in range(len(asked)):
+        for end in range(start + 2, min(start + 3, len(asked)) + 1):
+            run = asked[start:end]
+            if STOP_WORDS.intersection(run):
+                break
+            one = terms("".join(run))
+            parts = tuple(t for w in run for t in terms(w))
+            if len(one) == 1 and one[0] not in parts:
+                joined.setdefault(one[0], parts)
+    return joined
+
+
 def frame_weight(term: str) -> float:
     """How much a question term says what the question is about: less for the words that
     frame what it asks for ("paper", "problem", "stand", "results")."""
@@ -157,6 +175,9 @@ class QuestionTerms:
     printed: dict[str, str]  # term -> the question's word for it
     # The terms of what "how many" counts ("how many test errors": "test", "error").
     counted: frozenset[str] = frozenset()
+    # Words the question types apart, joined as a paper may print them: the joined term
+    # with the question's terms it holds ("flashattent": "flash", "attent").
+    joined: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, question: str) -> QuestionTerms:
@@ -184,13 +205,24 @@ class QuestionTerms:
             names,
             printed,
             frozenset(counted & content),
+            joined_terms(question),
         )
 
     def sentence_terms(self, sentences: Sequence[Sentence]) -> dict[Sentence, tuple[str, ...]]:
         """Each sentence's terms, a name's term kept only where the name is printed (in
-        its case, or as the long form that one of `sentences` gives for it)."""
-        if not self.names:
-            return {s: s.terms for s in sentences}
+        its case, or as the long form that one of `sentences` gives for it), and words the
+        question types apart held where the sentence prints them joined ("flash
+        attention" in "FlashAttention")."""
+        found = self._named_terms(sentences) if self.names else {s: s.terms for s in sentences}
+        if not self.joined:
+            return found
+        return {s: self._with_parts(held) for s, held in found.items()}
+
+    def _with_parts(self, held: tuple[str, ...]) -> tuple[str, ...]:
+        parts = [p for t in held for p in self.joined.get(t, ()) if p not in held]
+        return (*held, *dict.fromkeys(parts)) if parts else held
+
+    def _named_terms(self, sentences: Sequence[Sentence]) -> dict[Sentence, tuple[str, ...]]:
         texts = [s.text for s in sentences]
         forms = {t: (name, _long_form(name, texts)) for t, name in self.names.items()}
         found: dict[Sentence, tuple[str, ...]] = {}

@@ -20,7 +20,7 @@ from chat.rag.checks import at_least
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
-from chat.rag.names import NameRecogniser, NamesConfig, Recognised, boost, printings_in
+from chat.rag.names import NameRecogniser, NamesConfig, Recognised, boost
 from chat.rag.rerankers import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.sources import Source
 from chat.rag.vocabulary import VocabularyConfig, question_words, scholarly_terms, weight_share
@@ -165,7 +165,9 @@ class Retriever:
         self._given_rerankers = rerankers
         self.name_catalog = names
         self.names = (
-            NameRecogniser(names, self.config.names, self.printings) if names is not None else None
+            NameRecogniser(names, self.config.names, self.best_passages)
+            if names is not None
+            else None
         )
         self.rerankers: tuple[Reranker, ...] = (
             tuple(rerankers) if rerankers is not None else (CoverageReranker(self.config.coverage),)
@@ -277,7 +279,7 @@ class Retriever:
         """The index terms of the question's names' long forms that it lacks, weighted."""
         own = set(terms(question))
         weight = self.config.names.long_form_weight
-        found = [t for form in names.long_forms() for t in terms(form) if t not in own]
+        found = [t for form in names.search_forms() for t in terms(form) if t not in own]
         return [(t, weight) for t in dict.fromkeys(found)]
 
     def boost_named(
@@ -329,13 +331,14 @@ class Retriever:
                     degraded.append(getattr(reranker, "name", type(reranker).__name__))
         return reordered
 
-    def printings(self, word: str) -> dict[str, frozenset[str]]:
-        """How the index prints `word` (`chat.rag.names.Printings`), read from the
-        passages BM25 finds best for it, `names.printing_sample` at most."""
+    def best_passages(self, query: str) -> list[tuple[str, str]]:
+        """(paper id, text) of the passages BM25 finds best for `query`,
+        `names.printing_sample` at most: what tells how the papers print a question's
+        words (`chat.rag.printing.Passages`)."""
         limit = self.config.names.printing_sample
-        hits = self.lexical.search(word, limit, fix_typos=False)
+        hits = self.lexical.search(query, limit, fix_typos=False)
         rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
-        return printings_in(word, ((r.paper_id, r.text) for r in rows.values()))
+        return [(row.paper_id, row.text) for row in rows.values()]
 
     def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:
         """Each candidate's passage with its paper's title: what a reranker reads."""

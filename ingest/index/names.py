@@ -380,6 +380,19 @@ class NameCatalog:
             counts[forms[str(form)]] += int(count)
         return dict(counts)
 
+    def printed_names(self, folded: Sequence[str]) -> dict[str, list[str]]:
+        """For each of `folded` (names in lower case), the names the papers print that
+        fold to it, in any case, defined or only used: "flashattention" -> FlashAttention."""
+        folded = list(dict.fromkeys(folded))
+        if not folded:
+            return {}
+        marks = ",".join("?" * len(folded))
+        query = f"SELECT DISTINCT folded, name FROM names WHERE folded IN ({marks})"
+        found: dict[str, list[str]] = {}
+        for key, name in self.db.execute(query, folded):
+            found.setdefault(str(key), []).append(str(name))
+        return found
+
     def rows_for_long_forms(self, keys: Sequence[str]) -> list[NameRow]:
         """Rows whose long form, folded, is one of `keys`."""
         keys = list(dict.fromkeys(k for k in keys if k))

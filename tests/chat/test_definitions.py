@@ -128,3 +128,14 @@ def test_a_name_given_to_a_long_form_defines_its_initials_though_never_printed()
     assert defines(sentence, "FiD").strength == 3
     assert defines(sentence, "FID").strength == 0  # Frechet Inception Distance is another name
     assert defines("We evaluate Fusion-in-Decoder on TriviaQA.", "FiD").strength == 0
+
+
+def test_words_of_a_term_printed_joined_define_it() -> None:
+    """People type "flash attention"; the paper prints "FlashAttention"."""
+    joined = "We propose FlashAttention, an IO-aware exact attention algorithm."
+    hyphenated = "We propose Flash-Attention, an IO-aware exact attention algorithm."
+    apart = "Attention is fast: a flash of insight."
+
+    assert defines(joined, "flash attention").strength == 2
+    assert defines(hyphenated, "flash attention").strength == 2
+    assert defines(apart, "flash attention").strength == 0

@@ -516,3 +516,17 @@ def test_a_table_row_leads_its_own_papers_sentences() -> None:
     answer = compose("How many parameters does the ViT-Huge model variant have?", _vit_sources())
 
     assert [s.is_row for s in answer.sentences] == [True, False]
+
+
+def test_words_typed_apart_are_found_where_a_source_prints_them_joined() -> None:
+    """ "deep seek" is DeepSeek: the source that prints it leads, and no lead line says
+    that nothing mentions "seek"."""
+    sources = [
+        _source(1, "2501.00002", "DeepSeek-R1 distils long reasoning traces into small models."),
+        _source(2, "2501.00001", "Deep networks learn reasoning shortcuts."),
+    ]
+
+    answer = compose("deep seek r1 reasoning", sources)
+
+    assert answer.lead == ""
+    assert [s.source.id for s in answer.sentences] == ["2501.00002"]

@@ -3,12 +3,13 @@ lower case that the papers print as words."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from chat.rag.names import NameRecogniser, printings_in
+from chat.rag.names import NameRecogniser
+from chat.rag.printing import Passages, name_parts, printings_in, typed_apart
+from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
 from ingest.index.names import NameCatalog, number_forms, singular
 from ingest.index.records import Chunk, Paper
@@ -51,6 +52,26 @@ PAPERS = (
         "Frechet Distances for Diffusion Models",
         "The Frechet Inception Distance (FID) ranks samples; a lower FID is better.",
     ),
+    (
+        "2205.14135",
+        "FlashAttention: Fast and Memory-Efficient Exact Attention",
+        "We propose FlashAttention, an IO-aware exact attention algorithm.",
+    ),
+    (
+        "2601.00006",
+        "Long Context Training on One GPU",
+        "With FlashAttention kernels, training on long sequences fits in memory.",
+    ),
+    (
+        "2601.00007",
+        "DataSet: A Tool for Curating Tables",
+        "DataSet curates tables for analysts.",
+    ),
+    (
+        "2601.00008",
+        "Labelling Street Scenes",
+        "We collect a new data set of street scenes; the data set has ten classes.",
+    ),
 )
 
 
@@ -61,11 +82,14 @@ def _store(catalog: Catalog, paper_id: str, title: str, text: str) -> None:
         catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
 
 
-def _printings(papers: tuple[tuple[str, str, str], ...]) -> object:
-    def read(word: str) -> Mapping[str, frozenset[str]]:
-        return printings_in(word, ((paper_id, text) for paper_id, _, text in papers))
+def _passages(papers: tuple[tuple[str, str, str], ...]) -> Passages:
+    """Every passage of `papers` holding one of the query's terms, as BM25 would find."""
 
-    return read
+    def find(query: str) -> list[tuple[str, str]]:
+        wanted = set(terms(query))
+        return [(paper_id, text) for paper_id, _, text in papers if wanted & set(terms(text))]
+
+    return find
 
 
 @pytest.fixture
@@ -81,7 +105,7 @@ def names(tmp_path: Path) -> NameCatalog:
 def _recogniser(
     names: NameCatalog, papers: tuple[tuple[str, str, str], ...] = PAPERS
 ) -> NameRecogniser:
-    return NameRecogniser(names, printings=_printings(papers))  # type: ignore[arg-type]
+    return NameRecogniser(names, passages=_passages(papers))
 
 
 def test_a_name_is_the_same_name_in_either_number() -> None:
@@ -162,3 +186,42 @@ def test_printings_count_papers_per_printed_form_and_leave_longer_names_alone() 
         "EVAL": frozenset({"a"}),
         "Evals": frozenset({"b"}),
     }
+
+
+def test_words_typed_apart_are_the_name_the_papers_print_joined(names: NameCatalog) -> None:
+    recognise = _recogniser(names).recognise
+
+    spaced = recognise("how does flash attention work")
+    hyphenated = recognise("Flash-Attention memory use")
+
+    [match] = spaced.matches
+    assert (match.name, match.apart) == ("FlashAttention", "flash attention")
+    assert "2205.14135" in match.introducers
+    assert "FlashAttention" in spaced.search_forms()
+    assert spaced.long_forms_by_term()["flash"] == ("FlashAttention",)
+    assert [m.name for m in hyphenated.matches] == ["FlashAttention"]
+    assert spaced.expanded("how does flash attention work").endswith("(FlashAttention)")
+
+
+def test_words_the_papers_print_apart_stay_words(names: NameCatalog) -> None:
+    """One paper calls itself DataSet; two print "data set" as words."""
+    recognised = _recogniser(names).recognise("Which data set has street scenes?")
+
+    assert recognised.matches == ()
+
+
+def test_without_passages_words_typed_apart_are_not_read_as_a_name(names: NameCatalog) -> None:
+    assert NameRecogniser(names).recognise("how does flash attention work").matches == ()
+
+
+def test_a_joined_name_is_split_into_the_parts_it_is_printed_with() -> None:
+    assert name_parts("FlashAttention") == ("flash", "attention")
+    assert name_parts("GraphRAG") == ("graph", "rag")
+    assert name_parts("ResNet50") == ("res", "net", "50")
+    assert name_parts("BERT") == ()
+    assert name_parts("Fusion-in-Decoder") == ()
+    runs = [r.written for r in typed_apart("is flash attention, or flash-attn fast")]
+
+    assert {"flash attention", "flash-attn", "or flash-attn", "flash-attn fast"} <= set(runs)
+    assert not [r for r in runs if "," in r or len(r.split()) > 3]
+    assert typed_apart("flash-attn")[0].joined == "flashattn"
