@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from chat.rag.extractive import extract_answer
+from chat.rag.printing import name_parts
 from chat.rag.relevance import RelevancePolicy
 from chat.settings import Settings
 from chat.wiring import Wiring
@@ -46,9 +47,10 @@ PHRASINGS = {
     "results": "{name} results",
     "how": "How does {name} work?",
 }
-# The name as people type it in a search box, all in lower case: reported apart from "all",
-# since a lower-case name may be a word ("zero") or another name ("fid" is FID too).
-TYPED = {"lower": "what is {lower}"}
+# The name as people type it in a search box, all in lower case, and a name joined from
+# words typed as those words ("flash attention"): reported apart from "all", since a
+# lower-case name may be a word ("zero") or another name ("fid" is FID too).
+TYPED = {"lower": "what is {lower}", "apart": "what is {apart}"}
 _ACRONYM_RE = re.compile(r"\(([A-Za-z][A-Za-z0-9-]{1,11})\)")
 _TITLE_RE = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]{1,30})\s*:\s")
 _MINOR = frozenset({"in", "of", "and", "for", "the", "to", "a", "on", "with"})
@@ -144,8 +146,11 @@ def dev_set(index: Wiring, names: int, seed: int) -> list[dict[str, Any]]:
     chosen = random.Random(seed).sample(present, min(names, len(present)))
     rows = []
     for named in sorted(chosen, key=lambda n: n.name):
+        apart = " ".join(name_parts(named.name))
         for kind, template in {**PHRASINGS, **TYPED}.items():
-            question = template.format(name=named.name, lower=named.name.lower())
+            if kind == "apart" and not apart:
+                continue  # only a name joined from words ("FlashAttention") is typed apart
+            question = template.format(name=named.name, lower=named.name.lower(), apart=apart)
             rows.append(
                 {"question": question, "kind": kind, "gold_id": named.paper_id,
                  "name": named.name, "long_form": named.long_form}
@@ -235,7 +240,7 @@ def _print(report: dict[str, Any]) -> None:
     typed = report["refused_typed"]
     if typed[1]:
         print(
-            f"typed in lower case ({', '.join(TYPED.values())}; not in 'all'): "
+            f"typed as people type ({'; '.join(TYPED.values())}; not in 'all'): "
             f"refused {typed[0]}/{typed[1]}"
         )
     if report["everyday_answered"]:
