@@ -97,6 +97,22 @@ def title_name(title: str) -> str | None:
     return match.group(1)
 
 
+def typed_apart_form(name: str) -> str:
+    """The name as a person would type it apart ("flash attention", "graph rag"), or ""
+    for a name nobody types so ("ZeRO" as "ze ro", "L2COcc"): two or three parts of
+    letters, each a word of three letters or more or an acronym."""
+    parts = name_parts(name)
+    if not 2 <= len(parts) <= 3:
+        return ""
+    at = 0
+    for part in parts:
+        printed = name[at : at + len(part)]
+        at += len(part)
+        if not printed.isalpha() or (len(printed) < 3 and not printed.isupper()):
+            return ""
+    return " ".join(parts)
+
+
 def _records(path: Path) -> Iterator[dict[str, Any]]:
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         for line in lines:
@@ -146,7 +162,7 @@ def dev_set(index: Wiring, names: int, seed: int) -> list[dict[str, Any]]:
     chosen = random.Random(seed).sample(present, min(names, len(present)))
     rows = []
     for named in sorted(chosen, key=lambda n: n.name):
-        apart = " ".join(name_parts(named.name))
+        apart = typed_apart_form(named.name)
         for kind, template in {**PHRASINGS, **TYPED}.items():
             if kind == "apart" and not apart:
                 continue  # only a name joined from words ("FlashAttention") is typed apart
