@@ -284,14 +284,16 @@ class NameRecogniser:
         for row in rows:
             by_name.setdefault(singular(row.name), []).append(row)
         matches: dict[str, NameMatch] = {}
-        printed: dict[str, Mapping[str, frozenset[str]]] = {}  # `printings`, once a word
         for position, token in enumerate(asked):
-            for name, found in by_name.items():
-                if name.lower() != singular(token).lower() or name in matches:
-                    continue
-                accepted = any(_accepts(r, token, position == 0, config) for r in found)
-                if accepted and self._read_as_name(token, name, found, printed):
-                    matches[name] = _match(name, token, found, config)
+            candidates = {
+                name: found
+                for name, found in by_name.items()
+                if name.lower() == singular(token).lower()
+                and name not in matches
+                and any(_accepts(r, token, position == 0, config) for r in found)
+            }
+            for name in self._readings(token, candidates):
+                matches[name] = _match(name, token, candidates[name], config)
         for phrase in phrases:
             found = by_name.get(phrase, [])
             if phrase not in matches and any(_accepts(r, phrase, False, config) for r in found):
@@ -318,28 +320,30 @@ class NameRecogniser:
         papers = self.names.paper_count() if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
 
-    def _read_as_name(
-        self,
-        token: str,
-        name: str,
-        rows: Sequence[NameRow],
-        printed: dict[str, Mapping[str, frozenset[str]]],
-    ) -> bool:
-        """Whether `token`, which matches `name`, reads as it: always in the name's own
-        case; in another (lower) case only when the index prints the word in lower case
-        in no more papers than it prints the name (or the papers define it). "fid" is FiD
-        or FID, which papers print far more than "fid"; "eval" is the word papers print
-        ("eval set", "zero-shot eval"), not the data set one paper calls EVAL."""
-        if singular(token) == name or self.passages is None:
-            return True
-        if token not in printed:
-            printed[token] = printings_in(token, self.passages(token))
-        forms = printed[token]
-        as_word = forms.get(token, frozenset())
-        as_name = {r.paper_id for r in rows if r.defined}
-        for form in number_forms(name):
-            as_name |= forms.get(form, frozenset())
-        return len(as_word) <= len(as_name)
+    def _readings(self, token: str, candidates: Mapping[str, Sequence[NameRow]]) -> list[str]:
+        """Which of the names `token` matches (`candidates`, with their defining rows) it
+        reads as: the one in its own case; in another (lower) case, the commonest printing
+        of the word among the papers, unless that is the word itself. "eval" is the word
+        many papers print ("the eval split"), not the data set one paper calls EVAL; "fid"
+        is FID, the image metric hundreds of papers print, rather than FiD, which a few
+        do. A name's papers are those that print it (in either number) among the word's
+        best passages, and those that define it."""
+        own = [name for name in candidates if singular(token) == name]
+        if own or self.passages is None or not candidates:
+            return own or list(candidates)
+        forms = printings_in(token, self.passages(token))
+        papers = {
+            name: len(
+                {r.paper_id for r in rows if r.defined}.union(
+                    *(forms.get(form, frozenset()) for form in number_forms(name))
+                )
+            )
+            for name, rows in candidates.items()
+        }
+        most = max(papers.values())
+        if most < len(forms.get(token, frozenset())):
+            return []
+        return [name for name, count in papers.items() if count == most]
 
     def _typed_apart(self, question: str) -> list[NameMatch]:
         """Names the question types as separate words ("flash attention" for
