@@ -83,8 +83,9 @@ class NamesConfig:
     long_form_weight: float = 0.7
     # Longest written-out long form looked for in a question, in words.
     max_long_form_words: int = 8
-    # Passages read to tell how the index prints a question's word in lower case that
-    # matches a name in another case ("eval" against EVAL): the word's best BM25 passages.
+    # Passages read to tell how the papers print a question's words: a word in lower case
+    # that matches a name in another case ("eval", EVAL), or words typed apart that a
+    # name joins ("flash attention", FlashAttention). The words' best BM25 passages.
     printing_sample: int = 200
 
     def __post_init__(self) -> None:
@@ -351,7 +352,7 @@ class NameRecogniser:
         joined as the name in at least as many papers as apart ("data set" stays two
         words though one paper calls itself DataSet). A name only printed, never defined,
         counts too: the joined name is what the papers' passages hold."""
-        runs = typed_apart(question) if self.passages is not None else []
+        runs = typed_apart(question)
         if not runs or self.passages is None:
             return []
         printed = self.names.printed_names([run.joined for run in runs])
