@@ -20,6 +20,7 @@ from chat.rag.checks import at_least
 from chat.rag.coverage import CoverageConfig, CoverageReranker
 from chat.rag.feedback import FeedbackConfig, expansion_terms
 from chat.rag.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
+from chat.rag.leading import definition_first
 from chat.rag.names import NameRecogniser, NamesConfig, Recognised, boost
 from chat.rag.rerankers import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.sources import Source
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from ingest.index.names import NameCatalog
     from ingest.index.store import ChunkStore
 
+# A paper's first passages, where it says what its method is (`Retriever.opening`).
+OPENING_PASSAGES = 12
 # A PDF's chunks out of its body flow: captions, tables and footnotes.
 EXTRA_KINDS = frozenset(UNIT_KINDS["fulltext"]) - {"fulltext"}
 _QUESTION_ID_RE = re.compile(
@@ -225,6 +228,7 @@ class Retriever:
             question, ranked, idf, degraded, names.cased(), steering.long_forms_by_term()
         )
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
+        ranked = definition_first(question, ranked, steering, filters, self.opening)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         sources = self.sources_for(chosen)
@@ -330,6 +334,15 @@ class Retriever:
                 if degraded is not None:
                     degraded.append(getattr(reranker, "name", type(reranker).__name__))
         return reordered
+
+    def opening(self, paper_id: str) -> list[tuple[str, str]]:
+        """(chunk id, text) of a paper's first passages: its abstract, then its body's
+        first `OPENING_PASSAGES` (`chat.rag.leading.Opening`)."""
+        chunks = [
+            *self.catalog.unit_chunks(paper_id, "abstract"),
+            *(c for c in self.catalog.unit_chunks(paper_id, "fulltext") if c.kind == "fulltext"),
+        ]
+        return [(c.id, c.text) for c in chunks[:OPENING_PASSAGES]]
 
     def best_passages(self, query: str) -> list[tuple[str, str]]:
         """(paper id, text) of the passages BM25 finds best for `query`,
