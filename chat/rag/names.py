@@ -112,6 +112,9 @@ class NameMatch:
     # The name as the question types it in separate words ("flash attention"), when that
     # is how it was found: the papers' passages print it joined ("FlashAttention").
     apart: str = ""
+    # Its definers mean different things by it, none most of them ("LRC": Low-Rank Clone,
+    # Local Response Cleaning, ...): the question's other words must decide.
+    ambiguous: bool = False
 
     @property
     def specific(self) -> bool:
@@ -143,12 +146,15 @@ class Recognised:
 
     def steering(self, idf: Mapping[str, float], min_share: float, max_definers: int) -> Recognised:
         """These names without those holding under `min_share` of the question's term
-        weight or defined by more than `max_definers` papers: the names the question is
-        about and that name something particular, which expand and boost its search."""
+        weight, defined by more than `max_definers` papers, or meaning different things
+        to their definers: the names the question is about and that name something
+        particular, which expand and boost its search."""
         kept = tuple(
             m
             for m in self.matches
-            if self.share(m, idf) >= min_share and len(m.definers) <= max_definers
+            if self.share(m, idf) >= min_share
+            and len(m.definers) <= max_definers
+            and not m.ambiguous
         )
         if len(kept) == len(self.matches):
             return self
@@ -176,7 +182,7 @@ class Recognised:
         return {
             term: m.name
             for m in self.matches
-            if singular(m.asked) == m.name and case_carries_meaning(m.name)
+            if singular(m.asked) == singular(m.name) and case_carries_meaning(m.name)
             for term in terms(m.name)
         }
 
@@ -252,7 +258,42 @@ def _match(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) 
     plain = name.isupper() or (name[:1].isupper() and name[1:].islower())
     marked = not plain or english_zipf(name.lower()) <= config.max_folded_zipf
     introducers = tuple(dict.fromkeys(r.paper_id for r in defining if r.defined == INTRODUCED))
-    return NameMatch(name, asked, forms, definers, marked=marked, introducers=introducers)
+    return NameMatch(
+        name,
+        asked,
+        forms,
+        definers,
+        marked=marked,
+        introducers=introducers,
+        ambiguous=is_ambiguous(defining),
+    )
+
+
+# The share of a name's defining papers that one meaning must hold for the name to be
+# that meaning's.
+_MOST_MEANING = 2 / 3
+
+
+def is_ambiguous(rows: Sequence[NameRow]) -> bool:
+    """Whether the papers defining a name with long forms (`rows`) mean different things
+    by it, no meaning held by two thirds of them: long forms that share half their words
+    are one meaning ("Dense Passage Retriever", "Dense Passage Retrieval")."""
+    meanings: list[tuple[set[str], set[str]]] = []  # (words, papers)
+    for row in rows:
+        words = set(terms(row.long_form))
+        if not words:
+            continue
+        for held, papers in meanings:
+            if 2 * len(words & held) >= min(len(words), len(held)):
+                held |= words
+                papers.add(row.paper_id)
+                break
+        else:
+            meanings.append((words, {row.paper_id}))
+    if len(meanings) < 2:
+        return False
+    papers = {p for _, held in meanings for p in held}
+    return max(len(held) for _, held in meanings) < _MOST_MEANING * len(papers)
 
 
 class NameRecogniser:
@@ -275,7 +316,9 @@ class NameRecogniser:
         asked = tokens(question)
         if not asked:
             return Recognised()
-        # A name in either number: "LRC" finds the papers defining "LRCs".
+        # A name in either number: "LRC" also finds "LRCs", which is its own match, so
+        # that each number is steered and boosted by its own definers ("CGs", defined
+        # once, is not lost among the 27 papers defining "CG").
         forms = [f for t in asked for f in number_forms(t)]
         phrases = named_phrases(question, asked)
         rows = self.names.rows_for(
@@ -283,13 +326,13 @@ class NameRecogniser:
         )
         by_name: dict[str, list[NameRow]] = {}
         for row in rows:
-            by_name.setdefault(singular(row.name), []).append(row)
+            by_name.setdefault(row.name, []).append(row)
         matches: dict[str, NameMatch] = {}
         for position, token in enumerate(asked):
             candidates = {
                 name: found
                 for name, found in by_name.items()
-                if name.lower() == singular(token).lower()
+                if singular(name).lower() == singular(token).lower()
                 and name not in matches
                 and any(_accepts(r, token, position == 0, config) for r in found)
             }
@@ -303,6 +346,10 @@ class NameRecogniser:
             if name not in matches:
                 matches[name] = replace(_match(name, name, found, config), written=written)
         for match in self._typed_apart(question):
+            # The words read as one name are not names of their own ("mei brd" is MeiBRD,
+            # not BRD as well).
+            typed = {w.lower() for w in match.apart.replace("-", " ").split()}
+            matches = {n: m for n, m in matches.items() if m.asked.lower() not in typed}
             matches.setdefault(match.name, match)
         users = self.names.users_of(list(matches))
         with_own = [
@@ -329,7 +376,7 @@ class NameRecogniser:
         is FID, the image metric hundreds of papers print, rather than FiD, which a few
         do. A name's papers are those that print it (in either number) among the word's
         best passages, and those that define it."""
-        own = [name for name in candidates if singular(token) == name]
+        own = [name for name in candidates if singular(token) == singular(name)]
         if own or self.passages is None or not candidates:
             return own or list(candidates)
         forms = printings_in(token, self.passages(token))
@@ -396,10 +443,10 @@ class NameRecogniser:
         # Only the papers that give the name the long form written: "Virtual Gap Analysis"
         # is not any of the other things papers abbreviate as VGA.
         found = [r for r in self.names.rows_for_long_forms(grams) if r.defined]
-        written = {singular(r.name): r.long_form for r in found}
+        written = {r.name: r.long_form for r in found}
         grouped: dict[str, list[NameRow]] = {}
         for row in found:
-            grouped.setdefault(singular(row.name), []).append(row)
+            grouped.setdefault(row.name, []).append(row)
         return {name: (rows, written[name]) for name, rows in grouped.items()}
 
 

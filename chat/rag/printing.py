@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ingest.index.analysis import STOP_WORDS
 from ingest.index.names import tokens
 
 # (paper id, text) of the passages BM25 finds best for a query.
@@ -55,13 +56,16 @@ class Apart:
 
 
 def typed_apart(question: str) -> list[Apart]:
-    """Every run of two or three words of `question` joined by one space or hyphen."""
+    """Every run of two or three words of `question` joined by one space or hyphen, none
+    of them a stop word ("in a" is no name, though a paper may call itself InA)."""
     found = list(_WORD_RE.finditer(question))
     runs = []
     for start in range(len(found)):
         for end in range(start + 1, min(start + _MOST_APART, len(found))):
             between = question[found[end - 1].end() : found[end].start()]
             if between not in (" ", "-"):
+                break
+            if any(m.group().lower() in STOP_WORDS for m in found[start : end + 1]):
                 break
             words = tuple(m.group() for m in found[start : end + 1])
             runs.append(Apart(question[found[start].start() : found[end].end()], words))

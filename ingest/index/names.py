@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ingest.index.catalog import Catalog
 
 # Bumped when mining changes: every paper's names are mined again on the next open.
-NAMES_VERSION = "6"
+NAMES_VERSION = "7"
 _META_KEY = "names_version"
 # The defining rows of a name read at question time: its most explicit few hundred (a
 # common acronym such as "LLM" is defined by thousands of papers, and which of them is
@@ -72,7 +72,9 @@ _MAX_LONG_CHARS = 100
 USED, DEFINED, INTRODUCED = 0, 1, 2
 _PRESENTING_RE = re.compile(
     r"\b(?:we|this (?:paper|work))\s+(?:\w+\s+){0,3}?(?:propose|present|introduce|develop"
-    r"|design|call|refer|name|dub|term|coin)\w*|\b(?:called|named|dubbed|termed|coined)\b",
+    r"|design|call|refer|name|dub|term|coin)\w*"
+    # "a method called ..." names what follows at once; "named entity recognition" does not.
+    r"|\b(?:called|named|dubbed|termed|coined)(?:\s+(?:as|the|an?|our))?\s*[\"\u201c]?\s*$",
     re.IGNORECASE,
 )
 _NAMED_AS_RE = re.compile(
@@ -365,20 +367,16 @@ class NameCatalog:
         return list(dict.fromkeys(found))
 
     def users_of(self, names: Sequence[str]) -> dict[str, int]:
-        """For each of `names`, how many papers print it, in either number, without
-        defining it (a paper printing both "LRC" and "LRCs" counts twice)."""
-        forms = {form: name for name in names for form in number_forms(name)}
-        if not forms:
+        """For each of `names`, how many papers print it without defining it."""
+        names = list(dict.fromkeys(names))
+        if not names:
             return {}
-        marks = ",".join("?" * len(forms))
+        marks = ",".join("?" * len(names))
         query = (
             "SELECT name, COUNT(DISTINCT paper_id) FROM names"
             f" WHERE name IN ({marks}) AND defined = 0 GROUP BY name"
         )
-        counts: Counter[str] = Counter()
-        for form, count in self.db.execute(query, list(forms)):
-            counts[forms[str(form)]] += int(count)
-        return dict(counts)
+        return {str(name): int(count) for name, count in self.db.execute(query, names)}
 
     def printed_names(self, folded: Sequence[str]) -> dict[str, list[str]]:
         """For each of `folded` (names in lower case), the names the papers print that

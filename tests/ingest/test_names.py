@@ -206,3 +206,15 @@ def test_a_word_of_the_long_form_does_not_present_it_as_the_papers_own() -> None
     assert [(d.name, d.introduced) for d in named] == [("SER", True)]
     assert [(d.name, d.introduced) for d in name_first] == [("CALL", False)]
     assert [(d.name, d.introduced) for d in presented] == [("CALL", True)]
+
+
+def test_a_participle_presents_only_what_follows_it_at_once() -> None:
+    listed = definitions_in(
+        "The system combines named entity recognition with count vectorization and TF-IDF "
+        "(Term Frequency-Inverse Document Frequency).",
+        "abstract",
+    )
+    called = definitions_in("a new optimizer called Zero Redundancy Optimizer (ZeRO).", "x")
+
+    assert [(d.name, d.introduced) for d in listed] == [("TF-IDF", False)]
+    assert [(d.name, d.introduced) for d in called] == [("ZeRO", True)]
