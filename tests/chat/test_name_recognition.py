@@ -3,15 +3,16 @@ lower case that the papers print as words."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from chat.rag.names import NameRecogniser
+from chat.rag.names import NameMatch, NameRecogniser, Recognised, is_ambiguous
 from chat.rag.printing import Passages, name_parts, printings_in, typed_apart
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
-from ingest.index.names import NameCatalog, number_forms, singular
+from ingest.index.names import NameCatalog, NameRow, number_forms, singular
 from ingest.index.records import Chunk, Paper
 
 # (paper id, title, abstract)
@@ -245,3 +246,38 @@ def test_a_joined_name_is_split_into_the_parts_it_is_printed_with() -> None:
     assert [r.written for r in typed_apart("calories in a banana")] == []
     assert not [r for r in runs if "," in r or len(r.split()) > 3]
     assert typed_apart("flash-attn")[0].joined == "flashattn"
+
+
+def _rows(name: str, *long_forms: str) -> list[NameRow]:
+    return [NameRow(f"p{i}", name, form, 1, "abstract", 1) for i, form in enumerate(long_forms)]
+
+
+def test_a_name_is_ambiguous_when_its_definers_mean_different_things_by_it() -> None:
+    lrc = _rows("LRC", "Low-Rank Clone", "Local Response Cleaning", "Lightweight Rate Control")
+    dpr = _rows(
+        "DPR", "Dense Passage Retrieval", "Dense Passage Retriever", "dense passage retrieval"
+    )
+    fid = _rows(
+        "FiD", "Fusion-in-Decoder", "Fusion-in-Decoder", "Fusion in Decoder", "Feature in Domain"
+    )
+
+    assert is_ambiguous(lrc)
+    assert not is_ambiguous(dpr)
+    assert not is_ambiguous(fid)  # three of four mean Fusion-in-Decoder
+    assert not is_ambiguous(lrc[:1])
+
+
+def test_an_ambiguous_name_neither_expands_nor_boosts() -> None:
+    """Papers define LRC as different things: the question's other words decide."""
+    rows = _rows("LRC", "Low-Rank Clone", "Local Response Cleaning")
+    ambiguous = NameMatch("LRC", "LRC", ("Low-Rank Clone",), ("p0", "p1"), ambiguous=True)
+    plain = replace(ambiguous, ambiguous=False)
+    idf = {"lrc": 8.0, "generat": 3.0, "matric": 3.0}
+
+    dropped = Recognised((ambiguous,), frozenset({"p0", "p1"}), ((ambiguous, ("p0", "p1")),))
+    kept = Recognised((plain,), frozenset({"p0", "p1"}), ((plain, ("p0", "p1")),))
+
+    assert is_ambiguous(rows)
+    assert dropped.steering(idf, 0.2, 20).matches == ()
+    assert dropped.steering(idf, 0.2, 20).boosted == frozenset()
+    assert kept.steering(idf, 0.2, 20).matches == (plain,)
