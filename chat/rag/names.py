@@ -316,17 +316,21 @@ class NameRecogniser:
         asked = tokens(question)
         if not asked:
             return Recognised()
-        # A name in either number: "LRC" also finds "LRCs", which is its own match, so
-        # that each number is steered and boosted by its own definers ("CGs", defined
-        # once, is not lost among the 27 papers defining "CG").
-        forms = [f for t in asked for f in number_forms(t)]
         phrases = named_phrases(question, asked)
         rows = self.names.rows_for(
-            [*forms, *phrases], [f.lower() for f in forms], defined_only=True
+            [*asked, *phrases], [t.lower() for t in asked], defined_only=True
         )
         by_name: dict[str, list[NameRow]] = {}
         for row in rows:
             by_name.setdefault(row.name, []).append(row)
+        # A name no paper defines in the number asked, in the other: "What are LRCs?" finds
+        # the papers defining "LRC". A name defined as asked is that name alone: "CGs",
+        # defined once, is not lost among the 27 papers defining "CG", nor "PIE" among
+        # the paper defining "PIEs".
+        others = [f for t in asked if t not in by_name for f in number_forms(t)[1:]]
+        for row in self.names.rows_for(others, [f.lower() for f in others], defined_only=True):
+            if row not in by_name.get(row.name, []):
+                by_name.setdefault(row.name, []).append(row)
         matches: dict[str, NameMatch] = {}
         for position, token in enumerate(asked):
             candidates = {
