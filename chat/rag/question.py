@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from chat.rag.definitions import find_name, is_name, long_form_of
+from chat.rag.printing import typed_apart
 from chat.rag.sentences import Sentence
-from ingest.index.analysis import STOP_WORDS, terms, words
+from ingest.index.analysis import terms, words
 
 # Words by which a question leans on an earlier one.
 FOLLOW_UP = re.compile(
@@ -140,20 +141,15 @@ _MISSING_SHARE = 1 / 2  # the share of the question's words from which missing o
 
 
 def joined_terms(question: str) -> dict[str, tuple[str, ...]]:
-    """Runs of two or three of the question's words (no stop word among them) joined into one, as
-    a paper may print them ("flash attention" as "FlashAttention", "data set" as
+    """The question's words typed apart (`chat.rag.printing.typed_apart`) joined into one,
+    as a paper may print them ("flash attention" as "FlashAttention", "data set" as
     "dataset"): each joined term with the terms of its words."""
-    asked = words(question)
     joined: dict[str, tuple[str, ...]] = {}
-    for start in range(len(asked)):
-        for end in range(start + 2, min(start + 3, len(asked)) + 1):
-            run = asked[start:end]
-            if STOP_WORDS.intersection(run):
-                break
-            one = terms("".join(run))
-            parts = tuple(t for w in run for t in terms(w))
-            if len(one) == 1 and one[0] not in parts:
-                joined.setdefault(one[0], parts)
+    for run in typed_apart(question):
+        one = terms(run.joined)
+        parts = tuple(t for w in run.words for t in terms(w))
+        if len(one) == 1 and one[0] not in parts:
+            joined.setdefault(one[0], parts)
     return joined
 
 
