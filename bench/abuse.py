@@ -44,7 +44,7 @@ import psutil
 from bench.load import chat_stream
 from bench.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from bench.servers import ServerOptions, Servers, servers
-from chat.rag.evaluation import percentile
+from chat.rag.retrieval.evaluation import percentile
 from tests import pdf_fixtures
 
 PDFS = EVAL.parent / "pdfs"

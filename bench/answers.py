@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chat.rag.extractive import extract_answer
-from chat.rag.sentences import source_sentences
+from chat.rag.extractive.answerer import extract_answer
+from chat.rag.extractive.sentences import source_sentences
 from chat.rag.sources import Source
 from ingest.index.analysis import terms, words
 from ingest.index.catalog import Catalog, ChunkRow

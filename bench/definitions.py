@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.answers import Index, make_sources, rank_passages
-from chat.rag.extractive import extract_answer
+from chat.rag.extractive.answerer import extract_answer
 from chat.rag.sources import Source
 
 _CITATION = re.compile(r"\[(?:arXiv|doc):[^\]]+\]")

@@ -15,10 +15,10 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from chat.rag.coverage import CoverageConfig
-from chat.rag.evaluation import Question, load_questions
-from chat.rag.fusion import FusionConfig, Hit, fuse
-from chat.rag.retrieval import Retriever
+from chat.rag.retrieval.coverage import CoverageConfig
+from chat.rag.retrieval.evaluation import Question, load_questions
+from chat.rag.retrieval.fusion import FusionConfig, Hit, fuse
+from chat.rag.retrieval.retriever import Retriever
 from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.index.filters import Filters

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chat.rag.extractive import extract_answer
-from chat.rag.printing import name_parts
-from chat.rag.relevance import RelevancePolicy
+from chat.rag.extractive.answerer import extract_answer
+from chat.rag.names.printing import name_parts
+from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.settings import Settings
 from chat.wiring import Wiring
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chat.rag.evaluation import evaluate, load_questions, table
-from chat.rag.extractive import extract_answer
-from chat.rag.relevance import RelevancePolicy
-from chat.rag.retrieval import Retriever
+from chat.rag.extractive.answerer import extract_answer
+from chat.rag.retrieval.evaluation import evaluate, load_questions, table
+from chat.rag.retrieval.relevance import RelevancePolicy
+from chat.rag.retrieval.retriever import Retriever
 from chat.settings import Settings
 from chat.wiring import Wiring
 

@@ -31,7 +31,7 @@ import httpx
 
 from bench.load import Stream, chat_stream, upstream_stream
 from bench.servers import RATE_LIMIT, ServerOptions, Servers, servers
-from chat.rag.evaluation import load_questions, percentile
+from chat.rag.retrieval.evaluation import load_questions, percentile
 from chat.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,9 +18,9 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
-from chat.rag.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
-from chat.rag.relevance import RelevancePolicy
-from chat.rag.retrieval import RetrievalConfig
+from chat.rag.answer.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
+from chat.rag.retrieval.relevance import RelevancePolicy
+from chat.rag.retrieval.retriever import RetrievalConfig
 from ingest.errors import PaperchatError
 from ingest.pdf.isolation import PDF_MAX_MB
 from ingest.sources.metadata import MAX_RECORD_BYTES
@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     embeddings_concurrency: int = Field(default=1, ge=1, le=64)
     llm: Literal["openai", "extractive", ""] = ""
     llm_model: str = "gpt-4o-mini"
-    # With a model: search the question with the model's rewrites of it too (chat/rewriting.py).
+    # With a model: search the question with its rewrites too (chat/rag/answer/rewriting.py).
     query_rewrite: Literal["off", "multi", "hyde"] = "off"
     query_rewrites: int = Field(default=3, ge=1, le=8)
     openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")

@@ -8,23 +8,23 @@ from functools import cached_property
 from chromadb.api import ClientAPI
 from openai import AsyncOpenAI
 
-from chat.rag.answering import Answerer
-from chat.rag.coverage import CoverageReranker
-from chat.rag.extractive import ExtractiveGenerator
-from chat.rag.generators import AnswerGenerator, ModelGenerator
-from chat.rag.llm import OpenAIChatModel
-from chat.rag.prompts import load_prompts
-from chat.rag.remote_reranker import RemoteReranker, RemoteRerankerConfig
-from chat.rag.rerankers import Reranker
-from chat.rag.retrieval import Retriever
-from chat.rag.rewriting import QueryRewriter
+from chat.rag.answer.answering import Answerer
+from chat.rag.answer.generators import AnswerGenerator, ModelGenerator
+from chat.rag.answer.llm import OpenAIChatModel
+from chat.rag.answer.prompts import load_prompts
+from chat.rag.answer.rewriting import QueryRewriter
+from chat.rag.extractive.answerer import ExtractiveGenerator
+from chat.rag.rerank.remote import RemoteReranker, RemoteRerankerConfig
+from chat.rag.rerank.reranker import Reranker
+from chat.rag.retrieval.coverage import CoverageReranker
+from chat.rag.retrieval.retriever import Retriever
 from chat.settings import Settings
 from ingest.embedders.base import Embedder
 from ingest.embedders.openai_embedder import Prefixes, Role
 from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex, ensure_complete
-from ingest.index.names import NameCatalog
+from ingest.index.name_catalog import NameCatalog
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
 

@@ -1,7 +1,7 @@
 """The prompt templates: one text file each, its version on the first line.
 
 They ship in the wheel as this package's data, so an installed paperchat
-reads them wherever it runs (`chat/rag/prompts.py` loads them).
+reads them wherever it runs (`chat/rag/answer/prompts.py` loads them).
 """
 
 from pathlib import Path

@@ -1,6 +1,6 @@
 """The import directions of the layers, read from the source with `ast`.
 
-    cli -> service -> wiring -> rag -> ingest.index, ingest.embedders
+    cli -> service -> wiring -> library -> rag -> ingest.index, ingest.embedders
 
 Every import counts, also one inside a function or under `TYPE_CHECKING`:
 a lazy import still ties one layer to the other.
@@ -40,9 +40,22 @@ RULES: tuple[Rule, ...] = (
     Rule("ingest", ("chat", "prompts"), why="ingest never imports chat"),
     Rule(
         "chat.rag",
-        ("ingest", "chat.service", "chat.cli", "chat.wiring", "chat.settings", *WEB_DATABASE_CLI),
+        (
+            "ingest",
+            "chat.library",
+            "chat.service",
+            "chat.cli",
+            "chat.wiring",
+            "chat.settings",
+            *WEB_DATABASE_CLI,
+        ),
         allowed=("ingest.index", "ingest.embedders", "ingest.errors"),
         why="the answering core reads the index and embeds; no web, database or CLI library",
+    ),
+    Rule(
+        "chat.library",
+        ("chat.service", "chat.cli", "chat.wiring", "chat.settings", *WEB_DATABASE_CLI),
+        why="the library's lookups are below the app and read no settings",
     ),
     Rule("chat.wiring", ("chat.service", "chat.cli"), why="the composition root is below them"),
     Rule("chat.settings", ("chat.service", "chat.cli", "chat.wiring"), why="settings are read"),

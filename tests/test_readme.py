@@ -36,7 +36,7 @@ def test_every_module_the_readme_names_can_be_imported() -> None:
 
 def _resolves(dotted: str) -> bool:
     """Whether `dotted` is a module, or a module and attributes in it
-    (`chat.rag.fusion.reciprocal_rank_fusion`)."""
+    (`chat.rag.retrieval.fusion.reciprocal_rank_fusion`)."""
     parts = dotted.split(".")
     for cut in range(len(parts), 0, -1):
         try:

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chat.cli.main import CommandError, data_dir_option, wiring_for
-from chat.rag.authors import author_filter
-from chat.rag.events import Delta, Done, Error, Event, Sources
+from chat.library.authors import author_filter
+from chat.rag.answer.events import Delta, Done, Error, Event, Sources
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
 if TYPE_CHECKING:
-    from chat.rag.answering import Answerer
+    from chat.rag.answer.answering import Answerer
     from ingest.index.catalog import Catalog
 
 
@@ -68,7 +68,7 @@ def _print_sources(event: Sources) -> None:
 
 async def ask_once(answerer: Answerer, text: str, filters: Filters, as_json: bool) -> int:
     """Run one question; returns the exit code (2 when the answer ended in an error)."""
-    from chat.rag.answering import Question
+    from chat.rag.answer.answering import Question
 
     question = Question(text, filters=filters)
     events: list[Event] = []

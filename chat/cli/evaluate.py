@@ -23,7 +23,7 @@ def evaluate() -> None:
 @json_option
 def eval_retrieval(questions: Path, k: int, data_dir: Path | None, as_json: bool) -> None:
     """Recall@1/5/10 and MRR of the gold paper: dense, BM25 and hybrid, by question type."""
-    from chat.rag import evaluation
+    from chat.rag.retrieval import evaluation
 
     index = wiring_for(data_dir)
     retriever = index.retriever

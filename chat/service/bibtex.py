@@ -107,7 +107,7 @@ def unique_keys(papers: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def entry(paper: Mapping[str, Any], key: str) -> str:
-    """One `@misc` entry for a paper as `chat.rag.papers.paper_details` gives it."""
+    """One `@misc` entry for a paper as `chat.library.papers.paper_details` gives it."""
     fields: list[tuple[str, str]] = [("title", escape(str(paper.get("title") or "")))]
     authors = split_authors(str(paper.get("authors") or ""))
     if authors:

@@ -18,8 +18,8 @@ from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from chat.rag.authors import AuthorNotFound
-from chat.rag.papers import PaperNotFound
+from chat.library.authors import AuthorNotFound
+from chat.library.papers import PaperNotFound
 from chat.service.conversations import NotFound
 from chat.service.openai_errors import (
     OpenAIError,

@@ -2,7 +2,7 @@
 messages in them.
 
 The schema itself is created and changed only by the migrations in
-`chat/migrations`; these classes must match them.
+`chat/service/migrations`; these classes must match them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Where each field of a paper's record came from: a metadata record, or its PDF's page 1.
 
 A paper known only from its PDF gets its title, authors, abstract and dates
-from page 1 (`ingest.pdf.header`). A record from a metadata file or the
+from page 1 (`ingest.pdf.front.header`). A record from a metadata file or the
 arXiv API, whether it comes first or later, wins field by field; what it
 lacks, the PDF may still fill. The catalog keeps, per paper, a JSON object
 `field_sources` naming each field's origin: "record" or "pdf".

@@ -12,7 +12,7 @@ what makes a killed run harmless:
    in Chroma's metadata and the lexical index (a record that arrives after a
    PDF changes what its full-text chunks are filtered and found by);
 7. the pending marks are cleared.
-The papers' names (`ingest/index/names.py`) are mined again in step 3's transaction.
+The papers' names (`ingest/index/name_catalog.py`) are mined again in step 3's transaction.
 A run that starts with pending units first deletes from Chroma whatever the
 catalog does not list for them and rewrites them in the lexical index from
 the catalog, so all three agree again; units whose hash was not recorded
@@ -29,7 +29,7 @@ import numpy as np
 
 from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
-from ingest.index.names import NameCatalog
+from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore
 

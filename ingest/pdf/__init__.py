@@ -1,7 +1,7 @@
 """The PDF text stage: a PDF file in, its cleaned text blocks and metadata out.
 
 `extract_pdfs` is the stage's one entry: every file is parsed (pypdfium2,
-`parsing.py`) and cleaned (`cleaning.py`, `headings.py`, `wordrepair.py`) in
+`parsing.py`), laid out (`layout/`) and cleaned (`text/`) in
 a worker process of its own pool (`isolation.py`), so a file that hangs,
 crashes the parser or needs more memory than the workers are allowed fails
 alone, with a reason.

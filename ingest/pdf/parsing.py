@@ -17,12 +17,12 @@ import pypdfium2.raw as pdfium_c
 
 from ingest.errors import PaperchatError
 from ingest.index.records import ARXIV_ID_RE, ParsedPdf
-from ingest.pdf.cleaning import clean_pages
-from ingest.pdf.front import drop_front_matter
-from ingest.pdf.geometry import LayoutUnreadable, PageGeometry, read_page
-from ingest.pdf.glyphs import read_lines
-from ingest.pdf.header import read_header
-from ingest.pdf.layout import lay_out
+from ingest.pdf.front.glyphs import read_lines
+from ingest.pdf.front.header import read_header
+from ingest.pdf.front.matter import drop_front_matter
+from ingest.pdf.layout.geometry import LayoutUnreadable, PageGeometry, read_page
+from ingest.pdf.layout.sorting import lay_out
+from ingest.pdf.text.cleaning import clean_pages
 
 # `arXiv:1412.6980v9 [cs.LG] 30 Jan 2017`, as printed in the left margin of page 1.
 STAMP_RE = re.compile(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chat.rag.citations import CitationGuard
+from chat.rag.citations.guard import CitationGuard
 from chat.rag.sources import Source
 
 

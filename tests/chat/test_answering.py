@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answering import Answerer, Question, Turn
-from chat.rag.events import Delta, Done, Error, Event, Meta, Sources
-from chat.rag.extractive import ExtractiveGenerator
-from chat.rag.generators import NOT_FOUND, AnswerGenerator, ModelGenerator
-from chat.rag.llm import OpenAIChatModel
-from chat.rag.prompts import load_prompts
+from chat.rag.answer.answering import Answerer, Question, Turn
+from chat.rag.answer.events import Delta, Done, Error, Event, Meta, Sources
+from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator, ModelGenerator
+from chat.rag.answer.llm import OpenAIChatModel
+from chat.rag.answer.prompts import load_prompts
+from chat.rag.extractive.answerer import ExtractiveGenerator
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
 from tests.fake_openai import ChatScript, FakeOpenAI

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from chat.rag.citations import CITATION_PATTERN, CitationGuard
+from chat.rag.citations.guard import CITATION_PATTERN, CitationGuard
 from tests.chat.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(60)

@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from chat.rag import citations
-from chat.rag.citations import CitationGuard
+from chat.rag.citations import guard as citations
+from chat.rag.citations.guard import CitationGuard
 from chat.rag.sources import Source
 from tests.chat.disguises import MADE_UP
 from tests.chat.sources import guarded, make_source

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.confusables import fold_char
+from chat.rag.citations.confusables import fold_char
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chat.rag.coverage import CoverageConfig, CoverageReranker, coverage, rerank
-from chat.rag.fusion import Candidate
-from chat.rag.rerankers import Passage, Query
+from chat.rag.rerank.reranker import Passage, Query
+from chat.rag.retrieval.coverage import CoverageConfig, CoverageReranker, coverage, rerank
+from chat.rag.retrieval.fusion import Candidate
 
 IDF = {"steganalysi": 8.0, "jpeg": 6.0, "network": 1.0}
 RANKED = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.definitions import asked_term, defines, find_name
+from chat.rag.names.definitions import asked_term, defines, find_name
 
 pytestmark = pytest.mark.timeout(30)
 

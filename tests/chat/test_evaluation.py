@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.rag.evaluation import percentile
+from chat.rag.retrieval.evaluation import percentile
 
 
 def test_percentiles_interpolate_between_the_nearest_values() -> None:

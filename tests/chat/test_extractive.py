@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from chat.rag.extractive import compose, extract_answer
+from chat.rag.extractive.answerer import compose, extract_answer
 from chat.rag.sources import Source
 from ingest.pdf.parsing import parse_pdf
 from tests.chat.sources import make_source

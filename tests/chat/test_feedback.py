@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from chat.rag.feedback import FeedbackConfig, expansion_terms
-from chat.rag.fusion import FusionConfig, Hit, fuse
+from chat.rag.retrieval.feedback import FeedbackConfig, expansion_terms
+from chat.rag.retrieval.fusion import FusionConfig, Hit, fuse
 
 PASSAGES = (
     "Steganalysis detects hidden messages in JPEG images with a residual network.",

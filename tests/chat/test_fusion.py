@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.fusion import FusionConfig, Hit, fuse, reciprocal_rank_fusion
+from chat.rag.retrieval.fusion import FusionConfig, Hit, fuse, reciprocal_rank_fusion
 
 DENSE: list[Hit] = [("d#1", "d", 0.6), ("both#1", "both", 0.5)]
 LEXICAL: list[Hit] = [("l#1", "l", 12.0), ("both#1", "both", 11.0), ("x#1", "x", 10.0)]

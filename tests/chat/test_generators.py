@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answering import Turn
-from chat.rag.extractive import ExtractiveGenerator, extract_answer
-from chat.rag.generators import NOT_FOUND, AnswerGenerator, ModelGenerator
-from chat.rag.llm import LlmChunk, OpenAIChatModel
-from chat.rag.prompts import load_prompts
+from chat.rag.answer.answering import Turn
+from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator, ModelGenerator
+from chat.rag.answer.llm import LlmChunk, OpenAIChatModel
+from chat.rag.answer.prompts import load_prompts
+from chat.rag.extractive.answerer import ExtractiveGenerator, extract_answer
 from tests.chat.sources import make_source
 from tests.fake_openai import ChatScript, FakeOpenAI
 

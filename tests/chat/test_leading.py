@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from chat.rag.fusion import Candidate
-from chat.rag.leading import asked_name, definition_first
-from chat.rag.names import NameMatch, Recognised
+from chat.rag.names.recognition import NameMatch, Recognised
+from chat.rag.retrieval.fusion import Candidate
+from chat.rag.retrieval.leading import asked_name, definition_first
 from ingest.index.filters import Filters
 
 PAPER = "2205.14135"

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 import openai
 import pytest
 
-from chat.rag.llm import LlmChunk, OpenAIChatModel, UpstreamError
+from chat.rag.answer.llm import LlmChunk, OpenAIChatModel, UpstreamError
 from tests.fake_openai import ChatScript, FakeOpenAI, RecordedRequest, Reply
 
 pytestmark = pytest.mark.timeout(30)

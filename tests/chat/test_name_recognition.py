@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from chat.rag.names import NameMatch, NameRecogniser, Recognised, is_ambiguous
-from chat.rag.printing import Passages, name_parts, printings_in, typed_apart
+from chat.rag.names.printing import Passages, name_parts, printings_in, typed_apart
+from chat.rag.names.recognition import NameMatch, NameRecogniser, Recognised, is_ambiguous
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
-from ingest.index.names import NameCatalog, NameRow, number_forms, singular
+from ingest.index.name_catalog import NameCatalog, NameRow, number_forms, singular
 from ingest.index.records import Chunk, Paper
 
 # (paper id, title, abstract)

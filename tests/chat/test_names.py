@@ -13,16 +13,16 @@ from pathlib import Path
 import pytest
 from wordfreq import zipf_frequency
 
-from chat.rag.extractive import extract_answer
-from chat.rag.names import NameMatch, NameRecogniser, Recognised, named_phrases
-from chat.rag.papers import find_papers
-from chat.rag.relevance import NOT_SCHOLARLY, RelevancePolicy
-from chat.rag.retrieval import RetrievalConfig
+from chat.library.papers import find_papers
+from chat.rag.extractive.answerer import extract_answer
+from chat.rag.names.recognition import NameMatch, NameRecogniser, Recognised, named_phrases
+from chat.rag.retrieval.relevance import NOT_SCHOLARLY, RelevancePolicy
+from chat.rag.retrieval.retriever import RetrievalConfig
 from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
-from ingest.index.names import NameCatalog
+from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper
 from ingest.pipeline import Pipeline
 from ingest.progress import NoProgress

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chat.rag.papers import paper_details, result_snippet
+from chat.library.papers import paper_details, result_snippet
 from chat.rag.sources import Source
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names

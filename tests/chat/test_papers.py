@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.papers import PaperNotFound, paper_details, search_papers
+from chat.library.papers import PaperNotFound, paper_details, search_papers
 from chat.wiring import Wiring
 
 pytestmark = pytest.mark.timeout(300)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.rag.prompts import (
+from chat.rag.answer.prompts import (
     DEFAULT_DIRECTORY,
     NO_SOURCES,
     ChatTurn,
@@ -264,7 +264,7 @@ def test_condense_history_cannot_close_the_conversation_block(prompts: Prompts) 
 def test_history_within_the_token_budget_keeps_each_turn_under_half_and_cuts_cleanly(
     prompts: Prompts,
 ) -> None:
-    from chat.rag.prompts import estimate_tokens
+    from chat.rag.answer.prompts import estimate_tokens
 
     question = ChatTurn("user", "注意力是什么" * 10)
     answer = ChatTurn("assistant", "注意力机制" * 20_000)  # 300,000 bytes of UTF-8

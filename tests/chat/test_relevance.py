@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from chat.rag.fusion import Candidate
-from chat.rag.names import NameMatch, Recognised
-from chat.rag.relevance import NOT_CLOSE, NOT_SCHOLARLY, NOTHING_FOUND, Judgement, RelevancePolicy
-from chat.rag.retrieval import Retrieved
+from chat.rag.names.recognition import NameMatch, Recognised
+from chat.rag.retrieval.fusion import Candidate
+from chat.rag.retrieval.relevance import (
+    NOT_CLOSE,
+    NOT_SCHOLARLY,
+    NOTHING_FOUND,
+    Judgement,
+    RelevancePolicy,
+)
+from chat.rag.retrieval.retriever import Retrieved
 from chat.rag.sources import Source
 
 

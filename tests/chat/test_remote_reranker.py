@@ -6,9 +6,9 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from chat.rag.fusion import Candidate
-from chat.rag.remote_reranker import RemoteReranker, RemoteRerankerConfig
-from chat.rag.rerankers import Passage, Query, RerankerUnavailable
+from chat.rag.rerank.remote import RemoteReranker, RemoteRerankerConfig
+from chat.rag.rerank.reranker import Passage, Query, RerankerUnavailable
+from chat.rag.retrieval.fusion import Candidate
 from chat.service.metrics import Metrics, render
 from chat.settings import SettingsError, get_settings
 from chat.wiring import Wiring

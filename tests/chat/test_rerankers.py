@@ -7,10 +7,10 @@ from dataclasses import dataclass, field, replace
 
 import pytest
 
-from chat.rag.coverage import CoverageConfig, CoverageReranker
-from chat.rag.fusion import Candidate
-from chat.rag.rerankers import Passage, Passages, Query, Reranker
-from chat.rag.retrieval import Retriever
+from chat.rag.rerank.reranker import Passage, Passages, Query, Reranker
+from chat.rag.retrieval.coverage import CoverageConfig, CoverageReranker
+from chat.rag.retrieval.fusion import Candidate
+from chat.rag.retrieval.retriever import Retriever
 from chat.wiring import Wiring
 
 pytestmark = pytest.mark.timeout(120)

@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 
-import chat.rag.fusion
-import chat.rag.retrieval
-from chat.rag.fusion import Candidate
-from chat.rag.retrieval import RetrievalConfig, cap_per_paper, chunk_kind, ids_in_question
+import chat.rag.retrieval.fusion
+import chat.rag.retrieval.retriever
+from chat.rag.retrieval.fusion import Candidate
+from chat.rag.retrieval.retriever import RetrievalConfig, cap_per_paper, chunk_kind, ids_in_question
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
 from tests.data import EVAL
@@ -192,13 +192,13 @@ def test_fusion_reads_the_questions_term_weight(
 ) -> None:
     """The long-description rule needs the question's summed inverse document frequencies."""
     seen: list[float] = []
-    real_fuse = chat.rag.fusion.fuse
+    real_fuse = chat.rag.retrieval.fusion.fuse
 
     def recording(*args: Any, **kwargs: Any) -> list[Candidate]:
         seen.append(args[5] if len(args) > 5 else kwargs.get("term_weight", 0.0))
         return real_fuse(*args, **kwargs)
 
-    monkeypatch.setattr(chat.rag.retrieval, "fuse", recording)
+    monkeypatch.setattr(chat.rag.retrieval.retriever, "fuse", recording)
     question = "retrieval augmented language models with a trillion token database"
     retrieved = small_index.retriever.retrieve(question)
 

@@ -8,14 +8,14 @@ from dataclasses import replace
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answering import Answerer, Question
-from chat.rag.events import Delta, Event, Sources
-from chat.rag.fusion import Candidate
-from chat.rag.generators import NOT_FOUND, ModelGenerator
-from chat.rag.llm import ChatModel, OpenAIChatModel
-from chat.rag.prompts import load_prompts
-from chat.rag.retrieval import Retriever
-from chat.rag.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
+from chat.rag.answer.answering import Answerer, Question
+from chat.rag.answer.events import Delta, Event, Sources
+from chat.rag.answer.generators import NOT_FOUND, ModelGenerator
+from chat.rag.answer.llm import ChatModel, OpenAIChatModel
+from chat.rag.answer.prompts import load_prompts
+from chat.rag.answer.rewriting import QueryRewriter, RewriteMode, fuse_rankings, parse_queries
+from chat.rag.retrieval.fusion import Candidate
+from chat.rag.retrieval.retriever import Retriever
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
 from tests.fake_openai import ChatScript, FakeOpenAI

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.extractive import ExtractiveGenerator
-from chat.rag.llm import LlmChunk
-from chat.rag.sampling import Sampling, counted_usage, cut_at_stop, cut_to_tokens
+from chat.rag.answer.llm import LlmChunk
+from chat.rag.answer.sampling import Sampling, counted_usage, cut_at_stop, cut_to_tokens
+from chat.rag.extractive.answerer import ExtractiveGenerator
 from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.sentences import is_quotable, source_sentences, split_sentences
+from chat.rag.extractive.sentences import is_quotable, source_sentences, split_sentences
 from tests.chat.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)

@@ -10,9 +10,9 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from chat.rag.generators import ModelGenerator
-from chat.rag.relevance import RelevancePolicy
-from chat.rag.retrieval import RetrievalConfig
+from chat.rag.answer.generators import ModelGenerator
+from chat.rag.retrieval.relevance import RelevancePolicy
+from chat.rag.retrieval.retriever import RetrievalConfig
 from chat.settings import Settings, SettingsError, get_settings
 from chat.wiring import Wiring
 from tests.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name

@@ -5,9 +5,9 @@ import re
 import pytest
 
 from ingest.index.records import Block, ParsedPdf
-from ingest.pdf.cleaning import clean_pages
 from ingest.pdf.parsing import parse_pdf
-from ingest.pdf.wordrepair import SOFT_HYPHEN
+from ingest.pdf.text.cleaning import clean_pages
+from ingest.pdf.text.wordrepair import SOFT_HYPHEN
 from tests.data import PDFS
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ingest.index.records import Block, Header, ParsedPdf
-from ingest.pdf.front import drop_front_matter
+from ingest.pdf.front.matter import drop_front_matter
 from ingest.pdf.parsing import parse_pdf
 from tests.data import PDFS
 from tests.pdf_fixtures import write_laid_out_pdf

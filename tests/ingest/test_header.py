@@ -8,8 +8,8 @@ import pypdfium2 as pdfium
 import pytest
 
 from ingest.index.records import Header
-from ingest.pdf.glyphs import read_lines
-from ingest.pdf.header import read_header
+from ingest.pdf.front.glyphs import read_lines
+from ingest.pdf.front.header import read_header
 from ingest.pdf.parsing import parse_pdf
 from ingest.sources.units import paper_from_pdf
 from tests.data import PDFS

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ingest.pdf.headings import HeadingTracker, continues_title, is_abstract
+from ingest.pdf.text.headings import HeadingTracker, continues_title, is_abstract
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ingest.index.catalog import Catalog
-from ingest.index.names import (
+from ingest.index.name_catalog import (
     NameCatalog,
     definitions_in,
     initialism,

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from ingest.pdf.wordrepair import (
+from ingest.pdf.text.wordrepair import (
     SOFT_HYPHEN,
     Vocabulary,
     join_hyphenation,

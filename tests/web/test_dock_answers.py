@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from chat.rag.citations import CITATION_PATTERN
+from chat.rag.citations.guard import CITATION_PATTERN
 from tests.api.server import Api
 from tests.chat.disguises import MADE_UP
 from tests.fake_openai import ChatScript

@@ -11,7 +11,7 @@ import json
 import httpx
 import pytest
 
-from chat.rag.citations import CITATION_PATTERN
+from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.ratelimit import build_rate_limiter
 from tests.api.server import Api
 from tests.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID

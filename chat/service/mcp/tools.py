@@ -19,9 +19,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
-from chat.rag.answering import Question
-from chat.rag.events import gather
-from chat.rag.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
+from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
+from chat.rag.answer.answering import Question
+from chat.rag.answer.events import gather
 from chat.rag.sources import Source
 from chat.service.routes.papers import Paper, SearchHit
 from chat.wiring import Wiring

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from chat.rag.authors import author_page, paper_summary
+from chat.library.authors import author_page, paper_summary
 from chat.service.routes.deps import CurrentUser, ServicesDep
 from chat.service.routes.errors import errors
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
-from chat.rag.papers import PaperNotFound, paper_details
+from chat.library.papers import PaperNotFound, paper_details
 from chat.service.bibtex import MEDIA_TYPE, bibliography, unique_keys
 from chat.service.conversations import NotFound, get_conversation
 from chat.service.routes.deps import CurrentUser, ServicesDep, SessionDep

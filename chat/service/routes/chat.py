@@ -28,9 +28,9 @@ from pydantic import BaseModel, Field, StringConstraints
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from chat.rag.answering import Answerer, Question, Turn
-from chat.rag.authors import MAX_AUTHOR_CHARS, author_filter
-from chat.rag.events import Delta, Done, Error, Event, Sources
+from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
+from chat.rag.answer.answering import Answerer, Question, Turn
+from chat.rag.answer.events import Delta, Done, Error, Event, Sources
 from chat.service.conversations import (
     NotFound,
     Status,

@@ -20,7 +20,7 @@ from fastapi.responses import PlainTextResponse
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute, Route
 
-from chat.rag.citations import CITATION_PATTERN
+from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.mcp.endpoint import MCP_PATH
 from chat.service.routes.deps import ServicesDep
 from chat.settings import Settings, env_name

@@ -30,8 +30,8 @@ from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from chat.rag.answering import Question
-from chat.rag.events import Delta, Done, Error, Sources, gather
+from chat.rag.answer.answering import Question
+from chat.rag.answer.events import Delta, Done, Error, Sources, gather
 from chat.service.openai_errors import OpenAIError, error_body
 from chat.service.routes.chat import (
     SHUTDOWN_GRACE_S,

@@ -17,8 +17,8 @@ from typing import Annotated, Any, Literal
 from fastapi import HTTPException
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from chat.rag.answering import Question, Turn
-from chat.rag.sampling import Sampling
+from chat.rag.answer.answering import Question, Turn
+from chat.rag.answer.sampling import Sampling
 from chat.service.openai_errors import invalid_request
 from chat.service.routes.chat import AuthorName, PaperId
 from chat.service.routes.deps import Limits, check_question, readable_text

@@ -13,8 +13,8 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from chat.rag.authors import AuthorNotFound, author_page
-from chat.rag.papers import PaperNotFound, paper_details
+from chat.library.authors import AuthorNotFound, author_page
+from chat.library.papers import PaperNotFound, paper_details
 from chat.service.routes.auth import Me
 from chat.service.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.assets import Asset, AssetNotFound, static_asset

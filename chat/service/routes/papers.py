@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
-from chat.rag.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
+from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
 

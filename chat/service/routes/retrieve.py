@@ -20,8 +20,8 @@ from pydantic import (
     model_validator,
 )
 
-from chat.rag.authors import author_filter
-from chat.rag.passages import MAX_PASSAGES, retrieve_passages
+from chat.library.authors import author_filter
+from chat.rag.retrieval.passages import MAX_PASSAGES, retrieve_passages
 from chat.service.routes.chat import AuthorName, PaperId
 from chat.service.routes.deps import ChattingUser, MessageText, ServicesDep
 from chat.service.routes.errors import BODY, SIGNED_IN, errors

@@ -1,4 +1,4 @@
-"""The static files under `chat/web/static`, read once (with the values the server fills
+"""The static files under `chat/service/web/static`, read once (with the values the server fills
 in) and served with an ETag and gzip."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-from chat.rag.citations import CITATION_PATTERN
+from chat.rag.citations.guard import CITATION_PATTERN
 from ingest.errors import PaperchatError
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"

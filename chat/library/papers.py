@@ -1,0 +1,125 @@
+"""Papers as the dock and the API show them: one paper's record, and search by paper."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from chat.rag.retrieval.coverage import coverage
+from chat.rag.retrieval.relevance import RelevancePolicy
+from chat.rag.retrieval.retriever import Retriever
+from chat.rag.sources import Source
+from ingest.errors import PaperchatError
+from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
+from ingest.index.records import Paper, arxiv_pdf_url, arxiv_url, normalise_paper_id
+
+MAX_SEARCH_RESULTS = 50
+
+
+class PaperNotFound(PaperchatError, LookupError):
+    """No paper with that id in the index."""
+
+
+def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
+    paper_id = normalise_paper_id(value)
+    row = catalog.paper_row(paper_id)
+    if row is None:
+        raise PaperNotFound(f"no paper {value!r} in the index")
+    paper = row.paper
+    return {
+        "id": paper.id,
+        "title": paper.title,
+        "authors": paper.authors,
+        "abstract": paper.abstract,
+        "categories": list(paper.categories),
+        "published": paper.published or None,
+        "updated": paper.updated or None,
+        "has_fulltext": row.has_fulltext,
+        "field_sources": row.field_sources,
+        "url": arxiv_url(paper.id) if paper.is_arxiv else None,
+        "pdf_url": arxiv_pdf_url(paper.id) if paper.is_arxiv else None,
+    }
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    id: str
+    title: str
+    authors: str
+    snippet: str
+    score: float
+
+
+@dataclass(frozen=True)
+class PaperSearch:
+    results: list[SearchResult]
+    # Why nothing is listed when the query passes no relevance bar ("No papers match").
+    no_match_reason: str | None = None
+
+
+def search_papers(
+    retriever: Retriever,
+    query: str,
+    limit: int = 10,
+    filters: Filters | None = None,
+    policy: RelevancePolicy | None = None,
+) -> list[SearchResult]:
+    """Hybrid search with one result per paper, best first; none when the query passes
+    the relevance bar of the answers (`policy`) with no paper."""
+    return find_papers(retriever, query, limit, filters, policy).results
+
+
+def find_papers(
+    retriever: Retriever,
+    query: str,
+    limit: int = 10,
+    filters: Filters | None = None,
+    policy: RelevancePolicy | None = None,
+) -> PaperSearch:
+    """`search_papers`, with the reason when nothing matches."""
+    limit = max(1, min(limit, MAX_SEARCH_RESULTS))
+    # One result per paper: no paper fills another's place.
+    config = dataclasses.replace(
+        retriever.config, k=limit, per_paper=1, leader_per_paper=1, cap_floor=0.0
+    )
+    retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
+    policy = policy or RelevancePolicy()
+    judgement = policy.judge(retrieved)
+    sources = retrieved.sources
+    if not judgement.relevant:
+        # A search box finds papers by their words: one whose passage (with its title)
+        # holds most of the query's term weight matches, even where an answer would be
+        # declined ("escaping untrusted metadata"); only such papers are listed, not the
+        # nearest others. Gibberish holds nothing, and a real word beside gibberish
+        # ("asdfgh qwerty") not enough: nothing matches.
+        if retrieved.lexical_share < policy.lexical_share:
+            return PaperSearch([], judgement.reason)
+        idf, cased = retrieved.question_idf, retrieved.names.cased()
+        sources = tuple(
+            source
+            for source in sources
+            if coverage(idf, f"{source.title}\n{source.text}", cased) >= policy.lexical_share
+        )
+        if not sources:
+            return PaperSearch([], judgement.reason)
+    results = []
+    for source in sources:
+        paper = retriever.catalog.get_paper(source.id)
+        authors = paper.authors if paper is not None else ""
+        results.append(
+            SearchResult(
+                source.id, source.title, authors, result_snippet(source, paper), source.score
+            )
+        )
+    return PaperSearch(results)
+
+
+def result_snippet(source: Source, paper: Paper | None, length: int = 240) -> str:
+    """The matched passage; for a hit on a PDF's first page (title, authors, marks and
+    all), the paper's abstract instead, when it has one."""
+    if source.kind != "fulltext" or source.page != 1 or paper is None or not paper.abstract:
+        return source.snippet(length)
+    whole = dataclasses.replace(source, text=paper.abstract)
+    return whole.snippet(length)

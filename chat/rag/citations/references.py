@@ -1,0 +1,165 @@
+"""arXiv references written outside brackets, in the prose of a streamed answer.
+
+A model that was told to cite `[arXiv:<id>]` may still write "as arXiv:2203.12533
+shows", "(arXiv 2203.12533v2)", a link `https://arxiv.org/abs/2203.12533` or the DOI
+`10.48550/arXiv.2203.12533`. Each of these names a paper as surely as a bracket does,
+so each is judged like one: a reference to a source becomes that source's citation (the
+dock draws a chip for it), and one to a paper that is not a source is made up: it is
+removed, with the space before it and the parentheses around it, and its id is listed.
+
+The target of a Markdown link is left to the dock, which judges links as links.
+`BareReferences` reads the citation guard's output (brackets are already judged; a
+reference inside `[...]` is never read again here). It reads text folded as
+`chat.rag.citations.confusables.fold_char` folds it, so look-alike letters and zero-width
+characters hide nothing, and holds back text from where a reference could still begin
+until it either completes or cannot be one. A plain number ("9999.99999") with no
+arXiv before it is left alone: too many numbers look like ids.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from chat.rag.citations.confusables import fold_char
+from chat.rag.sources import Source
+from ingest.index.records import normalise_paper_id
+
+_ID = r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[a-z]{2})?/\d{7})(?:v\d*)?(?![\w/])"
+_HEAD = (
+    r"(?:(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/"
+    r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\."
+    r"|arxiv\s*:?\s*)"
+)
+# A whole reference, with the parentheses around it if it stands in them; not the target
+# of a Markdown link ("[the abstract](https://arxiv.org/abs/...)"), which is a link the
+# dock judges as links are judged, not a citation.
+_REFERENCE = re.compile(
+    r"(?<![\w\[/.@-])(?<!\]\()(?:(?<!\])(?P<open>\(\s*))?"
+    + _HEAD
+    + _ID
+    + r"(?:\.pdf)?(?(open)\s*\))",
+    re.IGNORECASE,
+)
+# A head written out, with the start of an id after it: a reference still arriving.
+_ARRIVING = re.compile(r"\(?\s*" + _HEAD + r"[\w./\-]*\s*\)?", re.IGNORECASE)
+# Where a head can begin.
+_HEAD_LETTERS = frozenset("ahd1we(")
+_URL_HEADS = [
+    f"{scheme}{host}arxiv.org/{kind}"
+    for scheme in ("", "http://", "https://")
+    for host in ("", "www.", "export.")
+    for kind in ("abs/", "pdf/")
+]
+_DOI_HEADS = [
+    f"{scheme}{host}10.48550/arxiv."
+    for scheme in ("", "http://", "https://")
+    for host in ("", "doi.org/", "dx.doi.org/")
+]
+# The heads as written in full, one of whose beginnings a text may end with.
+_HEADS = (*_URL_HEADS, *_DOI_HEADS, "arxiv:", "arxiv ")
+# How far back a reference still arriving may begin.
+_LONGEST = 96
+# Characters already emitted that a reference's start is read against ("](").
+_CONTEXT = 2
+_SPACES = " \t"
+
+
+@dataclass
+class _Folded:
+    """Text as it reads, with the raw index each folded character comes from."""
+
+    text: str
+    owners: list[int]
+
+    @classmethod
+    def of(cls, raw: str) -> _Folded:
+        pieces, owners = [], []
+        for index, char in enumerate(raw):
+            piece = fold_char(char)
+            pieces.append(piece)
+            owners.extend([index] * len(piece))
+        return cls("".join(pieces), owners)
+
+    def raw_index(self, folded_index: int, raw_length: int) -> int:
+        return self.owners[folded_index] if folded_index < len(self.owners) else raw_length
+
+    def at(self, raw_index: int) -> int:
+        """The first folded character from `raw_index` of the raw text on."""
+        return bisect_left(self.owners, raw_index)
+
+
+class BareReferences:
+    """Judges prose references in streamed text; `feed` each piece, then `flush` once.
+
+    `find` gives the source with a paper id, if any. `missing` collects, in the order
+    found, the ids referred to that no source has.
+    """
+
+    def __init__(self, find: Callable[[str], Source | None]) -> None:
+        self._find = find
+        self.missing: list[str] = []
+        self._pending = ""
+        self._context = ""
+
+    def feed(self, text: str) -> str:
+        self._pending += text
+        return self._drain(final=False)
+
+    def flush(self) -> str:
+        return self._drain(final=True)
+
+    def _drain(self, *, final: bool) -> str:
+        # The last characters emitted stay in view: "](" before a link is read as such.
+        whole = self._context + self._pending
+        folded = _Folded.of(whole)
+        start = len(self._context)
+        out = []
+        for match in _REFERENCE.finditer(folded.text, folded.at(start)):
+            if not final and _ARRIVING.fullmatch(folded.text, match.start()):
+                break  # more may follow that belongs to it (digits, ".pdf", ")")
+            begin = folded.raw_index(match.start(), len(whole))
+            end = folded.raw_index(match.end(), len(whole))
+            before = whole[start:begin]
+            replacement = self._judge(match["id"])
+            if replacement is None:
+                # Made up: out with the space before it (the one after it stays).
+                before, replacement = before.rstrip(_SPACES), ""
+            out.append(before + replacement)
+            start = end
+        held = 0 if final else _arriving(whole, folded, start)
+        out.append(whole[start : len(whole) - held])
+        self._pending = whole[len(whole) - held :]
+        emitted = "".join(out)
+        self._context = (self._context + emitted)[-_CONTEXT:]
+        return emitted
+
+    def _judge(self, raw_id: str) -> str | None:
+        """The citation a referred-to id becomes, or None when no source has it."""
+        paper_id = normalise_paper_id(raw_id)
+        source = self._find(paper_id)
+        if source is None:
+            if paper_id not in self.missing:
+                self.missing.append(paper_id)
+            return None
+        return source.citation
+
+
+def _arriving(text: str, folded: _Folded, start: int) -> int:
+    """How many characters at the end of `text` (`folded`: it folded), from `start` on
+    (with the spaces before them), could still grow into a reference: 0 when none could."""
+    first = max(len(folded.text) - _LONGEST, folded.at(start))
+    for index in range(first, len(folded.text)):
+        if folded.text[index].lower() not in _HEAD_LETTERS:
+            continue
+        if index > 0 and re.match(r"[\w\[/.@-]", folded.text[index - 1]):
+            continue
+        candidate = folded.text[index:]
+        bare = candidate.lstrip("( ").lower()
+        if _ARRIVING.fullmatch(candidate) or any(head.startswith(bare) for head in _HEADS):
+            begin = folded.raw_index(index, len(text))
+            begin = max(start, len(text[:begin].rstrip(_SPACES)))
+            return len(text) - begin
+    return 0

@@ -1,0 +1,237 @@
+"""Answers without a language model: the source sentences that best answer the question.
+
+Every sentence of an extractive answer is quoted from a source (its paper's
+own reference numbers such as "[12]" left out, so that they are not read as
+citations of the sources); only the citations, the whitespace between
+sentences and, when the sources cover just part of the question, one lead
+line saying so are added. A question that asks what a name means gets the
+sentence that defines it first. A question that asks for a number ("How many
+parameters does ViT-Huge have?") also gets the table row that best holds its
+words, when one of the sources is a table, quoted with its table's label and
+header: numbers are often printed only there. `ExtractiveGenerator` is this
+as the answerer's `AnswerGenerator` (`chat/rag/answer/generators.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from chat.rag.answer.generators import NOT_FOUND
+from chat.rag.answer.llm import LlmChunk
+from chat.rag.answer.prompts import Turn
+from chat.rag.answer.sampling import Sampling, TokenCount
+from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
+from chat.rag.extractive.scoring import score_sentences, select_sentences
+from chat.rag.extractive.sentences import Sentence, source_sentences, table_rows
+from chat.rag.names.definitions import asked_term, defines
+from chat.rag.sources import Source
+from ingest.index.analysis import terms as terms_of
+from ingest.index.records import chunk_place
+
+_PER_SOURCE = 2
+# A table row joins the answer when it holds this share of the question's content terms
+# that the best chosen sentence holds.
+_ROW_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class ExtractiveAnswer:
+    """The chosen sentences in reading order, and the lead line ("" when none is due)."""
+
+    lead: str
+    sentences: tuple[Sentence, ...]
+
+    def pieces(self) -> list[str]:
+        """What to stream: the lead line, then one piece per sentence with its citation;
+        sentences of one paper form a paragraph."""
+        pieces = [f"{self.lead}\n\n"] if self.lead and self.sentences else []
+        for index, sentence in enumerate(self.sentences):
+            following = self.sentences[index + 1] if index + 1 < len(self.sentences) else None
+            if following is None:
+                gap = ""
+            elif following.source.id == sentence.source.id:
+                gap = " "
+            else:
+                gap = "\n\n"
+            pieces.append(f"{_quoted(sentence)} {sentence.source.citation}{gap}")
+        return pieces
+
+
+def _quoted(sentence: Sentence) -> str:
+    """A sentence as quoted; a table's row after its table's label and header."""
+    if not sentence.is_row:
+        return sentence.text
+    label = sentence.source.section or "Table"
+    header = f" ({sentence.header})" if sentence.header else ""
+    return f"{label}{header}: {sentence.text}"
+
+
+def _reading_order(chosen: Sequence[Sentence], scores: dict[Sentence, float]) -> list[Sentence]:
+    """The best sentence first, the rest of its paper after it in the paper's order, then
+    the other papers by their best sentence, each in its own order (abstract first)."""
+    if not chosen:
+        return []
+    lead = chosen[0]
+    best: dict[str, float] = {}
+    for s in chosen:
+        best[s.source.id] = max(best.get(s.source.id, 0.0), scores.get(s, 0.0))
+    best[lead.source.id] = float("inf")
+
+    def key(s: Sentence) -> tuple[float, bool, int, int, int, int]:
+        page = -1 if s.source.kind == "abstract" else (s.source.page or 0)
+        return (-best[s.source.id], s is not lead, page, _chunk_number(s), s.rank, s.position)
+
+    return sorted(chosen, key=key)
+
+
+def _chunk_number(sentence: Sentence) -> int:
+    """The chunk's place in its paper, read from its id (`paper#kind-N@digest`)."""
+    place = chunk_place(sentence.source.chunk_id)
+    return place[1] if place else sentence.rank
+
+
+def _with_definition_first(
+    term: str, sentences: Sequence[Sentence], chosen: list[Sentence], scores: dict[Sentence, float]
+) -> tuple[list[Sentence], bool]:
+    """`chosen` led by the sentence that best defines `term` (added when not chosen),
+    and whether there was one."""
+    if not term:
+        return chosen, False
+    strengths = {s: defines(s.text, term).strength for s in sentences}
+    defining = [s for s in sentences if strengths[s] > 0]
+    if not defining:
+        return chosen, False
+    definition = max(defining, key=lambda s: (strengths[s], not s.is_title, scores.get(s, 0.0)))
+    rest = [s for s in chosen if s != definition and not _same_text(s, definition)]
+    return [definition, *rest][: max(len(chosen), 1)], True
+
+
+def _with_name_defined_first(names: Sequence[str], chosen: list[Sentence]) -> list[Sentence]:
+    """`chosen` led by its first sentence that says what a name of the question is, if
+    any: a question about a named method reads best after what the method is."""
+    defining = [s for s in chosen if any(defines(s.text, name).strength for name in names)]
+    if not defining:
+        return chosen
+    return [defining[0], *(s for s in chosen if s is not defining[0])]
+
+
+def _same_text(a: Sentence, b: Sentence) -> bool:
+    return a.terms == b.terms
+
+
+def compose(
+    question: str, sources: Sequence[Source], *, max_sentences: int = 4
+) -> ExtractiveAnswer:
+    """The extractive answer to `question` from `sources` (ordered best first); no
+    sentences when none shares a content term with the question."""
+    sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
+    query = QuestionTerms.parse(question)
+    found = query.sentence_terms(sentences)
+    scores = score_sentences(query, found)
+    body = [s for s in sentences if not s.is_title]
+    if any(scores[s] > 0 for s in body):
+        scores = {s: scores[s] for s in body}
+    distinct = len({src.chunk_id for src in sources})
+    per_source = _PER_SOURCE if distinct >= 3 else max_sentences
+    chosen = select_sentences(query, scores, found, max_sentences, per_source)
+    term = asked_term(question)
+    candidates = [s for s in sentences if s in scores or s.is_title]
+    chosen, defined = _with_definition_first(term, candidates, chosen, scores)
+    if not term and chosen:
+        chosen = _with_name_defined_first(list(query.names.values()), chosen)
+        defined = chosen[0] is not max(chosen, key=lambda s: scores.get(s, 0.0))
+    ordered = [chosen[0], *_reading_order(chosen[1:], scores)] if defined else []
+    ordered = ordered or _reading_order(chosen, scores)
+    row = _best_row(query, sources, found, ordered) if query.wants_number else None
+    if row is not None:
+        # At the head of its paper's sentences (after a definition that leads).
+        own = [i for i, s in enumerate(ordered) if s.source.id == row.source.id]
+        at = own[0] if own else len(ordered)
+        ordered.insert(max(at, 1) if defined else at, row)
+        found = {**found, row: query.sentence_terms([row])[row]}
+    lead = query.lead_line(ordered, found, term if term and not defined else "")
+    return ExtractiveAnswer(lead, tuple(ordered))
+
+
+def _best_row(
+    query: QuestionTerms,
+    sources: Sequence[Source],
+    found: Mapping[Sentence, tuple[str, ...]],
+    chosen: Sequence[Sentence],
+) -> Sentence | None:
+    """The table row of `sources` that best answers a question asking for a number:
+    the best scored of the rows that themselves hold a content term of the question,
+    when it (with its header) holds at least `_ROW_SHARE` as many of the question's
+    content terms as the best of the `chosen` sentences (`found`: their terms)."""
+    rows = [r for rank, src in enumerate(sources) for r in table_rows(src, rank)]
+    if not rows:
+        return None
+    held = query.sentence_terms(rows)
+    own = [r for r in rows if query.content.intersection(terms_of(r.text))]
+    if not own:
+        return None
+    scores = score_sentences(query, {r: held[r] for r in own})
+    best = max(own, key=lambda r: scores[r])
+    content = query.content
+    most = max((len(content.intersection(found[s])) for s in chosen if s in found), default=0)
+    return best if len(content.intersection(held[best])) >= _ROW_SHARE * most else None
+
+
+def extract_answer(
+    question: str, sources: Sequence[Source], *, max_sentences: int = 4
+) -> list[str]:
+    """The pieces of the extractive answer to stream, in order (`compose`); empty when
+    no sentence shares a content term with the question."""
+    return compose(question, sources, max_sentences=max_sentences).pieces()
+
+
+class ExtractiveGenerator:
+    """Answers by quoting the sources (`extract_answer`), without a model.
+
+    A caller's stop sequences and `max_tokens` (counted by `count_tokens`; not
+    applied without it) end the quotation as a model's server would end its text.
+    """
+
+    mode = "extractive"
+    model_name = ""
+
+    def __init__(self, count_tokens: TokenCount | None = None) -> None:
+        self.count_tokens = count_tokens
+
+    async def standalone(self, question: str, history: Sequence[Turn]) -> str:
+        """The previous question carried along when this one leans on it."""
+        previous = [t.content for t in history if t.role == "user"]
+        if previous and (FOLLOW_UP.search(question) or len(question.split()) < 6):
+            return f"{previous[-1]} {question}"
+        return question
+
+    async def generate(
+        self,
+        question: str,
+        sources: Sequence[Source],
+        history: Sequence[Turn],
+        sampling: Sampling | None = None,
+    ) -> AsyncIterator[LlmChunk]:
+        pieces = extract_answer(question, sources) or [NOT_FOUND]
+        finish = "stop"
+        if sampling is not None:
+            kept, finish = sampling.limit("".join(pieces), self.count_tokens)
+            pieces = _first_chars(pieces, len(kept))
+        for piece in pieces:
+            yield LlmChunk(text=piece)
+        yield LlmChunk(finish_reason=finish)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
+def _first_chars(pieces: Sequence[str], length: int) -> list[str]:
+    """The pieces that make up the first `length` characters of their text, the last cut."""
+    kept: list[str] = []
+    for piece in pieces:
+        if length <= 0:
+            break
+        kept.append(piece[:length])
+        length -= len(piece)
+    return [p for p in kept if p]

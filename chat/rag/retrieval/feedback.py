@@ -1,0 +1,70 @@
+"""Pseudo-relevance feedback: the words of the best first-pass passages, searched again.
+
+A question in plain words ("spotting secret messages hidden in JPEG photos")
+shares few terms with the paper that answers it ("steganalysis"), but the
+passages a first retrieval ranks near the top usually do. Their most
+distinctive terms (frequent in those passages, rare in the index) make a
+second BM25 query, whose hits are fused as a list of their own.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from chat.rag.bounds import at_least
+from ingest.index.analysis import terms
+from ingest.index.lexical import inverse_document_frequency
+
+
+@dataclass(frozen=True)
+class FeedbackConfig:
+    # Measured best with `python -m bench.fusion` (README). Feedback runs only when
+    # `FusionConfig.feedback_weight`, the list's weight in fusion, is above 0 (it is 0).
+    passages: int = 6  # best dense passages read, at most one per paper
+    terms: int = 10  # expansion terms searched with the question's own
+    boost: float = 1.0  # an expansion term's weight against a question term's 1
+    min_length: int = 3  # shorter stems (units, symbols) say little
+
+    def __post_init__(self) -> None:
+        at_least(self, 1, "passages", "terms")
+        at_least(self, 0, "boost", "min_length")
+
+
+WeightedTerm = tuple[str, float]
+
+
+def expansion_terms(
+    passages: Sequence[str],
+    question_terms: Sequence[str],
+    document_frequency: Callable[[Sequence[str]], Mapping[str, int]],
+    documents: int,
+    config: FeedbackConfig,
+) -> list[WeightedTerm]:
+    """The `config.terms` best new terms of `passages`, weighted in (0, 1].
+
+    A term's weight is its share of each passage's terms, summed over the
+    passages, times its inverse document frequency in the index: a word the
+    passages agree on and the index rarely holds names what they are about.
+    """
+    asked = set(question_terms)
+    share: dict[str, float] = {}
+    for text in passages:
+        found = [t for t in terms(text) if len(t) >= config.min_length and not t.isdigit()]
+        for term, count in Counter(found).items():
+            if term not in asked:
+                share[term] = share.get(term, 0.0) + count / len(found)
+    if not share:
+        return []
+    frequency = document_frequency(list(share))
+    scored = {
+        term: value * inverse_document_frequency(frequency.get(term, 0), documents)
+        for term, value in share.items()
+        if frequency.get(term, 0) > 1  # a term of one passage only: a name, a typo
+    }
+    best = sorted(scored.items(), key=lambda pair: (-pair[1], pair[0]))[: config.terms]
+    if not best:
+        return []
+    top = best[0][1]
+    return [(term, score / top) for term, score in best]

@@ -1,0 +1,524 @@
+"""Question -> the passages an answer is grounded in.
+
+Dense candidates (Chroma, cosine) and lexical ones (BM25 in the catalog) are
+fused by weighted reciprocal rank fusion that also looks at the scores, and
+the final list holds at most a few chunks of any one paper. Names in the
+question (`chat/rag/names/recognition.py`) add their long forms to both searches and
+raise the passages of the papers that define them.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from chat.rag.bounds import at_least
+from chat.rag.names.recognition import NameRecogniser, NamesConfig, Recognised, boost
+from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
+from chat.rag.retrieval.coverage import CoverageConfig, CoverageReranker
+from chat.rag.retrieval.feedback import FeedbackConfig, expansion_terms
+from chat.rag.retrieval.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
+from chat.rag.retrieval.leading import definition_first
+from chat.rag.retrieval.vocabulary import (
+    VocabularyConfig,
+    question_words,
+    scholarly_terms,
+    weight_share,
+)
+from chat.rag.sources import Source
+from ingest.index.analysis import terms
+from ingest.index.catalog import UNIT_KINDS
+from ingest.index.filters import Filters
+from ingest.index.lexical import inverse_document_frequency
+from ingest.index.records import ARXIV_ID_RE, arxiv_url, chunk_place
+
+if TYPE_CHECKING:
+    # Only named in signatures: the settings import this module for its configuration,
+    # and need not pay for Chroma and the embedders (about half a second).
+    from ingest.embedders.base import Embedder
+    from ingest.index.catalog import Catalog
+    from ingest.index.lexical import LexicalIndex
+    from ingest.index.name_catalog import NameCatalog
+    from ingest.index.store import ChunkStore
+
+# A paper's first passages, where it says what its method is (`Retriever.opening`).
+OPENING_PASSAGES = 12
+# A PDF's chunks out of its body flow: captions, tables and footnotes.
+EXTRA_KINDS = frozenset(UNIT_KINDS["fulltext"]) - {"fulltext"}
+_QUESTION_ID_RE = re.compile(
+    rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    k: int = 8  # chunks handed to the answerer
+    candidates: int = 100  # from each retriever
+    per_paper: int = 3  # chunks of one paper at most in the final list
+    leader_per_paper: int = 5  # the same for the first-ranked paper
+    # Captions, tables and footnotes of one paper at most, of each kind (0: no limit).
+    per_kind: int = 1
+    # A chunk left out by the per-paper cap takes the place of a chosen one scoring less
+    # than this share of its score (0: never): the cap spreads the answerer's chunks over
+    # papers, but not down to chunks that hardly bear on the question.
+    cap_floor: float = 0.25
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
+    coverage: CoverageConfig = field(default_factory=CoverageConfig)
+    names: NamesConfig = field(default_factory=NamesConfig)
+    vocabulary: VocabularyConfig = field(default_factory=VocabularyConfig)
+
+    def __post_init__(self) -> None:
+        at_least(self, 1, "k", "candidates", "per_paper")
+        at_least(self, 0, "leader_per_paper", "per_kind", "cap_floor")
+
+    def choose(self, ranked: Sequence[Candidate], *, scoped: bool = False) -> list[Candidate]:
+        """The chunks handed to the answerer from `ranked` (`cap_per_paper`). When the
+        question or the caller names the papers (`scoped`), each keeps the places the caps
+        give it: no floor takes them for another's passages."""
+        floor = 0.0 if scoped else self.cap_floor
+        return cap_per_paper(
+            ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind, floor
+        )
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    sources: tuple[Source, ...]
+    ranked: tuple[Candidate, ...]  # every fused candidate, best first, before the per-paper cap
+    scoped_to: tuple[str, ...]  # papers named in the question or by the caller
+    timings: dict[str, float]
+    # Each distinct index term of the question with its inverse document frequency.
+    question_idf: Mapping[str, float] = field(default_factory=dict)
+    # The names recognised in the question, and its terms that are the papers' words
+    # rather than everyday English (`chat/rag/retrieval/vocabulary.py`).
+    names: Recognised = field(default_factory=Recognised)
+    scholarly: tuple[str, ...] = ()
+
+    @property
+    def scholarly_share(self) -> float:
+        """The share of the question's term weight in scholarly terms."""
+        return weight_share(self.question_idf, self.scholarly)
+
+    # What could not run this time (a reranker whose server failed): the ranking is without it.
+    degraded: tuple[str, ...] = ()
+
+    @property
+    def question_terms(self) -> int:
+        return len(self.question_idf)
+
+    @property
+    def term_weight(self) -> float:
+        """The question's summed inverse document frequencies."""
+        return sum(self.question_idf.values())
+
+    @property
+    def lexical_share(self) -> float:
+        """`chat.rag.retrieval.fusion.lexical_share` of this retrieval."""
+        return lexical_share(self.best_lexical, self.term_weight)
+
+    @property
+    def best_dense(self) -> float:
+        return max((c.dense for c in self.ranked), default=0.0)
+
+    @property
+    def best_lexical(self) -> float:
+        return max((c.lexical for c in self.ranked), default=0.0)
+
+    def paper_ranking(self, retriever: str = "hybrid") -> list[str]:
+        """Distinct papers in the order of `ranked_by(retriever)`."""
+        return list(dict.fromkeys(c.paper_id for c in self.ranked_by(retriever)))
+
+    def ranked_by(self, retriever: str) -> list[Candidate]:
+        """The candidates as "dense" or "lexical" alone ranked them, or fused ("hybrid")."""
+        if retriever == "hybrid":
+            return list(self.ranked)
+        dense = retriever == "dense"
+        found = [(c.dense_rank if dense else c.lexical_rank, c) for c in self.ranked]
+        return [c for rank, c in sorted(found, key=lambda pair: pair[0] or 0) if rank is not None]
+
+
+def ids_in_question(question: str) -> list[str]:
+    """arXiv ids written in a question: `2203.12533`, `arXiv:2203.12533v2`, arxiv.org links."""
+    found = []
+    for match in _QUESTION_ID_RE.finditer(question):
+        found.append(match["id"])
+    return list(dict.fromkeys(found))
+
+
+class Retriever:
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: ChunkStore,
+        lexical: LexicalIndex,
+        embedder: Embedder,
+        config: RetrievalConfig | None = None,
+        rerankers: Sequence[Reranker] | None = None,
+        names: NameCatalog | None = None,
+    ) -> None:
+        """`rerankers` reorder the fused candidates in turn; by default, the coverage
+        second look with `config.coverage`. `names` is the catalog's names table; without
+        it no names are recognised."""
+        self.catalog = catalog
+        self.store = store
+        self.lexical = lexical
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+        self._given_rerankers = rerankers
+        self.name_catalog = names
+        self.names = (
+            NameRecogniser(names, self.config.names, self.best_passages)
+            if names is not None
+            else None
+        )
+        self.rerankers: tuple[Reranker, ...] = (
+            tuple(rerankers) if rerankers is not None else (CoverageReranker(self.config.coverage),)
+        )
+
+    def with_config(self, config: RetrievalConfig) -> Retriever:
+        """The same indexes, embedder and rerankers (the default ones following `config`),
+        other settings (e.g. one chunk per paper)."""
+        return Retriever(
+            self.catalog,
+            self.store,
+            self.lexical,
+            self.embedder,
+            config,
+            self._given_rerankers,
+            self.name_catalog,
+        )
+
+    def scope(self, question: str, filters: Filters) -> Filters:
+        """An author becomes the ids of their papers (through the catalog's author index);
+        otherwise papers named in the question narrow the search when the index has them."""
+        if filters.author and filters.author_papers is None:
+            person = self.catalog.person(filters.author)
+            return filters.within(self.catalog.paper_ids_of(person) if person else [])
+        if filters.searched_papers or filters.author:
+            return filters
+        named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
+        return filters.with_papers(named) if named else filters
+
+    def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
+        started = time.perf_counter()
+        filters = self.scope(question, filters or Filters())
+        if filters.matches_nothing:
+            # The author has no paper here (among those asked for): nothing to search.
+            elapsed = (time.perf_counter() - started) * 1000
+            return Retrieved((), (), (), {"retrieval_ms": elapsed})
+        names = self.names.recognise(question) if self.names is not None else Recognised()
+        idf, scholarly = self.question_statistics(question, names)
+        # Only a name the question is about steers the search: one among several topics
+        # ("India-focused VQA, OCR, translation eval") neither expands it nor boosts.
+        steering = names.steering(
+            idf, self.config.names.min_share, self.config.names.max_steering_definers
+        )
+        dense = self.dense(steering.expanded(question), filters)
+        after_dense = time.perf_counter()
+        expansion = self.expansion(question, steering)
+        lexical_hits = self.lexical_search(question, filters, expansion)
+        after_lexical = time.perf_counter()
+        again = (
+            self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
+        )
+        ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
+        degraded: list[str] = []
+        ranked = self.rerank(
+            question, ranked, idf, degraded, names.cased(), steering.long_forms_by_term()
+        )
+        ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
+        ranked = definition_first(question, ranked, steering, filters, self.opening)
+        config = self.config
+        chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
+        sources = self.sources_for(chosen)
+        done = time.perf_counter()
+        timings = {
+            "dense_ms": (after_dense - started) * 1000,
+            "lexical_ms": (after_lexical - after_dense) * 1000,
+            "fusion_ms": (done - after_lexical) * 1000,
+            "retrieval_ms": (done - started) * 1000,
+        }
+        return Retrieved(
+            tuple(sources),
+            tuple(ranked),
+            filters.searched_papers,
+            timings,
+            idf,
+            names,
+            scholarly,
+            tuple(degraded),
+        )
+
+    def question_idf(self, question: str) -> dict[str, float]:
+        """Each distinct index term of the question with its inverse document frequency."""
+        return self.question_statistics(question)[0]
+
+    def question_statistics(
+        self, question: str, names: Recognised | None = None
+    ) -> tuple[dict[str, float], tuple[str, ...]]:
+        """Each distinct index term of the question with its inverse document frequency,
+        and those of its terms that are the papers' words rather than everyday English:
+        the terms of a name some paper defines count among them ("MARE", "VITA")."""
+        asked = list(dict.fromkeys(terms(question)))
+        behind = question_words(question)
+        frequency = self.lexical.document_frequencies(list(dict.fromkeys([*asked, *behind])))
+        documents = self.lexical.count()
+        idf = {t: inverse_document_frequency(frequency[t], documents) for t in asked}
+        found = scholarly_terms(behind, frequency, documents, self.config.vocabulary)
+        if names is not None:
+            # A defined name marked as one ("ZeRO", "GPT"), or one that spells an English
+            # word ("MARE") when it is nearly all the question; "NBA" in "Which NBA team
+            # has the best record?" is judged on its words like the rest.
+            plain = self.config.names.plain_share
+            found += [
+                t
+                for m in names.matches
+                if m.definers and (m.marked or names.share(m, idf) >= plain)
+                for t in terms(m.asked)
+            ]
+        return idf, tuple(dict.fromkeys(t for t in found if t in idf))
+
+    def expansion(self, question: str, names: Recognised) -> list[tuple[str, float]]:
+        """The index terms of the question's names' long forms that it lacks, weighted."""
+        own = set(terms(question))
+        weight = self.config.names.long_form_weight
+        found = [t for form in names.search_forms() for t in terms(form) if t not in own]
+        return [(t, weight) for t in dict.fromkeys(found)]
+
+    def boost_named(
+        self,
+        question: str,
+        ranked: Sequence[Candidate],
+        names: Recognised,
+        filters: Filters,
+        expansion: Sequence[tuple[str, float]],
+        idf: Mapping[str, float],
+    ) -> list[Candidate]:
+        """`chat.rag.names.recognition.boost` for the papers the question's names are about (within
+        the caller's papers, if any), each by the boost times its name's share of the
+        question's term weight, with their best BM25 passages for the question."""
+        amounts: dict[str, float] = {}
+        for match, papers in names.boosting:
+            config = self.config.names
+            scale = _scale(names.share(match, idf), config.min_share, config.about_share)
+            for paper in papers:
+                if not filters.paper_ids or paper in filters.paper_ids:
+                    amount = config.boost * scale
+                    amounts[paper] = max(amounts.get(paper, 0.0), amount)
+        if not any(amount > 0 for amount in amounts.values()):
+            return list(ranked)
+        within = filters.with_papers(sorted(amounts))
+        named = self.lexical_search(question, within, expansion)
+        return boost(ranked, named, amounts)
+
+    def rerank(
+        self,
+        question: str,
+        ranked: Sequence[Candidate],
+        idf: Mapping[str, float],
+        degraded: list[str] | None = None,
+        cased: Mapping[str, str] | None = None,
+        long_forms: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> list[Candidate]:
+        """`ranked` reordered by each of the rerankers in turn (`chat/rag/rerank/reranker.py`).
+        One that cannot look leaves the order as it was, and its name joins `degraded`.
+        `cased` are the question's names whose case carries meaning (`Query.cased`),
+        `long_forms` the long forms of the names steering the search (`Query.long_forms`)."""
+        query = Query(question, idf, dict(cased or {}), dict(long_forms or {}))
+        reordered = list(ranked)
+        for reranker in self.rerankers:
+            try:
+                reordered = reranker.rerank(query, reordered, self.passages)
+            except RerankerUnavailable:
+                if degraded is not None:
+                    degraded.append(getattr(reranker, "name", type(reranker).__name__))
+        return reordered
+
+    def opening(self, paper_id: str) -> list[tuple[str, str]]:
+        """(chunk id, text) of a paper's first passages: its abstract, then its body's
+        first `OPENING_PASSAGES` (`chat.rag.retrieval.leading.Opening`)."""
+        chunks = [
+            *self.catalog.unit_chunks(paper_id, "abstract"),
+            *(c for c in self.catalog.unit_chunks(paper_id, "fulltext") if c.kind == "fulltext"),
+        ]
+        return [(c.id, c.text) for c in chunks[:OPENING_PASSAGES]]
+
+    def best_passages(self, query: str) -> list[tuple[str, str]]:
+        """(paper id, text) of the passages BM25 finds best for `query`,
+        `names.printing_sample` at most: what tells how the papers print a question's
+        words (`chat.rag.names.printing.Passages`)."""
+        limit = self.config.names.printing_sample
+        hits = self.lexical.search(query, limit, fix_typos=False)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+        return [(row.paper_id, row.text) for row in rows.values()]
+
+    def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        """Each candidate's passage with its paper's title: what a reranker reads."""
+        rows = self.catalog.chunk_rows([c.chunk_id for c in candidates])
+        found = {}
+        for candidate in candidates:
+            row = rows.get(candidate.chunk_id)
+            paper = self.catalog.get_paper(candidate.paper_id)
+            title = paper.title if paper is not None else ""
+            text = row.text if row is not None else ""
+            found[candidate.chunk_id] = Passage(candidate.chunk_id, title, text)
+        return found
+
+    def lexical_search(
+        self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
+    ) -> list[Hit]:
+        return self.lexical.search(question, self.config.candidates, filters, extra=extra)
+
+    def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
+        """BM25 hits for the question with the distinctive terms of the best dense passages
+        (one per paper) added: pseudo-relevance feedback (`feedback.py`). The dense
+        side reads plain-language questions better, so its passages lead."""
+        config = self.config.feedback
+        first: dict[str, str] = {}
+        for chunk_id, paper_id, _ in dense:
+            first.setdefault(paper_id, chunk_id)
+            if len(first) == config.passages:
+                break
+        rows = self.catalog.chunk_rows(list(first.values()))
+        passages = [row.text for row in rows.values()]
+        found = expansion_terms(
+            passages,
+            terms(question),
+            self.lexical.document_frequencies,
+            self.lexical.count(),
+            config,
+        )
+        if not found:
+            return []
+        return self.lexical_search(question, filters, [(t, config.boost * w) for t, w in found])
+
+    def dense(self, question: str, filters: Filters) -> list[Hit]:
+        """(chunk id, paper id, cosine similarity), best first.
+
+        Each chunk's paper comes from the catalog: asking Chroma for the chunks'
+        metadata cost ~10 ms a query, ten times the search itself. Chunks the
+        catalog does not hold are left out.
+        """
+        vector = self.embedder.embed([question])[0]
+        nearest = self.store.search(vector, self.config.candidates, filters)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
+        hits = [
+            (chunk_id, rows[chunk_id].paper_id, similarity)
+            for chunk_id, similarity in nearest
+            if chunk_id in rows
+        ]
+        if filters.categories:
+            allowed = self._in_categories({p for _, p, _ in hits}, filters.categories)
+            hits = [h for h in hits if h[1] in allowed]
+        return hits
+
+    def _in_categories(self, paper_ids: set[str], categories: Sequence[str]) -> set[str]:
+        wanted = set(categories)
+        keep = set()
+        for paper_id in paper_ids:
+            paper = self.catalog.get_paper(paper_id)
+            if paper is not None and wanted & set(paper.categories):
+                keep.add(paper_id)
+        return keep
+
+    def sources_for(self, chosen: Sequence[Candidate]) -> list[Source]:
+        rows = self.catalog.chunk_rows([c.chunk_id for c in chosen])
+        sources = []
+        for n, candidate in enumerate(chosen, start=1):
+            row = rows[candidate.chunk_id]
+            paper = self.catalog.get_paper(candidate.paper_id)
+            is_arxiv = paper.is_arxiv if paper is not None else True
+            sources.append(
+                Source(
+                    n=n,
+                    id=candidate.paper_id,
+                    is_arxiv=is_arxiv,
+                    title=paper.title if paper is not None else "",
+                    chunk_id=candidate.chunk_id,
+                    kind=row.kind,
+                    section=row.section,
+                    page=row.page_start or None,
+                    text=row.text,
+                    score=candidate.score,
+                    url=arxiv_url(candidate.paper_id) if is_arxiv else "",
+                )
+            )
+        return sources
+
+
+def cap_per_paper(
+    ranked: Sequence[Candidate],
+    per_paper: int,
+    k: int,
+    leader: int = 0,
+    per_kind: int = 0,
+    floor: float = 0.0,
+) -> list[Candidate]:
+    """The best `k` candidates with at most `per_paper` of one paper, or `leader` (when
+    larger) of the first-ranked paper, whose page-level detail a question often needs;
+    and, when `per_kind` is set, at most that many of one paper's captions, of its
+    tables and of its footnotes, which are short and dense in the question's words and
+    would otherwise take the places of the passages that explain them. A candidate the
+    per-paper cap left out (a body passage, when `per_kind` is set) then takes the place
+    of the weakest chosen one while that scores less than `floor` times its score; the
+    list stays in ranked order."""
+    chosen: list[Candidate] = []
+    capped: list[Candidate] = []
+    taken: Counter[str] = Counter()
+    extras: Counter[tuple[str, str]] = Counter()
+    first = ranked[0].paper_id if ranked else ""
+    for candidate in ranked:
+        kind = chunk_kind(candidate.chunk_id)
+        cap = max(per_paper, leader) if candidate.paper_id == first else per_paper
+        if taken[candidate.paper_id] >= cap:
+            if not (per_kind and kind in EXTRA_KINDS):
+                capped.append(candidate)
+            continue
+        extra = (candidate.paper_id, kind)
+        if per_kind and kind in EXTRA_KINDS:
+            if extras[extra] >= per_kind:
+                continue
+            extras[extra] += 1
+        taken[candidate.paper_id] += 1
+        chosen.append(candidate)
+        if len(chosen) == k:
+            break
+    return _raise_capped(chosen, capped, floor, ranked)
+
+
+def _raise_capped(
+    chosen: list[Candidate], capped: list[Candidate], floor: float, ranked: Sequence[Candidate]
+) -> list[Candidate]:
+    """`chosen` with capped-out candidates (best first) in the places of chosen ones
+    scoring under `floor` times theirs, weakest first; in the order of `ranked`."""
+    if not floor or not capped or not chosen:
+        return chosen
+    kept = list(chosen)
+    for candidate in capped:
+        weakest = min(range(len(kept)), key=lambda i: kept[i].score)
+        if kept[weakest].score >= floor * candidate.score:
+            break
+        kept[weakest] = candidate
+    if kept == chosen:
+        return chosen
+    place = {c.chunk_id: i for i, c in enumerate(ranked)}
+    return sorted(kept, key=lambda c: place[c.chunk_id])
+
+
+def chunk_kind(chunk_id: str) -> str:
+    """A chunk's kind, read from its id (`chunk_place`); "" when it has none."""
+    place = chunk_place(chunk_id)
+    return place[0] if place else ""
+
+
+def _scale(share: float, low: float, high: float) -> float:
+    """0 up to `low`, rising to 1 at `high` and beyond."""
+    if share >= high:
+        return 1.0
+    return max(0.0, (share - low) / (high - low)) if high > low else 0.0
