@@ -45,7 +45,7 @@ from bench.load import chat_stream
 from bench.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from bench.servers import ServerOptions, Servers, servers
 from chat.rag.retrieval.evaluation import percentile
-from tests import pdf_fixtures
+from tests.support import pdf_fixtures
 
 PDFS = EVAL.parent / "pdfs"
 REAL_PDF = PDFS / "1706.03762v7.pdf"

@@ -190,7 +190,7 @@ def through_server(concurrency: int, args: argparse.Namespace) -> ServerRow:
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
     from ingest.sources.units import metadata_items
-    from tests.fake_openai import FakeOpenAI, RecordedRequest, Reply
+    from tests.fakes.openai import FakeOpenAI, RecordedRequest, Reply
 
     # Small vectors: the fake server and the client spend their CPU on JSON, not on the wait.
     with FakeOpenAI(dimension=32) as server, tempfile.TemporaryDirectory() as data_dir:

@@ -35,7 +35,7 @@ from playwright.sync_api import ElementHandle, Page, sync_playwright
 from pydantic import SecretStr
 
 from chat.settings import Settings
-from tests.net import serving, unused_port
+from tests.support.net import serving, unused_port
 
 ROOT = Path(__file__).resolve().parents[1]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"

@@ -21,7 +21,7 @@ from typing import IO
 
 import httpx
 
-from tests.net import unused_port
+from tests.support.net import unused_port
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 600.0

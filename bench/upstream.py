@@ -14,7 +14,7 @@ import sys
 from http.server import ThreadingHTTPServer
 from itertools import cycle, islice
 
-from tests.fake_openai import ChatScript, FakeOpenAI
+from tests.fakes.openai import ChatScript, FakeOpenAI
 
 SENTENCE = (
     "The retrieved passages describe a method that first encodes the question, then "

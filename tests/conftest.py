@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.net import unused_port
+from tests.support.net import unused_port
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
@@ -135,7 +135,7 @@ def _subset_of_abstracts(path: Path, wanted: set[str], extra: int) -> Path:
     import gzip
     import json
 
-    from tests.data import ABSTRACTS
+    from tests.support.data import ABSTRACTS
 
     kept = []
     with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as lines:
@@ -158,7 +158,7 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) ->
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
     from ingest.sources.units import metadata_items, pdf_items
-    from tests.data import EVAL, PDFS
+    from tests.support.data import EVAL, PDFS
 
     root = tmp_path_factory.mktemp("small-index")
     with (EVAL / "questions-abstracts.jsonl").open(encoding="utf-8") as lines:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.architecture import violations
-from tests.data import ROOT
+from tests.support.architecture import violations
+from tests.support.data import ROOT
 
 
 def _write(root: Path, module: str, source: str) -> None:

@@ -8,7 +8,7 @@ import json
 import re
 from itertools import islice
 
-from tests.data import ABSTRACTS, PDFS, ROOT
+from tests.support.data import ABSTRACTS, PDFS, ROOT
 
 DEFAULT_ABSTRACTS = 2000
 DATA_PAPER = re.compile(r'data-paper="([^"]+)"')

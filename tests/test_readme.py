@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import re
 
-from tests.data import ROOT
+from tests.support.data import ROOT
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 # A repository path: a top-level folder of the project, then at least one more part.

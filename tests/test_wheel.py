@@ -17,8 +17,8 @@ from chat.service.web.assets import STATIC_DIR
 from chat.service.web.rendering import TEMPLATES_DIR
 from chat.wiring import Wiring
 from prompts import DIRECTORY as PROMPTS
-from tests.cli import environment
-from tests.data import ROOT
+from tests.support.cli import environment
+from tests.support.data import ROOT
 
 pytestmark = pytest.mark.timeout(300)
 

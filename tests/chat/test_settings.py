@@ -15,7 +15,7 @@ from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import RetrievalConfig
 from chat.settings import Settings, SettingsError, get_settings
 from chat.wiring import Wiring
-from tests.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 
 @pytest.fixture(autouse=True)

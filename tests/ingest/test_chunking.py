@@ -11,7 +11,7 @@ from ingest.chunking import (
 )
 from ingest.index.records import Block, Paper
 from ingest.sources.metadata import read_metadata
-from tests.data import ABSTRACTS
+from tests.support.data import ABSTRACTS
 
 CountTokens = Callable[[str], int]
 

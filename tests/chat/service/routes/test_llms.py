@@ -1,0 +1,104 @@
+"""`/llms.txt`: generated from the app's routes, MCP tools and settings, in the llms.txt format."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi import FastAPI
+
+from chat.service.routes.llms import llms_text
+from chat.settings import Settings, env_name
+from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+    Api,
+    api_fixture,
+    api_settings_fixture,
+    fake_llm_fixture,
+    fresh_upstream_fixture,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+LINK = re.compile(r"^- \[(?P<label>[^\]]+)\]\((?P<url>https?://[^)\s]+)\)(?:: .+)?$")
+# Routes outside the OpenAPI document.
+PAGES = ("/", "/papers/{arxiv_id}", "/papers/{arxiv_id}/bibtex", "/dock.js", "/llms.txt")
+
+
+def fetch(api: Api) -> str:
+    with api.client() as anonymous:
+        response = anonymous.get("/llms.txt")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "text/markdown; charset=utf-8"
+    return response.text
+
+
+def test_it_has_the_llms_txt_shape(api: Api) -> None:
+    text = fetch(api)
+
+    lines = text.splitlines()
+    assert lines[0] == "# paperchat"
+    assert lines[2].startswith("> Cited answers from ")
+    assert sum(line.startswith("# ") for line in lines) == 1
+    sections = [line for line in lines if line.startswith("## ")]
+    assert sections == [
+        "## JSON API", "## OpenAI-compatible API", "## MCP", "## Pages and operations",
+        "## Optional",
+    ]  # fmt: skip
+    for line in lines:
+        if line.startswith("- ["):
+            assert LINK.match(line), line
+            assert LINK.match(line)["url"].startswith(api.base_url)  # type: ignore[index]  # matched
+
+
+def test_every_public_route_and_every_tool_is_listed(api: Api) -> None:
+    documented = api.app.openapi()["paths"]
+
+    text = fetch(api)
+
+    assert len(documented) > 15
+    for path, operations in documented.items():
+        for method in operations:
+            assert re.search(rf"\[([A-Z]+, )*{method.upper()}(, [A-Z]+)* {re.escape(path)}\]", text)
+    for page in PAGES:
+        assert f" {page}](" in text, page
+    for tool in ("search_papers", "get_paper", "retrieve", "ask"):
+        assert f"- `{tool}`: " in text
+    assert f"[POST /mcp]({api.base_url}/mcp)" in text
+    assert f"[OpenAPI document]({api.base_url}/openapi.json)" in text
+
+
+def test_the_index_citations_and_limits_come_from_the_server(api: Api) -> None:
+    settings = api.services.settings
+    stats = api.services.index.catalog.stats()
+
+    text = fetch(api)
+
+    assert f"Cited answers from {stats['papers']} arXiv papers" in text
+    assert f"full text of {stats['papers_with_fulltext']} PDFs" in text
+    assert "`[arXiv:2203.12533]`" in text
+    assert "dropped_citations" in text
+    for name in ("max_question_chars", "max_body_bytes", "rate_limit", "search_rate_limit"):
+        assert f"`{env_name(name)}` = {getattr(settings, name)}:" in text
+    assert "PAPERCHAT_MAX_RECORD_BYTES" not in text
+
+
+def test_a_route_the_app_gains_is_listed_without_editing_anything() -> None:
+    app = FastAPI()
+
+    @app.get("/api/widgets/{widget_id}", tags=["widgets"])
+    def widget(widget_id: str) -> dict[str, str]:
+        """One widget, by id."""
+        return {"id": widget_id}
+
+    stats = {"papers": 3, "papers_with_fulltext": 1}
+    text = llms_text(app, Settings(), "http://127.0.0.1:1", stats, tools=[])
+
+    assert "- [GET /api/widgets/{widget_id}](http://127.0.0.1:1/docs#/widgets/" in text
+    assert ": One widget, by id." in text
+
+
+def test_the_site_footer_links_it(api: Api) -> None:
+    with api.client() as anonymous:
+        page = anonymous.get("/")
+
+    assert '<a href="/llms.txt">llms.txt</a>' in page.text

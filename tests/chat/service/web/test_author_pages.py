@@ -1,0 +1,84 @@
+"""Author pages in Chromium: the author's papers, links to them, and a dock scoped to them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.chat.service.web.conftest import PAPER_ID
+from tests.fakes.openai import ChatScript
+from tests.support.dock import Dock, json_body
+from tests.support.server import Api
+
+pytestmark = pytest.mark.timeout(240)
+
+# Three of the web index's thirty real abstracts list him, and no other Prange.
+PRANGE = "Jakob Prange"
+PRANGE_PAPERS = {"2112.07874", "2302.08150", "2305.18915"}
+
+
+def test_author_page_lists_the_papers_and_its_dock_cites_only_them(
+    web: Api, page: Page, artifacts: Path
+) -> None:
+    cited = "[arXiv:2302.08150]"
+    elsewhere = f"[arXiv:{PAPER_ID}]"
+    web.fake.script_chat(ChatScript(pieces=("He studies prepositions ", cited, " ", elsewhere)))
+    page.goto(f"{web.base_url}/authors/J.%20Prange")
+    dock = Dock(page)
+    expect(page.locator("h1")).to_have_text(PRANGE)
+    expect(page.locator(".result")).to_have_count(3)
+    dock.sign_in(web.new_user())
+    scope = page.get_by_label("Only this author's papers (J. Prange)")
+    expect(scope).to_be_checked()
+
+    with page.expect_request(lambda r: r.url.endswith("/api/chat")) as sent:
+        dock.ask("What does this author study?")
+    answer = dock.wait_answered()
+
+    assert json_body(sent.value)["author"] == "J. Prange"
+    papers = answer.locator(".sources .paper-source")
+    listed = {papers.nth(i).get_attribute("data-paper") for i in range(papers.count())}
+    assert listed
+    assert listed <= PRANGE_PAPERS
+    expect(answer.locator("a.cite")).to_have_text(["arXiv:2302.08150"])
+    page.screenshot(path=artifacts / "author-page-dock.png")
+
+
+def test_paper_pages_and_search_results_link_each_author(web: Api, page: Page) -> None:
+    page.goto(f"{web.base_url}/?q=preposition+learning+bayesian")
+
+    page.locator(".result .authors a", has_text=PRANGE).first.click()
+
+    expect(page).to_have_url(f"{web.base_url}/authors/Jakob%20Prange")
+    page.locator(".result h3 a").first.click()
+    expect(page.locator(".paper .authors a", has_text=PRANGE)).to_have_attribute(
+        "href", "/authors/Jakob%20Prange"
+    )
+
+
+def test_an_unknown_author_is_a_404_page_with_a_search_box(web: Api, page: Page) -> None:
+    response = page.goto(f"{web.base_url}/authors/Nobody%20Atall")
+
+    assert response is not None
+    assert response.status == 404
+    expect(page.locator("h1")).to_contain_text("Nobody Atall")
+    expect(page.get_by_role("searchbox", name="Search papers")).to_have_value("Nobody Atall")
+
+
+def test_an_author_page_works_on_a_phone(web: Api, page: Page, artifacts: Path) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{web.base_url}/authors/{PRANGE}")
+    dock = Dock(page)
+    page.screenshot(path=artifacts / "author-page-phone.png", full_page=True)
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    dock.open()
+    box = dock.panel.bounding_box()
+    assert box is not None
+    assert (box["x"], box["width"]) == (0, 390)
+    dock.sign_in(web.new_user())
+    dock.ask("What does he work on?")
+    dock.wait_answered()
+    page.screenshot(path=artifacts / "author-page-phone-dock.png")

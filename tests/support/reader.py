@@ -1,0 +1,119 @@
+"""The reader's world: an index of two real PDFs (their full text, with positions) and real
+abstracts, served on a real uvicorn answering with the fake upstream; and the reader's
+page as a test looks at it."""
+
+from __future__ import annotations
+
+import gzip
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import Locator, Page
+
+from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
+from tests.fakes.openai import FakeOpenAI
+from tests.support.data import ABSTRACTS, PDFS
+from tests.support.net import serving, unused_port
+from tests.support.server import Api, served_settings
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+
+SHORT_PDF = "2304.02623"  # 4 pages
+FID_PDF = "2007.01282"  # Fusion-in-Decoder, 6 pages, two columns
+READER_PDFS = (f"{SHORT_PDF}v1.pdf", f"{FID_PDF}v2.pdf")
+ABSTRACT_LINES = 12
+
+# The boxes of a highlight and the text-layer lines they cover, as the page shows them.
+COVERED_LINES = """
+(chunk) => {
+  const marks = [...document.querySelectorAll(`[data-evidence="${CSS.escape(chunk)}"]`)];
+  const boxes = marks.map((m) => m.getBoundingClientRect());
+  const lines = [...document.querySelectorAll(".reader-text span")].filter((span) => {
+    const r = span.getBoundingClientRect();
+    const middle = (r.top + r.bottom) / 2;
+    return boxes.some(
+      (b) => middle > b.top && middle < b.bottom && r.left < b.right && r.right > b.left,
+    );
+  });
+  return lines.map((span) => span.textContent).join(" ");
+}
+"""
+
+
+@pytest.fixture(scope="session")
+def reader_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Wiring]:
+    from chat.settings import Settings
+    from chat.wiring import Wiring
+    from ingest.pipeline import Pipeline
+    from ingest.progress import NoProgress
+    from ingest.report import IngestReport
+    from ingest.sources.units import metadata_items, pdf_items
+
+    root = tmp_path_factory.mktemp("reader-index")
+    pdfs = root / "pdfs"
+    pdfs.mkdir()
+    for name in READER_PDFS:
+        shutil.copy(PDFS / name, pdfs / name)
+    abstracts = root / "abstracts.jsonl"
+    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as source:
+        abstracts.write_text("".join(next(source) for _ in range(ABSTRACT_LINES)), "utf-8")
+    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
+    embedder = index.embedder
+    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
+    pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())
+    pipeline.run(pdf_items([pdfs], index.open_catalog(), embedder.count_tokens), IngestReport())
+    yield index
+    index.close()
+
+
+@pytest.fixture(scope="session")
+def reader_web(
+    reader_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    database = tmp_path_factory.mktemp("reader-db") / "paperchat.sqlite"
+    settings = served_settings(reader_index, fake_llm, database)
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake_llm)
+
+
+def reader_link(base_url: str, paper_id: str) -> re.Pattern[str]:
+    """What a chip or a source links to: the paper's page, opened at one of its passages."""
+    return re.compile(rf"^{re.escape(f'{base_url}/papers/{paper_id}')}\?chunk=[^&#]+#reader$")
+
+
+def chunk_of(link: Locator) -> str:
+    """The chunk id a citation chip or source link opens the reader at."""
+    href = link.get_attribute("href") or ""
+    [chunk] = parse_qs(urlsplit(href).query)["chunk"]
+    return chunk
+
+
+def evidence(page: Page, chunk: str) -> Locator:
+    return page.locator(f'[data-evidence="{chunk}"]')
+
+
+def covered_text(page: Page, chunk: str) -> str:
+    text = page.evaluate(COVERED_LINES, chunk)
+    assert isinstance(text, str)
+    return text
+
+
+def first_abstract_id() -> str:
+    import json
+
+    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as source:
+        paper_id = json.loads(next(source))["id"]
+    assert isinstance(paper_id, str)
+    return paper_id
+
+
+__all__ = ["chunk_of", "covered_text", "evidence", "reader_index", "reader_link", "reader_web"]
