@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from chat.rag.bounds import at_least
+from chat.rag.bounds import check_bounds, described
 from chat.rag.names.definitions import find_name
 from chat.rag.rerank.reranker import Passages, Query
 from chat.rag.retrieval.fusion import Candidate
@@ -25,13 +25,24 @@ from ingest.index.analysis import terms
 
 @dataclass(frozen=True)
 class CoverageConfig:
-    # Measured with the development questions over the full index (README): R@1 of
-    # keyword questions 0.97 -> 1.00, paraphrases 0.91 -> 0.93, short ones 0.28 -> 0.36.
-    depth: int = 40  # fused candidates scored again; 0 turns this off
-    weight: float = 1.0
+    """The second look at the best fused candidates (`PAPERCHAT_RETRIEVAL__COVERAGE__*`).
+
+    Measured with the development questions over the full index (README): R@1 of
+    keyword questions 0.97 -> 1.00, paraphrases 0.91 -> 0.93, short ones 0.28 -> 0.36.
+    """
+
+    depth: int = field(
+        default=40,
+        metadata=described(
+            "fused candidates scored again by how much of the question's term weight they "
+            "hold; 0 turns this off",
+            at_least=0,
+        ),
+    )
+    weight: float = field(default=1.0, metadata=described("weight of that coverage", at_least=0))
 
     def __post_init__(self) -> None:
-        at_least(self, 0, "depth", "weight")
+        check_bounds(self)
 
 
 def coverage(

@@ -11,25 +11,42 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from chat.rag.bounds import at_least
+from chat.rag.bounds import check_bounds, described
 from ingest.index.analysis import terms
 from ingest.index.lexical import inverse_document_frequency
 
 
 @dataclass(frozen=True)
 class FeedbackConfig:
-    # Measured best with `python -m bench.fusion` (README). Feedback runs only when
-    # `FusionConfig.feedback_weight`, the list's weight in fusion, is above 0 (it is 0).
-    passages: int = 6  # best dense passages read, at most one per paper
-    terms: int = 10  # expansion terms searched with the question's own
-    boost: float = 1.0  # an expansion term's weight against a question term's 1
-    min_length: int = 3  # shorter stems (units, symbols) say little
+    """Pseudo-relevance feedback (`PAPERCHAT_RETRIEVAL__FEEDBACK__*`), measured best with
+    `python -m bench.fusion` (README). It runs only when `FusionConfig.feedback_weight`,
+    the list's weight in fusion, is above 0 (it is 0)."""
+
+    passages: int = field(
+        default=6,
+        metadata=described("best dense passages read, at most one per paper", at_least=1),
+    )
+    terms: int = field(
+        default=10,
+        metadata=described("expansion terms searched with the question's own", at_least=1),
+    )
+    boost: float = field(
+        default=1.0,
+        metadata=described("an expansion term's weight against a question term's 1", at_least=0),
+    )
+    min_length: int = field(
+        default=3,
+        metadata=described(
+            "shortest stem taken as an expansion term (shorter ones, units and symbols, say "
+            "little)",
+            at_least=0,
+        ),
+    )
 
     def __post_init__(self) -> None:
-        at_least(self, 1, "passages", "terms")
-        at_least(self, 0, "boost", "min_length")
+        check_bounds(self)
 
 
 WeightedTerm = tuple[str, float]

@@ -8,40 +8,83 @@ term are what lets fusion beat both retrievers (see the README's tables).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from chat.rag.bounds import at_least
+from chat.rag.bounds import check_bounds, described
 
 
 @dataclass(frozen=True)
 class FusionConfig:
-    # Defaults chosen with `python -m bench.fusion` on the development questions
-    # (see the README): they beat BM25 alone and dense alone on every kind but one.
-    rrf_k: float = 10.0
-    dense_weight: float = 0.5
-    lexical_weight: float = 1.0
-    # Weight of each retriever's score, scaled to [0, 1] by its best candidate.
-    score_weight: float = 0.1
-    # When BM25's best paper outscores its second by this ratio, the query named
-    # something specific (a method, a dataset): lean lexical by this factor.
-    lexical_margin: float = 1.3  # 0 turns the adaptation off
-    confident_dense_factor: float = 0.3
-    # A question of at least this many words whose rare words no passage holds (BM25's
-    # best score under `long_query_max_share` of the question's summed inverse document
-    # frequencies) describes an idea in its own words rather than the papers': dense, which
-    # reads such descriptions better, gets `long_dense_weight` there. Long paraphrases of
-    # a paper keep its rare words, so BM25's best reaches the share. 0 words turns this
-    # off, a share of 0 drops the condition on it.
-    long_query_words: int = 20
-    long_dense_weight: float = 1.5
-    long_query_max_share: float = 0.5
-    # Weight of the pseudo-relevance feedback list (`feedback.py` beside this), if any.
-    feedback_weight: float = 0.0
+    """How the dense and lexical rankings are fused (`PAPERCHAT_RETRIEVAL__FUSION__*`).
+
+    The defaults were chosen with `python -m bench.fusion` on the development
+    questions (see the README): they beat BM25 alone and dense alone on every kind but one.
+    """
+
+    rrf_k: float = field(
+        default=10.0, metadata=described("the reciprocal-rank constant", at_least=0)
+    )
+    dense_weight: float = field(
+        default=0.5, metadata=described("weight of the dense ranking in the fusion", at_least=0)
+    )
+    lexical_weight: float = field(
+        default=1.0, metadata=described("weight of the BM25 ranking", at_least=0)
+    )
+    score_weight: float = field(
+        default=0.1,
+        metadata=described(
+            "weight of each retriever's score, scaled to [0, 1] by its best candidate",
+            at_least=0,
+        ),
+    )
+    lexical_margin: float = field(
+        default=1.3,
+        metadata=described(
+            "when BM25's best paper outscores its second by this ratio, the question named "
+            "something specific (a method, a dataset) and the fusion leans lexical; 0 turns "
+            "this off",
+            at_least=0,
+        ),
+    )
+    confident_dense_factor: float = field(
+        default=0.3,
+        metadata=described(
+            "what the dense weight is multiplied by when the fusion leans lexical", at_least=0
+        ),
+    )
+    long_query_words: int = field(
+        default=20,
+        metadata=described(
+            "a question of at least this many words whose rare words no passage holds "
+            "describes an idea in its own words rather than the papers': dense, which reads "
+            "such descriptions better, gets `long_dense_weight` there (long paraphrases of a "
+            "paper keep its rare words); 0 turns this off",
+            at_least=0,
+        ),
+    )
+    long_dense_weight: float = field(
+        default=1.5,
+        metadata=described("the dense weight for such a long description", at_least=0),
+    )
+    long_query_max_share: float = field(
+        default=0.5,
+        metadata=described(
+            "a long question counts as a description while BM25's best score stays under "
+            "this share of its summed inverse document frequencies; 0 drops this condition",
+            at_least=0,
+        ),
+    )
+    feedback_weight: float = field(
+        default=0.0,
+        metadata=described(
+            "weight of the pseudo-relevance feedback ranking (`PAPERCHAT_RETRIEVAL__FEEDBACK__*`);"
+            " 0 turns feedback off",
+            at_least=0,
+        ),
+    )
 
     def __post_init__(self) -> None:
-        at_least(self, 0, "dense_weight", "lexical_weight", "score_weight", "lexical_margin")
-        at_least(self, 0, "confident_dense_factor", "long_query_words", "long_dense_weight")
-        at_least(self, 0, "long_query_max_share", "feedback_weight", "rrf_k")
+        check_bounds(self)
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ weight lies almost all in everyday English words, not the papers' words
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chat.rag.bounds import at_least
+from chat.rag.bounds import check_bounds, described
 from chat.rag.names.recognition import PLAIN_NAME_SHARE
 from chat.rag.retrieval.fusion import lexical_margin
 
@@ -35,44 +35,88 @@ class Judgement:
 
 @dataclass(frozen=True)
 class RelevancePolicy:
-    """Thresholds measured on the development questions (`bench/retrieval.py`, README)."""
+    """When the sources support an answer (`PAPERCHAT_RELEVANCE__*`); the thresholds were
+    measured on the development questions (`bench/retrieval.py`, README)."""
 
-    # Above this cosine the best passage is taken as relevant on its own.
-    dense_alone: float = 0.55
-    # Above this one it is relevant when both retrievers put the same paper first.
-    dense_agreeing: float = 0.45
-    # Papers of both retrievers' top few that must coincide to count as agreement.
-    agreement_depth: int = 3
-    # Or when BM25's best paper stands this far above the next (a specific name
-    # matched), with at least this cosine.
-    lexical_margin: float = 1.4
-    dense_with_margin: float = 0.35
-    # Or when the best BM25 score is this large a share of the question's term weight
-    # (one passage holds most of its rare words: short queries, which the dense model
-    # reads poorly), with at least this cosine.
-    lexical_share: float = 0.60
-    dense_with_share: float = 0.40
-    # A question of at least this many distinct terms describes an idea in plain words;
-    # the passage that answers it sits lower in cosine than the paper's own words would.
-    long_question_terms: int = 15
-    dense_long: float = 0.47
-    # Below this share of the question's term weight in the papers' own words (terms far
-    # commoner in the index than in general English), a question is everyday talk.
-    scholarly_share: float = 0.20
-    # A question is about a method the index defines when the name holds at least this
-    # share of its term weight ("What does FiD stand for?"), not when a long question
-    # mentions one in passing ("... a 7B LLM ...", "... on ImageNet").
-    name_share: float = 0.30
-    # A defined name in capitals that spell an English word ("MARE", "VITA", but also
-    # "NBA" where a paper defines it) counts only when it is nearly all the question
-    # ("what is MARE", "What does VITA stand for?"): "Where to watch the NBA finals?" is
-    # still judged as everyday talk.
-    plain_name_share: float = PLAIN_NAME_SHARE
+    dense_alone: float = field(
+        default=0.55,
+        metadata=described("best cosine above which the best passage is relevant on its own"),
+    )
+    dense_agreeing: float = field(
+        default=0.45,
+        metadata=described("the same when both retrievers put the same paper first"),
+    )
+    agreement_depth: int = field(
+        default=3,
+        metadata=described(
+            "the top papers of each retriever looked at for that agreement", at_least=1
+        ),
+    )
+    lexical_margin: float = field(
+        default=1.4,
+        metadata=described(
+            "or when BM25's best paper stands this far above the next (a specific name "
+            "matched), with at least `dense_with_margin`",
+            at_least=0,
+        ),
+    )
+    dense_with_margin: float = field(
+        default=0.35, metadata=described("the cosine needed with that margin")
+    )
+    lexical_share: float = field(
+        default=0.60,
+        metadata=described(
+            "or when BM25's best score is this large a share of the question's term weight "
+            "(one passage holds most of its rare words: short queries, which the dense model "
+            "reads poorly), with at least `dense_with_share`",
+            at_least=0,
+        ),
+    )
+    dense_with_share: float = field(
+        default=0.40, metadata=described("the cosine needed with that share")
+    )
+    long_question_terms: int = field(
+        default=15,
+        metadata=described(
+            "a question of at least this many distinct terms describes an idea in plain "
+            "words, and the passage that answers it sits lower in cosine than the paper's own "
+            "words would",
+            at_least=0,
+        ),
+    )
+    dense_long: float = field(
+        default=0.47, metadata=described("the cosine needed for such a long question")
+    )
+    scholarly_share: float = field(
+        default=0.20,
+        metadata=described(
+            "below this share of its term weight in the papers' own words (terms far commoner "
+            "in the index than in general English) a question is everyday talk, refused",
+            at_least=0,
+        ),
+    )
+    name_share: float = field(
+        default=0.30,
+        metadata=described(
+            "a question is about a method the index defines, and answered, when the name "
+            'holds at least this share of its term weight ("What does FiD stand for?"), not '
+            'when a long question mentions one in passing ("... a 7B LLM ...")',
+            at_least=0,
+        ),
+    )
+    plain_name_share: float = field(
+        default=PLAIN_NAME_SHARE,
+        metadata=described(
+            'the same for a defined name in capitals that spell an English word ("MARE", '
+            '"VITA", but also "NBA" where a paper defines it): it counts only when it is '
+            'nearly all the question, so that "Where to watch the NBA finals?" is still '
+            "judged as everyday talk",
+            at_least=0,
+        ),
+    )
 
     def __post_init__(self) -> None:
-        at_least(self, 1, "agreement_depth")
-        at_least(self, 0, "lexical_margin", "lexical_share", "long_question_terms")
-        at_least(self, 0, "scholarly_share", "name_share", "plain_name_share")
+        check_bounds(self)
 
     def agreement(self, retrieved: Retrieved) -> bool:
         top_dense = retrieved.paper_ranking("dense")[: self.agreement_depth]

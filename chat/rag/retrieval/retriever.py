@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chat.rag.bounds import at_least
+from chat.rag.bounds import check_bounds, described
 from chat.rag.names.recognition import NameRecogniser, NamesConfig, Recognised, boost
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.coverage import CoverageConfig, CoverageReranker
@@ -57,25 +57,66 @@ _QUESTION_ID_RE = re.compile(
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    k: int = 8  # chunks handed to the answerer
-    candidates: int = 100  # from each retriever
-    per_paper: int = 3  # chunks of one paper at most in the final list
-    leader_per_paper: int = 5  # the same for the first-ranked paper
-    # Captions, tables and footnotes of one paper at most, of each kind (0: no limit).
-    per_kind: int = 1
-    # A chunk left out by the per-paper cap takes the place of a chosen one scoring less
-    # than this share of its score (0: never): the cap spreads the answerer's chunks over
-    # papers, but not down to chunks that hardly bear on the question.
-    cap_floor: float = 0.25
-    fusion: FusionConfig = field(default_factory=FusionConfig)
-    feedback: FeedbackConfig = field(default_factory=FeedbackConfig)
-    coverage: CoverageConfig = field(default_factory=CoverageConfig)
-    names: NamesConfig = field(default_factory=NamesConfig)
-    vocabulary: VocabularyConfig = field(default_factory=VocabularyConfig)
+    """How many passages are found and kept (`PAPERCHAT_RETRIEVAL__*`), with the configs of
+    each step."""
+
+    k: int = field(default=8, metadata=described("passages handed to the answerer", at_least=1))
+    candidates: int = field(
+        default=100,
+        metadata=described(
+            "candidates from each retriever (dense and BM25) before fusion", at_least=1
+        ),
+    )
+    per_paper: int = field(
+        default=3, metadata=described("passages of one paper at most among the `k`", at_least=1)
+    )
+    leader_per_paper: int = field(
+        default=5, metadata=described("the same for the first-ranked paper", at_least=0)
+    )
+    per_kind: int = field(
+        default=1,
+        metadata=described(
+            "captions of one paper at most among the `k`, and the same for its tables and for "
+            "its footnotes; 0 sets no limit",
+            at_least=0,
+        ),
+    )
+    # The cap spreads the answerer's passages over papers, but not down to passages that
+    # hardly bear on the question.
+    cap_floor: float = field(
+        default=0.25,
+        metadata=described(
+            "a passage left out by the per-paper caps takes the place of a chosen one scoring "
+            "under this share of its score (not when the question or the caller name the "
+            "papers); 0 never",
+            at_least=0,
+        ),
+    )
+    fusion: FusionConfig = field(
+        default_factory=FusionConfig,
+        metadata=described("how the dense and BM25 rankings are fused"),
+    )
+    feedback: FeedbackConfig = field(
+        default_factory=FeedbackConfig,
+        metadata=described("pseudo-relevance feedback: terms of the best passages searched too"),
+    )
+    coverage: CoverageConfig = field(
+        default_factory=CoverageConfig,
+        metadata=described(
+            "the best fused candidates scored again by what they hold of the question"
+        ),
+    )
+    names: NamesConfig = field(
+        default_factory=NamesConfig,
+        metadata=described("names the papers define (methods, acronyms) found in the question"),
+    )
+    vocabulary: VocabularyConfig = field(
+        default_factory=VocabularyConfig,
+        metadata=described("which of the question's words are the papers' own"),
+    )
 
     def __post_init__(self) -> None:
-        at_least(self, 1, "k", "candidates", "per_paper")
-        at_least(self, 0, "leader_per_paper", "per_kind", "cap_floor")
+        check_bounds(self)
 
     def choose(self, ranked: Sequence[Candidate], *, scoped: bool = False) -> list[Candidate]:
         """The chunks handed to the answerer from `ranked` (`cap_per_paper`). When the

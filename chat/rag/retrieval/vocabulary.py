@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from wordfreq import zipf_frequency
 
-from chat.rag.bounds import at_least
+from chat.rag.bounds import check_bounds, described
 from ingest.index.analysis import STOP_WORDS, terms, words
 
 # zipf_frequency is log10 of a word's frequency per billion words; 0 when unknown.
@@ -30,17 +30,30 @@ _UNKNOWN_ZIPF = 1.0  # a word wordfreq does not know: rarer than any it lists
 
 @dataclass(frozen=True)
 class VocabularyConfig:
-    # log10(share of chunks holding the word) - log10(its frequency in English) from
-    # this on: the word is the papers'. A chunk holds ~150 words, so a word as common in
-    # the papers as in English scores about 2: 2.0 keeps the words commoner in the papers
-    # (measured on the development questions, README "Named methods"; 2.4 and 2.8
-    # refused more answerable plain-language questions).
-    min_ratio: float = 2.0
-    # Words the index holds in fewer chunks than this are not evidence of anything.
-    min_chunks: int = 2
+    """Which words are the papers' rather than everyday English
+    (`PAPERCHAT_RETRIEVAL__VOCABULARY__*`)."""
+
+    # A chunk holds ~150 words, so a word as common in the papers as in English scores
+    # about 2: 2.0 keeps the words commoner in the papers (measured on the development
+    # questions, README "Named methods"; 2.4 and 2.8 refused more answerable
+    # plain-language questions).
+    min_ratio: float = field(
+        default=2.0,
+        metadata=described(
+            "log10 of (the share of chunks holding a word) minus log10 of (its frequency in "
+            "English) from which a word is the papers'"
+        ),
+    )
+    min_chunks: int = field(
+        default=2,
+        metadata=described(
+            "a word the index holds in fewer chunks than this is evidence of nothing",
+            at_least=1,
+        ),
+    )
 
     def __post_init__(self) -> None:
-        at_least(self, 1, "min_chunks")
+        check_bounds(self)
 
 
 @lru_cache(maxsize=65536)
