@@ -1,5 +1,8 @@
 """The one settings tree, read from `PAPERCHAT_*` environment variables and `.env`.
 
+Every setting is defined once, here or in the config class it nests, with
+its default, its bounds and its description; the settings reference
+(`docs/settings.md`) is written from these definitions by `chat/settings_doc.py`.
 The retrieval and relevance knobs are the algorithm's own config classes,
 nested: `PAPERCHAT_RETRIEVAL__K=10`, `PAPERCHAT_RETRIEVAL__FUSION__DENSE_WEIGHT=0.7`,
 `PAPERCHAT_RELEVANCE__DENSE_ALONE=0.5`; their defaults are written there only.
@@ -50,99 +53,256 @@ class Settings(BaseSettings):
         populate_by_name=True,
     )
 
-    data_dir: Path = Path("./data")
-    chroma_url: str = ""
-    database_url: str = ""
-    embeddings: Literal["local", "openai"] = "local"
-    # How the local model runs: "onnx" (int8, the same model, faster) or "torch" (fp32).
-    embedder_backend: Literal["onnx", "onnx-fp32", "torch"] = "onnx"
-    embeddings_model: str = "text-embedding-3-small"
-    # An embeddings server of its own (TEI, vLLM, Infinity); empty: the chat model's
-    # (`OPENAI_BASE_URL`, `OPENAI_API_KEY`).
-    embeddings_url: str = ""
-    embeddings_key: SecretStr | None = None
-    # Put before each question and each passage, as e5 (`query: `, `passage: `) and bge
-    # models need. Part of the index's identity: changing them means re-ingesting.
-    embeddings_query_prefix: str = ""
-    embeddings_document_prefix: str = ""
-    # Texts per request to the embeddings server (TEI accepts 32 by default) and
-    # requests in flight at once, so that a GPU server stays busy.
-    embeddings_batch: int = Field(default=32, ge=1, le=2048)
-    embeddings_concurrency: int = Field(default=1, ge=1, le=64)
-    llm: Literal["openai", "extractive", ""] = ""
-    llm_model: str = "gpt-4o-mini"
-    # With a model: search the question with its rewrites too (chat/rag/answer/rewriting.py).
-    query_rewrite: Literal["off", "multi", "hyde"] = "off"
-    query_rewrites: int = Field(default=3, ge=1, le=8)
-    openai_api_key: SecretStr | None = Field(default=None, validation_alias="OPENAI_API_KEY")
-    openai_base_url: str = Field(default="", validation_alias="OPENAI_BASE_URL")
-    secret_key: SecretStr | None = None
-    allow_signup: bool = False
-    cors_origins: str = ""
-    rate_limit: str = "30/minute"
-    # Requests per API key on the chat, retrieve and /v1 routes (browser sessions: `rate_limit`).
-    api_rate_limit: str = "600/minute"
-    # Against password guessing: sign-in attempts per client address and email...
-    login_rate_limit: str = "10/minute"
-    # ...and per client address, whatever the email (against spraying one password over many).
-    login_address_rate_limit: str = "30/minute"
-    # ...and per email, whatever the address (against guessing one account's password from
-    # many addresses): past it that email's sign-ins get 429 for a while, its sessions and
-    # API keys working on.
-    login_email_rate_limit: str = "100/hour"
-    # Password checks (argon2) running at once; more wait up to `password_check_wait_s`, then 503.
-    max_password_checks: int = Field(default=1, ge=1)
-    password_check_wait_s: float = Field(default=2.0, gt=0)
-    # Searches (the public page and /api/search) per client address, and per user of /api/search.
-    search_rate_limit: str = "60/minute"
-    # Pages of PDFs rendered for the reader (images and text layers not yet cached) per
-    # client address: rendering is the dearest public request.
-    page_render_rate_limit: str = "240/minute"
-    # Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed: addresses or networks,
-    # comma-separated (`127.0.0.1,10.0.0.0/8`); empty: the headers are ignored.
-    trusted_proxies: str = ""
-    # How long a browser session lasts after sign-in, in seconds.
-    session_max_age_s: int = Field(default=14 * 24 * 3600, ge=60)
-    max_question_chars: int = Field(default=4000, ge=1)
-    max_body_bytes: int = Field(default=256 * 1024, ge=1024)
-    max_streams_per_user: int = Field(default=3, ge=1)
-    # Seconds a client has to send a whole request, headers and body (408 and closed beyond).
-    request_timeout_s: float = Field(default=10.0, gt=0)
-    # Seconds between the comment pings that keep an idle answer stream open through proxies.
-    ping_interval_s: float = Field(default=15.0, gt=0)
-    # The last messages of a conversation (each question and each answer one) an answer sees.
-    history_messages: int = Field(default=HISTORY_MESSAGES, ge=0)
-    # What those messages may take of the condense and answer prompts, in estimated tokens.
-    history_tokens: int = Field(default=HISTORY_TOKENS, ge=0)
-    # The longest answer the model is asked for (`max_tokens`, sent upstream).
-    max_answer_tokens: int = Field(default=1024, ge=1)
-    # The longest answer kept, whatever the server sends: it stops there, finish `length`.
-    max_answer_chars: int = Field(default=16_000, ge=1)
-    # Shared rate-limit counts for several API workers; empty: counted in each process.
-    redis_url: str = ""
-    models_cache: Path | None = None
-    pdf_timeout_s: float = 120.0
-    # The memory (address space) one PDF parser worker may use, in MB.
-    pdf_max_mb: int = Field(default=PDF_MAX_MB, ge=128)
-    # A metadata record (one JSON line) over this many bytes is skipped with its reason.
-    max_record_bytes: int = Field(default=MAX_RECORD_BYTES, ge=1024)
-    arxiv_api_url: str = "http://export.arxiv.org/api/query"
-    arxiv_pdf_url: str = "https://arxiv.org/pdf"
-    # arXiv asks for one request every 3 seconds.
-    arxiv_interval_s: float = 3.0
-    workers: int = 1
-    # A reranking model's server (Cohere v2, Jina, vLLM, Infinity or TEI rerank API); empty: none.
-    reranker_url: str = ""
-    reranker_key: SecretStr | None = None
-    reranker_model: str = ""
-    # The request shape: "rerank" (documents/top_n), "tei" (texts), "auto" (tried in that order).
-    reranker_api: Literal["auto", "rerank", "tei"] = "auto"
-    # The best fused candidates the model reorders; the rest follow in fused order.
-    rerank_depth: int = Field(default=50, ge=1, le=1000)
-    # Seconds the reranker may take; beyond, the fused order stands and the failure is counted.
-    reranker_timeout_s: float = Field(default=5.0, gt=0)
-    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
-    relevance: RelevancePolicy = Field(default_factory=RelevancePolicy)
+    data_dir: Path = Field(
+        Path("./data"),
+        description="the index (`chroma/`, `catalog.sqlite`), the database, harvested PDFs",
+    )
+    chroma_url: str = Field(
+        "",
+        description="a Chroma server, e.g. `http://127.0.0.1:8001`; empty: embedded Chroma "
+        "in the data dir",
+    )
+    database_url: str = Field(
+        "",
+        description="any SQLAlchemy URL (PostgreSQL works); empty: a SQLite file in the data dir",
+    )
+    embeddings: Literal["local", "openai"] = Field(
+        "local",
+        description="`local` (the packaged all-MiniLM-L6-v2, offline) or `openai` (any "
+        "OpenAI-compatible embeddings endpoint)",
+    )
+    embedder_backend: Literal["onnx", "onnx-fp32", "torch"] = Field(
+        "onnx",
+        description="how `local` runs: `onnx` (the same model, int8, built once from the "
+        "packaged weights), `onnx-fp32` or `torch` (fp32 sentence-transformers)",
+    )
+    embeddings_model: str = Field(
+        "text-embedding-3-small", description="model name for `PAPERCHAT_EMBEDDINGS=openai`"
+    )
+    embeddings_url: str = Field(
+        "",
+        description="an embeddings server of its own (TEI, vLLM, Infinity), e.g. "
+        "`http://127.0.0.1:8080/v1`; empty: the chat model's (`OPENAI_BASE_URL`)",
+    )
+    embeddings_key: SecretStr | None = Field(
+        None, description="that server's key; empty: `OPENAI_API_KEY`"
+    )
+    embeddings_query_prefix: str = Field(
+        "",
+        description="put before each question, as e5 (`query: `) and bge models need; part of "
+        "the index's identity: changing it means re-ingesting",
+    )
+    embeddings_document_prefix: str = Field(
+        "",
+        description="put before each passage (e5: `passage: `); part of the index's identity too",
+    )
+    embeddings_batch: int = Field(
+        32,
+        ge=1,
+        le=2048,
+        description="texts per request to the embeddings server (TEI accepts 32 by default)",
+    )
+    embeddings_concurrency: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="requests in flight at once to the embeddings server, so that a GPU "
+        "server stays busy",
+    )
+    llm: Literal["openai", "extractive", ""] = Field(
+        "",
+        description="answering mode: `openai` (OpenAI or any compatible server: vLLM, "
+        "llama.cpp, Ollama) or `extractive` (no model: quotes the sources); empty: `openai` "
+        "when `OPENAI_API_KEY` or `OPENAI_BASE_URL` is set, else `extractive`",
+    )
+    llm_model: str = Field("gpt-4o-mini", description="chat model name")
+    query_rewrite: Literal["off", "multi", "hyde"] = Field(
+        "off",
+        description="with a model: `multi` searches the question together with the model's "
+        "search queries for it, `hyde` with a hypothetical abstract (one model call before "
+        "retrieval; relevance is still judged on the question alone)",
+    )
+    query_rewrites: int = Field(3, ge=1, le=8, description="how many queries `multi` asks for")
+    openai_api_key: SecretStr | None = Field(
+        None,
+        validation_alias="OPENAI_API_KEY",
+        description="the usual openai-client variable: the chat model server's key (a local "
+        "server may need none)",
+    )
+    openai_base_url: str = Field(
+        "",
+        validation_alias="OPENAI_BASE_URL",
+        description="the usual openai-client variable: an OpenAI-compatible server, e.g. "
+        "`http://127.0.0.1:8080/v1`; empty: OpenAI's",
+    )
+    secret_key: SecretStr | None = Field(
+        None,
+        description="signs sessions; empty: generated once by `paperchat serve` and kept in "
+        "the data dir (`secret_key`)",
+    )
+    allow_signup: bool = Field(False, description="open self-registration")
+    cors_origins: str = Field("", description="origins allowed to embed the dock")
+    rate_limit: str = Field(
+        "30/minute",
+        description="chat requests per user signed in with a browser session (`/api/chat`; "
+        "429 with `Retry-After` beyond)",
+    )
+    api_rate_limit: str = Field(
+        "600/minute",
+        description="requests per API key on `/api/chat`, `/api/retrieve`, `/v1` and MCP tool "
+        "calls, each key its own budget",
+    )
+    login_rate_limit: str = Field(
+        "10/minute",
+        description="sign-in attempts per client address and email, against password guessing",
+    )
+    login_address_rate_limit: str = Field(
+        "30/minute",
+        description="sign-in and sign-up attempts per client address, whatever the email "
+        "(against spraying one password over many accounts)",
+    )
+    login_email_rate_limit: str = Field(
+        "100/hour",
+        description="sign-in attempts per email, from any address (against guessing one "
+        "account's password from many); the account's sessions and API keys keep working",
+    )
+    max_password_checks: int = Field(
+        1,
+        ge=1,
+        description="password checks (argon2, one core each) running at once in a worker; "
+        "more wait in line",
+    )
+    password_check_wait_s: float = Field(
+        2.0, gt=0, description="seconds a sign-in waits in that line before a 503"
+    )
+    search_rate_limit: str = Field(
+        "60/minute",
+        description="searches per client address (the public search page and `/api/search` "
+        "together) and per user of `/api/search`",
+    )
+    page_render_rate_limit: str = Field(
+        "240/minute",
+        description="PDF pages the reader renders per client address (page images and text "
+        "layers not yet cached; a cached page is free): rendering is the dearest public request",
+    )
+    trusted_proxies: str = Field(
+        "",
+        description="proxies whose `X-Forwarded-For` and `X-Forwarded-Proto` are believed: "
+        "addresses or networks, comma-separated (`127.0.0.1,10.0.0.0/8`); empty: the headers "
+        "are ignored",
+    )
+    session_max_age_s: int = Field(
+        14 * 24 * 3600,
+        ge=60,
+        description="seconds a browser session lasts after sign-in (14 days)",
+    )
+    max_question_chars: int = Field(
+        4000, ge=1, description="longest question, in characters (422 beyond)"
+    )
+    max_body_bytes: int = Field(
+        256 * 1024, ge=1024, description="largest request body, in bytes (413 beyond)"
+    )
+    max_streams_per_user: int = Field(
+        3, ge=1, description="open answer streams per user (429 beyond)"
+    )
+    request_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        description="seconds a client has to send a whole request, headers and body, under "
+        "`paperchat serve` (408 and the connection closed beyond; answers may stream longer)",
+    )
+    ping_interval_s: float = Field(
+        15.0,
+        gt=0,
+        description="seconds between the `: ping` comments that keep an idle answer stream "
+        "open through proxies",
+    )
+    history_messages: int = Field(
+        HISTORY_MESSAGES,
+        ge=0,
+        description="the last messages of a conversation an answer sees, each question and "
+        "each answer one",
+    )
+    history_tokens: int = Field(
+        HISTORY_TOKENS,
+        ge=0,
+        description="what those messages may take of the condense and answer prompts, in "
+        "estimated tokens; a long message is cut, its beginning kept",
+    )
+    max_answer_tokens: int = Field(
+        1024, ge=1, description="longest answer asked of the model, in tokens (`max_tokens`)"
+    )
+    max_answer_chars: int = Field(
+        16_000,
+        ge=1,
+        description="longest answer streamed and kept, in characters, whatever the model's "
+        "server sends: it stops there with finish reason `length`",
+    )
+    redis_url: str = Field(
+        "",
+        description="a Redis server that keeps the rate-limit counts of several API workers, "
+        "e.g. `redis://127.0.0.1:6379/0`; empty: counted in each process",
+    )
+    models_cache: Path | None = Field(
+        None,
+        description="where derived model files (the int8 ONNX embedder) are cached; empty: "
+        "`models/` in the data dir",
+    )
+    pdf_timeout_s: float = Field(120.0, description="seconds one PDF may take to parse")
+    pdf_max_mb: int = Field(
+        PDF_MAX_MB,
+        ge=128,
+        description="memory (address space) one PDF parser worker may use, in MB; a file "
+        "that needs more is skipped with its reason",
+    )
+    max_record_bytes: int = Field(
+        MAX_RECORD_BYTES,
+        ge=1024,
+        description="a metadata record (one JSON line) over this many bytes is skipped with "
+        "its reason",
+    )
+    arxiv_api_url: str = Field(
+        "http://export.arxiv.org/api/query", description="the arXiv export API"
+    )
+    arxiv_pdf_url: str = Field("https://arxiv.org/pdf", description="where PDFs are fetched from")
+    arxiv_interval_s: float = Field(
+        3.0, description="seconds between two arXiv requests (arXiv asks for 3)"
+    )
+    workers: int = Field(1, description="PDF parser processes when `--workers` is not given")
+    reranker_url: str = Field(
+        "",
+        description="a reranking model's server (Cohere v2, Jina, vLLM, Infinity or TEI "
+        "rerank API), e.g. `http://127.0.0.1:8081/rerank`; empty: none",
+    )
+    reranker_key: SecretStr | None = Field(None, description="the reranker's bearer key")
+    reranker_model: str = Field(
+        "", description="the reranker's model name (`model` in the request)"
+    )
+    reranker_api: Literal["auto", "rerank", "tei"] = Field(
+        "auto",
+        description="the request shape: `rerank` (`documents`/`top_n`), `tei` (`texts`), or "
+        "`auto`: `rerank` first, `tei` if the server rejects it",
+    )
+    rerank_depth: int = Field(
+        50,
+        ge=1,
+        le=1000,
+        description="the best fused candidates the model reorders; the rest follow in fused order",
+    )
+    reranker_timeout_s: float = Field(
+        5.0,
+        gt=0,
+        description="seconds the reranker may take; beyond, the fused order stands and the "
+        "failure is counted",
+    )
+    retrieval: RetrievalConfig = Field(
+        default_factory=RetrievalConfig,
+        description="how passages are found: fusion, second look, names, per-paper caps",
+    )
+    relevance: RelevancePolicy = Field(
+        default_factory=RelevancePolicy,
+        description="when the sources support an answer; otherwise the answer says so",
+    )
 
     @model_validator(mode="before")
     @classmethod

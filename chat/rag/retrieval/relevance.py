@@ -40,7 +40,7 @@ class RelevancePolicy:
 
     dense_alone: float = field(
         default=0.55,
-        metadata=described("best cosine above which the best passage is relevant on its own"),
+        metadata=described("the cosine from which the best passage is relevant on its own"),
     )
     dense_agreeing: float = field(
         default=0.45,
@@ -55,8 +55,8 @@ class RelevancePolicy:
     lexical_margin: float = field(
         default=1.4,
         metadata=described(
-            "or when BM25's best paper stands this far above the next (a specific name "
-            "matched), with at least `dense_with_margin`",
+            "the best passage is relevant too when BM25's best paper stands this far above "
+            "the next (a specific name matched) and its cosine is at least `dense_with_margin`",
             at_least=0,
         ),
     )
@@ -66,9 +66,10 @@ class RelevancePolicy:
     lexical_share: float = field(
         default=0.60,
         metadata=described(
-            "or when BM25's best score is this large a share of the question's term weight "
-            "(one passage holds most of its rare words: short queries, which the dense model "
-            "reads poorly), with at least `dense_with_share`",
+            "the best passage is relevant too when BM25's best score is this large a share of "
+            "the question's term weight (one passage holds most of its rare words: short "
+            "queries, which the dense model reads poorly) and its cosine is at least "
+            "`dense_with_share`",
             at_least=0,
         ),
     )

@@ -3,8 +3,9 @@ format (an H1, a blockquote summary, then sections of links).
 
 Written on each request from what the app really has: every route it
 serves (the JSON API, `/v1`, the pages), the MCP tools with their
-descriptions, the limits and rate limits of its settings, and the size of
-its index. Nothing is listed by hand, so nothing can go stale.
+descriptions, the limits and rate limits of its settings (in the words of
+their descriptions), and the size of its index. Nothing is listed by hand,
+so nothing can go stale.
 """
 
 from __future__ import annotations
@@ -33,20 +34,6 @@ _DOCUMENTATION = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
 # Settings that bound what a client may send or get; any new `*_rate_limit` or `max_*`
 # setting is listed too. Ingest-side bounds are not the API's.
 _NOT_CLIENT_LIMITS = {"max_record_bytes", "max_password_checks", "pdf_max_mb"}
-_LIMIT_WORDS = {
-    "max_question_chars": "longest question, in characters (422 beyond)",
-    "max_body_bytes": "largest request body, in bytes (413 beyond)",
-    "max_streams_per_user": "open answer streams per user (429 beyond)",
-    "max_answer_tokens": "longest answer asked of the model, in tokens",
-    "max_answer_chars": "longest answer streamed and kept, in characters",
-    "rate_limit": "chat requests per user signed in with a browser session (/api/chat)",
-    "api_rate_limit": "requests per API key: /api/chat, /api/retrieve, /v1, MCP tool calls",
-    "search_rate_limit": "searches per user and per client address",
-    "page_render_rate_limit": "PDF pages rendered for the reader per client address (429 beyond)",
-    "login_rate_limit": "sign-in attempts per client address and email",
-    "login_address_rate_limit": "sign-in and sign-up attempts per client address",
-    "login_email_rate_limit": "sign-in attempts per email, from any address",
-}
 
 
 @router.get(LLMS_PATH, response_class=PlainTextResponse, include_in_schema=False)
@@ -129,7 +116,7 @@ def _limits(settings: Settings) -> str:
         is_limit = name.endswith("rate_limit") or name.startswith("max_")
         if not is_limit or name in _NOT_CLIENT_LIMITS:
             continue
-        words = _LIMIT_WORDS.get(name, name.replace("_", " "))
+        words = Settings.model_fields[name].description
         lines.append(f"- `{env_name(name)}` = {getattr(settings, name)}: {words}")
     return "\n".join(lines)
 
