@@ -27,13 +27,12 @@ from typing import Literal
 from chat.rag.answer.llm import ChatModel, UpstreamError
 from chat.rag.answer.prompts import DEFAULT_DIRECTORY, VersionedPrompt, load_prompt
 from chat.rag.retrieval.fusion import Candidate, reciprocal_rank_fusion
-from chat.rag.retrieval.retriever import Retrieved, Retriever
+from chat.rag.retrieval.retriever import MAX_QUERY_CHARS, Retrieved, Retriever
 from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.rewriting")
 
 RewriteMode = Literal["off", "multi", "hyde"]
-MAX_QUERY_CHARS = 1000
 # The weight of each rewrite's ranking against the question's own.
 REWRITE_WEIGHT = 0.8
 _LIST_MARKER = re.compile(r"^\s*(?:[-*•]|\d+[.)]|query\s*\d*:)\s*", re.IGNORECASE)

@@ -45,6 +45,9 @@ if TYPE_CHECKING:
     from ingest.index.name_catalog import NameCatalog
     from ingest.index.store import ChunkStore
 
+# The longest search text taken: what the search routes, /api/retrieve and the MCP tools
+# accept, what the search page keeps of its query, and what a model's rewrite is cut to.
+MAX_QUERY_CHARS = 1000
 # A paper's first passages, where it says what its method is (`Retriever.opening`).
 OPENING_PASSAGES = 12
 # A PDF's chunks out of its body flow: captions, tables and footnotes.

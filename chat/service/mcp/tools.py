@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import gather
+from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.rag.sources import Source
 from chat.service.routes.papers import Paper, SearchHit
 from chat.wiring import Wiring
@@ -34,7 +35,6 @@ SERVER_NAME = "paperchat"
 MAX_PASSAGES = 20
 MAX_PAPER_IDS = 50
 MAX_CATEGORIES = 20
-MAX_QUERY_CHARS = 1000
 READ_ONLY = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
 Query = Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="search text")]

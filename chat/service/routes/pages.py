@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from chat.library.authors import AuthorNotFound, author_page
 from chat.library.papers import PaperNotFound, paper_details
+from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.service.routes.auth import Me
 from chat.service.routes.deps import ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
@@ -27,7 +28,6 @@ from ingest.index.authors import written_names
 router = APIRouter(tags=["dock"])
 
 SEARCH_PAGE_RESULTS = 20
-MAX_QUERY_CHARS = 1000
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)

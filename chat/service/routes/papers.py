@@ -8,6 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
 from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
+from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
 
@@ -51,7 +52,7 @@ def get_paper(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Paper
 
 @router.get("/api/search", responses=errors(401, 422, 429))
 def search(
-    q: Annotated[str, Query(min_length=1, max_length=1000)],
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     request: Request,
     user: CurrentUser,
     services: ServicesDep,

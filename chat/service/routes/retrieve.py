@@ -22,6 +22,7 @@ from pydantic import (
 
 from chat.library.authors import author_filter
 from chat.rag.retrieval.passages import MAX_PASSAGES, retrieve_passages
+from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.service.routes.chat import AuthorName, PaperId
 from chat.service.routes.deps import ChattingUser, MessageText, ServicesDep
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
@@ -43,7 +44,9 @@ IsoDate = Annotated[
 class RetrieveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: MessageText = Field(min_length=1, max_length=1000, description="what to search for")
+    query: MessageText = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description="what to search for"
+    )
     k: int = Field(default=8, ge=1, le=MAX_PASSAGES, description="how many passages")
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
     author: AuthorName | None = Field(
