@@ -41,10 +41,12 @@ from typing import Any
 import httpx
 import psutil
 
+from bench import results
 from bench.load import chat_stream
 from bench.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from bench.servers import ServerOptions, Servers, servers
 from chat.rag.retrieval.evaluation import percentile
+from chat.settings import Settings
 from tests.support import pdf_fixtures
 
 PDFS = EVAL.parent / "pdfs"
@@ -57,11 +59,20 @@ BOMBS = (("text operators", b"(ab) Tj ", 300 << 20), ("spaces", b" ", 1 << 30))
 @dataclass
 class Row:
     name: str
-    quiet: str
-    under_attack: str
-    ratio: str
+    quiet: float | None
+    under_attack: float | None
+    unit: str  # "ms", "MB"
     notes: str = ""
     errors: int = 0  # 5xx answers (other than a 503 that asks to retry) or failed streams
+
+    @property
+    def ratio(self) -> float | None:
+        if self.under_attack is None or self.quiet is None or self.quiet <= 0:
+            return None
+        return self.under_attack / self.quiet
+
+    def shown(self, value: float | None) -> str:
+        return "-" if value is None else f"{value:.0f} {self.unit}"
 
 
 @dataclass
@@ -124,16 +135,6 @@ async def sign_in_flood(
     return quiet, attacked, codes
 
 
-def _ratio(attacked: float | None, quiet: float | None) -> str:
-    if attacked is None or quiet is None or quiet <= 0:
-        return "-"
-    return f"{attacked / quiet:.1f}x"
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.0f} ms"
-
-
 def flood_rows(quiet: Probe, attacked: Probe, codes: Counter[int]) -> list[Row]:
     quiet_health = percentile(quiet.health_ms, 95)
     flood_health = percentile(attacked.health_ms, 95)
@@ -142,10 +143,10 @@ def flood_rows(quiet: Probe, attacked: Probe, codes: Counter[int]) -> list[Row]:
     statuses = ", ".join(f"{code or 'failed'}: {n}" for code, n in sorted(codes.items()))
     server_errors = sum(n for code, n in codes.items() if code >= 500 and code != 503)
     return [
-        Row("sign-in flood: health p95", _ms(quiet_health), _ms(flood_health),
-            _ratio(flood_health, quiet_health), statuses, server_errors + codes[0]),
-        Row("sign-in flood: first delta", _ms(quiet_first), _ms(flood_first),
-            _ratio(flood_first, quiet_first), "median of 3 chat streams", attacked.errors),
+        Row("sign-in flood: health p95", quiet_health, flood_health, "ms", statuses,
+            server_errors + codes[0]),
+        Row("sign-in flood: first delta", quiet_first, flood_first, "ms",
+            "median of 3 chat streams", attacked.errors),
     ]  # fmt: skip
 
 
@@ -154,8 +155,8 @@ def stream_rows(servers: Servers, keys: list[str], questions: list[str], n: int)
     many = asyncio.run(measure(servers, keys, questions[20:] + questions[:20], n))
     errors = sum(many.errors.values())
     return [
-        Row(f"{n} streams: added to first delta p99", _ms(one.added_ms["p99"]),
-            _ms(many.added_ms["p99"]), _ratio(many.added_ms["p99"], one.added_ms["p99"]),
+        Row(f"{n} streams: added to first delta p99", one.added_ms["p99"],
+            many.added_ms["p99"], "ms",
             ", ".join(f"{k}: {v}" for k, v in many.errors.items()) or "no errors", errors),
     ]  # fmt: skip
 
@@ -221,8 +222,8 @@ def pdf_rows(models_cache: Path | None) -> list[Row]:
             notes += f"skipped: {reasons or 'nothing'}; real PDF indexed: {indexed}"
             errors = 0 if indexed and skipped and run.code == 1 else 1
             rows.append(
-                Row(f"PDF bomb ({name}): peak memory", f"{quiet.peak_mb:.0f} MB",
-                    f"{run.peak_mb:.0f} MB", _ratio(run.peak_mb, quiet.peak_mb), notes, errors)
+                Row(f"PDF bomb ({name}): peak memory", quiet.peak_mb, run.peak_mb, "MB", notes,
+                    errors)
             )  # fmt: skip
     return rows
 
@@ -232,11 +233,20 @@ def table(rows: Sequence[Row]) -> str:
         "| what | quiet | under attack | ratio | errors | notes |",
         "|---|---|---|---|---|---|",
     ]
-    lines += [
-        f"| {r.name} | {r.quiet} | {r.under_attack} | {r.ratio} | {r.errors} | {r.notes} |"
-        for r in rows
-    ]
+    for r in rows:
+        ratio = "-" if r.ratio is None else f"{r.ratio:.1f}x"
+        quiet, attacked = r.shown(r.quiet), r.shown(r.under_attack)
+        lines.append(f"| {r.name} | {quiet} | {attacked} | {ratio} | {r.errors} | {r.notes} |")
     return "\n".join(lines)
+
+
+def result_table(rows: Sequence[Row]) -> results.Table:
+    columns = ["what", "unit", "quiet", "under attack", "ratio", "errors", "notes"]
+    cells: list[list[results.Cell]] = [
+        [r.name, r.unit, r.quiet, r.under_attack, r.ratio, r.errors, r.notes] for r in rows
+    ]
+    formats = {"quiet": ".0f", "under attack": ".0f", "ratio": ".1f"}
+    return results.table("each row against quiet figures of the same run", columns, cells, formats)
 
 
 def main() -> None:
@@ -263,6 +273,14 @@ def main() -> None:
         rows += pdf_rows(args.models_cache)
     print(f"command: python -m bench.abuse {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
     print(table(rows))
+    stats = results.index_stats(Settings(data_dir=args.data_dir).catalog_path)
+    results.record(
+        "abuse",
+        [result_table(rows)],
+        about=__doc__,
+        settings={**vars(args), "index": stats},
+        setup=results.index_setup(stats),
+    )
 
 
 if __name__ == "__main__":

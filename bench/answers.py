@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import results
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.extractive.sentences import source_sentences
 from chat.rag.sources import Source
@@ -264,18 +265,43 @@ def print_header() -> None:
     )
 
 
-def print_rows(name: str, tallies: dict[tuple[str, str], Tally], missing: Counter[str]) -> None:
+COLUMNS = (
+    "file", "type", "answerer", "questions", "missing", "all terms", "any term", "words",
+    "gold sentences", "key term first", "lead line", "ms p50", "ms p95",
+)  # fmt: skip
+FORMATS = dict.fromkeys(
+    ("all terms", "any term", "gold sentences", "key term first", "lead line"), ".1%"
+)
+FORMATS |= dict.fromkeys(("words", "ms p50", "ms p95"), ".1f")
+
+
+def result_rows(
+    name: str, tallies: dict[tuple[str, str], Tally], missing: Counter[str]
+) -> list[list[results.Cell]]:
+    """One row per question type and answerer (in `COLUMNS`), and one per type all missing."""
+    rows: list[list[results.Cell]] = []
     for kind in sorted(missing.keys() - {k for k, _ in tallies}):
-        print(f"{name:<26} {kind:<11} {'-':<11} {0:>9} {missing[kind]:>7}")
+        rows.append([name, kind, "-", 0, missing[kind], *[None] * 8])
     for (kind, answerer), t in sorted(tallies.items()):
         n = max(t.questions, 1)
+        rows.append([
+            name, kind, answerer, t.questions, missing[kind], t.all_hits / n, t.any_hits / n,
+            statistics.fmean(t.lengths or [0]), t.gold_sentences / max(t.sentences, 1),
+            t.key_first / n, t.leads / n, statistics.median(t.millis or [0.0]), _p95(t.millis),
+        ])  # fmt: skip
+    return rows
+
+
+def print_rows(rows: list[list[results.Cell]]) -> None:
+    for name, kind, answerer, questions, missing, *figures in rows:
+        if figures[0] is None:
+            print(f"{name:<26} {kind:<11} {answerer:<11} {questions:>9} {missing:>7}")
+            continue
+        all_hits, any_hits, words, gold, key_first, leads, p50, p95 = figures
         print(
-            f"{name:<26} {kind:<11} {answerer:<11} {t.questions:>9} {missing[kind]:>7}"
-            f" {t.all_hits / n:>9.1%} {t.any_hits / n:>8.1%}"
-            f" {statistics.fmean(t.lengths or [0]):>6.1f}"
-            f" {t.gold_sentences / max(t.sentences, 1):>10.1%}"
-            f" {t.key_first / n:>9.1%} {t.leads / n:>6.1%}"
-            f" {statistics.median(t.millis or [0.0]):>6.1f} {_p95(t.millis):>6.1f}"
+            f"{name:<26} {kind:<11} {answerer:<11} {questions:>9} {missing:>7}"
+            f" {all_hits:>9.1%} {any_hits:>8.1%} {words:>6.1f} {gold:>10.1%}"
+            f" {key_first:>9.1%} {leads:>6.1%} {p50:>6.1f} {p95:>6.1f}"
         )
 
 
@@ -298,9 +324,21 @@ def main() -> None:
     wanted = {str(row["gold_id"]) for rows in files.values() for row in rows}
     rebuilt = rebuilt_passages(wanted) if args.rebuild_missing else {}
     print_header()
+    rows: list[list[results.Cell]] = []
     for name in QUESTION_FILES:
         tallies, missing = run_file(args.eval_dir / name, index, rebuilt, args)
-        print_rows(name, tallies, missing)
+        found = result_rows(name, tallies, missing)
+        print_rows(found)
+        rows += found
+    stats = index.catalog.stats()
+    setup = results.index_setup(stats) + (", sources shuffled" if args.order == "shuffled" else "")
+    results.record(
+        "answers",
+        [results.table("answers by question type", COLUMNS, rows, FORMATS, key_columns=3)],
+        about=__doc__,
+        settings={**vars(args), "index": stats},
+        setup=setup,
+    )
 
 
 if __name__ == "__main__":

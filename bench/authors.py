@@ -16,6 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import results
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.sources.metadata import read_metadata
@@ -78,11 +79,25 @@ def main() -> None:
         catalog = Catalog(path)
         print(f"{papers} papers, {rows} author names; author index built in {seconds:.1f} s")
         print("| name | papers | resolve | list papers |\n|---|---|---|---|")
+        timings: list[list[results.Cell]] = []
         for name in args.names or NAMES:
             found, resolve_ms, list_ms = timed(catalog, name)
             print(f"| `{name}` | {found} | {resolve_ms:.1f} ms | {list_ms:.1f} ms |")
+            timings.append([name, found, resolve_ms, list_ms])
         catalog.close()
     sys.stdout.flush()
+    built = {"papers": papers, "author names": rows, "author index built s": seconds}
+    columns = ["name", "papers", f"resolve ms (best of {RUNS})", f"list papers ms (best of {RUNS})"]
+    results.record(
+        "authors",
+        [
+            results.figures("the author index", built, {"author index built s": ".1f"}),
+            results.table("resolving names", columns, timings, dict.fromkeys(columns[2:], ".1f")),
+        ],
+        about=__doc__,
+        settings=vars(args),
+        setup=f"{papers:,} papers of {results.shown_path(args.abstracts)}",
+    )
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from bench import results
 from bench.answers import Index, make_sources, rank_passages
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.sources import Source
@@ -149,12 +150,27 @@ def main() -> None:
                "lead line", "ms p50", "ms p95")  # fmt: skip
     print("| phrasing | " + " | ".join(columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
+    rows: list[list[results.Cell]] = []
     for phrasing in PHRASINGS:
         questions = [(phrasing.format(a), mined[a][0], mined[a][1]) for a in chosen]
         row = run(questions, sources)
         cells = [f"{row[c]:.0f}" if c == "questions" else f"{row[c]:.3f}" for c in columns[:5]]
         cells += [f"{row[c]:.1f}" for c in columns[5:]]
         print(f"| {phrasing.format('X')} | " + " | ".join(cells) + " |")
+        rows.append([phrasing.format("X"), *(row[c] for c in columns)])
+    formats = dict.fromkeys(columns[1:5], ".3f") | dict.fromkeys(columns[5:], ".1f")
+    stats = index.catalog.stats()
+    setup = results.index_setup(stats) + (", sources from the retriever" if args.retriever else "")
+    results.record(
+        "definitions",
+        [
+            results.figures("acronyms", {"defined by one paper": len(mined), "asked": len(chosen)}),
+            results.table("long forms in the answers", ["phrasing", *columns], rows, formats),
+        ],
+        about=__doc__,
+        settings={**vars(args), "index": stats},
+        setup=setup,
+    )
 
 
 if __name__ == "__main__":

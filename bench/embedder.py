@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import results
 from ingest.embedders.base import Embedder, Vectors
 from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
@@ -56,7 +57,19 @@ def main(argv: list[str] | None = None) -> None:
             began = time.perf_counter()
             run.parts.append(run.embedder.embed(part))
             run.seconds += time.perf_counter() - began
-    _print_table(runs, len(texts), args.threads)
+    rows = _rows(runs, len(texts))
+    _print_table(rows, len(texts), args.threads)
+    columns = ["backend", "texts/s", "speedup", "mean cosine to torch", "min cosine", "load s"]
+    formats = {"texts/s": ".1f", "speedup": ".2f", "mean cosine to torch": ".4f",
+               "min cosine": ".4f", "load s": ".1f"}  # fmt: skip
+    results.record(
+        "embedder",
+        [results.table("embedding speed and agreement with torch fp32", columns, rows, formats)],
+        about=__doc__,
+        settings=vars(args),
+        setup=f"{len(texts):,} arXiv titles and abstracts, {args.threads} threads",
+        argv=_options(args),
+    )
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -71,13 +84,18 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _command_line(args: argparse.Namespace) -> str:
+    return f"python -m bench.embedder {shlex.join(_options(args))}"
+
+
+def _options(args: argparse.Namespace) -> list[str]:
+    """The options of this run, defaults spelt out (but the texts' file)."""
     options = ["--n", str(args.n), "--threads", str(args.threads), "--slice", str(args.slice)]
     options += ["--cache-dir", str(args.cache_dir)]
     if args.abstracts != ABSTRACTS:
         options += ["--abstracts", str(args.abstracts)]
     for recipe in args.int8 or []:
         options += ["--int8", recipe.label()]
-    return f"python -m bench.embedder {shlex.join(options)}"
+    return options
 
 
 def _load_texts(path: Path, count: int) -> list[str]:
@@ -104,18 +122,26 @@ def _load_int8(recipe: Int8Recipe, cache_dir: Path, threads: int) -> Run:
     return Run(label, embedder, time.perf_counter() - began)
 
 
-def _print_table(runs: list[Run], count: int, threads: int) -> None:
+def _rows(runs: list[Run], count: int) -> list[list[results.Cell]]:
+    """(backend, texts/s, speedup, mean cosine to torch, min cosine, load s) of each run."""
     reference = np.concatenate(runs[0].parts)
     base_rate = count / runs[0].seconds
-    print(f"{count} arXiv titles+abstracts, {threads} threads, max 256 word pieces\n")
-    print("| backend | texts/s | speedup | mean cosine to torch | min cosine | load s |")
-    print("|---|---|---|---|---|---|")
+    rows: list[list[results.Cell]] = []
     for run in runs:
         rate = count / run.seconds
         cosines = np.sum(np.concatenate(run.parts) * reference, axis=1)
+        rows.append([run.backend, rate, rate / base_rate, float(cosines.mean()),
+                     float(cosines.min()), run.load_s])  # fmt: skip
+    return rows
+
+
+def _print_table(rows: list[list[results.Cell]], count: int, threads: int) -> None:
+    print(f"{count} arXiv titles+abstracts, {threads} threads, max 256 word pieces\n")
+    print("| backend | texts/s | speedup | mean cosine to torch | min cosine | load s |")
+    print("|---|---|---|---|---|---|")
+    for backend, rate, speedup, mean, least, load_s in rows:
         print(
-            f"| {run.backend} | {rate:.1f} | {rate / base_rate:.2f}x "
-            f"| {cosines.mean():.4f} | {cosines.min():.4f} | {run.load_s:.1f} |"
+            f"| {backend} | {rate:.1f} | {speedup:.2f}x | {mean:.4f} | {least:.4f} | {load_s:.1f} |"
         )
 
 

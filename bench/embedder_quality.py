@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import results
 from ingest.embedders.base import Embedder
 from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
@@ -90,16 +91,27 @@ def main() -> None:
     ids, texts = load_corpus(args.distractors, {r["gold_id"] for r in rows})
     print(f"command: python -m bench.embedder_quality {' '.join(map(shlex.quote, sys.argv[1:]))}")
     print(f"{len(texts)} papers, {len(rows)} questions\n")
-    print("| embedder | R@1 | R@5 | R@10 | MRR | seconds to embed the papers |")
+    columns = ["embedder", "R@1", "R@5", "R@10", "MRR", "seconds to embed the papers"]
+    print("| " + " | ".join(columns) + " |")
     print("|---|---|---|---|---|---|")
+    found: list[list[results.Cell]] = []
     for label, build in embedders(args):
         ranks, seconds = ranks_of_gold(build(), ids, texts, rows)
         mrr = sum(1 / r for r in ranks if r is not None) / len(ranks)
+        found.append([label, recall(ranks, 1), recall(ranks, 5), recall(ranks, 10), mrr, seconds])
         print(
             f"| {label} | {recall(ranks, 1):.3f} | {recall(ranks, 5):.3f} "
             f"| {recall(ranks, 10):.3f} | {mrr:.3f} | {seconds:.0f} |",
             flush=True,
         )
+    formats = dict.fromkeys(columns[1:5], ".3f") | {columns[5]: ".0f"}
+    results.record(
+        "embedder_quality",
+        [results.table("dense recall of the gold paper, exact search", columns, found, formats)],
+        about=__doc__,
+        settings=vars(args),
+        setup=f"{len(texts):,} papers, {len(rows)} questions",
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from bench import results
 from chat.rag.retrieval.coverage import CoverageConfig
 from chat.rag.retrieval.evaluation import Question, load_questions
 from chat.rag.retrieval.fusion import FusionConfig, Hit, fuse
@@ -128,12 +129,18 @@ def ranking(one: Pass, which: str, setting: Setting | None, retriever: Retriever
     return list(dict.fromkeys(ranked))
 
 
-def _cell(passes: list[Pass], which: str, setting: Setting | None, retriever: Retriever) -> str:
-    """Recall@1 / recall@5."""
+def _cell(
+    passes: list[Pass], which: str, setting: Setting | None, retriever: Retriever
+) -> list[float]:
+    """[recall@1, recall@5]."""
     ranks = [ranking(one, which, setting, retriever) for one in passes]
     at1 = sum(one[1] in papers[:1] for one, papers in zip(passes, ranks, strict=True))
     at5 = sum(one[1] in papers[:5] for one, papers in zip(passes, ranks, strict=True))
-    return f"{at1 / max(len(passes), 1):.2f} / {at5 / max(len(passes), 1):.2f}"
+    return [at1 / max(len(passes), 1), at5 / max(len(passes), 1)]
+
+
+def _printed(cells: list[list[float]]) -> str:
+    return " | ".join(f"{at1:.2f} / {at5:.2f}" for at1, at5 in cells)
 
 
 def main() -> None:
@@ -150,13 +157,30 @@ def main() -> None:
     print("| setting | " + " | ".join(kinds) + " |")
     print("|---|" + "---|" * len(kinds))
     retriever = index.retriever
+    rows: list[list[results.Cell]] = []
     for which in ("dense", "bm25"):
         cells = [_cell(by_kind[k], which, None, retriever) for k in kinds]
-        print(f"| {which} alone | " + " | ".join(cells) + " |")
+        print(f"| {which} alone | {_printed(cells)} |")
+        rows.append([f"{which} alone", *cells])
     for setting in SETTINGS:
         cells = [_cell(by_kind[k], "hybrid", setting, retriever) for k in kinds]
-        print(f"| {setting[0]} | " + " | ".join(cells) + " |")
+        print(f"| {setting[0]} | {_printed(cells)} |")
+        rows.append([setting[0], *cells])
+    stats = index.catalog.stats()
     index.close()
+    recall = results.table(
+        "recall@1 / recall@5 by question kind",
+        ["setting", *kinds],
+        rows,
+        dict.fromkeys(kinds, ".2f"),
+    )
+    results.record(
+        "fusion",
+        [recall],
+        about=__doc__,
+        settings={**vars(args), "index": stats, "questions": len(passes)},
+        setup=results.index_setup(stats),
+    )
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import psutil
 
+from bench import results
 from ingest.pdf.isolation import Failure, run_isolated
 from ingest.pdf.parsing import parse_pdf
 from ingest.sources.units import find_pdfs
@@ -244,6 +245,44 @@ def print_server_table(rows: list[ServerRow], args: argparse.Namespace) -> None:
         )
 
 
+def result_table(rows: list[Row]) -> results.Table:
+    columns = ["embedder", "PDF pages/s parsed", "pages", "chunks", "end to end chunks/s",
+               "embedder alone chunks/s", "ratio", "peak memory MB"]  # fmt: skip
+    formats = {
+        "PDF pages/s parsed": ".0f",
+        "end to end chunks/s": ".1f",
+        "embedder alone chunks/s": ".1f",
+        "ratio": ".2f",
+        "peak memory MB": ",.0f",
+    }
+    cells: list[list[results.Cell]] = [
+        [r.backend, r.pages / r.parse_s, r.pages, r.chunks, r.chunks / r.end_to_end_s,
+         r.chunks / r.embed_only_s, r.ratio, r.peak_mb]
+        for r in rows
+    ]  # fmt: skip
+    return results.table("ingest speed and memory", columns, cells, formats)
+
+
+def server_table(rows: list[ServerRow]) -> results.Table:
+    columns = ["concurrency", "chunks", "requests", "embedder alone chunks/s",
+               "embedder alone vs one at a time", "end to end chunks/s",
+               "end to end vs one at a time"]  # fmt: skip
+    formats = {
+        "embedder alone chunks/s": ".0f",
+        "embedder alone vs one at a time": ".2f",
+        "end to end chunks/s": ".0f",
+        "end to end vs one at a time": ".2f",
+    }
+    first_alone = rows[0].chunks / rows[0].embed_only_s
+    first = rows[0].chunks / rows[0].seconds
+    cells: list[list[results.Cell]] = []
+    for r in rows:
+        alone, rate = r.chunks / r.embed_only_s, r.chunks / r.seconds
+        cells.append([r.concurrency, r.chunks, r.requests, alone, alone / first_alone, rate,
+                      rate / first])  # fmt: skip
+    return results.table("through an embeddings server", columns, cells, formats)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--abstracts", type=int, default=5000)
@@ -259,9 +298,15 @@ def main() -> None:
     if args.server_concurrency:
         served = [through_server(c, args) for c in args.server_concurrency]
         print_server_table(served, args)
+        setup = f"{args.abstracts:,} abstracts through an embeddings server"
+        setup += f" taking {args.server_delay_ms:g} ms a batch"
+        table = server_table(served)
+        results.record("ingest", [table], about=__doc__, settings=vars(args), setup=setup)
         return
     rows = [measure(backend, args) for backend in args.backend or ["onnx"]]
     print_table(rows, args)
+    setup = f"{args.abstracts:,} abstracts and the PDFs of {results.shown_path(args.pdfs)}"
+    results.record("ingest", [result_table(rows)], about=__doc__, settings=vars(args), setup=setup)
 
 
 if __name__ == "__main__":

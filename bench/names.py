@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench import results
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.names.printing import name_parts
 from chat.rag.retrieval.relevance import RelevancePolicy
@@ -263,6 +264,37 @@ def _print(report: dict[str, Any]) -> None:
         print("everyday questions answered:", "; ".join(report["everyday_answered"]))
 
 
+def result_tables(report: dict[str, Any]) -> list[results.Table]:
+    """The printed figures: recall by phrasing, then the answers, refusals and latency."""
+    rows = [
+        [kind, found["n"], found["recall@1"], found["recall@5"]]
+        for kind, found in report["recall"].items()
+    ]
+    recall = results.table(
+        "recall of the defining paper", ["questions", "n", "R@1", "R@5"], rows,
+        {"R@1": ".3f", "R@5": ".3f"},
+    )  # fmt: skip
+    line = results.figures(
+        "answers, refusals and latency",
+        {
+            "long form in the extractive answer": report["long_form_in_answer"],
+            "questions judged for the long form": report["long_form_questions"],
+            "refused: named": report["refused_named"],
+            "refused: everyday": report["refused_everyday"],
+            "refused: typed as people type": report["refused_typed"],
+            "retrieval latency p50 ms": report["latency_ms"]["p50"],
+            "retrieval latency p95 ms": report["latency_ms"]["p95"],
+            "everyday questions answered": "; ".join(report["everyday_answered"]) or None,
+        },
+        {
+            "long form in the extractive answer": ".3f",
+            "retrieval latency p50 ms": ".1f",
+            "retrieval latency p95 ms": ".1f",
+        },
+    )
+    return [recall, line]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -293,6 +325,13 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     index.close()
+    results.record(
+        "names",
+        result_tables(report),
+        about=__doc__,
+        settings={**vars(args), "index": stats, "questions_asked": len(rows)},
+        setup=results.index_setup(stats),
+    )
 
 
 if __name__ == "__main__":

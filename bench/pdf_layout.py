@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import results
 from ingest.chunking import fulltext_pieces
 from ingest.embedders.base import WordPieces, model_dir
 from ingest.pdf.parsing import parse_pdf
@@ -49,12 +50,19 @@ class Score:
         self.sentences += other.sentences
         self.intact += other.intact
 
+    @property
+    def share(self) -> float:
+        return self.intact / self.sentences if self.sentences else 1.0
+
     def row(self, name: str) -> str:
-        share = self.intact / self.sentences if self.sentences else 1.0
         return (
             f"| {name} | {self.pages} | {self.debris_left} / {self.debris} "
-            f"| {self.intact} / {self.sentences} ({share:.3f}) |"
+            f"| {self.intact} / {self.sentences} ({self.share:.3f}) |"
         )
+
+    def cells(self, name: str) -> list[results.Cell]:
+        return [name, self.pages, [self.debris_left, self.debris], [self.intact, self.sentences],
+                self.share]  # fmt: skip
 
 
 def score_paper(name: str, pages: dict[str, dict[str, list[str]]], count: WordPieces) -> Score:
@@ -101,14 +109,33 @@ def main(argv: list[str] | None = None) -> None:
     total = Score()
     print("| paper | pages | debris left in body | body sentences intact |")
     print("|---|---|---|---|")
+    rows = []
     for name, paper in sorted(labels["pdfs"].items()):
         score = score_paper(name, paper["pages"], count)
         total.add(score)
         print(score.row(name))
+        rows.append(score.cells(name))
     print(total.row("**all**"))
+    rows.append(total.cells("all"))
+    columns = ["paper", "pages", "debris left in body", "body sentences intact", "intact share"]
+    tables = [results.table("labelled pages", columns, rows, {"intact share": ".3f"})]
     if not args.no_speed:
         pages, seconds = speed()
         print(f"\nparsing: {pages} pages in {seconds:.1f} s, {pages / seconds:.0f} pages/s")
+        speeds = {"pages": pages, "seconds": seconds, "pages/s": pages / seconds}
+        tables.append(
+            results.figures(
+                "parsing every shared PDF", speeds, {"seconds": ".1f", "pages/s": ".0f"}
+            )
+        )
+    results.record(
+        "pdf_layout",
+        tables,
+        about=__doc__,
+        settings=vars(args),
+        setup=f"The labelled pages of {results.shown_path(LABELS)}",
+        argv=argv,
+    )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import re
 import unicodedata
 from pathlib import Path
 
+from bench import results
 from ingest.index.records import Paper, ParsedPdf
 from ingest.pdf.parsing import parse_pdf
 from ingest.sources.units import paper_from_pdf, pdf_identity
@@ -71,6 +72,7 @@ def main() -> None:
     now = " | ".join(f"{field.replace('_', ' ')} now" for field in FIELDS)
     print(f"| PDF | {now} | right before | right now |")
     print("|---|---|---|---|---|---|---|")
+    rows: list[list[results.Cell]] = []
     for name, label in labels.items():
         path = PDFS / name
         parsed = parse_pdf(str(path))
@@ -81,13 +83,32 @@ def main() -> None:
             totals["after"][field] += after[field]
         marks = " | ".join("yes" if after[f] else "**no**" for f in FIELDS)
         print(f"| {name[:40]} | {marks} | {sum(before.values())} | {sum(after.values())} |")
+        rows.append([name, *("yes" if after[f] else "no" for f in FIELDS), sum(before.values()),
+                     sum(after.values())])  # fmt: skip
     count = len(labels)
     print()
     print("| fields right | title | first author | year | abstract | all fields |")
     print("|---|---|---|---|---|---|")
+    shares: list[list[results.Cell]] = []
     for when, fields in totals.items():
-        shares = " | ".join(f"{fields[f] / count:.2f}" for f in FIELDS)
-        print(f"| {when} | {shares} | {sum(fields.values()) / (count * len(FIELDS)):.3f} |")
+        line = " | ".join(f"{fields[f] / count:.2f}" for f in FIELDS)
+        print(f"| {when} | {line} | {sum(fields.values()) / (count * len(FIELDS)):.3f} |")
+        shares.append([when, *(fields[f] / count for f in FIELDS),
+                       sum(fields.values()) / (count * len(FIELDS))])  # fmt: skip
+    per_pdf = ["PDF", *(f"{field.replace('_', ' ')} now" for field in FIELDS), "right before",
+               "right now"]  # fmt: skip
+    share_columns = ["fields right", "title", "first author", "year", "abstract", "all fields"]
+    formats = dict.fromkeys(share_columns[1:-1], ".2f") | {"all fields": ".3f"}
+    results.record(
+        "pdf_metadata",
+        [
+            results.table("fields right by PDF", per_pdf, rows),
+            results.table("fields right", share_columns, shares, formats),
+        ],
+        about=__doc__,
+        settings={"pdfs": results.shown_path(PDFS), "labels": results.shown_path(LABELS)},
+        setup=f"The {count} PDFs labelled in {results.shown_path(LABELS)}",
+    )
 
 
 if __name__ == "__main__":

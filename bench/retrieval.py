@@ -24,8 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench import results
 from chat.rag.extractive.answerer import extract_answer
-from chat.rag.retrieval.evaluation import evaluate, load_questions, table
+from chat.rag.retrieval.evaluation import RETRIEVERS, evaluate, load_questions, table
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
 from chat.settings import Settings
@@ -34,6 +35,8 @@ from chat.wiring import Wiring
 ROOT = Path(__file__).resolve().parents[1]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
+# The figures of `evaluation.summarise`, in the printed table's order.
+SUMMARY_KEYS = ("recall@1", "recall@5", "recall@10", "mrr", "gold_page@k")
 
 
 @dataclass
@@ -66,6 +69,44 @@ def _rate(values: list[bool]) -> str:
     return f"{sum(values) / len(values):.3f} ({sum(values)}/{len(values)})" if values else "-"
 
 
+def _count(values: list[bool]) -> list[int | float | None] | None:
+    return [sum(values), len(values)] if values else None
+
+
+def result_tables(name: str, report: dict[str, Any], answers: AnswerStats) -> list[results.Table]:
+    """The printed figures of one questions file: recall by retriever, then the line below."""
+    rows = []
+    by_type = report["by_type"]
+    for kind, block in [("all", report), *(by_type.items() if len(by_type) > 1 else [])]:
+        for retriever in RETRIEVERS:
+            s = block[retriever]
+            label = retriever if kind == "all" else f"{kind}: {retriever}"
+            rows.append([label, *(s.get(key) for key in SUMMARY_KEYS)])
+    columns = ["retriever", "R@1", "R@5", "R@10", "MRR", "gold page"]
+    recall = results.table(name, columns, rows, dict.fromkeys(columns[1:], ".3f"))
+    answered = max(answers.answered, 1)
+    line = results.figures(
+        f"{name}: questions, latency, answers and refusals",
+        {
+            "questions": report["questions"],
+            "unanswerable left out": report["unanswerable"],
+            "retrieval latency p50 ms": report["latency_ms"]["p50"],
+            "retrieval latency p95 ms": report["latency_ms"]["p95"],
+            "extractive answers with all gold terms": answers.all_terms / answered,
+            "extractive answers with any gold term": answers.any_term / answered,
+            "refused: unanswerable": _count(answers.refused["no"]),
+            "refused: answerable": _count(answers.refused["yes"]),
+        },
+        {
+            "retrieval latency p50 ms": ".1f",
+            "retrieval latency p95 ms": ".1f",
+            "extractive answers with all gold terms": ".3f",
+            "extractive answers with any gold term": ".3f",
+        },
+    )
+    return [recall, line]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -92,6 +133,7 @@ def main() -> None:
     stats = index.catalog.stats()
     print(f"index: {stats['papers']} papers, {stats['chunks']} chunks")
     reports: dict[str, Any] = {}
+    tables: list[results.Table] = []
     for name in args.files:
         questions = load_questions(EVAL / name)
         report = evaluate(retriever, questions)
@@ -105,6 +147,7 @@ def main() -> None:
             "refused_answerable": _rate(answers.refused["yes"]),
         }
         reports[name] = report
+        tables += result_tables(name, report, answers)
         print(f"\n### {name}\n")
         print(table(report))
         print(
@@ -119,6 +162,13 @@ def main() -> None:
     if index.remote_reranker is not None:
         print(f"\nreranker requests by outcome: {index.remote_reranker.stats.snapshot()}")
     index.close()
+    results.record(
+        "retrieval",
+        tables,
+        about=__doc__,
+        settings={**vars(args), "index": stats},
+        setup=results.index_setup(stats),
+    )
 
 
 if __name__ == "__main__":

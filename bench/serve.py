@@ -29,6 +29,7 @@ from pathlib import Path
 
 import httpx
 
+from bench import results
 from bench.load import Stream, chat_stream, upstream_stream
 from bench.servers import RATE_LIMIT, ServerOptions, Servers, servers
 from chat.rag.retrieval.evaluation import load_questions, percentile
@@ -169,6 +170,27 @@ def table(levels: Sequence[Level]) -> str:
     return "\n".join(lines)
 
 
+def result_table(levels: Sequence[Level]) -> results.Table:
+    """The printed table's figures, p50 and p99 as pairs, and the streams answered without
+    the model."""
+    columns = [
+        "streams", "to sources", "to first delta", "upstream's first token",
+        "added to first delta", "whole stream", "API CPU per stream", "errors", "timed",
+        "answered without the model",
+    ]  # fmt: skip
+    rows: list[list[results.Cell]] = []
+    for level in levels:
+        spreads = (level.sources_ms, level.first_delta_ms, level.upstream_first_token_ms,
+                   level.added_ms, level.total_ms)  # fmt: skip
+        errors = ", ".join(f"{k}: {v}" for k, v in level.errors.items()) or "0"
+        rows.append([
+            level.streams, *([s["p50"], s["p99"]] for s in spreads), level.api_cpu_ms, errors,
+            level.timed, level.refused,
+        ])  # fmt: skip
+    title = "ms from the request, p50 / p99, on the client"
+    return results.table(title, columns, rows, dict.fromkeys(columns[1:7], ".0f"))
+
+
 def goals(levels: Sequence[Level]) -> list[str]:
     """The serving goals this run can judge, each with whether it was met."""
     by_streams = {level.streams: level for level in levels}
@@ -204,12 +226,20 @@ def main() -> None:
         levels = asyncio.run(run(running, keys, questions, args.levels))
     if args.json:
         print(json.dumps({"levels": [asdict(level) for level in levels]}, indent=2))
-        return
-    print(f"command: python -m bench.serve {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
-    print(table(levels))
-    print()
-    print(notes(args, levels))
-    print("\n".join(goals(levels)))
+    else:
+        print(f"command: python -m bench.serve {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+        print(table(levels))
+        print()
+        print(notes(args, levels))
+        print("\n".join(goals(levels)))
+    stats = results.index_stats(Settings(data_dir=args.data_dir).catalog_path)
+    results.record(
+        "serve",
+        [result_table(levels)],
+        about=__doc__,
+        settings={**vars(args), "index": stats, "rate_limit": RATE_LIMIT},
+        setup=results.index_setup(stats),
+    )
 
 
 def notes(args: argparse.Namespace, levels: Sequence[Level]) -> str:

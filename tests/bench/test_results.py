@@ -1,0 +1,101 @@
+"""Every benchmark writes its printed figures to a result file, with what made them."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import authors
+from bench.results import ROOT, SCHEMA, figures, paperchat_environment, table
+from tests.support.data import OAI_SAMPLE
+
+FIELDS = {
+    "schema", "benchmark", "description", "command", "date", "commit", "dirty",
+    "changed_files", "machine", "setup", "settings", "tables", "notes", "recorded_from",
+}  # fmt: skip
+# The modules of bench/ that measure nothing themselves: the servers and streams the serving
+# benchmarks drive, the result files and the page made from them.
+NOT_BENCHMARKS = {"__init__", "load", "servers", "upstream", "results", "report"}
+
+
+def test_a_benchmark_run_writes_the_figures_it_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("BENCH_RESULTS", str(tmp_path))
+    monkeypatch.setenv("BENCH_NOTE", "tests ran beside it")
+    arguments = ["--abstracts", str(OAI_SAMPLE), "--name", "I. Grabec", "--name", "Nobody Here"]
+    monkeypatch.setattr(sys, "argv", ["bench/authors.py", *arguments])
+
+    authors.main()
+
+    [written] = tmp_path.glob("authors-*.json")
+    result = json.loads(written.read_text(encoding="utf-8"))
+    printed = capsys.readouterr().out
+    assert set(result) == FIELDS
+    assert result["schema"] == SCHEMA
+    assert result["command"] == f"python -m bench.authors --abstracts {OAI_SAMPLE} " + (
+        "--name 'I. Grabec' --name 'Nobody Here'"
+    )
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["date"])
+    assert written.name == f"authors-{re.sub(r'[-:]', '', result['date'])}.json"
+    assert re.fullmatch(r"[0-9a-f]{40}", result["commit"])
+    assert result["machine"]["cores"] >= 1
+    assert result["machine"]["memory_gb"] > 0
+    assert result["setup"] == f"200 papers of {OAI_SAMPLE.relative_to(ROOT.parent)}"
+    assert result["notes"] == "tests ran beside it"
+    assert result["recorded_from"] is None
+    index, names = result["tables"]
+    assert index["rows"][0]["papers"] == 200
+    assert f"{index['rows'][0]['author names']} author names" in printed
+    assert [(r["name"], r["papers"]) for r in names["rows"]] == [
+        ("I. Grabec", 6),
+        ("Nobody Here", 0),
+    ]
+    assert "| `I. Grabec` | 6 |" in printed
+
+
+def test_every_benchmark_records_its_figures() -> None:
+    scripts = {
+        path.stem: path.read_text(encoding="utf-8")
+        for path in sorted((ROOT / "bench").glob("*.py"))
+        if path.stem not in NOT_BENCHMARKS
+    }
+
+    silent = sorted(name for name, source in scripts.items() if "results.record(" not in source)
+
+    assert len(scripts) == 15
+    assert silent == []
+
+
+def test_figures_are_kept_as_they_print() -> None:
+    recall = table(
+        "recall", ["setting", "keyword", "share"], [["dense alone", [0.7466, 0.8412], 0.73049]],
+        {"keyword": ".2f", "share": ".1%"},
+    )  # fmt: skip
+    line = figures("latency", {"p50 ms": 32.94, "questions": 150}, {"p50 ms": ".1f"})
+
+    assert recall.rows == ({"setting": "dense alone", "keyword": [0.75, 0.84], "share": 0.73},)
+    assert line.rows == ({"p50 ms": 32.9, "questions": 150},)
+    assert line.key_columns == 0
+
+
+def test_a_row_of_the_wrong_length_is_refused() -> None:
+    with pytest.raises(ValueError, match="'recall'"):
+        table("recall", ["retriever", "R@1"], [["dense"]])
+
+
+def test_secrets_in_the_environment_are_not_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAPERCHAT_RETRIEVAL__NAMES__BOOST", "0")
+    monkeypatch.setenv("PAPERCHAT_SECRET_KEY", "hunter2")
+    monkeypatch.setenv("PAPERCHAT_OPENAI_API_KEY", "sk-x")
+    monkeypatch.setenv("PAPERCHAT_DATABASE_URL", "postgresql://u:p@db/x")
+
+    environment = paperchat_environment()
+
+    assert environment["PAPERCHAT_RETRIEVAL__NAMES__BOOST"] == "0"
+    assert not {"PAPERCHAT_SECRET_KEY", "PAPERCHAT_OPENAI_API_KEY"} & set(environment)
+    assert "PAPERCHAT_DATABASE_URL" not in environment
