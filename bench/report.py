@@ -157,13 +157,16 @@ def _machine(machine: dict[str, Any]) -> str:
 def _tree(run: Run) -> str:
     if not run.data.get("commit"):
         return "-"
+    commit = str(run.data["commit"])[:7]
+    if run.data.get("dirty") is None:
+        return f"{commit}; uncommitted changes not recorded"
     changed = run.data.get("changed_files") or []
     if not run.data.get("dirty"):
-        return f"{str(run.data['commit'])[:7]}, no uncommitted changes"
+        return f"{commit}, no uncommitted changes"
     files = ", ".join(changed[:8]) or "tracked files"
     if len(changed) > 8:
         files += f" and {len(changed) - 8} more"
-    return f"{str(run.data['commit'])[:7]} with uncommitted changes to {files}"
+    return f"{commit} with uncommitted changes to {files}"
 
 
 def _source(run: Run) -> str:
@@ -175,23 +178,32 @@ def _table(now: Table, before: Table | None) -> list[str]:
     """`now` as markdown, each figure beside the previous one where that differs."""
     if now.key_columns == 0:  # figures of one line: one per row
         return _transposed(now, before)
-    earlier = _keyed(before) if before else {}
     lines = ["| " + " | ".join(now.columns) + " |", "|---" * len(now.columns) + "|"]
-    seen = set()
     names = now.columns[: now.key_columns]
-    for key, row in _keyed(now).items():
-        seen.add(key)
-        previous = earlier.get(key)
-        cells = [_escape(format_cell(row.get(c), now.formats.get(c, ""))) for c in names]
+    for row, previous in _aligned(now, before):
+        named = row if row is not None else previous or {}
+        cells = [_escape(format_cell(named.get(c), now.formats.get(c, ""))) for c in names]
         for column in now.columns[now.key_columns :]:
-            cells.append(_cell(now, column, row.get(column), previous, before))
+            value = row.get(column) if row is not None else None
+            cells.append(_cell(now, column, value, previous, before))
         lines.append("| " + " | ".join(cells) + " |")
-    for key, previous in earlier.items():
-        if key not in seen and before is not None:
-            cells = [_escape(format_cell(previous.get(c), "")) for c in names]
-            cells += [_cell(now, c, None, previous, before) for c in now.columns[now.key_columns :]]
-            lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+Row = dict[str, Cell]
+
+
+def _aligned(now: Table, before: Table | None) -> list[tuple[Row | None, Row | None]]:
+    """(row now, row before) for every row of either run: the latest run's rows in their
+    order, a row only the previous run gave after the row it followed there."""
+    ours, theirs = _keyed(now), _keyed(before) if before else {}
+    order = list(ours)
+    at = 0  # where a row only the previous run gave goes: after the one it followed there
+    for key in theirs:
+        if key not in ours:
+            order.insert(at, key)
+        at = order.index(key) + 1
+    return [(ours.get(key), theirs.get(key)) for key in order]
 
 
 def _transposed(now: Table, before: Table | None) -> list[str]:

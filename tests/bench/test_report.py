@@ -115,3 +115,18 @@ def test_a_result_that_cannot_be_read_is_named(tmp_path: Path) -> None:
 
     with pytest.raises(ResultError, match=r"retrieval-broken\.json"):
         load_runs(tmp_path)
+
+
+def test_a_row_only_the_previous_run_gave_keeps_its_place(tmp_path: Path) -> None:
+    earlier = _result("a" * 40, "2026-12-01", 0.947)
+    later = _result("b" * 40, "2026-12-02", 0.960)
+    later["tables"][0]["rows"] = [
+        r for r in later["tables"][0]["rows"] if r["retriever"] != "dense"
+    ]
+    _write(tmp_path, "retrieval-1.json", earlier)
+    _write(tmp_path, "retrieval-2.json", later)
+
+    page = render(load_runs(tmp_path))
+
+    rows = [line for line in page.splitlines() if line.startswith(("| dense", "| hybrid"))]
+    assert rows == ["| dense | - (0.720) | - (0.860) |", "| hybrid | 0.960 (0.947) | 1.000 |"]
