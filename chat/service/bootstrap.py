@@ -34,8 +34,8 @@ class NotPrepared(PaperchatError):
 
 def prepare_service(settings: Settings) -> None:
     """Migrate the database to the head, mark answers left streaming as interrupted, bring
-    the catalog's own tables up to date (the author index of an older catalog), and make
-    the secret key file unless a key is set."""
+    the catalog to its latest schema (and an older catalog's author index up to date),
+    and make the secret key file unless a key is set."""
     prepare_database(settings)
     prepare_catalog(settings)
     interrupt_unfinished_answers(settings)
@@ -46,8 +46,9 @@ def prepare_service(settings: Settings) -> None:
 
 
 def prepare_catalog(settings: Settings) -> None:
-    """Open the catalog once, when there is one, so that what it adds to an older catalog
-    (the author index) is built here, before any worker, and not by every worker at once."""
+    """Open the catalog once, when there is one, so that an older catalog is migrated
+    (`ingest/index/schema.py`) and its author index built here, before any worker, and
+    not by the first workers that happen to open it."""
     if settings.catalog_path.exists():
         Catalog(settings.catalog_path).close()
 

@@ -178,22 +178,9 @@ def _only_person(name: Name, full_names: dict[str, list[Name]]) -> str | None:
     return next(iter(found), "")
 
 
-# The catalog's author index: one row per paper and author, looked up by surname.
-SCHEMA: Final = """
-CREATE TABLE IF NOT EXISTS paper_authors (
-    paper_id TEXT NOT NULL,
-    position INTEGER NOT NULL,
-    written TEXT NOT NULL,
-    given TEXT NOT NULL,
-    surname TEXT NOT NULL,
-    PRIMARY KEY (paper_id, position)
-);
-"""
-# Covering: a name's spellings and papers are read from the index alone.
-NAME_INDEX: Final = (
-    "CREATE INDEX IF NOT EXISTS paper_authors_name"
-    " ON paper_authors (surname, given, written, paper_id)"
-)
+# The catalog's author index, `paper_authors` (`ingest/index/schema.py` makes it): one row
+# per paper and author, looked up by surname through this covering index.
+_NAME_INDEX: Final = "paper_authors_name"
 # Bumped when keying changes: the catalog then indexes every paper's authors again.
 INDEX_VERSION: Final = "1"
 
@@ -223,11 +210,15 @@ def unindex_authors(db: sqlite3.Connection, paper_id: str) -> None:
 def reindex_all(db: sqlite3.Connection) -> int:
     """Within the caller's transaction: the author index made again from every paper."""
     db.execute("DELETE FROM paper_authors")
-    db.execute("DROP INDEX IF EXISTS paper_authors_name")  # built once at the end: faster
+    # The name index is made again once at the end, as the schema defines it: faster.
+    (index_sql,) = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (_NAME_INDEX,)
+    ).fetchone()
+    db.execute(f"DROP INDEX {_NAME_INDEX}")
     papers = db.execute("SELECT id, authors FROM papers").fetchall()
     rows = (row for paper_id, authors in papers for row in _rows(paper_id, authors))
     db.executemany(_INSERT, rows)
-    db.execute(NAME_INDEX)
+    db.execute(index_sql)
     return len(papers)
 
 

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.errors import PaperchatError
-from ingest.index import authors
+from ingest.index import authors, schema
 from ingest.index.authors import Person
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Box, Chunk, Paper
 from ingest.private import private_file
 
-SCHEMA_VERSION = "1"
 # A unit is what is written at once: a paper's abstract, or everything its PDF gave.
 UNITS = ("abstract", "fulltext")
 # Chunk kinds: a PDF's unit holds body text ("fulltext") and the captions, tables
@@ -48,66 +47,10 @@ def _kinds_sql(unit: str) -> tuple[str, tuple[str, ...]]:
 # A record from a metadata file or the arXiv API outranks one guessed from a PDF.
 SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
 
-_SCHEMA = (
-    authors.SCHEMA
-    + authors.NAME_INDEX
-    + ";\n"
-    + """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS papers (
-    id TEXT PRIMARY KEY,
-    is_arxiv INTEGER NOT NULL,
-    version TEXT NOT NULL,
-    title TEXT NOT NULL,
-    authors TEXT NOT NULL,
-    abstract TEXT NOT NULL,
-    categories TEXT NOT NULL,
-    published TEXT NOT NULL,
-    updated TEXT NOT NULL,
-    comments TEXT NOT NULL,
-    source TEXT NOT NULL,
-    abstract_hash TEXT,
-    fulltext_hash TEXT,
-    fulltext_version TEXT,
-    pdf_sha256 TEXT,
-    pdf_pages INTEGER,
-    pdf_file TEXT,
-    pdf_path TEXT
-);
-CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
-    paper_id TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    section TEXT NOT NULL,
-    page_start INTEGER NOT NULL,
-    page_end INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    boxes TEXT
-);
-CREATE INDEX IF NOT EXISTS chunks_unit ON chunks (paper_id, kind);
-CREATE TABLE IF NOT EXISTS pending (
-    paper_id TEXT NOT NULL, kind TEXT NOT NULL, PRIMARY KEY (paper_id, kind)
-);
-"""
-)
-
-
-# (column, type) added to `papers` and `chunks` after the first release of the schema.
-_ADDED_PAPER_COLUMNS = (
-    ("pdf_file", "TEXT"),
-    ("field_sources", "TEXT"),
-    ("pdf_stage", "TEXT"),
-    ("pdf_path", "TEXT"),
-)
-_ADDED_CHUNK_COLUMNS = (("boxes", "TEXT"),)
-# Tables of earlier versions that are no longer used (BM25 moved to the lexical index).
-_DROPPED_TABLES = ("chunks_fts",)
-
 
 class CatalogError(PaperchatError):
-    """The catalog file cannot be opened or does not match this version."""
+    """The catalog file cannot be opened or migrated: not SQLite, locked too long, a failed
+    migration."""
 
 
 @dataclass(frozen=True)
@@ -168,33 +111,27 @@ def _paper_from_row(row: sqlite3.Row) -> Paper:
 
 
 class Catalog:
+    """The catalog file at `path`, brought to the latest schema as it opens
+    (`ingest/index/schema.py`; SchemaError for a catalog newer than this code)."""
+
     def __init__(self, path: Path) -> None:
         private_file(path)
         try:
             self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.db.execute("PRAGMA synchronous = NORMAL")
-            self.db.executescript(_SCHEMA)
+            try:
+                self._prepare(str(path))
+            except BaseException:
+                self.db.close()
+                raise
         except sqlite3.DatabaseError as e:
             raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
-        self._check_version()
-        self._add_missing_columns()
-        self._index_authors_once()
 
-    def _add_missing_columns(self) -> None:
-        """Columns added since a catalog was created; existing rows keep their data."""
-        with self.db:
-            for table, added in (
-                ("papers", _ADDED_PAPER_COLUMNS),
-                ("chunks", _ADDED_CHUNK_COLUMNS),
-            ):
-                present = {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
-                for column, kind in added:
-                    if column not in present:
-                        self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            for table in _DROPPED_TABLES:
-                self.db.execute(f"DROP TABLE IF EXISTS {table}")
+    def _prepare(self, where: str) -> None:
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        schema.upgrade(self.db, where)
+        self._index_authors_once()
 
     def _index_authors_once(self) -> None:
         """A catalog made before the author index (or with older keys) gets it, once: the
@@ -209,15 +146,6 @@ class Catalog:
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('author_index', ?)",
                     (authors.INDEX_VERSION,),
                 )
-
-    def _check_version(self) -> None:
-        found = self.get_meta("schema_version")
-        if found is None:
-            self.set_meta("schema_version", SCHEMA_VERSION)
-        elif found != SCHEMA_VERSION:
-            raise CatalogError(
-                f"the catalog has schema {found}, this paperchat reads {SCHEMA_VERSION}"
-            )
 
     def close(self) -> None:
         self.db.close()

@@ -43,23 +43,6 @@ _MOST_EXPLICIT = (
     f" WHERE place <= {DEFINING_ROWS}"
 )
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS names (
-    paper_id TEXT NOT NULL,
-    name TEXT NOT NULL,
-    folded TEXT NOT NULL,
-    long_form TEXT NOT NULL,
-    long_key TEXT NOT NULL,
-    defined INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    count INTEGER NOT NULL,
-    PRIMARY KEY (paper_id, name, long_form)
-);
-CREATE INDEX IF NOT EXISTS names_name ON names (name);
-CREATE INDEX IF NOT EXISTS names_folded ON names (folded);
-CREATE INDEX IF NOT EXISTS names_long_key ON names (long_key) WHERE long_key != '';
-"""
-
 _TOKEN = r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*"
 _TOKEN_RE = re.compile(rf"(?<![\w-]){_TOKEN}(?![\w-])")
 _PAREN_RE = re.compile(r"\(([^()]{1,120})\)")
@@ -302,12 +285,12 @@ def mine_paper(title: str, texts: Sequence[tuple[str, str]]) -> list[tuple[str, 
 
 
 class NameCatalog:
-    """The catalog's `names` table: written by ingest, read at question time."""
+    """The catalog's `names` table (`ingest/index/schema.py`): written by ingest, read at
+    question time."""
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.db = catalog.db
-        self.db.executescript(_SCHEMA)
 
     def replace_papers(self, paper_ids: Iterable[str]) -> None:
         """Within the caller's transaction: mine each paper's names again from the catalog."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from ingest.index.authors import compatible, parse_name, split_authors
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
+from tests.support.catalogs import as_released
 
 
 def _paper(paper_id: str, authors: str, published: str = "2024-01-01") -> Paper:
@@ -156,11 +156,7 @@ def test_a_catalog_made_before_the_author_index_gets_it_once(tmp_path: Path) -> 
             _paper("1706.03762", "Ashish Vaswani"), "metadata", "abstract", "digest", []
         )
     catalog.close()
-    db = sqlite3.connect(path)
-    db.execute("DROP TABLE paper_authors")
-    db.execute("DELETE FROM meta WHERE key = 'author_index'")
-    db.commit()
-    db.close()
+    as_released(path, "DROP TABLE paper_authors", "DELETE FROM meta WHERE key = 'author_index'")
 
     reopened = Catalog(path)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer, UnitWork
+from tests.support.catalogs import as_released
 from tests.support.vectors import unit_vectors
 
 FROM_PDF = Paper(
@@ -112,15 +112,13 @@ def test_rows_written_before_fields_were_tracked_take_their_records_source(
 ) -> None:
     path = tmp_path / "catalog.sqlite"
     Catalog(path).close()
-    db = sqlite3.connect(path)
-    db.execute("ALTER TABLE papers DROP COLUMN field_sources")
-    db.execute(
+    as_released(
+        path,
+        "ALTER TABLE papers DROP COLUMN field_sources",
         "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
         " published, updated, comments, source) VALUES ('1706.03762', 1, 'v7',"
-        " 'Attention Is All You Need', '', '', 'cs.CL', '', '', '', 'pdf')"
+        " 'Attention Is All You Need', '', '', 'cs.CL', '', '', '', 'pdf')",
     )
-    db.commit()
-    db.close()
 
     row = Catalog(path).paper_row("1706.03762")
 
