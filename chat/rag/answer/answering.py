@@ -24,6 +24,7 @@ from chat.rag.citations.guard import CitationGuard
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retrieved, Retriever
 from chat.rag.sources import Source
+from ingest.errors import PaperchatError
 from ingest.index.filters import Filters
 
 _QUESTION_STARTS = (
@@ -47,6 +48,22 @@ class Question:
     message_id: str = ""
     # Length, temperature, stop sequences and user asked for by the caller (`/v1`).
     sampling: Sampling = DEFAULT_SAMPLING
+
+
+class InvalidQuestion(PaperchatError, ValueError):
+    """A question that cannot be asked; the message says why, as a user may read it."""
+
+
+def check_question(text: str, max_chars: int) -> str:
+    """The question stripped; InvalidQuestion when it is blank (whitespace only) or longer
+    than `max_chars` (`PAPERCHAT_MAX_QUESTION_CHARS`). The one check of every way to ask:
+    `/api/chat` and `/v1` answer its words with their status, the MCP `ask` tool fails with
+    them."""
+    if not text.strip():
+        raise InvalidQuestion("the question is empty")
+    if len(text) > max_chars:
+        raise InvalidQuestion(f"the question is longer than {max_chars} characters")
+    return text.strip()
 
 
 def is_question(text: str) -> bool:

@@ -20,6 +20,7 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
 from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
+from chat.rag.answer import answering
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import gather
 from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
@@ -122,17 +123,13 @@ def filters_of(
 
 
 def check_question(text: str, max_chars: int) -> str:
-    """The question stripped; empty, too long or not valid Unicode is a tool error, with the
-    words `/api/chat` answers 422 with."""
+    """The question stripped; not valid Unicode, or refused by the answerer's check (blank,
+    too long), is a tool error, with the words `/api/chat` answers 422 with."""
     try:
         check_text(text, "the question")
+        return answering.check_question(text, max_chars)
     except PaperchatError as e:
         raise ToolError(str(e)) from e
-    if not text.strip():
-        raise ToolError("the question is empty")
-    if len(text) > max_chars:
-        raise ToolError(f"the question is longer than {max_chars} characters")
-    return text.strip()
 
 
 def passage(source: Source) -> Passage:

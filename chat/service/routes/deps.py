@@ -11,6 +11,7 @@ from pydantic import BeforeValidator
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from chat.rag.answer import answering
 from chat.service.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.auth import (
     CSRF_HEADER,
@@ -209,15 +210,12 @@ ChattingKeyUser = Annotated[User, Depends(get_chatting_key_user)]
 
 
 def check_question(text: str, limits: Limits) -> None:
-    """422 for a blank question (whitespace only) or one over the configured length
-    (`PAPERCHAT_MAX_QUESTION_CHARS`)."""
-    if not text.strip():
-        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, "the question is empty")
-    if len(text) > limits.max_question_chars:
-        raise HTTPException(
-            status.HTTP_422_UNPROCESSABLE_CONTENT,
-            f"the question is longer than {limits.max_question_chars} characters",
-        )
+    """422 for a question the answerer's check refuses (blank, or over
+    `PAPERCHAT_MAX_QUESTION_CHARS`), with its words."""
+    try:
+        answering.check_question(text, limits.max_question_chars)
+    except answering.InvalidQuestion as e:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
 
 
 def readable_text(value: Any) -> Any:

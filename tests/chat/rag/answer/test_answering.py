@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from openai import AsyncOpenAI
 
-from chat.rag.answer.answering import Answerer, Question, Turn
+from chat.rag.answer.answering import Answerer, InvalidQuestion, Question, Turn, check_question
 from chat.rag.answer.events import Delta, Done, Error, Event, Meta, Sources
 from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator, ModelGenerator
 from chat.rag.answer.llm import OpenAIChatModel
@@ -251,3 +251,23 @@ async def test_extractive_follow_ups_carry_the_previous_question_to_retrieval(
     done = events[-1]
     assert isinstance(done, Done)
     assert (done.finish_reason, done.model, done.usage) == ("stop", "", {})
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        (" \n\t ", "the question is empty"),
+        ("x" * 41, "the question is longer than 40 characters"),
+    ],
+)
+def test_a_blank_or_too_long_question_is_refused_with_its_reason(text: str, reason: str) -> None:
+    with pytest.raises(InvalidQuestion) as refused:
+        check_question(text, max_chars=40)
+
+    assert str(refused.value) == reason
+
+
+def test_a_question_passes_the_check_stripped() -> None:
+    checked = check_question("  What is FiD?\n", max_chars=40)
+
+    assert checked == "What is FiD?"
