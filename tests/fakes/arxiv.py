@@ -1,25 +1,20 @@
-"""A small stand-in for arXiv on 127.0.0.1: the export API's Atom feed, and PDFs.
+"""A small stand-in for arXiv (a `FakeServer`, see base.py): the export API's Atom feed, PDFs.
 
 It answers `/api/query` (`id_list`, `search_query`, `start`, `max_results`) with
 feeds in the export API's format, and `/pdf/<id><version>` with PDF bytes. It can
-be told to answer the next requests with an error status or to stall, and it
-records every request with its arrival time and headers.
+be told to answer the next requests with an error status or to stall; `requests`
+holds every request with when it arrived and when its answer began.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
-from typing import Self
-from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
 from ingest.index.records import InvalidPaperId, split_arxiv_id
+from tests.fakes.base import FakeServer, Reply, Request
 
 PDF_BYTES = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
 NOT_A_PDF = b"<!DOCTYPE html><html><body>Please verify you are human</body></html>"
@@ -76,15 +71,6 @@ class FakePaper:
 
 
 @dataclass(frozen=True)
-class RecordedRequest:
-    path: str
-    params: dict[str, str]
-    headers: dict[str, str]  # names in lower case
-    started: float  # time.monotonic() when the request arrived
-    answered: float  # time.monotonic() when the answer began to be sent
-
-
-@dataclass(frozen=True)
 class _Scripted:
     status: int
     retry_after: str | None = None
@@ -130,7 +116,7 @@ def feed_xml(entries: Iterable[str], *, query: str, total: int, start: int, per_
     return (head + "".join(entries) + "</feed>\n").encode()
 
 
-class FakeArxiv:
+class FakeArxiv(FakeServer):
     """Use as a context manager; `api_url` and `pdf_base_url` point a client at it."""
 
     def __init__(
@@ -141,36 +127,16 @@ class FakeArxiv:
         non_pdf_ids: Iterable[str] = (),
         pdf_bodies: Mapping[str, bytes] | None = None,
     ) -> None:
+        super().__init__()
         self.papers = {paper.id: paper for paper in papers}
         self.pdf_bodies = dict(pdf_bodies or {})
         self.rejected_ids = frozenset(rejected_ids)
         self.non_pdf_ids = frozenset(non_pdf_ids)
         self._script: deque[_Scripted] = deque()
-        self._requests: list[RecordedRequest] = []
-        self._lock = threading.Lock()
-        self._server = _Server(self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    def __enter__(self) -> Self:
-        self._thread.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(timeout=5)
 
     @property
     def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return self.origin
 
     @property
     def api_url(self) -> str:
@@ -180,20 +146,27 @@ class FakeArxiv:
     def pdf_base_url(self) -> str:
         return f"{self.base_url}/pdf/"
 
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        with self._lock:
-            return list(self._requests)
-
     def fail_next(self, times: int, *, status: int = 503, retry_after: str | None = None) -> None:
         """Answer the next `times` requests with `status` (and a Retry-After header if given)."""
-        with self._lock:
+        with self.lock:
             self._script.extend(_Scripted(status, retry_after) for _ in range(times))
 
     def stall_next(self, seconds: float) -> None:
-        """Wait `seconds` before answering the next request."""
-        with self._lock:
+        """Wait `seconds` (or until the client gives up) before answering the next request."""
+        with self.lock:
             self._script.append(_Scripted(200, stall=seconds))
+
+    def handle(self, request: Request, reply: Reply) -> None:
+        with self.lock:
+            scripted = self._script.popleft() if self._script else None
+        if scripted is not None and scripted.stall:
+            reply.wait(scripted.stall)
+        if scripted is not None and scripted.status != 200:
+            extra = {"Retry-After": scripted.retry_after} if scripted.retry_after else {}
+            reply.send(scripted.status, b"slow down", "text/plain", extra)
+            return
+        status, content_type, content = self.answer(request.path, request.params)
+        reply.send(status, content, content_type)
 
     def answer(self, path: str, params: dict[str, str]) -> tuple[int, str, bytes]:
         """Status, content type and body for a request (after any scripted failure)."""
@@ -240,14 +213,6 @@ class FakeArxiv:
             return 200, "application/pdf", self.pdf_bodies.get(paper_id, PDF_BYTES)
         return 404, "text/plain", b"not found"
 
-    def take_scripted(self) -> _Scripted | None:
-        with self._lock:
-            return self._script.popleft() if self._script else None
-
-    def record(self, request: RecordedRequest) -> None:
-        with self._lock:
-            self._requests.append(request)
-
 
 def _matches(paper: FakePaper, search_query: str) -> bool:
     """`cat:X` matches a category, `all:word` or `ti:word` a word of the title or summary."""
@@ -257,47 +222,3 @@ def _matches(paper: FakePaper, search_query: str) -> bool:
     if field in ("all", "ti", "abs"):
         return value.lower() in f"{paper.title} {paper.summary}".lower()
     return True
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, fake: FakeArxiv) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
-        self.fake = fake
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def do_GET(self) -> None:
-        started = time.monotonic()
-        fake = self.server.fake
-        url = urlsplit(self.path)
-        params = {key: values[-1] for key, values in parse_qs(url.query).items()}
-        scripted = fake.take_scripted()
-        if scripted is not None and scripted.stall:
-            time.sleep(scripted.stall)
-        headers = {key.lower(): value for key, value in self.headers.items()}
-        fake.record(RecordedRequest(url.path, params, headers, started, time.monotonic()))
-        if scripted is not None and scripted.status != 200:
-            extra = {"Retry-After": scripted.retry_after} if scripted.retry_after else {}
-            self._send(scripted.status, "text/plain", b"slow down", extra)
-        else:
-            self._send(*fake.answer(url.path, params), {})
-
-    def _send(self, status: int, content_type: str, body: bytes, headers: dict[str, str]) -> None:
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(body)))
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(body)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True  # the client gave up waiting
-
-    def log_message(self, format: str, *args: object) -> None:
-        pass

@@ -15,7 +15,8 @@ from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.embedders.base import EmbedderError, WordPieces, model_dir
 from ingest.embedders.openai_embedder import OpenAIEmbedder, Prefixes
-from tests.fakes.openai import FakeOpenAI, RecordedRequest, Reply
+from tests.fakes.base import Reply, Request
+from tests.fakes.openai import FakeOpenAI
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +36,7 @@ class InFlight:
         self.lock = threading.Lock()
         server.routes[("POST", "/v1/embeddings")] = self
 
-    def __call__(self, request: RecordedRequest, reply: Reply) -> None:
+    def __call__(self, request: Request, reply: Reply) -> None:
         with self.lock:
             self.now += 1
             self.most = max(self.most, self.now)

@@ -7,7 +7,8 @@ import openai
 import pytest
 
 from chat.rag.answer.llm import LlmChunk, OpenAIChatModel, UpstreamError
-from tests.fakes.openai import ChatScript, FakeOpenAI, RecordedRequest, Reply
+from tests.fakes.base import Reply, Request
+from tests.fakes.openai import ChatScript, FakeOpenAI
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -198,7 +199,7 @@ async def test_broken_stream_raises_with_the_partial_text(
 async def test_an_error_object_mid_stream_raises_with_the_partial_text(
     fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
-    def answer(_request: RecordedRequest, reply: Reply) -> None:
+    def answer(_request: Request, reply: Reply) -> None:
         reply.start_events()
         reply.send_event('{"choices": [{"index": 0, "delta": {"content": "one "}}]}')
         reply.send_event('{"error": {"message": "the model crashed"}}')
@@ -217,7 +218,7 @@ async def test_an_error_object_mid_stream_raises_with_the_partial_text(
 async def test_a_chunk_that_is_not_an_object_raises_upstream_error(
     fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
-    def answer(_request: RecordedRequest, reply: Reply) -> None:
+    def answer(_request: Request, reply: Reply) -> None:
         reply.start_events()
         reply.send_event('["not", "a", "chunk"]')
         reply.end_events()

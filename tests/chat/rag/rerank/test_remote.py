@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import pytest
 
@@ -35,18 +35,32 @@ def passages(given: Sequence[Candidate]) -> Mapping[str, Passage]:
 QUERY = Query("retrieval augmented generation", {})
 
 
-def reranker(server: FakeReranker, **options: object) -> RemoteReranker:
-    return RemoteReranker(RemoteRerankerConfig(server.url, **options))  # type: ignore[arg-type]
+MakeReranker = Callable[..., RemoteReranker]
+
+
+@pytest.fixture
+def reranker() -> Iterator[MakeReranker]:
+    """Makes clients of a fake server (`reranker(server, **options)`), closed after the test."""
+    made: list[RemoteReranker] = []
+
+    def make(server: FakeReranker, **options: object) -> RemoteReranker:
+        config = RemoteRerankerConfig(server.url, **options)  # type: ignore[arg-type]
+        made.append(RemoteReranker(config))
+        return made[-1]
+
+    yield make
+    for model in made:
+        model.close()
 
 
 @pytest.mark.parametrize("api", ["rerank", "tei"])
-def test_the_model_orders_the_candidates_by_its_scores(api: str) -> None:
+def test_the_model_orders_the_candidates_by_its_scores(api: str, reranker: MakeReranker) -> None:
     with FakeReranker(api=api) as server:  # type: ignore[arg-type]
         model = reranker(server, api=api, model="bge-reranker")
         ranked = model.rerank(QUERY, candidates(), passages)
     assert [c.chunk_id for c in ranked][:2] == ["c", "a"]
     assert [c.rerank for c in ranked] == sorted((c.rerank or 0 for c in ranked), reverse=True)
-    body = server.requests[0]
+    body = server.requests[0].body
     if api == "tei":
         assert body["texts"][0] == f"Title a\n{TEXTS['a']}"
         assert "documents" not in body
@@ -56,37 +70,41 @@ def test_the_model_orders_the_candidates_by_its_scores(api: str) -> None:
         assert body["top_n"] == 4
 
 
-def test_auto_finds_a_tei_server_once_and_keeps_its_shape() -> None:
+def test_auto_finds_a_tei_server_once_and_keeps_its_shape(reranker: MakeReranker) -> None:
     with FakeReranker(api="tei") as server:
         model = reranker(server)
         first = model.rerank(QUERY, candidates(), passages)
         second = model.rerank(QUERY, candidates(), passages)
     assert model.api == "tei"
     # rerank shape refused (422), then tei; the second question goes straight to tei.
-    assert ["documents" in r for r in server.requests] == [True, False, False]
+    assert ["documents" in r.body for r in server.requests] == [True, False, False]
     assert [c.chunk_id for c in first] == [c.chunk_id for c in second]
     assert first[0].chunk_id == "c"
 
 
-def test_only_the_best_depth_are_sent_and_the_rest_keep_their_fused_order() -> None:
+def test_only_the_best_depth_are_sent_and_the_rest_keep_their_fused_order(
+    reranker: MakeReranker,
+) -> None:
     ids = ("b", "d", "a", "c")
     with FakeReranker(favourite="Speech") as server:
         ranked = reranker(server, depth=2).rerank(QUERY, candidates(ids), passages)
-    assert len(server.requests[0]["documents"]) == 2
+    assert len(server.requests[0].body["documents"]) == 2
     assert [c.chunk_id for c in ranked] == ["d", "b", "a", "c"]
     assert ranked[2].rerank is None
 
 
-def test_the_api_key_is_sent_as_a_bearer_token() -> None:
+def test_the_api_key_is_sent_as_a_bearer_token(reranker: MakeReranker) -> None:
     with FakeReranker() as server:
         reranker(server, key="rk-secret").rerank(QUERY, candidates(), passages)
-    assert server.headers[0]["Authorization"] == "Bearer rk-secret"
+    assert server.requests[0].headers["authorization"] == "Bearer rk-secret"
 
 
 @pytest.mark.parametrize(
     ("mode", "outcome"), [("error", "error"), ("garbage", "error"), ("slow", "timeout")]
 )
-def test_a_failing_server_raises_unavailable_and_is_counted(mode: str, outcome: str) -> None:
+def test_a_failing_server_raises_unavailable_and_is_counted(
+    mode: str, outcome: str, reranker: MakeReranker
+) -> None:
     with FakeReranker(mode=mode, delay_s=1.0) as server:  # type: ignore[arg-type]
         model = reranker(server, api="rerank", timeout_s=0.2)
         with pytest.raises(RerankerUnavailable, match=server.url):
@@ -104,7 +122,7 @@ def test_an_unreachable_server_is_unavailable() -> None:
     assert model.stats.snapshot()["error"] == 1
 
 
-def test_the_metrics_export_the_counts() -> None:
+def test_the_metrics_export_the_counts(reranker: MakeReranker) -> None:
     with FakeReranker(mode="error") as server:
         model = reranker(server, api="rerank")
         metrics = Metrics()
