@@ -6,6 +6,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ import click
 
 from chat.cli.main import CommandError, data_dir_option, wiring_for
 from chat.library.authors import author_filter
-from chat.rag.answer.events import Delta, Done, Error, Event, Sources
+from chat.rag.answer.events import Delta, Error, Gathered, Sources, gather
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
@@ -66,38 +67,48 @@ def _print_sources(event: Sources) -> None:
         click.echo(f"  [{source.n}] {source.citation} {source.title}{where}{page}")
 
 
+@dataclass
+class _Printed(Gathered):
+    """The answer gathered, its text and any error printed as they come (not with --json)."""
+
+    quiet: bool = False
+
+    def on_delta(self, event: Delta) -> None:
+        super().on_delta(event)
+        if not self.quiet:
+            click.echo(event.text, nl=False)
+
+    def on_error(self, event: Error) -> None:
+        super().on_error(event)
+        if not self.quiet:
+            detail = f" ({event.detail})" if event.detail else ""
+            click.echo(f"\npaperchat: error: {event.message}{detail}", err=True)
+
+
 async def ask_once(answerer: Answerer, text: str, filters: Filters, as_json: bool) -> int:
     """Run one question; returns the exit code (2 when the answer ended in an error)."""
     from chat.rag.answer.answering import Question
 
-    question = Question(text, filters=filters)
-    events: list[Event] = []
-    sources: Sources | None = None
     try:
-        async for event in answerer.answer(question):
-            events.append(event)
-            if isinstance(event, Sources):
-                sources = event
-            elif isinstance(event, Delta) and not as_json:
-                click.echo(event.text, nl=False)
-            elif isinstance(event, Error) and not as_json:
-                detail = f" ({event.detail})" if event.detail else ""
-                click.echo(f"\npaperchat: error: {event.message}{detail}", err=True)
+        answer = await gather(
+            answerer.answer(Question(text, filters=filters)), _Printed(quiet=as_json)
+        )
     finally:
         await answerer.aclose()
     if as_json:
-        click.echo(json.dumps(_as_json(events), ensure_ascii=False))
-    elif sources is not None:
-        _print_sources(sources)
+        click.echo(json.dumps(_as_json(answer), ensure_ascii=False))
+    elif answer.found is not None:
+        _print_sources(answer.found)
         click.echo()
-    return 2 if any(isinstance(e, Error) for e in events) else 0
+    return 2 if answer.error is not None else 0
 
 
-def _as_json(events: Sequence[Event]) -> dict[str, Any]:
-    payload: dict[str, Any] = {"answer": "".join(e.text for e in events if isinstance(e, Delta))}
-    for event in events:
-        if isinstance(event, Sources | Done):
-            payload.update(event.data())
-        elif isinstance(event, Error):
-            payload["error"] = event.data()
+def _as_json(answer: Gathered) -> dict[str, Any]:
+    payload: dict[str, Any] = {"answer": answer.text}
+    if answer.found is not None:
+        payload.update(answer.found.data())
+    if answer.done is not None:
+        payload.update(answer.done.data())
+    if answer.error is not None:
+        payload["error"] = answer.error.data()
     return payload

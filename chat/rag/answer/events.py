@@ -1,7 +1,9 @@
 """The events an answer streams, in order: meta, sources, delta..., then done or error.
 
 Answering produces these; the CLI prints them and the API turns them into
-SSE events with the same names and `data`.
+SSE events with the same names and `data`. Whoever acts on them by kind is an
+`EventHandler`, and `dispatch` is the one place that tells the kinds apart:
+a new kind of event is a new method every handler must have.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar, assert_never
 
 from chat.rag.sources import Source
 
@@ -92,32 +94,89 @@ class Error:
 
 Event = Meta | Sources | Delta | Done | Error
 
+R = TypeVar("R", covariant=True)
+
+
+class EventHandler(Protocol[R]):
+    """What to do with each kind of event (`dispatch` calls the method of its kind)."""
+
+    def on_meta(self, event: Meta) -> R: ...
+
+    def on_sources(self, event: Sources) -> R: ...
+
+    def on_delta(self, event: Delta) -> R: ...
+
+    def on_done(self, event: Done) -> R: ...
+
+    def on_error(self, event: Error) -> R: ...
+
+
+def dispatch(event: Event, handler: EventHandler[R]) -> R:
+    """What `handler` makes of `event`, by its kind."""
+    match event:
+        case Meta():
+            return handler.on_meta(event)
+        case Sources():
+            return handler.on_sources(event)
+        case Delta():
+            return handler.on_delta(event)
+        case Done():
+            return handler.on_done(event)
+        case Error():
+            return handler.on_error(event)
+        case _:
+            assert_never(event)
+
 
 @dataclass
 class Gathered:
-    """An answer's events taken whole: for callers that reply once, not as a stream."""
+    """An answer's events taken whole: for callers that reply once, not as a stream, and a
+    handler to build on for those that also act on each event as it comes."""
 
-    text: str = ""
-    sources: list[dict[str, Any]] = field(default_factory=list)
+    pieces: list[str] = field(default_factory=list)
+    found: Sources | None = None  # the `sources` event, once it came
     done: Done | None = None
     error: Error | None = None  # the answer failed: `done` is None
 
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)
 
-async def gather(events: AsyncGenerator[Event, None]) -> Gathered:
-    """The text, the sources (as the `sources` event shows them) and how the answer ended;
-    the events are closed when they end or fail (the upstream call with them)."""
-    gathered = Gathered()
-    pieces: list[str] = []
+    @property
+    def ended(self) -> bool:
+        """Whether the answer's last event, its `done` or its `error`, came."""
+        return self.done is not None or self.error is not None
+
+    @property
+    def sources(self) -> list[dict[str, Any]]:
+        """The sources as the `sources` event shows them; none before it came."""
+        return self.found.data()["sources"] if self.found is not None else []
+
+    def on_meta(self, event: Meta) -> None:
+        return None
+
+    def on_sources(self, event: Sources) -> None:
+        self.found = event
+
+    def on_delta(self, event: Delta) -> None:
+        self.pieces.append(event.text)
+
+    def on_done(self, event: Done) -> None:
+        self.done = event
+
+    def on_error(self, event: Error) -> None:
+        self.error = event
+
+
+G = TypeVar("G", bound=Gathered)
+
+
+async def gather(events: AsyncGenerator[Event, None], into: G) -> G:
+    """`into` with every event of the answer handled, up to its end or its error; the events
+    are closed when they end or fail (the upstream call with them)."""
     async with aclosing(events) as stream:
         async for event in stream:
-            if isinstance(event, Sources):
-                gathered.sources = event.data()["sources"]
-            elif isinstance(event, Delta):
-                pieces.append(event.text)
-            elif isinstance(event, Done):
-                gathered.done = event
-            elif isinstance(event, Error):
-                gathered.error = event
+            dispatch(event, into)
+            if into.error is not None:
                 break
-    gathered.text = "".join(pieces)
-    return gathered
+    return into

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
 from chat.rag.answer import answering
 from chat.rag.answer.answering import Question
-from chat.rag.answer.events import gather
+from chat.rag.answer.events import Gathered, gather
 from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.rag.sources import Source
 from chat.service.routes.papers import Paper, SearchHit
@@ -150,7 +150,7 @@ def passage(source: Source) -> Passage:
 
 async def answer(wiring: Wiring, question: Question) -> Answer:
     """The answerer's events gathered into one answer; a failed answer is a tool error."""
-    gathered = await gather(wiring.answerer.answer(question))
+    gathered = await gather(wiring.answerer.answer(question), Gathered())
     if gathered.error is not None:
         raise ToolError(f"{gathered.error.code}: {gathered.error.message}")
     done = gathered.done

@@ -20,7 +20,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 from fastapi import APIRouter
@@ -30,7 +30,7 @@ from starlette.concurrency import run_in_threadpool
 
 from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
 from chat.rag.answer.answering import Answerer, Question, Turn
-from chat.rag.answer.events import Delta, Done, Error, Event, Sources
+from chat.rag.answer.events import Delta, Done, Error, Event, Gathered, Sources, dispatch
 from chat.service.conversations import (
     NotFound,
     Status,
@@ -39,6 +39,7 @@ from chat.service.conversations import (
     open_turn,
     update_assistant_message,
 )
+from chat.service.metrics import Metrics
 from chat.service.routes.deps import (
     ChattingUser,
     MessageText,
@@ -89,14 +90,34 @@ def request_filters(services: Services, paper_ids: list[str], author: str | None
     return filters
 
 
-@dataclass
-class Turnout:
-    """What one answer produced so far, to be saved however the stream ends."""
+@dataclass(kw_only=True)
+class Turnout(Gathered):
+    """What one answer produced so far, to be saved however the stream ends; how long its
+    retrieval and its first words took, and how it failed, go to the metrics as they come."""
 
-    text: list[str] = field(default_factory=list)
+    metrics: Metrics
+    started: float = field(default_factory=time.perf_counter)
     status: Status = "streaming"
-    sources: list[dict[str, Any]] | None = None
-    done: Done | None = None
+
+    def on_sources(self, event: Sources) -> None:
+        super().on_sources(event)
+        self.metrics.observe_retrieval(time.perf_counter() - self.started)
+
+    def on_delta(self, event: Delta) -> None:
+        if not self.pieces:
+            self.metrics.observe_first_token(time.perf_counter() - self.started)
+        super().on_delta(event)
+
+    def on_done(self, event: Done) -> None:
+        super().on_done(event)
+        self.status = "complete"
+
+    def on_error(self, event: Error) -> None:
+        super().on_error(event)
+        self.status = "error"
+        if event not in (SHUTTING_DOWN, CONVERSATION_DELETED):
+            self.metrics.count_upstream_error(event.code)
+            logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
 
 
 @dataclass(frozen=True)
@@ -137,31 +158,13 @@ def save_turn(services: Services, user_id: str, message_id: str, turnout: Turnou
             session,
             user_id,
             message_id,
-            content="".join(turnout.text),
+            content=turnout.text,
             status=turnout.status if turnout.status != "streaming" else "error",
-            sources=turnout.sources,
+            sources=turnout.sources if turnout.found is not None else None,
             citations=list(done.citations) if done else None,
             usage=done.usage if done else None,
             timings=done.timings if done else None,
         )
-
-
-def _record(services: Services, event: Event, turnout: Turnout, started: float) -> None:
-    metrics = services.metrics
-    if isinstance(event, Sources):
-        turnout.sources = event.data()["sources"]
-        metrics.observe_retrieval(time.perf_counter() - started)
-    elif isinstance(event, Delta):
-        if not turnout.text:
-            metrics.observe_first_token(time.perf_counter() - started)
-        turnout.text.append(event.text)
-    elif isinstance(event, Done):
-        turnout.done, turnout.status = event, "complete"
-    elif isinstance(event, Error):
-        turnout.status = "error"
-        if event not in (SHUTTING_DOWN, CONVERSATION_DELETED):
-            metrics.count_upstream_error(event.code)
-            logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
 
 
 async def until_stopped(
@@ -235,15 +238,15 @@ async def answer_events(
     conversation was deleted meanwhile the delete wins, nothing is kept, and
     the stream ends with `CONVERSATION_DELETED` instead.
     """
-    turnout, started, saved = Turnout(), time.perf_counter(), False
+    turnout, saved = Turnout(metrics=services.metrics), False
     deleted = anyio.Event()
     watch = asyncio.ensure_future(watch_deletion(services, user_id, question.message_id, deleted))
     try:
         with services.metrics.stream_open():
             async with aclosing(services.index.answerer.answer(question)) as answer:
                 async for event in until_stopped(answer, shutdown, deleted):
-                    _record(services, event, turnout, started)
-                    if isinstance(event, Done | Error):
+                    dispatch(event, turnout)
+                    if turnout.ended:
                         saved = True
                         if not await _save(services, user_id, question.message_id, turnout):
                             event = CONVERSATION_DELETED
@@ -263,7 +266,7 @@ async def answer_events(
             try:
                 await asyncio.gather(watch, return_exceptions=True)
                 outcome = turnout.done.finish_reason if turnout.done else turnout.status
-                services.metrics.observe_stream(outcome, time.perf_counter() - started)
+                services.metrics.observe_stream(outcome, time.perf_counter() - turnout.started)
                 if not saved:
                     await _save(services, user_id, question.message_id, turnout)
             finally:

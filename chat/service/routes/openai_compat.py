@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import anyio
@@ -31,7 +31,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answer.answering import Question
-from chat.rag.answer.events import Delta, Done, Error, Sources, gather
+from chat.rag.answer.events import Delta, Done, Error, Gathered, Meta, Sources, dispatch, gather
 from chat.service.openai_errors import OpenAIError, error_body
 from chat.service.routes.chat import (
     SHUTDOWN_GRACE_S,
@@ -47,7 +47,9 @@ from chat.service.routes.openai_request import MODEL_ID, CompletionRequest, to_q
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
-DONE = {"data": "[DONE]"}
+# One message of the SSE stream, as sse-starlette sends it.
+Message = dict[str, str]
+DONE: Message = {"data": "[DONE]"}
 INTERNAL_ERROR = Error("internal_error", "the answer failed; try again")
 # The status of a whole (not streamed) answer that failed upstream, by the error's code.
 _FAILURE_STATUS = {"upstream_timeout": 504, "shutting_down": 503, "internal_error": 500}
@@ -147,7 +149,7 @@ async def chat_completions(
 
 
 async def _whole(services: Services, question: Question) -> dict[str, Any]:
-    gathered = await gather(services.index.answerer.answer(question))
+    gathered = await gather(services.index.answerer.answer(question), Gathered())
     if gathered.error is not None:
         _count_failure(services, gathered.error)
         status = _FAILURE_STATUS.get(gathered.error.code, 502)
@@ -163,10 +165,51 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
     return payload | {"choices": [choice], "usage": _usage(done)} | _verified(done, sources)
 
 
-def _error_chunk(event: Error) -> dict[str, str]:
+def _error_chunk(event: Error) -> Message:
     """A failure mid-stream as OpenAI sends one: the openai client raises `APIError` on it."""
     body = error_body(500, event.message, code=event.code)
     return {"data": json.dumps(body)}
+
+
+@dataclass
+class _Chunks:
+    """Each event of an answer as the messages of OpenAI's chunk stream it makes."""
+
+    services: Services
+    include_usage: bool
+    completion_id: str = field(default_factory=lambda: f"chatcmpl-{uuid.uuid4().hex}")
+    sources: list[dict[str, Any]] = field(default_factory=list)
+
+    def chunk(self, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> Message:
+        payload = _envelope(self.completion_id, "chat.completion.chunk")
+        payload["choices"] = [
+            {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
+        ]
+        if self.include_usage:
+            payload["usage"] = None
+        return {"data": json.dumps(payload | extra)}
+
+    def on_meta(self, event: Meta) -> list[Message]:
+        return []
+
+    def on_sources(self, event: Sources) -> list[Message]:
+        self.sources = event.data()["sources"]
+        return [self.chunk({"role": "assistant", "content": ""}, sources=self.sources)]
+
+    def on_delta(self, event: Delta) -> list[Message]:
+        return [self.chunk({"content": event.text})]
+
+    def on_done(self, event: Done) -> list[Message]:
+        messages = [self.chunk({}, _finish(event), **_verified(event, self.sources))]
+        if self.include_usage:
+            usage = _envelope(self.completion_id, "chat.completion.chunk")
+            messages.append({"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})})
+        return [*messages, DONE]
+
+    def on_error(self, event: Error) -> list[Message]:
+        if event is not SHUTTING_DOWN:
+            _count_failure(self.services, event)
+        return [_error_chunk(event), DONE]
 
 
 async def _chunks(
@@ -175,40 +218,15 @@ async def _chunks(
     include_usage: bool,
     slot: AsyncExitStack,
     shutdown: anyio.Event,
-) -> AsyncIterator[dict[str, str]]:
+) -> AsyncIterator[Message]:
     """The answer as chunks, ended by `[DONE]` after the last one or after an error chunk
     (a failure, or `shutting_down` when the server stops mid-answer)."""
-    completion_id = f"chatcmpl-{uuid.uuid4().hex}"
-    sources: list[dict[str, Any]] = []
-
-    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, str]:
-        payload = _envelope(completion_id, "chat.completion.chunk")
-        payload["choices"] = [
-            {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
-        ]
-        if include_usage:
-            payload["usage"] = None
-        return {"data": json.dumps(payload | extra)}
-
+    chunks = _Chunks(services, include_usage)
     try:
         async with aclosing(services.index.answerer.answer(question)) as events:
             async for event in until_stopped(events, shutdown):
-                if isinstance(event, Sources):
-                    sources = event.data()["sources"]
-                    yield chunk({"role": "assistant", "content": ""}, sources=sources)
-                elif isinstance(event, Delta):
-                    yield chunk({"content": event.text})
-                elif isinstance(event, Done):
-                    yield chunk({}, _finish(event), **_verified(event, sources))
-                    if include_usage:
-                        usage = _envelope(completion_id, "chat.completion.chunk")
-                        yield {"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})}
-                    yield DONE
-                elif isinstance(event, Error):
-                    if event is not SHUTTING_DOWN:
-                        _count_failure(services, event)
-                    yield _error_chunk(event)
-                    yield DONE
+                for message in dispatch(event, chunks):
+                    yield message
     except Exception as e:  # the stream's boundary: the client gets an error chunk
         logger.exception("completion stream failed: %s", type(e).__name__)
         yield _error_chunk(INTERNAL_ERROR)
