@@ -9,8 +9,9 @@ for doc in retriever.invoke("How does RETRO use its retrieval database?"):
 ```
 
 Each `Document` is one passage: `page_content` its text, `id` its chunk id,
-`metadata` the chunk id, paper id, title, authors, categories, publication
-date, kind, section, page, score, arXiv URL and citation. `invoke(query, k=3,
+`metadata` every other field of the passage as `/api/retrieve` sends it (its
+`Passage` schema in the server's `/openapi.json`: chunk and paper ids, the
+paper's metadata, the score, the citation). `invoke(query, k=3,
 paper_ids=[...])` overrides the retriever's own settings for one call. It
 speaks HTTP only (httpx), sync and async; a refused request raises
 `PaperchatRequestError` with the server's message.

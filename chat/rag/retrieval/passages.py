@@ -18,13 +18,16 @@ MAX_PASSAGES = 50
 
 @dataclass(frozen=True)
 class RetrievedPassage:
+    """A passage as `POST /api/retrieve` sends it, defined here only: the route names it
+    `Passage` in its schema, the LangChain retriever reads it."""
+
     chunk_id: str
     paper_id: str
     title: str
     authors: str
     categories: tuple[str, ...]
     published: str | None  # ISO date of the first version
-    kind: str  # "abstract" or "fulltext"
+    kind: str  # "abstract", "fulltext", or a PDF's "caption", "table", "footnote"
     section: str
     page: int | None  # first page of the passage; None for an abstract
     text: str

@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from chat.library.authors import author_filter
-from chat.rag.retrieval.passages import MAX_PASSAGES, retrieve_passages
+from chat.rag.retrieval.passages import MAX_PASSAGES, RetrievedPassage, retrieve_passages
 from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.service.routes.chat import AuthorName, PaperId
 from chat.service.routes.deps import ChattingUser, MessageText, ServicesDep
@@ -88,20 +88,11 @@ class RetrieveRequest(BaseModel):
         return author_filter(catalog, filters)
 
 
-class Passage(BaseModel):
-    chunk_id: str
-    paper_id: str
-    title: str
-    authors: str
-    categories: list[str]
-    published: str | None
-    kind: str
-    section: str
-    page: int | None
-    text: str
-    score: float
-    url: str
-    citation: str
+# A passage as this route sends it: the fields of `RetrievedPassage`, defined there only,
+# under the name the API's schema has always given them (no docstring: it would be the
+# schema's description).
+class Passage(RetrievedPassage):
+    pass
 
 
 class Passages(BaseModel):
@@ -113,5 +104,4 @@ def retrieve(body: RetrieveRequest, _user: ChattingUser, services: ServicesDep) 
     """The `k` best passages for `query` within the filters, best first, with scores."""
     retriever = services.index.retriever
     found = retrieve_passages(retriever, body.query, body.k, body.filters(retriever.catalog))
-    passages = [Passage(**vars(p) | {"categories": list(p.categories)}) for p in found]
-    return Passages(passages=passages)
+    return Passages(passages=[Passage(**vars(p)) for p in found])
