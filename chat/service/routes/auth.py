@@ -35,6 +35,7 @@ from chat.service.gate import Busy
 from chat.service.ratelimit import Decision
 from chat.service.routes.deps import (
     CurrentUser,
+    Me,
     Services,
     ServicesDep,
     SessionDep,
@@ -62,16 +63,6 @@ class Registration(BaseModel):
 class NewUser(BaseModel):
     id: str
     email: str
-
-
-class Me(BaseModel):
-    id: str
-    email: str
-    is_admin: bool
-
-    @classmethod
-    def of(cls, user: User) -> Me:
-        return cls(id=user.id, email=user.email, is_admin=user.is_admin)
 
 
 class LoggedIn(BaseModel):

@@ -19,18 +19,16 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
-from dataclasses import dataclass, field, replace
-from typing import Annotated
+from dataclasses import dataclass, field
 
 import anyio
 from fastapi import APIRouter
-from pydantic import BaseModel, Field, StringConstraints
+from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
 from chat.rag.answer.answering import Answerer, Question, Turn
-from chat.rag.answer.events import Delta, Done, Error, Event, Gathered, Sources, dispatch
+from chat.rag.answer.events import Delta, Done, Error, Gathered, Sources, dispatch
 from chat.service.conversations import (
     NotFound,
     Status,
@@ -41,28 +39,27 @@ from chat.service.conversations import (
 )
 from chat.service.metrics import Metrics
 from chat.service.routes.deps import (
+    AuthorName,
     ChattingUser,
     MessageText,
+    PaperId,
     Services,
     ServicesDep,
     check_question,
+    request_filters,
 )
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
-from ingest.index.filters import Filters
-from ingest.index.records import normalise_paper_id
+from chat.service.streams import (
+    CONVERSATION_DELETED,
+    SHUTDOWN_GRACE_S,
+    SHUTTING_DOWN,
+    SSE_HEADERS,
+    until_stopped,
+)
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
 
-PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
-AuthorName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_AUTHOR_CHARS)]
-SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-# After a shutdown begins, how long a stream has to send its `error` event.
-SHUTDOWN_GRACE_S = 3.0
-SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again in a moment")
-CONVERSATION_DELETED = Error(
-    "conversation_deleted", "the conversation was deleted while the answer streamed"
-)
 # How often a streaming answer looks whether its conversation was deleted (on any worker).
 DELETION_CHECK_S = 1.0
 
@@ -79,15 +76,6 @@ class ChatRequest(BaseModel):
         description="only this author's papers (404 when no indexed author has the name); "
         "with paper_ids, only those of them that are this author's",
     )
-
-
-def request_filters(services: Services, paper_ids: list[str], author: str | None) -> Filters:
-    """The filters of a chat request, its author resolved to their papers (AuthorNotFound:
-    404)."""
-    filters = Filters(paper_ids=tuple(normalise_paper_id(p) for p in paper_ids))
-    if author:
-        filters = author_filter(services.index.catalog, replace(filters, author=author))
-    return filters
 
 
 @dataclass(kw_only=True)
@@ -167,37 +155,6 @@ def save_turn(services: Services, user_id: str, message_id: str, turnout: Turnou
         )
 
 
-async def until_stopped(
-    events: AsyncIterator[Event], shutdown: anyio.Event, deleted: anyio.Event | None = None
-) -> AsyncIterator[Event]:
-    """The answer's events, then `SHUTTING_DOWN` instead of the rest once `shutdown` is set,
-    or `CONVERSATION_DELETED` once `deleted` is.
-
-    The pending step of the answer is cancelled at once, which closes the
-    upstream call, rather than waiting for the model's next token.
-    """
-    ends = {SHUTTING_DOWN: shutdown, CONVERSATION_DELETED: deleted or anyio.Event()}
-    stops = {asyncio.ensure_future(event.wait()): end for end, event in ends.items()}
-    step: asyncio.Future[Event | None] | None = None
-    try:
-        while not any(stop.done() for stop in stops):
-            step = asyncio.ensure_future(anext(events, None))
-            await asyncio.wait((step, *stops), return_when=asyncio.FIRST_COMPLETED)
-            if not step.done():
-                await _cancel(step)
-                break
-            event = step.result()
-            if event is None:
-                return
-            yield event
-        yield next(end for stop, end in stops.items() if stop.done())
-    finally:
-        for stop in stops:
-            stop.cancel()
-        if step is not None:
-            await _cancel(step)
-
-
 async def watch_deletion(
     services: Services, user_id: str, message_id: str, deleted: anyio.Event
 ) -> None:
@@ -214,14 +171,6 @@ async def watch_deletion(
 def _answer_exists(services: Services, user_id: str, message_id: str) -> bool:
     with services.sessions() as session:
         return answer_exists(session, user_id, message_id)
-
-
-async def _cancel(step: asyncio.Future[Event | None]) -> None:
-    """End the answer's pending step where it waits (closing the upstream call with it)."""
-    if not step.done():
-        step.cancel()
-        with anyio.CancelScope(shield=True):
-            await asyncio.gather(step, return_exceptions=True)
 
 
 async def answer_events(

@@ -1,16 +1,19 @@
-"""What routes receive: the app's services, a database session and the signed-in user."""
+"""What routes receive: the app's services, a database session and the signed-in user;
+and the request fields and checks more than one route reads. Routes import each other
+never: what two of them share is here (or, for error answers, in `errors`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, status
-from pydantic import BeforeValidator
+from pydantic import BaseModel, BeforeValidator, StringConstraints
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
 from chat.rag.answer import answering
 from chat.service.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.auth import (
@@ -30,6 +33,8 @@ from chat.service.tables import User
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
 from ingest.text import check_text
 
 
@@ -166,6 +171,18 @@ def get_current_user(request: Request, services: ServicesDep, session: SessionDe
 CurrentUser = Annotated[User, Depends(get_current_user)]
 
 
+class Me(BaseModel):
+    """The signed-in user as `/api/me`, login and the dock's session show them."""
+
+    id: str
+    email: str
+    is_admin: bool
+
+    @classmethod
+    def of(cls, user: User) -> Me:
+        return cls(id=user.id, email=user.email, is_admin=user.is_admin)
+
+
 def get_key_user(request: Request, session: SessionDep) -> User:
     """The owner of the bearer API key; the OpenAI-compatible endpoint takes keys only."""
     token = bearer_token(request.headers.get("Authorization"))
@@ -235,3 +252,16 @@ def readable_text(value: Any) -> Any:
 
 
 MessageText = Annotated[str, BeforeValidator(readable_text)]
+
+
+PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+AuthorName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_AUTHOR_CHARS)]
+
+
+def request_filters(services: Services, paper_ids: list[str], author: str | None) -> Filters:
+    """The filters of a chat or retrieval request, its author resolved to their papers
+    (AuthorNotFound: 404)."""
+    filters = Filters(paper_ids=tuple(normalise_paper_id(p) for p in paper_ids))
+    if author:
+        filters = author_filter(services.index.catalog, replace(filters, author=author))
+    return filters

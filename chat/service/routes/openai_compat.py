@@ -1,6 +1,6 @@
 """An OpenAI-compatible endpoint, so OpenAI clients and LangChain can ask the papers.
 
-The request is read by `chat.service.routes.openai_request`. The answer is
+The request is read by `chat.service.openai_request`. The answer is
 OpenAI's chat completion (or its chunk stream) with extra fields: `sources`
 (on the first chunk and on the last), `citations` and `dropped_citations` (the
 verified citations, and those removed from the text), and `refused` with its
@@ -33,16 +33,16 @@ from starlette.concurrency import run_in_threadpool
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Delta, Done, Error, Gathered, Meta, Sources, dispatch, gather
 from chat.service.openai_errors import OpenAIError, error_body
-from chat.service.routes.chat import (
-    SHUTDOWN_GRACE_S,
-    SHUTTING_DOWN,
-    SSE_HEADERS,
+from chat.service.openai_request import MODEL_ID, CompletionRequest, to_question
+from chat.service.routes.deps import (
+    ChattingKeyUser,
+    KeyUser,
+    Services,
+    ServicesDep,
     request_filters,
-    until_stopped,
 )
-from chat.service.routes.deps import ChattingKeyUser, KeyUser, Services, ServicesDep
 from chat.service.routes.errors import openai_errors
-from chat.service.routes.openai_request import MODEL_ID, CompletionRequest, to_question
+from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, until_stopped
 
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])

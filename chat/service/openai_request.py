@@ -20,8 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 from chat.rag.answer.answering import Question, Turn
 from chat.rag.answer.sampling import Sampling
 from chat.service.openai_errors import invalid_request
-from chat.service.routes.chat import AuthorName, PaperId
-from chat.service.routes.deps import Limits, check_question, readable_text
+from chat.service.routes.deps import AuthorName, Limits, PaperId, check_question, readable_text
 
 MODEL_ID = "paperchat"
 MAX_STOP_SEQUENCES = 4
