@@ -76,6 +76,12 @@ class Decision:
     remaining: int
 
 
+def over_limit(what: str, limit: str, decision: Decision) -> str:
+    """What a 429 says: what was counted, its limit (a setting's `COUNT/PERIOD`, as set) and
+    when to come back."""
+    return f"too many {what}: the limit is {limit}; retry in {decision.retry_after_s} s"
+
+
 class RateLimiter(Protocol):
     def hit(self, key: str) -> Decision:
         """Count one request for `key` if the limit allows it."""

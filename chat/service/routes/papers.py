@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
 from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
+from chat.service.ratelimit import over_limit
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
 
@@ -65,8 +66,7 @@ def search(
         if not decision.allowed:
             raise HTTPException(
                 status.HTTP_429_TOO_MANY_REQUESTS,
-                f"too many searches: the limit is {services.settings.search_rate_limit}; "
-                f"retry in {decision.retry_after_s} s",
+                over_limit("searches", services.settings.search_rate_limit, decision),
                 headers={"Retry-After": str(decision.retry_after_s)},
             )
     found = find_papers(services.index.retriever, q, limit, policy=services.settings.relevance)

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
 
+from chat.service.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
 from chat.service.web.pdfpages import (
     PageOutOfRange,
@@ -54,11 +55,9 @@ def _render_check(request: Request, services: Services) -> Callable[[], None]:
     def check() -> None:
         decision = services.render_limiter.hit(f"render:{client_address(request)}")
         if not decision.allowed:
+            limit = f"{services.settings.page_render_rate_limit} per client"
             raise RendersLimited(
-                f"too many pages rendered: the limit is"
-                f" {services.settings.page_render_rate_limit} per client; retry in"
-                f" {decision.retry_after_s} s",
-                decision.retry_after_s,
+                over_limit("pages rendered", limit, decision), decision.retry_after_s
             )
 
     return check

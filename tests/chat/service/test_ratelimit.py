@@ -19,6 +19,7 @@ from chat.service.ratelimit import (
     StreamSlots,
     TooManyStreams,
     build_rate_limiter,
+    over_limit,
     parse_rate_limit,
 )
 
@@ -210,3 +211,15 @@ async def test_concurrent_streams_get_at_most_the_max_slots() -> None:
     assert held_while_open == 3
     assert results.count(True) == 3
     assert slots.open_count("alice") == 0
+
+
+def test_a_refusal_names_what_was_counted_its_limit_and_the_wait() -> None:
+    limiter = InProcessRateLimiter(parse_rate_limit("1/minute"))
+    limiter.hit("search:ada")
+
+    refused = limiter.hit("search:ada")
+
+    assert not refused.allowed
+    assert over_limit("searches", "1/minute", refused) == (
+        f"too many searches: the limit is 1/minute; retry in {refused.retry_after_s} s"
+    )
