@@ -50,3 +50,28 @@ def test_relative_imports_are_resolved_before_they_are_judged(tmp_path: Path) ->
         ("chat.rag", "chat.wiring"),
         ("chat.rag.retrieval", "chat.service"),
     ]
+
+
+def test_a_route_importing_another_route_is_reported_but_not_one_importing_the_shared_modules(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "chat.service.routes.papers", "class Paper: ...\n")
+    _write(
+        tmp_path,
+        "chat.service.routes.chat",
+        "from chat.service.routes.deps import ServicesDep\n"
+        "from chat.service.routes.errors import errors\n"
+        "from chat.service.routes import deps\n"
+        "from chat.service.routes.papers import Paper\n"
+        "def f():\n    from . import auth\n",
+    )
+    _write(tmp_path, "chat.service.routes.deps", "from chat.service.routes.chat import PaperId\n")
+    _write(tmp_path, "chat.service.mcp.tools", "from chat.service.routes.papers import Paper\n")
+
+    found = violations(tmp_path)
+
+    assert sorted((v.module, v.imported, v.line) for v in found) == [
+        ("chat.service.routes.chat", "chat.service.routes.auth", 6),
+        ("chat.service.routes.chat", "chat.service.routes.papers", 4),
+        ("chat.service.routes.deps", "chat.service.routes.chat", 1),
+    ]
