@@ -171,8 +171,12 @@ class LexicalIndex:
             clauses.append((tantivy.Occur.Must, query))
         low, high = filters.published_range
         if low is not None or high is not None:
-            query = tantivy.Query.range_query(
-                self.schema, "published", tantivy.FieldType.Integer, low, high
+            integer = tantivy.FieldType.Integer
+            dated = tantivy.Query.range_query(self.schema, "published", integer, low, high)
+            # A paper of unknown date (0) is kept: nothing says it is outside the range.
+            unknown = tantivy.Query.range_query(self.schema, "published", integer, 0, 0)
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Should, dated), (tantivy.Occur.Should, unknown)]
             )
             clauses.append((tantivy.Occur.Must, query))
         return clauses

@@ -177,10 +177,15 @@ def _where(filters: Filters) -> dict[str, object] | None:
     if filters.searched_papers:
         clauses.append({"paper_id": {"$in": list(filters.searched_papers)}})
     low, high = filters.published_range
+    dated: list[dict[str, object]] = []
     if low is not None:
-        clauses.append({"published_int": {"$gte": low}})
+        dated.append({"published_int": {"$gte": low}})
     if high is not None:
-        clauses.append({"published_int": {"$lte": high}})
+        dated.append({"published_int": {"$lte": high}})
+    if dated:
+        # A paper of unknown date (0) is kept: nothing says it is outside the range.
+        in_range = dated[0] if len(dated) == 1 else {"$and": dated}
+        clauses.append({"$or": [in_range, {"published_int": 0}]})
     if not clauses:
         return None
     return clauses[0] if len(clauses) == 1 else {"$and": clauses}
