@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import pairwise
 
 from ingest.chunking import (
     MAX_CHUNK_TOKENS,
@@ -75,12 +76,17 @@ def test_fulltext_never_crosses_sections_and_keeps_pages(count_tokens: CountToke
 
 
 def test_a_word_longer_than_the_limit_is_cut_to_fit(count_tokens: CountTokens) -> None:
-    blocks = [Block("Appendix", 9, "x" * 5000)]
+    word = "-".join(f"w{i}" for i in range(600))  # 2,889 characters without a space
+    blocks = [Block("Appendix", 9, word)]
 
     pieces = fulltext_pieces(blocks, count_tokens)
 
-    assert pieces
+    spans = [(word.index(p.text), word.index(p.text) + len(p.text)) for p in pieces]
+    assert count_tokens(word) > 9 * MAX_CHUNK_TOKENS
     assert all(count_tokens(p.text) <= MAX_CHUNK_TOKENS for p in pieces)
+    assert (spans[0][0], spans[-1][1]) == (0, len(word))
+    assert all(later[0] <= earlier[1] for earlier, later in pairwise(spans))  # no gap
+    assert {(p.section, p.page_start, p.page_end) for p in pieces} == {("Appendix", 9, 9)}
 
 
 def test_chunk_ids_are_deterministic_and_change_with_content(count_tokens: CountTokens) -> None:

@@ -8,7 +8,7 @@ import pytest
 from pydantic import SecretStr
 
 from chat.service.app import create_app
-from chat.service.auth import SECRET_KEY_FILE
+from chat.service.auth import SECRET_KEY_FILE, SessionSigner
 from chat.service.bootstrap import NotPrepared, prepare_service, secret_key
 from chat.service.db import create_database_engine
 from chat.service.migrations import current_revision, head_revision, upgrade_database
@@ -61,7 +61,9 @@ def test_a_configured_secret_key_needs_no_file(settings: Settings) -> None:
 
     app = create_app(configured)
 
-    assert app.state.services.signer is not None
+    signer = app.state.services.signer
+    assert signer.token(SessionSigner("a configured key", 60).sign("a token")) == "a token"
+    assert signer.token(SessionSigner("another key", 60).sign("a token")) is None
     assert not (settings.data_dir / SECRET_KEY_FILE).exists()
     app.state.services.engine.dispose()
 

@@ -14,6 +14,7 @@ from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator, ModelGenerato
 from chat.rag.answer.llm import OpenAIChatModel
 from chat.rag.answer.prompts import load_prompts
 from chat.rag.extractive.answerer import ExtractiveGenerator
+from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
 from tests.fakes.openai import ChatScript, FakeOpenAI
@@ -163,7 +164,7 @@ async def test_irrelevant_question_is_refused_without_calling_the_model(
     done = events[-1]
     assert isinstance(done, Done)
     assert done.data()["refused"] is True
-    assert done.data()["refusal_reason"]
+    assert done.data()["refusal_reason"] == NOT_SCHOLARLY
 
 
 async def test_follow_up_is_condensed_for_retrieval_and_reported(

@@ -294,8 +294,10 @@ async def test_cancelling_the_consumer_task_disconnects_upstream(
 async def test_stream_to_the_end_leaves_client_connected(
     fake: FakeOpenAI, model: OpenAIChatModel
 ) -> None:
-    await _collect(model)
+    chunks = await _collect(model)
 
+    assert "".join(c.text for c in chunks) == fake.default_script.text
+    assert chunks[-1].finish_reason == "stop"
     assert not await _disconnected_within(fake, 0.2)
 
 

@@ -78,8 +78,18 @@ def test_version_is_read_from_the_prompt_files(tmp_path: Path) -> None:
 
 
 def test_version_line_is_not_part_of_the_prompt(prompts: Prompts) -> None:
+    system_file, answer_file = (
+        (DEFAULT_DIRECTORY / f"{name}.txt").read_text(encoding="utf-8").split("\n", 1)
+        for name in ("system", "answer")
+    )
+
     messages = answer_messages(prompts, "What is attention?", [_source(1)], [])
 
+    assert system_file[0].startswith("version: system/")
+    assert answer_file[0].startswith("version: answer/")
+    assert messages[0]["content"] == system_file[1].lstrip("\n")
+    first_line = answer_file[1].lstrip("\n").split("\n", 1)[0]
+    assert messages[-1]["content"].startswith(first_line + "\n")
     assert all("version:" not in m["content"] for m in messages)
 
 

@@ -302,7 +302,8 @@ def test_a_sentence_repeated_inside_a_longer_one_is_dropped() -> None:
     pieces = extract_answer("How does dense passage retrieval encode passages?", sources)
 
     quoted = [sentence for sentence, _ in _sentences(pieces)]
-    assert (short in quoted) != (longer in quoted)
+    saying_it = [s for s in quoted if s.startswith("Dense passage retrieval encodes")]
+    assert saying_it == [longer]
 
 
 DEFINITION_SOURCES = [
@@ -414,7 +415,7 @@ def test_no_lead_line_for_a_word_the_sources_put_otherwise_or_a_name_they_hold()
     named = extract_answer("How many test errors did the distilled net make on MNIST?", sources)
 
     assert pieces[0].startswith("The distilled net achieved 74 test errors")
-    assert not named[0].startswith("Only part")
+    assert named[0].startswith("The distilled net achieved 74 test errors")
 
 
 def test_a_name_with_a_typographic_possessive_is_the_name() -> None:
@@ -460,8 +461,9 @@ def test_a_number_question_gets_the_table_row_holding_its_words() -> None:
 def test_no_table_row_for_a_question_that_asks_for_no_number() -> None:
     answer = compose("Which pre-training did the ViT-Huge model variant use?", _vit_sources())
 
-    assert answer.sentences
-    assert not any(s.is_row for s in answer.sentences)
+    assert [(s.text, s.is_row) for s in answer.sentences] == [
+        ("We scale the ViT-Huge model variant to JFT pre-training.", False)
+    ]
 
 
 def test_a_row_that_holds_none_of_the_question_is_not_quoted() -> None:
@@ -472,8 +474,9 @@ def test_a_row_that_holds_none_of_the_question_is_not_quoted() -> None:
 
     answer = compose("What accuracy does the detector reach on the benchmark?", sources)
 
-    assert answer.sentences
-    assert not any(s.is_row for s in answer.sentences)
+    assert [(s.text, s.is_row) for s in answer.sentences] == [
+        ("Our detector reaches a high accuracy on the new benchmark.", False)
+    ]
 
 
 def test_a_how_many_question_prefers_the_sentence_giving_that_count() -> None:

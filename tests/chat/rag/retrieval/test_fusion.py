@@ -43,11 +43,19 @@ def test_a_long_question_whose_rare_words_one_passage_holds_keeps_the_usual_weig
 
 
 def test_the_long_question_rule_is_on_by_default_and_can_be_turned_off() -> None:
-    question = " ".join(["word"] * 20)
-    on = [c.chunk_id for c in fuse(question, DENSE, LEXICAL, FusionConfig(), (), 100.0)]
-    off_config = FusionConfig(long_query_words=0)
-    off = [c.chunk_id for c in fuse(question, DENSE, LEXICAL, off_config, (), 100.0)]
-    assert on != off
+    question = " ".join(["word"] * 20)  # the default's length; BM25's best, 12, is 0.12 of 100
+    defaults = FusionConfig()
+    long_weight = FusionConfig(dense_weight=defaults.long_dense_weight, long_query_words=0)
+
+    def order(config: FusionConfig) -> list[str]:
+        return [c.chunk_id for c in fuse(question, DENSE, LEXICAL, config, (), 100.0)]
+
+    on, off = order(defaults), order(FusionConfig(long_query_words=0))
+
+    assert on == ["both#1", "d#1", "l#1", "x#1"]
+    assert on == order(long_weight)  # dense took its long-description weight
+    assert off == ["both#1", "l#1", "x#1", "d#1"]
+    assert off == [c.chunk_id for c in fuse("a short question", DENSE, LEXICAL, defaults)]
 
 
 def test_a_clear_bm25_winner_leans_lexical() -> None:

@@ -88,15 +88,21 @@ async def test_search_papers_finds_the_paper_within_the_limit(api: Api) -> None:
 
 
 async def test_search_papers_filters_by_category(api: Api) -> None:
-    arguments = {"query": "retrieval", "limit": 10, "categories": ["astro-ph.GA"]}
+    arguments = {"query": "retrieval", "limit": 10, "categories": ["cs.CL"]}
 
     async with mcp_client(api) as client:
         result = await client.call_tool("search_papers", arguments)
+        unfiltered = await client.call_tool("search_papers", {"query": "retrieval", "limit": 10})
 
-    for hit in structured(result)["results"]:
-        paper = api.services.index.catalog.get_paper(hit["id"])
-        assert paper is not None
-        assert "astro-ph.GA" in paper.categories
+    catalog = api.services.index.catalog
+
+    def categories(hits: CallToolResult) -> list[tuple[str, ...]]:
+        papers = [catalog.get_paper(hit["id"]) for hit in structured(hits)["results"]]
+        return [tuple(p.categories) if p is not None else () for p in papers]
+
+    assert "2007.01282" in [hit["id"] for hit in structured(result)["results"]]
+    assert all("cs.CL" in c for c in categories(result))
+    assert not all("cs.CL" in c for c in categories(unfiltered))
 
 
 async def test_get_paper_gives_the_record_and_an_unknown_id_is_a_tool_error(api: Api) -> None:
@@ -177,25 +183,26 @@ async def test_ask_checks_the_question_as_the_chat_routes_do(
 
 
 @pytest.mark.parametrize(
-    ("tool", "arguments"),
+    ("tool", "arguments", "named"),
     [
-        ("search_papers", {"query": "attention", "limit": 51}),
-        ("search_papers", {"query": ""}),
-        ("search_papers", {"query": "attention", "published_from": "last year"}),
-        ("retrieve", {"query": "attention", "k": 21}),
-        ("retrieve", {"query": "attention", "paper_ids": ["2007.01282"] * 51}),
-        ("get_paper", {"paper_id": "x" * 65}),
-        ("get_paper", {}),
+        ("search_papers", {"query": "attention", "limit": 51}, "limit"),
+        ("search_papers", {"query": ""}, "query"),
+        ("search_papers", {"query": "attention", "published_from": "last year"}, "published_from"),
+        ("retrieve", {"query": "attention", "k": 21}, "k"),
+        ("retrieve", {"query": "attention", "paper_ids": ["2007.01282"] * 51}, "paper_ids"),
+        ("get_paper", {"paper_id": "x" * 65}, "paper_id"),
+        ("get_paper", {}, "paper_id"),
     ],
 )
 async def test_arguments_outside_the_schema_are_refused(
-    api: Api, tool: str, arguments: dict[str, Any]
+    api: Api, tool: str, arguments: dict[str, Any], named: str
 ) -> None:
     async with mcp_client(api) as client:
         result = await client.call_tool(tool, arguments)
 
     assert result.is_error
-    assert error_text(result)
+    assert f"{tool}" in error_text(result)
+    assert f"\n{named}\n" in error_text(result)
 
 
 def test_a_missing_or_bad_key_is_refused_before_any_tool_runs(api: Api) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from chat.service.ratelimit import StreamSlots, build_rate_limiter
 from tests.fakes.openai import ChatScript
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
@@ -74,7 +75,7 @@ def test_an_everyday_question_is_refused_as_one_in_the_done_event(api: Api) -> N
     done = events[-1]
     assert done.name == "done"
     assert done.data["refused"] is True
-    assert done.data["refusal_reason"]
+    assert done.data["refusal_reason"] == NOT_SCHOLARLY
     assert events[1].data["sources"] == []
     assert len(api.fake.chat_requests()) == asked  # the model was not asked
 

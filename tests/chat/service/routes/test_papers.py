@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from chat.service.ratelimit import build_rate_limiter
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
@@ -115,5 +116,5 @@ def test_gibberish_search_says_no_papers_match(api: Api) -> None:
     assert response.status_code == 200
     body = response.json()
     assert (body["results"], body["no_match"]) == ([], True)
-    assert body["no_match_reason"]
+    assert body["no_match_reason"] == NOT_SCHOLARLY
     assert "No papers match" in page.text

@@ -162,6 +162,8 @@ def test_pages_need_no_sign_in(web: Api) -> None:
     response = httpx.get(f"{web.base_url}/papers/{PAPER_ID}", timeout=20)
 
     assert response.status_code == 200
+    title = "Improving the Performance of Unimodal Dynamic Hand-Gesture Recognition with"
+    assert f"<h1>{title} Multimodal Training</h1>" in response.text
 
 
 def test_searches_from_one_address_are_limited(web: Api) -> None:
