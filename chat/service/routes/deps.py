@@ -28,7 +28,7 @@ from chat.service.auth import (
 )
 from chat.service.gate import Gate
 from chat.service.metrics import Metrics
-from chat.service.ratelimit import RateLimiter, StreamSlots
+from chat.service.ratelimit import RateLimiter, StreamSlots, over_limit
 from chat.service.tables import User
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings
@@ -207,7 +207,7 @@ def enforce_chat_limit(services: Services, user: User, key_id: str | None = None
     if not decision.allowed:
         raise HTTPException(
             status.HTTP_429_TOO_MANY_REQUESTS,
-            detail=f"too many {what}: the limit is {limit}; retry in {decision.retry_after_s} s",
+            detail=over_limit(what, limit, decision),
             headers={"Retry-After": str(decision.retry_after_s)},
         )
 
