@@ -67,7 +67,8 @@ DELETION_CHECK_S = 1.0
 class ChatRequest(BaseModel):
     message: MessageText = Field(
         min_length=1,
-        description="the question; at most PAPERCHAT_MAX_QUESTION_CHARS characters (4000)",
+        description="the question; at most PAPERCHAT_MAX_QUESTION_CHARS characters, the "
+        "maxLength this server states",
     )
     conversation_id: str | None = Field(default=None, max_length=64)
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
