@@ -91,7 +91,7 @@ def _build_index(data_dir: Path, models_cache: Path) -> None:
 @contextmanager
 def _served(data_dir: Path, scratch: Path) -> Iterator[tuple[str, str]]:
     """The app on 127.0.0.1 over `data_dir`, extractive, with one user; (base URL, email)."""
-    from chat.service.accounts import create_user
+    from chat.service.access.accounts import create_user
     from chat.service.app import create_app
     from chat.service.bootstrap import prepare_service
 

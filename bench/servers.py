@@ -30,10 +30,10 @@ RATE_LIMIT = "1000000/minute"
 
 def create_keys(database_url: str, count: int) -> list[str]:
     """`count` users with one API key each, in a freshly migrated database."""
-    from chat.service.accounts import create_api_key, hash_password
-    from chat.service.db import create_database_engine, session_factory
-    from chat.service.migrations import upgrade_database
-    from chat.service.tables import User
+    from chat.service.access.accounts import create_api_key, hash_password
+    from chat.service.storage.db import create_database_engine, session_factory
+    from chat.service.storage.migrations import upgrade_database
+    from chat.service.storage.tables import User
 
     upgrade_database(database_url)
     engine = create_database_engine(database_url)

@@ -43,10 +43,13 @@ def _tracked(root: Path) -> list[str]:
     listed = subprocess.run(
         ["git", "ls-files"], cwd=root, capture_output=True, text=True, check=True
     ).stdout.split()
+    this = Path(__file__).relative_to(root).as_posix()  # its example names a missing file
     return [
         f
         for f in listed
-        if (f.endswith(SUFFIXES) or f.startswith(("scripts/", ".ci/"))) and (root / f).exists()
+        if (f.endswith(SUFFIXES) or f.startswith(("scripts/", ".ci/")))
+        and (root / f).exists()
+        and f != this
     ]
 
 

@@ -58,8 +58,8 @@ def test_wheel_ships_prompts_pages_static_files_and_migrations(wheel: Path) -> N
     assert "prompts/answer.txt" in names
     assert _package_files(STATIC_DIR, "chat/service/web/static") <= names
     assert _package_files(TEMPLATES_DIR, "chat/service/web/templates") <= names
-    assert "chat/service/migrations/versions/0001_initial.py" in names
-    assert "chat/service/migrations/script.py.mako" in names
+    assert "chat/service/storage/migrations/versions/0001_initial.py" in names
+    assert "chat/service/storage/migrations/script.py.mako" in names
 
 
 def test_installed_wheel_answers_from_another_working_directory(

@@ -28,7 +28,7 @@ def open_session(settings: Settings) -> Iterator[Session]:
     from sqlalchemy.exc import SQLAlchemyError
 
     from chat.service.bootstrap import prepare_database
-    from chat.service.db import DatabaseError, create_database_engine, session_factory
+    from chat.service.storage.db import DatabaseError, create_database_engine, session_factory
 
     prepare_database(settings)
     engine = create_database_engine(settings.resolved_database_url)
@@ -69,7 +69,7 @@ def create_user_command(
     email: str, is_admin: bool, password_stdin: bool, data_dir: Path | None
 ) -> None:
     """Create a user with a password."""
-    from chat.service.accounts import create_user
+    from chat.service.access.accounts import create_user
 
     password = read_password(password_stdin)
     with open_session(settings_for(data_dir)) as session:
@@ -84,8 +84,8 @@ def create_user_command(
 @data_dir_option
 def password_command(email: str, password_stdin: bool, data_dir: Path | None) -> None:
     """Set a user's password; every browser session of theirs ends (API keys stay)."""
-    from chat.service.accounts import get_user, set_password
-    from chat.service.auth import end_all_sessions
+    from chat.service.access.accounts import get_user, set_password
+    from chat.service.access.auth import end_all_sessions
 
     password = read_password(password_stdin)
     with open_session(settings_for(data_dir)) as session:
@@ -100,8 +100,8 @@ def password_command(email: str, password_stdin: bool, data_dir: Path | None) ->
 @data_dir_option
 def sign_out_command(email: str, data_dir: Path | None) -> None:
     """End every browser session of a user at once (a stolen cookie stops working)."""
-    from chat.service.accounts import get_user
-    from chat.service.auth import end_all_sessions
+    from chat.service.access.accounts import get_user
+    from chat.service.access.auth import end_all_sessions
 
     with open_session(settings_for(data_dir)) as session:
         user = get_user(session, email)
@@ -121,7 +121,7 @@ def keys() -> None:
 @names_a_full_disk
 def create_key_command(email: str, name: str, data_dir: Path | None) -> None:
     """Create an API key for a user and print it (it is shown only this once)."""
-    from chat.service.accounts import create_api_key, get_user
+    from chat.service.access.accounts import create_api_key, get_user
 
     with open_session(settings_for(data_dir)) as session:
         new_key = create_api_key(session, get_user(session, email), name)

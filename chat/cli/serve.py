@@ -38,7 +38,7 @@ def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
         "log_config": None,
         "timeout_graceful_shutdown": 10,
         # The app reads X-Forwarded-* itself, from PAPERCHAT_TRUSTED_PROXIES only
-        # (chat/service/proxies.py); uvicorn's default believes any client on 127.0.0.1.
+        # (chat/service/access/proxies.py); uvicorn's default believes any client on 127.0.0.1.
         "proxy_headers": False,
         # A deadline on reading each request (PAPERCHAT_REQUEST_TIMEOUT_S), against slow clients.
         "http": "chat.service.protocol:RequestDeadlineProtocol",

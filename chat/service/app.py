@@ -24,40 +24,37 @@ from fastapi.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chat.service.auth import CSRF_HEADER, SessionSigner
-from chat.service.bootstrap import check_database, secret_key
-from chat.service.db import create_database_engine, session_factory
-from chat.service.error_handlers import add_error_handlers
-from chat.service.gate import Gate
-from chat.service.logs import new_request_id, reset_request_id, set_request_id
-from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
-from chat.service.mcp.tools import build_server
-from chat.service.metrics import UNMATCHED_ROUTE, Metrics
-from chat.service.openai_errors import error_payload
-from chat.service.origins import ForeignOrigins
-from chat.service.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
-from chat.service.ratelimit import (
+from chat.service.access.auth import CSRF_HEADER, SessionSigner
+from chat.service.access.gate import Gate
+from chat.service.access.origins import ForeignOrigins
+from chat.service.access.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
+from chat.service.access.ratelimit import (
     RateLimiter,
     StreamSlots,
     build_rate_limiter,
 )
+from chat.service.bootstrap import check_database, secret_key
+from chat.service.error_handlers import add_error_handlers
+from chat.service.logs import new_request_id, reset_request_id, set_request_id
+from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
+from chat.service.mcp.tools import build_server
+from chat.service.metrics import UNMATCHED_ROUTE, Metrics
+from chat.service.openai.errors import error_payload
 from chat.service.routes import (
     auth,
     authors,
     bibtex,
     chat,
     conversations,
-    docs,
     health,
     keys,
-    llms,
     openai_compat,
-    pages,
     papers,
-    reader,
     retrieve,
 )
 from chat.service.routes.deps import Limits, Services
+from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.web import api_docs, llms, pages, reader
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
@@ -111,7 +108,7 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
         lifespan=_lifespan(services, mcp),
-        # `/docs` is served from the app's own files (routes/docs.py); no ReDoc.
+        # `/docs` is served from the app's own files (chat/service/web/api_docs.py); no ReDoc.
         docs_url=None,
         redoc_url=None,
     )
@@ -136,7 +133,7 @@ def create_app(settings: Settings) -> FastAPI:
         llms,
         reader,
         pages,
-        docs,
+        api_docs,
     )
     for module in routers:
         app.include_router(module.router)

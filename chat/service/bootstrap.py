@@ -16,10 +16,15 @@ import logging
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from chat.service.auth import SECRET_KEY_FILE, load_secret_key
-from chat.service.conversations import mark_interrupted
-from chat.service.db import DatabaseError, create_database_engine, display_url, session_factory
-from chat.service.migrations import current_revision, head_revision, upgrade_database
+from chat.service.access.auth import SECRET_KEY_FILE, load_secret_key
+from chat.service.storage.conversations import mark_interrupted
+from chat.service.storage.db import (
+    DatabaseError,
+    create_database_engine,
+    display_url,
+    session_factory,
+)
+from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.settings import Settings
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog

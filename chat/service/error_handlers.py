@@ -1,7 +1,7 @@
 """The app's exception handlers: every error is JSON, in the shape its path speaks.
 
 `{"detail": "..."}` everywhere (the contract), OpenAI's `{"error": {...}}`
-under `/v1` (`chat.service.openai_errors`). Validation errors become one
+under `/v1` (`chat.service.openai.errors`). Validation errors become one
 readable line naming each field; a 405 lists every method the path takes.
 """
 
@@ -20,8 +20,8 @@ from starlette.routing import Match
 
 from chat.library.authors import AuthorNotFound
 from chat.library.papers import PaperNotFound
-from chat.service.conversations import NotFound
-from chat.service.openai_errors import (
+from chat.service.access.ratelimit import RateLimitUnavailable, TooManyStreams
+from chat.service.openai.errors import (
     OpenAIError,
     error_response,
     invalid_request,
@@ -29,7 +29,7 @@ from chat.service.openai_errors import (
     openai_error_response,
     param_of,
 )
-from chat.service.ratelimit import RateLimitUnavailable, TooManyStreams
+from chat.service.storage.conversations import NotFound
 from ingest.disk import disk_full_message, is_disk_full
 
 logger = logging.getLogger("paperchat.app")
@@ -47,7 +47,7 @@ def _validation_message(error: RequestValidationError) -> str:
 
 def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     """JSON errors: `{"detail"}` everywhere, OpenAI's `{"error"}` under `/v1`
-    (`chat.service.openai_errors`)."""
+    (`chat.service.openai.errors`)."""
 
     async def invalid(request: Request, error: Exception) -> JSONResponse:
         assert isinstance(error, RequestValidationError)

@@ -20,7 +20,7 @@ import pytest
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from chat.service.accounts import create_api_key, create_user, get_user
+from chat.service.access.accounts import create_api_key, create_user, get_user
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.service.routes.deps import Services

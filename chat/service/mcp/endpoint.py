@@ -30,11 +30,11 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from chat.service.accounts import InvalidApiKey, verify_api_key_record
-from chat.service.auth import bearer_token
-from chat.service.ratelimit import TooManyStreams
+from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
+from chat.service.access.auth import bearer_token
+from chat.service.access.ratelimit import TooManyStreams
 from chat.service.routes.deps import Services, enforce_chat_limit
-from chat.service.tables import User
+from chat.service.storage.tables import User
 
 MCP_PATH = "/mcp"
 _NO_KEY = "send an API key as 'Authorization: Bearer <key>'"

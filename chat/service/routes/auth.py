@@ -12,7 +12,7 @@ from fastapi import APIRouter, HTTPException, Request, Response, status
 from pydantic import BaseModel, Field
 from sqlalchemy.orm import Session
 
-from chat.service.accounts import (
+from chat.service.access.accounts import (
     MIN_PASSWORD_LENGTH,
     DuplicateEmail,
     InvalidCredentials,
@@ -23,7 +23,7 @@ from chat.service.accounts import (
     create_user,
     normalize_email,
 )
-from chat.service.auth import (
+from chat.service.access.auth import (
     CSRF_HEADER,
     SESSION_COOKIE,
     csrf_matches,
@@ -31,8 +31,8 @@ from chat.service.auth import (
     end_session,
     start_session,
 )
-from chat.service.gate import Busy
-from chat.service.ratelimit import Decision
+from chat.service.access.gate import Busy
+from chat.service.access.ratelimit import Decision
 from chat.service.routes.deps import (
     CurrentUser,
     Me,
@@ -43,7 +43,7 @@ from chat.service.routes.deps import (
     cookie_session,
 )
 from chat.service.routes.errors import BODY, errors
-from chat.service.tables import User
+from chat.service.storage.tables import User
 
 router = APIRouter(tags=["auth"])
 

@@ -13,12 +13,12 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
+from chat.library.bibtex import MEDIA_TYPE, bibliography, unique_keys
 from chat.library.papers import PaperNotFound, paper_details
-from chat.service.bibtex import MEDIA_TYPE, bibliography, unique_keys
-from chat.service.conversations import NotFound, get_conversation
 from chat.service.routes.deps import CurrentUser, ServicesDep, SessionDep
 from chat.service.routes.errors import errors
-from chat.service.tables import Message
+from chat.service.storage.conversations import NotFound, get_conversation
+from chat.service.storage.tables import Message
 from ingest.index.catalog import Catalog
 
 router = APIRouter(tags=["bibtex"])

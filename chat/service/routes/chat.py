@@ -29,14 +29,6 @@ from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answer.answering import Answerer, Question, Turn
 from chat.rag.answer.events import Delta, Done, Error, Gathered, Sources, dispatch
-from chat.service.conversations import (
-    NotFound,
-    Status,
-    answer_exists,
-    get_conversation,
-    open_turn,
-    update_assistant_message,
-)
 from chat.service.metrics import Metrics
 from chat.service.routes.deps import (
     AuthorName,
@@ -49,6 +41,14 @@ from chat.service.routes.deps import (
     request_filters,
 )
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
+from chat.service.storage.conversations import (
+    NotFound,
+    Status,
+    answer_exists,
+    get_conversation,
+    open_turn,
+    update_assistant_message,
+)
 from chat.service.streams import (
     CONVERSATION_DELETED,
     SHUTDOWN_GRACE_S,

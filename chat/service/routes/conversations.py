@@ -8,9 +8,13 @@ from typing import Any
 from fastapi import APIRouter, status
 from pydantic import BaseModel
 
-from chat.service.conversations import delete_conversation, get_conversation, list_conversations
 from chat.service.routes.deps import CurrentUser, SessionDep
 from chat.service.routes.errors import SIGNED_IN, errors
+from chat.service.storage.conversations import (
+    delete_conversation,
+    get_conversation,
+    list_conversations,
+)
 
 router = APIRouter(tags=["conversations"])
 

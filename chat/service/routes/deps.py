@@ -15,8 +15,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
 from chat.rag.answer import answering
-from chat.service.accounts import InvalidApiKey, verify_api_key_record
-from chat.service.auth import (
+from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
+from chat.service.access.auth import (
     CSRF_HEADER,
     SESSION_COOKIE,
     UNSAFE_METHODS,
@@ -26,10 +26,10 @@ from chat.service.auth import (
     csrf_matches,
     find_session,
 )
-from chat.service.gate import Gate
+from chat.service.access.gate import Gate
+from chat.service.access.ratelimit import RateLimiter, StreamSlots, over_limit
 from chat.service.metrics import Metrics
-from chat.service.ratelimit import RateLimiter, StreamSlots, over_limit
-from chat.service.tables import User
+from chat.service.storage.tables import User
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
@@ -146,7 +146,7 @@ def cookie_session(
 
 
 def client_address(request: Request) -> str:
-    """The client's address, for limits counted per client (`chat.service.proxies` set it)."""
+    """The client's address, for limits counted per client (see `chat.service.access.proxies`)."""
     return request.client.host if request.client else "unknown"
 
 

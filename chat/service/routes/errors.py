@@ -47,7 +47,7 @@ class OpenAIErrorDetail(BaseModel):
 
 
 class OpenAIError(BaseModel):
-    """Errors under `/v1`, in OpenAI's shape (`chat.service.openai_errors`)."""
+    """Errors under `/v1`, in OpenAI's shape (`chat.service.openai.errors`)."""
 
     error: OpenAIErrorDetail
 

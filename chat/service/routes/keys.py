@@ -7,7 +7,7 @@ from datetime import datetime
 from fastapi import APIRouter, HTTPException, status
 from pydantic import BaseModel, Field
 
-from chat.service.accounts import (
+from chat.service.access.accounts import (
     DEFAULT_KEY_NAME,
     MAX_KEY_NAME_LENGTH,
     KeyNotFound,

@@ -1,6 +1,6 @@
 """An OpenAI-compatible endpoint, so OpenAI clients and LangChain can ask the papers.
 
-The request is read by `chat.service.openai_request`. The answer is
+The request is read by `chat.service.openai.request`. The answer is
 OpenAI's chat completion (or its chunk stream) with extra fields: `sources`
 (on the first chunk and on the last), `citations` and `dropped_citations` (the
 verified citations, and those removed from the text), and `refused` with its
@@ -32,8 +32,8 @@ from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Delta, Done, Error, Gathered, Meta, Sources, dispatch, gather
-from chat.service.openai_errors import OpenAIError, error_body
-from chat.service.openai_request import MODEL_ID, CompletionRequest, to_question
+from chat.service.openai.errors import OpenAIError, error_body
+from chat.service.openai.request import MODEL_ID, CompletionRequest, to_question
 from chat.service.routes.deps import (
     ChattingKeyUser,
     KeyUser,

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
 from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
-from chat.service.ratelimit import over_limit
+from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
 

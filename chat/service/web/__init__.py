@@ -1,1 +1,2 @@
-"""The web dock: the search and paper pages, their templates and static files, and dock.js."""
+"""The web dock and the pages around it: search, paper and author pages, the reader, the API
+docs and /llms.txt; their routes, templates and static files, and dock.js."""

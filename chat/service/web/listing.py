@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chat.library.papers import search_papers
+from chat.library.tex import readable_tex
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
-from chat.service.web.tex import readable_tex
 from ingest.index.authors import written_names
 
 

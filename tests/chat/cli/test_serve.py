@@ -20,10 +20,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from chat.service.accounts import create_api_key, create_user
-from chat.service.conversations import get_conversation
-from chat.service.db import create_database_engine, session_factory
-from chat.service.migrations import current_revision, head_revision, upgrade_database
+from chat.service.access.accounts import create_api_key, create_user
+from chat.service.storage.conversations import get_conversation
+from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.wiring import Wiring
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.net import unused_port

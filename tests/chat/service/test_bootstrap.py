@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from pydantic import SecretStr
 
+from chat.service.access.auth import SECRET_KEY_FILE, SessionSigner
 from chat.service.app import create_app
-from chat.service.auth import SECRET_KEY_FILE, SessionSigner
 from chat.service.bootstrap import NotPrepared, prepare_service, secret_key
-from chat.service.db import create_database_engine
-from chat.service.migrations import current_revision, head_revision, upgrade_database
+from chat.service.storage.db import create_database_engine
+from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.settings import Settings
 from chat.wiring import Wiring
 from tests.fakes.openai import FakeOpenAI
@@ -72,9 +72,13 @@ def test_a_configured_secret_key_needs_no_file(settings: Settings) -> None:
 def test_answers_left_streaming_by_a_killed_server_are_interrupted_at_start(
     settings: Settings, database_url: str
 ) -> None:
-    from chat.service.conversations import get_conversation, open_turn, update_assistant_message
-    from chat.service.db import session_factory
-    from chat.service.tables import User
+    from chat.service.storage.conversations import (
+        get_conversation,
+        open_turn,
+        update_assistant_message,
+    )
+    from chat.service.storage.db import session_factory
+    from chat.service.storage.tables import User
 
     configured = settings.model_copy(update={"database_url": database_url})
     prepare_service(configured)

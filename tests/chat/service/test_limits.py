@@ -16,7 +16,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from chat.service.accounts import create_api_key, create_user
+from chat.service.access.accounts import create_api_key, create_user
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings, SettingsError

@@ -15,8 +15,8 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
-from chat.service.accounts import get_user
-from chat.service.ratelimit import StreamSlots, build_rate_limiter
+from chat.service.access.accounts import get_user
+from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
 from tests.fakes.openai import ChatScript
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,

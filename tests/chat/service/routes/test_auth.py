@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from chat.service.ratelimit import build_rate_limiter
+from chat.service.access.ratelimit import build_rate_limiter
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
     Api,

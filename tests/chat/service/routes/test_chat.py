@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY
-from chat.service.ratelimit import StreamSlots, build_rate_limiter
+from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
 from tests.fakes.openai import ChatScript
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
@@ -95,7 +95,7 @@ def test_complete_answer_is_saved_with_sources_citations_and_usage(api: Api) -> 
     assert assistant["citations"] == ["2007.01282"]
     assert {s["id"] for s in assistant["sources"]} == {"2007.01282"}
     with api.services.sessions() as session:
-        from chat.service.tables import Message
+        from chat.service.storage.tables import Message
 
         record = session.get(Message, events[0].data["message_id"])
         assert record is not None
@@ -162,7 +162,7 @@ def test_client_disconnect_cancels_upstream_and_saves_partial_answer(api: Api) -
 
         def status() -> str | None:
             with api.services.sessions() as session:
-                from chat.service.tables import Message
+                from chat.service.storage.tables import Message
 
                 record = session.get(Message, message_id)
                 return record.status if record is not None else None
@@ -172,7 +172,7 @@ def test_client_disconnect_cancels_upstream_and_saves_partial_answer(api: Api) -
     assert cancelled_upstream
     assert saved
     with api.services.sessions() as session:
-        from chat.service.tables import Message
+        from chat.service.storage.tables import Message
 
         record = session.get(Message, message_id)
         assert record is not None

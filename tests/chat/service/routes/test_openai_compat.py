@@ -11,7 +11,7 @@ from langchain_openai import ChatOpenAI
 from openai import AuthenticationError, OpenAI
 from pydantic import SecretStr
 
-from chat.service.accounts import create_api_key, create_user
+from chat.service.access.accounts import create_api_key, create_user
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY
-from chat.service.ratelimit import build_rate_limiter
+from chat.service.access.ratelimit import build_rate_limiter
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,

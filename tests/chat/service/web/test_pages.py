@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from chat.rag.citations.guard import CITATION_PATTERN
-from chat.service.ratelimit import build_rate_limiter
+from chat.service.access.ratelimit import build_rate_limiter
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
 from tests.support.server import Api
 

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from chat.service.gate import Busy, Gate
+from chat.service.access.gate import Busy, Gate
 
 pytestmark = pytest.mark.timeout(20)
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from chat.rag.answer.answering import Question, Turn
 from chat.rag.answer.sampling import Sampling
-from chat.service.openai_errors import invalid_request
+from chat.service.openai.errors import invalid_request
 from chat.service.routes.deps import AuthorName, Limits, PaperId, check_question, readable_text
 
 MODEL_ID = "paperchat"

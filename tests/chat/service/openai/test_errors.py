@@ -10,7 +10,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from chat.service.ratelimit import build_rate_limiter
+from chat.service.access.ratelimit import build_rate_limiter
 from tests.fakes.openai import ChatScript
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,

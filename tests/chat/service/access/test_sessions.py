@@ -10,17 +10,17 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from chat.service.accounts import create_user
-from chat.service.auth import (
+from chat.service.access.accounts import create_user
+from chat.service.access.auth import (
     SessionSigner,
     end_all_sessions,
     end_session,
     find_session,
     start_session,
 )
-from chat.service.db import create_database_engine, session_factory
-from chat.service.migrations import upgrade_database
-from chat.service.tables import BrowserSession, User, utcnow
+from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.storage.migrations import upgrade_database
+from chat.service.storage.tables import BrowserSession, User, utcnow
 
 pytestmark = pytest.mark.timeout(30)
 

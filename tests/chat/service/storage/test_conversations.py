@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from chat.service.conversations import (
+from chat.service.storage.conversations import (
     UNTITLED,
     NotFound,
     delete_conversation,
@@ -20,9 +20,9 @@ from chat.service.conversations import (
     title_from,
     update_assistant_message,
 )
-from chat.service.db import create_database_engine, session_factory
-from chat.service.migrations import upgrade_database
-from chat.service.tables import Message, User
+from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.storage.migrations import upgrade_database
+from chat.service.storage.tables import Message, User
 
 SOURCES = [
     {

@@ -12,9 +12,9 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, func, inspect, select, text
 
-from chat.service.db import create_database_engine, normalize_url, session_factory
-from chat.service.migrations import current_revision, head_revision, upgrade_database
-from chat.service.tables import Base, Conversation, Message, User
+from chat.service.storage.db import create_database_engine, normalize_url, session_factory
+from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
+from chat.service.storage.tables import Base, Conversation, Message, User
 
 TABLES = {"users", "api_keys", "sessions", "conversations", "messages"}
 

@@ -30,7 +30,7 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from chat.service.tables import BrowserSession, User, utcnow
+from chat.service.storage.tables import BrowserSession, User, utcnow
 from chat.settings import Settings
 from ingest.private import FILE_MODE, private_dir
 

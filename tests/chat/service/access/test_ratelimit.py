@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import redis
 
-from chat.service.ratelimit import (
+from chat.service.access.ratelimit import (
     InProcessRateLimiter,
     RateLimit,
     RateLimiter,

@@ -14,7 +14,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection
 
-from chat.service.db import create_database_engine
+from chat.service.storage.db import create_database_engine
 
 HERE = Path(__file__).resolve().parent
 

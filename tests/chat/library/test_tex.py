@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.service.web.tex import readable_paragraphs, readable_tex
+from chat.library.tex import readable_paragraphs, readable_tex
 
 pytestmark = pytest.mark.timeout(10)
 

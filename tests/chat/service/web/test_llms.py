@@ -7,7 +7,7 @@ import re
 import pytest
 from fastapi import FastAPI
 
-from chat.service.routes.llms import llms_text
+from chat.service.web.llms import llms_text
 from chat.settings import Settings, env_name
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,

@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from chat.service.web.tex import readable_tex
+from chat.library.tex import readable_tex
 
 MEDIA_TYPE = "text/x-bibtex; charset=utf-8"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")

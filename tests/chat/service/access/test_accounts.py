@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from chat.service.accounts import (
+from chat.service.access.accounts import (
     DuplicateEmail,
     InvalidApiKey,
     InvalidCredentials,
@@ -29,10 +29,10 @@ from chat.service.accounts import (
     revoke_api_key,
     verify_api_key,
 )
-from chat.service.auth import SessionSigner, find_session, start_session
-from chat.service.db import create_database_engine, session_factory
-from chat.service.migrations import upgrade_database
-from chat.service.tables import User
+from chat.service.access.auth import SessionSigner, find_session, start_session
+from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.storage.migrations import upgrade_database
+from chat.service.storage.tables import User
 from chat.settings import Settings
 from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Connection
 
-from chat.service.db import create_database_engine
-from chat.service.tables import Base
+from chat.service.storage.db import create_database_engine
+from chat.service.storage.tables import Base
 
 config = context.config
 target_metadata = Base.metadata

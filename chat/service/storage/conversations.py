@@ -12,7 +12,7 @@ from typing import Any, Literal, cast
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.orm import Session, selectinload
 
-from chat.service.tables import Conversation, Message, utcnow
+from chat.service.storage.tables import Conversation, Message, utcnow
 from ingest.errors import PaperchatError
 
 Role = Literal["user", "assistant"]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from pybtex.database import BibliographyData, parse_string
 
-from chat.service.bibtex import base_key, bibliography, entry, escape, split_authors, unique_keys
+from chat.library.bibtex import base_key, bibliography, entry, escape, split_authors, unique_keys
 
 ATTENTION: dict[str, Any] = {
     "id": "1706.03762",

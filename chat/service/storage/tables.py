@@ -2,7 +2,7 @@
 messages in them.
 
 The schema itself is created and changed only by the migrations in
-`chat/service/migrations`; these classes must match them.
+`chat/service/storage/migrations`; these classes must match them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.service.proxies import TrustedProxies, parse_trusted_proxies
+from chat.service.access.proxies import TrustedProxies, parse_trusted_proxies
 
 pytestmark = pytest.mark.timeout(10)
 

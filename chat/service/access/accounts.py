@@ -20,7 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from chat.service.tables import ApiKey, User, utcnow
+from chat.service.storage.tables import ApiKey, User, utcnow
 from ingest.errors import PaperchatError
 
 KEY_MARK = "pc_"

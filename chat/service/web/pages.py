@@ -15,13 +15,13 @@ from pydantic import BaseModel
 
 from chat.library.authors import AuthorNotFound, author_page
 from chat.library.papers import PaperNotFound, paper_details
+from chat.library.tex import readable_paragraphs, readable_tex
 from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import search_listing
 from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
-from chat.service.web.tex import readable_paragraphs, readable_tex
 from ingest.index.authors import written_names
 
 router = APIRouter(tags=["dock"])

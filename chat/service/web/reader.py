@@ -15,7 +15,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
 
-from chat.service.ratelimit import over_limit
+from chat.library.tex import readable_paragraphs, readable_tex
+from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
 from chat.service.web.pdfpages import (
     PageOutOfRange,
@@ -24,7 +25,6 @@ from chat.service.web.pdfpages import (
     RendersLimited,
     render_width,
 )
-from chat.service.web.tex import readable_paragraphs, readable_tex
 from ingest.index.catalog import Catalog
 from ingest.index.records import normalise_paper_id
 from ingest.pdf.alignment import find_text
