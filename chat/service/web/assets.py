@@ -41,15 +41,19 @@ class Asset:
 
 
 @cache
-def static_asset(name: str) -> Asset:
-    """The file `name` directly under the static folder; no sub-folders, no dot files."""
+def static_asset(name: str, filled: tuple[tuple[str, object], ...] = ()) -> Asset:
+    """The file `name` directly under the static folder; no sub-folders, no dot files.
+
+    `filled` gives values of the server's own settings, `(placeholder, value)`, written
+    like the fixed ones (the dock's question length is the server's
+    `PAPERCHAT_MAX_QUESTION_CHARS`)."""
     if "/" in name or "\\" in name or name.startswith("."):
         raise AssetNotFound(f"no static file {name!r}")
     path = STATIC_DIR / name
     if not path.is_file():
         raise AssetNotFound(f"no static file {name!r}")
     body = path.read_bytes()
-    for placeholder, value in _FILLED.get(name, {}).items():
+    for placeholder, value in (*_FILLED.get(name, {}).items(), *filled):
         body = body.replace(json.dumps(placeholder).encode(), json.dumps(value).encode())
     media_type = _TYPES.get(path.suffix) or mimetypes.guess_type(name)[0] or "text/plain"
     etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'

@@ -125,10 +125,13 @@ def _asset_response(asset: Asset, if_none_match: str | None, accept_encoding: st
 
 @router.get("/dock.js", include_in_schema=False)
 def dock_script(
+    services: ServicesDep,
     if_none_match: Annotated[str | None, Header()] = None,
     accept_encoding: Annotated[str, Header()] = "",
 ) -> Response:
-    return _asset_response(static_asset("dock.js"), if_none_match, accept_encoding)
+    limit = services.settings.max_question_chars
+    asset = static_asset("dock.js", (("__PAPERCHAT_MAX_QUESTION_CHARS__", limit),))
+    return _asset_response(asset, if_none_match, accept_encoding)
 
 
 @router.get("/static/{name}", include_in_schema=False)

@@ -293,6 +293,8 @@ a { color: var(--accent); }
   // The one form of a citation the server's citation guard emits: `[arXiv:<id>]` or
   // `[doc:<id>]`. The server writes its own pattern here when it serves this file.
   const CITATION_PATTERN = "__PAPERCHAT_CITATION_PATTERN__";
+  // The longest question the server takes (PAPERCHAT_MAX_QUESTION_CHARS), filled in by it.
+  const MAX_QUESTION_CHARS = "__PAPERCHAT_MAX_QUESTION_CHARS__";
   const CITATION = new RegExp(`^${CITATION_PATTERN}$`);
   const INLINE = new RegExp(
     [
@@ -658,7 +660,7 @@ a { color: var(--accent); }
   const scopeBox = h("input", { type: "checkbox", checked: true });
   const scope = h("label", { class: "scope" }, scopeBox, PAPER ? `Only this paper (${PAPER})` : `Only this author's papers (${AUTHOR})`);
   const log = h("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
-  const question = h("textarea", { rows: "3", id: "pc-question", placeholder: "Ask about the papers…", maxlength: "4000" });
+  const question = h("textarea", { rows: "3", id: "pc-question", placeholder: "Ask about the papers…", maxlength: String(MAX_QUESTION_CHARS) });
   const sendButton = h("button", { class: "primary", type: "submit" }, "Send");
   const stopButton = h("button", { class: "ghost", type: "button", hidden: true }, "Stop");
   const composer = h(

@@ -13,6 +13,7 @@ import pytest
 
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.access.ratelimit import build_rate_limiter
+from chat.service.web.assets import static_asset
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
 from tests.support.server import Api
 
@@ -188,3 +189,16 @@ def test_dock_script_carries_the_citation_guards_pattern(web: Api) -> None:
 
     assert f"const CITATION_PATTERN = {json.dumps(CITATION_PATTERN)};" in script
     assert "__PAPERCHAT_CITATION_PATTERN__" not in script
+
+
+def test_dock_script_takes_the_servers_question_length(web: Api) -> None:
+    limit = web.services.settings.max_question_chars
+
+    with web.client() as client:
+        script = client.get("/dock.js").text
+    shorter = static_asset("dock.js", (("__PAPERCHAT_MAX_QUESTION_CHARS__", 50),)).body.decode()
+
+    assert f"const MAX_QUESTION_CHARS = {limit};" in script
+    assert "const MAX_QUESTION_CHARS = 50;" in shorter
+    assert "__PAPERCHAT_MAX_QUESTION_CHARS__" not in script + shorter
+    assert 'maxlength: "4000"' not in script
