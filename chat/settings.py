@@ -22,8 +22,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
 
 from chat.rag.answer.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
+from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.relevance import RelevancePolicy
-from chat.rag.retrieval.retriever import RetrievalConfig
 from ingest.errors import PaperchatError
 from ingest.pdf.isolation import PDF_MAX_MB
 from ingest.sources.metadata import MAX_RECORD_BYTES

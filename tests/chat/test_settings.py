@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from chat.rag.answer.generators import ModelGenerator
+from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.relevance import RelevancePolicy
-from chat.rag.retrieval.retriever import RetrievalConfig
 from chat.settings import Settings, SettingsError, get_settings
 from chat.wiring import Wiring
 from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name

@@ -22,7 +22,8 @@ from chat.rag.answer.rewriting import QueryRewriter, retrieve_with_rewrites
 from chat.rag.answer.sampling import DEFAULT_SAMPLING, Sampling, TokenCount, counted_usage
 from chat.rag.citations.guard import CitationGuard
 from chat.rag.retrieval.relevance import RelevancePolicy
-from chat.rag.retrieval.retriever import Retrieved, Retriever
+from chat.rag.retrieval.retrieved import Retrieved
+from chat.rag.retrieval.retriever import Retriever
 from chat.rag.sources import Source
 from ingest.errors import PaperchatError
 from ingest.index.filters import Filters

@@ -26,8 +26,10 @@ from typing import Literal
 
 from chat.rag.answer.llm import ChatModel, UpstreamError
 from chat.rag.answer.prompts import DEFAULT_DIRECTORY, VersionedPrompt, load_prompt
+from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.retrieval.fusion import Candidate, reciprocal_rank_fusion
-from chat.rag.retrieval.retriever import MAX_QUERY_CHARS, Retrieved, Retriever
+from chat.rag.retrieval.retrieved import Retrieved
+from chat.rag.retrieval.retriever import Retriever
 from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.rewriting")

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from chat.rag.retrieval.retriever import Retrieved, Retriever
+from chat.rag.retrieval.retrieved import Retrieved
+from chat.rag.retrieval.retriever import Retriever
 
 RETRIEVERS = ("dense", "bm25", "hybrid")
 

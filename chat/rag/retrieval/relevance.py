@@ -19,7 +19,7 @@ from chat.rag.names.recognition import PLAIN_NAME_SHARE
 from chat.rag.retrieval.fusion import lexical_margin
 
 if TYPE_CHECKING:
-    from chat.rag.retrieval.retriever import Retrieved
+    from chat.rag.retrieval.retrieved import Retrieved
 
 
 NOTHING_FOUND = "nothing in the index matches the question"

@@ -11,30 +11,26 @@ from __future__ import annotations
 
 import re
 import time
-from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from chat.rag.bounds import check_bounds, described
-from chat.rag.names.recognition import NameRecogniser, NamesConfig, Recognised, boost
+from chat.rag.names.recognition import NameRecogniser, Recognised, boost
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
-from chat.rag.retrieval.coverage import CoverageConfig, CoverageReranker
-from chat.rag.retrieval.feedback import FeedbackConfig, expansion_terms
-from chat.rag.retrieval.fusion import Candidate, FusionConfig, Hit, fuse, lexical_share
+from chat.rag.retrieval.config import RetrievalConfig
+from chat.rag.retrieval.coverage import CoverageReranker
+from chat.rag.retrieval.feedback import expansion_terms
+from chat.rag.retrieval.fusion import Candidate, Hit, fuse
 from chat.rag.retrieval.leading import definition_first
+from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.vocabulary import (
-    VocabularyConfig,
     question_words,
     scholarly_terms,
-    weight_share,
 )
 from chat.rag.sources import Source
 from ingest.index.analysis import terms
-from ingest.index.catalog import UNIT_KINDS
 from ingest.index.filters import Filters
 from ingest.index.lexical import inverse_document_frequency
-from ingest.index.records import ARXIV_ID_RE, arxiv_url, chunk_place
+from ingest.index.records import ARXIV_ID_RE, arxiv_url
 
 if TYPE_CHECKING:
     # Only named in signatures: the settings import this module for its configuration,
@@ -45,146 +41,12 @@ if TYPE_CHECKING:
     from ingest.index.name_catalog import NameCatalog
     from ingest.index.store import ChunkStore
 
-# The longest search text taken: what the search routes, /api/retrieve and the MCP tools
-# accept, what the search page keeps of its query, and what a model's rewrite is cut to.
-MAX_QUERY_CHARS = 1000
 # A paper's first passages, where it says what its method is (`Retriever.opening`).
 OPENING_PASSAGES = 12
-# A PDF's chunks out of its body flow: captions, tables and footnotes.
-EXTRA_KINDS = frozenset(UNIT_KINDS["fulltext"]) - {"fulltext"}
 _QUESTION_ID_RE = re.compile(
     rf"(?:arxiv\.org/(?:abs|pdf)/|arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})(?:\.pdf)?\b",
     re.IGNORECASE,
 )
-
-
-@dataclass(frozen=True)
-class RetrievalConfig:
-    """How many passages are found and kept (`PAPERCHAT_RETRIEVAL__*`), with the configs of
-    each step."""
-
-    k: int = field(default=8, metadata=described("passages handed to the answerer", at_least=1))
-    candidates: int = field(
-        default=100,
-        metadata=described(
-            "candidates from each retriever (dense and BM25) before fusion", at_least=1
-        ),
-    )
-    per_paper: int = field(
-        default=3, metadata=described("passages of one paper at most among the `k`", at_least=1)
-    )
-    leader_per_paper: int = field(
-        default=5, metadata=described("the same for the first-ranked paper", at_least=0)
-    )
-    per_kind: int = field(
-        default=1,
-        metadata=described(
-            "captions of one paper at most among the `k`, and the same for its tables and for "
-            "its footnotes; 0 sets no limit",
-            at_least=0,
-        ),
-    )
-    # The cap spreads the answerer's passages over papers, but not down to passages that
-    # hardly bear on the question.
-    cap_floor: float = field(
-        default=0.25,
-        metadata=described(
-            "a passage left out by the per-paper caps takes the place of a chosen one scoring "
-            "under this share of its score (not when the question or the caller name the "
-            "papers); 0 never",
-            at_least=0,
-        ),
-    )
-    fusion: FusionConfig = field(
-        default_factory=FusionConfig,
-        metadata=described("how the dense and BM25 rankings are fused"),
-    )
-    feedback: FeedbackConfig = field(
-        default_factory=FeedbackConfig,
-        metadata=described("pseudo-relevance feedback: terms of the best passages searched too"),
-    )
-    coverage: CoverageConfig = field(
-        default_factory=CoverageConfig,
-        metadata=described(
-            "the best fused candidates scored again by what they hold of the question"
-        ),
-    )
-    names: NamesConfig = field(
-        default_factory=NamesConfig,
-        metadata=described("names the papers define (methods, acronyms) found in the question"),
-    )
-    vocabulary: VocabularyConfig = field(
-        default_factory=VocabularyConfig,
-        metadata=described("which of the question's words are the papers' own"),
-    )
-
-    def __post_init__(self) -> None:
-        check_bounds(self)
-
-    def choose(self, ranked: Sequence[Candidate], *, scoped: bool = False) -> list[Candidate]:
-        """The chunks handed to the answerer from `ranked` (`cap_per_paper`). When the
-        question or the caller names the papers (`scoped`), each keeps the places the caps
-        give it: no floor takes them for another's passages."""
-        floor = 0.0 if scoped else self.cap_floor
-        return cap_per_paper(
-            ranked, self.per_paper, self.k, self.leader_per_paper, self.per_kind, floor
-        )
-
-
-@dataclass(frozen=True)
-class Retrieved:
-    sources: tuple[Source, ...]
-    ranked: tuple[Candidate, ...]  # every fused candidate, best first, before the per-paper cap
-    scoped_to: tuple[str, ...]  # papers named in the question or by the caller
-    timings: dict[str, float]
-    # Each distinct index term of the question with its inverse document frequency.
-    question_idf: Mapping[str, float] = field(default_factory=dict)
-    # The names recognised in the question, and its terms that are the papers' words
-    # rather than everyday English (`chat/rag/retrieval/vocabulary.py`).
-    names: Recognised = field(default_factory=Recognised)
-    scholarly: tuple[str, ...] = ()
-
-    @property
-    def scholarly_share(self) -> float:
-        """The share of the question's term weight in scholarly terms."""
-        return weight_share(self.question_idf, self.scholarly)
-
-    # What could not run this time (a reranker whose server failed): the ranking is without it.
-    degraded: tuple[str, ...] = ()
-
-    @property
-    def question_terms(self) -> int:
-        return len(self.question_idf)
-
-    @property
-    def term_weight(self) -> float:
-        """The question's summed inverse document frequencies."""
-        return sum(self.question_idf.values())
-
-    @property
-    def lexical_share(self) -> float:
-        """`chat.rag.retrieval.fusion.lexical_share` of this retrieval."""
-        return lexical_share(self.best_lexical, self.term_weight)
-
-    @property
-    def best_dense(self) -> float:
-        return max((c.dense for c in self.ranked), default=0.0)
-
-    @property
-    def best_lexical(self) -> float:
-        return max((c.lexical for c in self.ranked), default=0.0)
-
-    def paper_ranking(self, retriever: str = "hybrid") -> list[str]:
-        """Distinct papers in the order of `ranked_by(retriever)`."""
-        return list(dict.fromkeys(c.paper_id for c in self.ranked_by(retriever)))
-
-    def ranked_by(self, retriever: str) -> list[Candidate]:
-        """The candidates as "dense" or "lexical" alone ranked them, or fused ("hybrid")."""
-        if retriever == "hybrid":
-            return list(self.ranked)
-        dense = retriever == "dense"
-        found = [(c.dense_rank if dense else c.lexical_rank, c) for c in self.ranked]
-        return [c for rank, c in sorted(found, key=lambda pair: pair[0] or 0) if rank is not None]
 
 
 def ids_in_question(question: str) -> list[str]:
@@ -494,71 +356,6 @@ class Retriever:
                 )
             )
         return sources
-
-
-def cap_per_paper(
-    ranked: Sequence[Candidate],
-    per_paper: int,
-    k: int,
-    leader: int = 0,
-    per_kind: int = 0,
-    floor: float = 0.0,
-) -> list[Candidate]:
-    """The best `k` candidates with at most `per_paper` of one paper, or `leader` (when
-    larger) of the first-ranked paper, whose page-level detail a question often needs;
-    and, when `per_kind` is set, at most that many of one paper's captions, of its
-    tables and of its footnotes, which are short and dense in the question's words and
-    would otherwise take the places of the passages that explain them. A candidate the
-    per-paper cap left out (a body passage, when `per_kind` is set) then takes the place
-    of the weakest chosen one while that scores less than `floor` times its score; the
-    list stays in ranked order."""
-    chosen: list[Candidate] = []
-    capped: list[Candidate] = []
-    taken: Counter[str] = Counter()
-    extras: Counter[tuple[str, str]] = Counter()
-    first = ranked[0].paper_id if ranked else ""
-    for candidate in ranked:
-        kind = chunk_kind(candidate.chunk_id)
-        cap = max(per_paper, leader) if candidate.paper_id == first else per_paper
-        if taken[candidate.paper_id] >= cap:
-            if not (per_kind and kind in EXTRA_KINDS):
-                capped.append(candidate)
-            continue
-        extra = (candidate.paper_id, kind)
-        if per_kind and kind in EXTRA_KINDS:
-            if extras[extra] >= per_kind:
-                continue
-            extras[extra] += 1
-        taken[candidate.paper_id] += 1
-        chosen.append(candidate)
-        if len(chosen) == k:
-            break
-    return _raise_capped(chosen, capped, floor, ranked)
-
-
-def _raise_capped(
-    chosen: list[Candidate], capped: list[Candidate], floor: float, ranked: Sequence[Candidate]
-) -> list[Candidate]:
-    """`chosen` with capped-out candidates (best first) in the places of chosen ones
-    scoring under `floor` times theirs, weakest first; in the order of `ranked`."""
-    if not floor or not capped or not chosen:
-        return chosen
-    kept = list(chosen)
-    for candidate in capped:
-        weakest = min(range(len(kept)), key=lambda i: kept[i].score)
-        if kept[weakest].score >= floor * candidate.score:
-            break
-        kept[weakest] = candidate
-    if kept == chosen:
-        return chosen
-    place = {c.chunk_id: i for i, c in enumerate(ranked)}
-    return sorted(kept, key=lambda c: place[c.chunk_id])
-
-
-def chunk_kind(chunk_id: str) -> str:
-    """A chunk's kind, read from its id (`chunk_place`); "" when it has none."""
-    place = chunk_place(chunk_id)
-    return place[0] if place else ""
 
 
 def _scale(share: float, low: float, high: float) -> float:

@@ -23,7 +23,7 @@ from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details
 from chat.rag.answer import answering
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Gathered, gather
-from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
+from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.sources import Source
 from chat.service.routes.papers import Paper, SearchHit
 from chat.wiring import Wiring

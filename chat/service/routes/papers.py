@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
 from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
-from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
+from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors

@@ -21,8 +21,8 @@ from pydantic import (
 )
 
 from chat.library.authors import author_filter
+from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.retrieval.passages import MAX_PASSAGES, RetrievedPassage, retrieve_passages
-from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
 from chat.service.routes.deps import AuthorName, ChattingUser, MessageText, PaperId, ServicesDep
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from ingest.index.catalog import Catalog

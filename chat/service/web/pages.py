@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from chat.library.authors import AuthorNotFound, author_page
 from chat.library.papers import PaperNotFound, paper_details
 from chat.library.tex import readable_paragraphs, readable_tex
-from chat.rag.retrieval.retriever import MAX_QUERY_CHARS
+from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import search_listing

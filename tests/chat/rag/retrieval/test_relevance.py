@@ -13,7 +13,7 @@ from chat.rag.retrieval.relevance import (
     Judgement,
     RelevancePolicy,
 )
-from chat.rag.retrieval.retriever import Retrieved
+from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.sources import Source
 
 
