@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.bounds import check_bounds, described
-from chat.rag.names.recognition import NamesConfig
+from chat.rag.names.config import NamesConfig
 from chat.rag.retrieval.caps import cap_per_paper
 from chat.rag.retrieval.coverage import CoverageConfig
 from chat.rag.retrieval.feedback import FeedbackConfig

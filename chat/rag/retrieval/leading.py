@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import asked_term, defines
-from chat.rag.names.recognition import NameMatch, Recognised
+from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from ingest.index.filters import Filters
 from ingest.index.name_catalog import fold

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from chat.rag.bounds import check_bounds, described
-from chat.rag.names.recognition import PLAIN_NAME_SHARE
+from chat.rag.names.config import PLAIN_NAME_SHARE
 from chat.rag.retrieval.fusion import lexical_margin
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from chat.rag.names.recognition import Recognised
+from chat.rag.names.matches import Recognised
 from chat.rag.retrieval.fusion import Candidate, lexical_share
 from chat.rag.retrieval.vocabulary import weight_share
 from chat.rag.sources import Source

@@ -14,7 +14,8 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from chat.rag.names.recognition import NameRecogniser, Recognised, boost
+from chat.rag.names.matches import Recognised
+from chat.rag.names.recognition import NameRecogniser, boost
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.coverage import CoverageReranker

@@ -15,7 +15,8 @@ from wordfreq import zipf_frequency
 
 from chat.library.papers import find_papers
 from chat.rag.extractive.answerer import extract_answer
-from chat.rag.names.recognition import NameMatch, NameRecogniser, Recognised, named_phrases
+from chat.rag.names.matches import NameMatch, Recognised, named_phrases
+from chat.rag.names.recognition import NameRecogniser
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY, RelevancePolicy
 from chat.settings import Settings

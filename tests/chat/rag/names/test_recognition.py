@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from chat.rag.names.matches import NameMatch, Recognised, is_ambiguous
 from chat.rag.names.printing import Passages, name_parts, printings_in, typed_apart
-from chat.rag.names.recognition import NameMatch, NameRecogniser, Recognised, is_ambiguous
+from chat.rag.names.recognition import NameRecogniser
 from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
 from ingest.index.name_catalog import NameCatalog, NameRow, number_forms, singular

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chat.rag.names.recognition import NameMatch, Recognised
+from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from chat.rag.retrieval.leading import asked_name, definition_first
 from ingest.index.filters import Filters

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from chat.rag.names.recognition import NameMatch, Recognised
+from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from chat.rag.retrieval.relevance import (
     NOT_CLOSE,
