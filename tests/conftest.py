@@ -41,10 +41,43 @@ def needs_integration(item: pytest.Item) -> bool:
     return any(isinstance(value, str) and value in _SERVICE_PARAMS for value in params)
 
 
+# Fixtures that take long to make: an index of real data, a Chroma server, Chromium, the
+# torch model, a wheel. A test using one (or the `store` parameter that starts the Chroma
+# server) is marked `slow`, as are the modules that say so themselves (`pytestmark`):
+# `pytest -m "not slow"` is the quick loop, .ci/run runs everything.
+SLOW_FIXTURES = frozenset(
+    {
+        "small_index", "web_index", "named_index", "reader_index", "chroma_server",
+        "browser", "torch_embedder", "wheel",
+    }
+)  # fmt: skip
+# The fixtures made once for many tests that are quick to make; tests/test_markers.py
+# checks that each such fixture is in one of the two sets or uses a slow one.
+QUICK_SHARED_FIXTURES = frozenset(
+    {
+        "count_tokens", "models_cache", "fake_llm", "prompts", "host_port", "artifacts",
+        "abstracts", "int8_embedder", "int8_graph", "word_pieces", "counter", "fid",
+        "transformer", "adam", "bert", "short_pieces", "short_text",
+    }
+)  # fmt: skip
+_SLOW_PARAMS = frozenset({"server"})
+
+
+def needs_time(item: pytest.Item) -> bool:
+    """Whether a collected test uses a fixture or parameter that takes long to make."""
+    if SLOW_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return True
+    callspec = getattr(item, "callspec", None)
+    params = callspec.params.values() if callspec is not None else ()
+    return any(isinstance(value, str) and value in _SLOW_PARAMS for value in params)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if needs_integration(item):
             item.add_marker(pytest.mark.integration)
+        if needs_time(item) and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(scope="session")

@@ -21,7 +21,8 @@ from ingest.index.store import ChunkStore, open_chroma
 from tests.support.cli import command, environment, run
 from tests.support.data import ABSTRACTS, PDFS, ROOT
 
-pytestmark = pytest.mark.timeout(900)
+# Runs `paperchat ingest` on real PDFs and abstracts, killed part way and run again.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]
 
 PDF_NAMES = ["2304.02623v1.pdf", "1503.02531v1.pdf", "2007.01282v2.pdf"]
 

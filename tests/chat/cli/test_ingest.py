@@ -19,7 +19,8 @@ from tests.support.cli import environment, run
 from tests.support.data import ABSTRACTS, PDFS
 from tests.support.disk import tiny_disk
 
-pytestmark = pytest.mark.timeout(600)
+# Each test runs `paperchat ingest` in a process of its own, loading the embedder.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
 SMALL = ["2304.02623v1.pdf", "1503.02531v1.pdf"]
 HUMAN_NAMED = "Adam_ A Method for Stochastic Optimization.pdf"
