@@ -1,5 +1,5 @@
-"""The examples (README, examples/host.html) name a paper of the default corpus: the one
-`./scripts/start` ingests, the first 2,000 abstracts and the PDFs of the shared data."""
+"""The embed examples (docs/embedding.md, examples/host.html) name a paper of the default corpus:
+the one `./scripts/start` ingests, the first 2,000 abstracts and the PDFs of the shared data."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ def _default_corpus() -> set[str]:
 
 def test_the_embed_examples_name_a_paper_of_the_default_corpus() -> None:
     texts = [
-        (ROOT / name).read_text(encoding="utf-8") for name in ("README.md", "examples/host.html")
+        (ROOT / name).read_text(encoding="utf-8")
+        for name in ("docs/embedding.md", "examples/host.html")
     ]
 
     named = {paper for text in texts for paper in DATA_PAPER.findall(text)}
