@@ -125,12 +125,13 @@ def index_stats(catalog_path: Path) -> dict[str, int]:
 
 
 def shown_path(path: Path) -> str:
-    """A path as it reads on any checkout: relative to the folder holding the project."""
+    """A path as it reads on any checkout: relative to the project, or else to the folder
+    holding it (where ../shared/data lies)."""
     absolute = Path(os.path.abspath(path))  # noqa: PTH100  # resolve() follows symlinks out
-    try:
-        return str(absolute.relative_to(ROOT.parent))
-    except ValueError:
-        return str(absolute)
+    for base in (ROOT, ROOT.parent):
+        if absolute.is_relative_to(base):
+            return str(absolute.relative_to(base))
+    return str(absolute)
 
 
 def _rounded(cell: Cell, spec: str) -> Cell:
