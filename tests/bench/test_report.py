@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from bench.report import ResultError, load_runs, render
-from bench.results import SCHEMA, table
+from bench.report import PAGE, ResultError, load_runs, render
+from bench.results import RESULTS, SCHEMA, table
 
 
 def _result(commit: str, date: str, hybrid_r1: float, **fields: Any) -> dict[str, Any]:
@@ -130,3 +130,9 @@ def test_a_row_only_the_previous_run_gave_keeps_its_place(tmp_path: Path) -> Non
 
     rows = [line for line in page.splitlines() if line.startswith(("| dense", "| hybrid"))]
     assert rows == ["| dense | - (0.720) | - (0.860) |", "| hybrid | 0.960 (0.947) | 1.000 |"]
+
+
+def test_the_committed_page_is_what_the_committed_results_make() -> None:
+    made = render(load_runs(RESULTS))
+
+    assert PAGE.read_text(encoding="utf-8") == made, "stale: run python -m bench.report"

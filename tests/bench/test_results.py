@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import authors
-from bench.results import ROOT, SCHEMA, figures, paperchat_environment, table
+from bench.results import RESULTS, ROOT, SCHEMA, figures, paperchat_environment, shown_path, table
 from tests.support.data import OAI_SAMPLE
 
 FIELDS = {
@@ -83,6 +83,13 @@ def test_figures_are_kept_as_they_print() -> None:
     assert line.key_columns == 0
 
 
+def test_paths_read_the_same_on_any_checkout(tmp_path: Path) -> None:
+    shown = [shown_path(ROOT / "bench" / "data" / "everyday.txt"), shown_path(OAI_SAMPLE)]
+
+    assert shown == ["bench/data/everyday.txt", "shared/data/arxiv/oai-snapshot-sample.jsonl"]
+    assert shown_path(tmp_path) == str(tmp_path)
+
+
 def test_a_row_of_the_wrong_length_is_refused() -> None:
     with pytest.raises(ValueError, match="'recall'"):
         table("recall", ["retriever", "R@1"], [["dense"]])
@@ -99,3 +106,17 @@ def test_secrets_in_the_environment_are_not_written(monkeypatch: pytest.MonkeyPa
     assert environment["PAPERCHAT_RETRIEVAL__NAMES__BOOST"] == "0"
     assert not {"PAPERCHAT_SECRET_KEY", "PAPERCHAT_OPENAI_API_KEY"} & set(environment)
     assert "PAPERCHAT_DATABASE_URL" not in environment
+
+
+def test_every_committed_result_says_what_made_it() -> None:
+    files = sorted(RESULTS.glob("*.json"))
+
+    results = [json.loads(path.read_text(encoding="utf-8")) for path in files]
+
+    assert files
+    for path, result in zip(files, results, strict=True):
+        assert set(result) == FIELDS, path.name
+        assert path.name.startswith(f"{result['benchmark']}-"), path.name
+        assert result["command"].startswith(f"python -m bench.{result['benchmark']}"), path.name
+        assert result["tables"], path.name
+        assert all(t["rows"] for t in result["tables"]), path.name
