@@ -191,13 +191,14 @@ def through_server(concurrency: int, args: argparse.Namespace) -> ServerRow:
     from ingest.progress import NoProgress
     from ingest.report import IngestReport
     from ingest.sources.units import metadata_items
-    from tests.fakes.openai import FakeOpenAI, RecordedRequest, Reply
+    from tests.fakes.base import Reply, Request
+    from tests.fakes.openai import FakeOpenAI
 
     # Small vectors: the fake server and the client spend their CPU on JSON, not on the wait.
     with FakeOpenAI(dimension=32) as server, tempfile.TemporaryDirectory() as data_dir:
         answer = server.routes[("POST", "/v1/embeddings")]
 
-        def slow(request: RecordedRequest, reply: Reply) -> None:
+        def slow(request: Request, reply: Reply) -> None:
             time.sleep(args.server_delay_ms / 1000)
             answer(request, reply)
 

@@ -37,7 +37,9 @@ def main() -> None:
     parser.add_argument("--interval-ms", type=float, default=20.0)
     args = parser.parse_args()
     ThreadingHTTPServer.request_queue_size = BACKLOG
-    with FakeOpenAI(default_script=script(args.tokens, args.interval_ms)) as server:
+    fake = FakeOpenAI()
+    fake.default_script = script(args.tokens, args.interval_ms)
+    with fake as server:
         print(server.base_url, flush=True)
         sys.stdin.read()
 
