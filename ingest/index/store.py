@@ -27,7 +27,7 @@ _WRITE_BATCH = 1000
 # Candidates the HNSW graph search keeps while it walks. With Chroma's default (100, as
 # many as retrieval asks for) the search returned 0.82 of the exact 100 nearest chunks
 # of the full index; with 400 it returns 0.95, for a few milliseconds more a query
-# (README, "Retrieval and answers"). It can change on an existing index.
+# (docs/design.md). It can change on an existing index.
 SEARCH_EF = 400
 
 

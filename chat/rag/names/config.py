@@ -15,7 +15,7 @@ PLAIN_NAME_SHARE = 0.75
 @dataclass(frozen=True)
 class NamesConfig:
     """Names the papers define, in the question (`PAPERCHAT_RETRIEVAL__NAMES__*`). Measured
-    with `python -m bench.names` and `bench.retrieval` (README)."""
+    with `python -m bench.names` and `bench.retrieval` (docs/benchmarks.md)."""
 
     boost: float = field(
         default=1.0,
@@ -35,7 +35,7 @@ class NamesConfig:
         ),
     )
     # Against `about_share` 0.3 and no floor, this lifted questions-hard hybrid R@1
-    # 0.753 -> 0.780 on the development index (README).
+    # 0.753 -> 0.780 on the development index.
     min_share: float = field(
         default=0.2,
         metadata=described(
@@ -67,7 +67,8 @@ class NamesConfig:
         default=5,
         metadata=described(
             'a name defined by more papers than this is a common acronym ("LLMs"): its long '
-            "form still expands the question, but no paper is boosted for it",
+            "form still expands the question and the papers introducing it are boosted, but "
+            "not the others defining it",
             at_least=0,
         ),
     )

@@ -27,7 +27,7 @@ from ingest.index.analysis import terms
 class CoverageConfig:
     """The second look at the best fused candidates (`PAPERCHAT_RETRIEVAL__COVERAGE__*`).
 
-    Measured with the development questions over the full index (README): R@1 of
+    Measured with the development questions over the full index (docs/benchmarks.md): R@1 of
     keyword questions 0.97 -> 1.00, paraphrases 0.91 -> 0.93, short ones 0.28 -> 0.36.
     """
 

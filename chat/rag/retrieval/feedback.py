@@ -21,7 +21,7 @@ from ingest.index.lexical import inverse_document_frequency
 @dataclass(frozen=True)
 class FeedbackConfig:
     """Pseudo-relevance feedback (`PAPERCHAT_RETRIEVAL__FEEDBACK__*`), measured best with
-    `python -m bench.fusion` (README). It runs only when `FusionConfig.feedback_weight`,
+    `python -m bench.fusion` (docs/design.md). It runs only when `FusionConfig.feedback_weight`,
     the list's weight in fusion, is above 0 (it is 0)."""
 
     passages: int = field(

@@ -2,7 +2,7 @@
 
 On this corpus BM25 is much stronger than the small dense model, so equal
 weights lose to BM25 alone on keyword questions; the weights and the score
-term are what lets fusion beat both retrievers (see the README's tables).
+term are what lets fusion beat both retrievers (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ class FusionConfig:
     """How the dense and lexical rankings are fused (`PAPERCHAT_RETRIEVAL__FUSION__*`).
 
     The defaults were chosen with `python -m bench.fusion` on the development
-    questions (see the README): they beat BM25 alone and dense alone on every kind but one.
+    questions (docs/benchmarks.md): they beat BM25 alone and dense alone on every kind but one.
     """
 
     rrf_k: float = field(

@@ -3,7 +3,7 @@
 One score alone does not separate answerable from unanswerable questions
 here, so the policy combines the best dense similarity with agreement
 between the retrievers: the thresholds come from measuring the development
-questions (see the README). Two things come first: a question naming a
+questions (docs/benchmarks.md). Two things come first: a question naming a
 method that a paper of the index defines is answered; a question whose
 weight lies almost all in everyday English words, not the papers' words
 (`chat/rag/retrieval/vocabulary.py`), is refused however close some passage seems.
@@ -36,7 +36,7 @@ class Judgement:
 @dataclass(frozen=True)
 class RelevancePolicy:
     """When the sources support an answer (`PAPERCHAT_RELEVANCE__*`); the thresholds were
-    measured on the development questions (`bench/retrieval.py`, README)."""
+    measured on the development questions (`bench/retrieval.py`, docs/benchmarks.md)."""
 
     dense_alone: float = field(
         default=0.55,

@@ -35,7 +35,7 @@ class VocabularyConfig:
 
     # A chunk holds ~150 words, so a word as common in the papers as in English scores
     # about 2: 2.0 keeps the words commoner in the papers (measured on the development
-    # questions, README "Named methods"; 2.4 and 2.8 refused more answerable
+    # questions; 2.4 and 2.8 refused more answerable
     # plain-language questions).
     min_ratio: float = field(
         default=2.0,
