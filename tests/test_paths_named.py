@@ -6,24 +6,13 @@ A module that moves leaves comments behind that point at its old place
 
 from __future__ import annotations
 
-import re
 import subprocess
 from pathlib import Path
 
 from tests.support.data import ROOT
+from tests.support.docs import CREATED, named_paths
 
-# A repository path: a top-level folder of the project, then at least one more part.
-PATH = re.compile(
-    r"(?<![\w./-])((?:chat|ingest|prompts|bench|tests|scripts|docs|examples)/[\w./-]*[\w/])"
-)
-# Places the code writes to, which need not exist in a fresh clone.
-CREATED = ("bench/results/", "docs/site/")
 SUFFIXES = (".py", ".toml", ".js", ".css", ".html", ".txt")
-
-
-def named_paths(text: str) -> set[str]:
-    """The repository paths `text` names, without a trailing slash or full stop."""
-    return {m.rstrip("/.") for m in PATH.findall(text) if not any(c in m for c in "*{<")}
 
 
 def missing_paths(root: Path, files: list[str]) -> dict[str, list[str]]:
