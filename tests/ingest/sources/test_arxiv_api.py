@@ -190,9 +190,11 @@ def test_requests_from_two_threads_never_overlap(client: ArxivClient, fake: Fake
         thread.join()
 
     requests = sorted(fake.requests, key=lambda r: r.started)
+    answered = [r.answered for r in requests]
     assert len(requests) == 6
+    assert None not in answered
     assert all(
-        later.started > earlier.answered and later.started - earlier.started >= INTERVAL
+        later.started > (earlier.answered or 0.0) and later.started - earlier.started >= INTERVAL
         for earlier, later in pairwise(requests)
     )
 
