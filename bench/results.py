@@ -28,6 +28,8 @@ from typing import Any
 import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
+# The folders of benchmark scripts: what the product answers, and how fast and lean it is.
+GROUPS = ("quality", "speed")
 RESULTS = ROOT / "bench" / "results"
 SCHEMA = 1
 # Environment variables never written to a result: they may hold secrets.
@@ -173,7 +175,7 @@ def record(
         "schema": SCHEMA,
         "benchmark": benchmark,
         "description": (about or "").strip().split("\n")[0],
-        "command": shlex.join(["python", "-m", f"bench.{benchmark}", *arguments]),
+        "command": command(benchmark, arguments),
         "date": now.isoformat().replace("+00:00", "Z"),
         **git_state(),
         "machine": machine(),
@@ -189,6 +191,27 @@ def record(
     path.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"result written to {path}", file=sys.stderr)
     return path
+
+
+def command(benchmark: str, arguments: Sequence[str] | None = None) -> str:
+    """The command line that runs `benchmark` with `arguments` (this process's by default),
+    as the result file and the printed table give it."""
+    given = list(sys.argv[1:] if arguments is None else arguments)
+    return shlex.join(["python", "-m", _module_run(benchmark), *given])
+
+
+def _module_run(benchmark: str) -> str:
+    """The module `python -m` ran (`bench.quality.retrieval`); a benchmark called from
+    another program (a test) is named by the module that defines it."""
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    name = getattr(spec, "name", "") or ""
+    if name.startswith("bench.") and name.rpartition(".")[2] == benchmark:
+        return name
+    for group in GROUPS:
+        if (ROOT / "bench" / group / f"{benchmark}.py").is_file():
+            return f"bench.{group}.{benchmark}"
+    return f"bench.{benchmark}"
 
 
 def git_state() -> dict[str, Any]:

@@ -6,8 +6,8 @@ too much: mean cosine 0.94 to the fp32 vectors on arXiv abstracts, against
 0.995). Only the MatMuls are quantised: the word-embedding table stays
 fp32. Some feed-forward output MatMuls (the ones fed by GELU, whose inputs
 have the widest range, so one activation scale per batch fits them worst)
-stay fp32 too; which ones was chosen by measurement (`bench.embedder`,
-`bench.embedder_quality`).
+stay fp32 too; which ones was chosen by measurement (`bench.speed.embedder`,
+`bench.quality.embedder_quality`).
 
 The recipe is part of the cached model's key (`ingest.embedders.onnx_embedder`), so a
 changed recipe builds a new file and never reuses one made by another.

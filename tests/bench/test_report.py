@@ -24,7 +24,7 @@ def _result(commit: str, date: str, hybrid_r1: float, **fields: Any) -> dict[str
         "schema": SCHEMA,
         "benchmark": "retrieval",
         "description": "Retrieval and answer quality on the development questions.",
-        "command": "python -m bench.retrieval --data-dir /tmp/index",
+        "command": "python -m bench.quality.retrieval --data-dir /tmp/index",
         "date": date,
         "commit": commit,
         "dirty": False,
@@ -58,7 +58,7 @@ def test_the_same_files_make_the_same_page_wherever_they_lie(tmp_path: Path) -> 
 
     assert first == second
     assert first.startswith("# Benchmarks\n")
-    assert "| command | `python -m bench.retrieval --data-dir /tmp/index` |" in first
+    assert "| command | `python -m bench.quality.retrieval --data-dir /tmp/index` |" in first
 
 
 def test_latest_and_previous_are_chosen_by_date_not_by_file_name(tmp_path: Path) -> None:

@@ -9,8 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from bench import authors
-from bench.results import RESULTS, ROOT, SCHEMA, figures, paperchat_environment, shown_path, table
+from bench.quality import authors
+from bench.results import (
+    GROUPS,
+    RESULTS,
+    ROOT,
+    SCHEMA,
+    figures,
+    paperchat_environment,
+    shown_path,
+    table,
+)
 from tests.support.data import OAI_SAMPLE
 
 FIELDS = {
@@ -19,7 +28,8 @@ FIELDS = {
 }  # fmt: skip
 # The modules of bench/ that measure nothing themselves: the servers and streams the serving
 # benchmarks drive, the result files and the page made from them.
-NOT_BENCHMARKS = {"__init__", "load", "servers", "upstream", "results", "report"}
+# bench/ itself holds what the benchmarks share; the benchmarks are in its GROUPS.
+HARNESS = {"__init__", "load", "servers", "upstream", "results", "report"}
 
 
 def test_a_benchmark_run_writes_the_figures_it_printed(
@@ -28,7 +38,7 @@ def test_a_benchmark_run_writes_the_figures_it_printed(
     monkeypatch.setenv("BENCH_RESULTS", str(tmp_path))
     monkeypatch.setenv("BENCH_NOTE", "tests ran beside it")
     arguments = ["--abstracts", str(OAI_SAMPLE), "--name", "I. Grabec", "--name", "Nobody Here"]
-    monkeypatch.setattr(sys, "argv", ["bench/authors.py", *arguments])
+    monkeypatch.setattr(sys, "argv", ["bench/quality/authors.py", *arguments])
 
     authors.main()
 
@@ -37,7 +47,7 @@ def test_a_benchmark_run_writes_the_figures_it_printed(
     printed = capsys.readouterr().out
     assert set(result) == FIELDS
     assert result["schema"] == SCHEMA
-    assert result["command"] == f"python -m bench.authors --abstracts {OAI_SAMPLE} " + (
+    assert result["command"] == f"python -m bench.quality.authors --abstracts {OAI_SAMPLE} " + (
         "--name 'I. Grabec' --name 'Nobody Here'"
     )
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["date"])
@@ -61,14 +71,16 @@ def test_a_benchmark_run_writes_the_figures_it_printed(
 def test_every_benchmark_records_its_figures() -> None:
     scripts = {
         path.stem: path.read_text(encoding="utf-8")
-        for path in sorted((ROOT / "bench").glob("*.py"))
-        if path.stem not in NOT_BENCHMARKS
+        for group in GROUPS
+        for path in sorted((ROOT / "bench" / group).glob("*.py"))
+        if path.stem != "__init__"
     }
 
     silent = sorted(name for name, source in scripts.items() if "results.record(" not in source)
 
     assert len(scripts) == 15
     assert silent == []
+    assert {path.stem for path in (ROOT / "bench").glob("*.py")} == HARNESS
 
 
 def test_figures_are_kept_as_they_print() -> None:
@@ -117,6 +129,9 @@ def test_every_committed_result_says_what_made_it() -> None:
     for path, result in zip(files, results, strict=True):
         assert set(result) == FIELDS, path.name
         assert path.name.startswith(f"{result['benchmark']}-"), path.name
-        assert result["command"].startswith(f"python -m bench.{result['benchmark']}"), path.name
+        module = result["command"].split()[2]
+        assert result["command"].startswith("python -m bench."), path.name
+        assert module.rpartition(".")[2] == result["benchmark"], path.name
+        assert (ROOT / f"{module.replace('.', '/')}.py").is_file(), path.name
         assert result["tables"], path.name
         assert all(t["rows"] for t in result["tables"]), path.name

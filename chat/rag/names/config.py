@@ -15,7 +15,7 @@ PLAIN_NAME_SHARE = 0.75
 @dataclass(frozen=True)
 class NamesConfig:
     """Names the papers define, in the question (`PAPERCHAT_RETRIEVAL__NAMES__*`). Measured
-    with `python -m bench.names` and `bench.retrieval` (docs/benchmarks.md)."""
+    with `python -m bench.quality.names` and `bench.quality.retrieval` (docs/benchmarks.md)."""
 
     boost: float = field(
         default=1.0,

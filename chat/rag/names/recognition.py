@@ -12,7 +12,7 @@ with the capitalised word after it that a title gives as one ("CAV-MAE Sync").
 
 A recognised name brings its long forms (the commonest first), which both
 retrievers search for beside the question, and the papers it is about,
-whose passages get a boost measured with `bench/names.py`: those that
+whose passages get a boost measured with `bench/quality/names.py`: those that
 introduce it or its long form as their own, else (a name few papers define)
 those that define it.
 """

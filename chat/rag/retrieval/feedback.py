@@ -21,8 +21,8 @@ from ingest.index.lexical import inverse_document_frequency
 @dataclass(frozen=True)
 class FeedbackConfig:
     """Pseudo-relevance feedback (`PAPERCHAT_RETRIEVAL__FEEDBACK__*`), measured best with
-    `python -m bench.fusion` (docs/design.md). It runs only when `FusionConfig.feedback_weight`,
-    the list's weight in fusion, is above 0 (it is 0)."""
+    `python -m bench.quality.fusion` (docs/design.md). It runs only when
+    `FusionConfig.feedback_weight`, the list's weight in fusion, is above 0 (it is 0)."""
 
     passages: int = field(
         default=6,

@@ -17,7 +17,7 @@ from chat.rag.bounds import check_bounds, described
 class FusionConfig:
     """How the dense and lexical rankings are fused (`PAPERCHAT_RETRIEVAL__FUSION__*`).
 
-    The defaults were chosen with `python -m bench.fusion` on the development
+    The defaults were chosen with `python -m bench.quality.fusion` on the development
     questions (docs/benchmarks.md): they beat BM25 alone and dense alone on every kind but one.
     """
 

@@ -36,7 +36,7 @@ class Judgement:
 @dataclass(frozen=True)
 class RelevancePolicy:
     """When the sources support an answer (`PAPERCHAT_RELEVANCE__*`); the thresholds were
-    measured on the development questions (`bench/retrieval.py`, docs/benchmarks.md)."""
+    measured on the development questions (`bench/quality/retrieval.py`, docs/benchmarks.md)."""
 
     dense_alone: float = field(
         default=0.55,

@@ -4,14 +4,12 @@ Each question's dense and lexical candidates are fetched once; every fusion
 setting is then scored on the same candidates, so the table compares the
 settings and nothing else. Recall@1 / recall@5 of the gold paper per question kind.
 
-    python -m bench.fusion --data-dir /path/to/full/index
+    python -m bench.quality.fusion --data-dir /path/to/full/index
 """
 
 from __future__ import annotations
 
 import argparse
-import shlex
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -24,7 +22,7 @@ from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.index.filters import Filters
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
 
@@ -153,7 +151,7 @@ def main() -> None:
     passes = candidates(index, args.files)
     kinds = sorted({q.type for q, *_ in passes})
     by_kind = {kind: [p for p in passes if p[0].type == kind] for kind in kinds}
-    print(f"command: python -m bench.fusion {' '.join(shlex.quote(a) for a in sys.argv[1:])}\n")
+    print(f"command: {results.command('fusion')}\n")
     print("| setting | " + " | ".join(kinds) + " |")
     print("|---|" + "---|" * len(kinds))
     retriever = index.retriever

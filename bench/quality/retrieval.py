@@ -6,7 +6,7 @@ the chunks given to the answerer (PDF questions), retrieval latency, the
 extractive answers' hit rate on the gold `answer_terms`, and how often the
 relevance policy refuses unanswerable and answerable questions.
 
-    python -m bench.retrieval --data-dir /path/to/full/index
+    python -m bench.quality.retrieval --data-dir /path/to/full/index
 
 With `--reranker-url` (and `--reranker-api`, `--reranker-model`,
 `--rerank-depth`) a reranking model's server reorders the fused candidates,
@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +30,7 @@ from chat.rag.retrieval.retriever import Retriever
 from chat.settings import Settings
 from chat.wiring import Wiring
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
 # The figures of `evaluation.summarise`, in the printed table's order.
@@ -129,7 +127,7 @@ def main() -> None:
     index = Wiring(settings)
     retriever = index.retriever
     retriever.retrieve("warm up")
-    print(f"command: python -m bench.retrieval {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(f"command: {results.command('retrieval')}")
     stats = index.catalog.stats()
     print(f"index: {stats['papers']} papers, {stats['chunks']} chunks")
     reports: dict[str, Any] = {}

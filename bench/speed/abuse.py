@@ -12,10 +12,10 @@ Each row is measured in one run against quiet figures taken just before it:
   in a scratch data dir; the peak memory of the command and its workers, the
   exit code, and whether the bomb was skipped with a reason and the real PDF
   indexed.
-- **200 streams**: `bench.serve`'s measure at 1 and at `--streams` streams;
+- **200 streams**: `bench.speed.serve`'s measure at 1 and at `--streams` streams;
   errors, and the ratio of the added time to the first delta (p99).
 
-    python -m bench.abuse --data-dir /path/to/index
+    python -m bench.speed.abuse --data-dir /path/to/index
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import argparse
 import asyncio
 import json
 import os
-import shlex
 import statistics
 import subprocess
 import sys
@@ -43,8 +42,8 @@ import psutil
 
 from bench import results
 from bench.load import chat_stream
-from bench.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from bench.servers import ServerOptions, Servers, servers
+from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from chat.rag.retrieval.evaluation import percentile
 from chat.settings import Settings
 from tests.support import pdf_fixtures
@@ -271,7 +270,7 @@ def main() -> None:
                 rows += stream_rows(running, keys, questions, args.streams)
     if "pdfs" not in args.skip:
         rows += pdf_rows(args.models_cache)
-    print(f"command: python -m bench.abuse {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(f"command: {results.command('abuse')}")
     print(table(rows))
     stats = results.index_stats(Settings(data_dir=args.data_dir).catalog_path)
     results.record(

@@ -9,7 +9,7 @@ with --retriever, what the product's retriever returns. Reported: the long
 form in the answer, the defining sentence first, a lead line, and the time
 per answer.
 
-    python -m bench.definitions --data-dir /path/to/index [--sample 200] [--retriever]
+    python -m bench.quality.definitions --data-dir /path/to/index [--sample 200] [--retriever]
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import results
-from bench.answers import Index, make_sources, rank_passages
+from bench.quality.answers import Index, make_sources, rank_passages
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.sources import Source
 

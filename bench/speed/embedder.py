@@ -8,7 +8,7 @@ falls on all of them alike. `--int8 SPEC` (repeatable) adds an int8 row per
 quantisation recipe (`ingest.embedders.quantisation.Int8Recipe.parse`); without it, one
 row for the default recipe.
 
-    python -m bench.embedder --n 1000 --threads 2 --int8 all --int8 matmul --int8 matmul:0,2
+    python -m bench.speed.embedder --n 1000 --threads 2 --int8 all --int8 matmul --int8 matmul:0,2
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ingest.embedders.onnx_embedder import OnnxEmbedder
 from ingest.embedders.quantisation import INT8, Int8Recipe
 from ingest.embedders.registry import build_embedder
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
 FLOAT_BACKENDS = {"torch": "torch fp32", "onnx-fp32": "onnx fp32"}
 
@@ -84,7 +84,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def _command_line(args: argparse.Namespace) -> str:
-    return f"python -m bench.embedder {shlex.join(_options(args))}"
+    return f"python -m bench.speed.embedder {shlex.join(_options(args))}"
 
 
 def _options(args: argparse.Namespace) -> list[str]:

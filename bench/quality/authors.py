@@ -4,7 +4,7 @@ Makes a catalog of the papers of a metadata file (no chunks, no embedding: the a
 index reads only the papers), builds its author index again as an old catalog would on
 first opening, then resolves each name and lists its papers, best of three runs.
 
-    python -m bench.authors [--abstracts FILE] [--name "Yang Liu"]...
+    python -m bench.quality.authors [--abstracts FILE] [--name "Yang Liu"]...
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.sources.metadata import read_metadata
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
 NAMES = ("Christopher D. Manning", "C. Manning", "Vishal M. Patel", "Wei Wang", "Yang Liu")
 RUNS = 3

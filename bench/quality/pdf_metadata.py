@@ -8,7 +8,7 @@ year and the abstract's first words. "before" is the record as it was made
 before the page-1 header was read (the document information's title and
 authors, the text of an "Abstract" section, no date); "after" is today's.
 
-    python -m bench.pdf_metadata
+    python -m bench.quality.pdf_metadata
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from ingest.index.records import Paper, ParsedPdf
 from ingest.pdf.parsing import parse_pdf
 from ingest.sources.units import paper_from_pdf, pdf_identity
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 LABELS = ROOT / "bench" / "data" / "pdf_metadata.json"
 FIELDS = ("title", "first_author", "year", "abstract_start")
@@ -68,7 +68,7 @@ def right(paper: Paper, label: dict[str, object]) -> dict[str, bool]:
 def main() -> None:
     labels = json.loads(LABELS.read_text(encoding="utf-8"))["papers"]
     totals = {"before": dict.fromkeys(FIELDS, 0), "after": dict.fromkeys(FIELDS, 0)}
-    print("command: python -m bench.pdf_metadata\n")
+    print(f"command: {results.command('pdf_metadata')}\n")
     now = " | ".join(f"{field.replace('_', ' ')} now" for field in FIELDS)
     print(f"| PDF | {now} | right before | right now |")
     print("|---|---|---|---|---|---|---|")

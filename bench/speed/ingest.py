@@ -5,21 +5,20 @@ For each embedder backend, into a fresh data dir: parse the PDFs alone
 the very same chunk texts with the embedder alone (chunks/s), and report the
 ratio of the two and the peak memory of the process and its PDF workers.
 
-    python -m bench.ingest --abstracts 5000 --backend onnx --backend torch
+    python -m bench.speed.ingest --abstracts 5000 --backend onnx --backend torch
 
 With `--server-concurrency N` (repeatable) it measures instead the ingest of
 the abstracts through an embeddings server (`PAPERCHAT_EMBEDDINGS=openai`):
 a fake OpenAI-compatible server on 127.0.0.1 that takes `--server-delay-ms`
 per batch, as a GPU server would, at each `PAPERCHAT_EMBEDDINGS_CONCURRENCY`.
 
-    python -m bench.ingest --abstracts 2000 --server-concurrency 1 --server-concurrency 4
+    python -m bench.speed.ingest --abstracts 2000 --server-concurrency 1 --server-concurrency 4
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 import tempfile
 import threading
@@ -41,7 +40,7 @@ if TYPE_CHECKING:
 # PDF workers start by importing the main module: the heavy imports (Chroma,
 # onnxruntime) stay inside the functions so that the workers do not pay for them.
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
 EMBED_BATCH = 256
 
@@ -158,7 +157,7 @@ def measure(backend: str, args: argparse.Namespace) -> Row:
 
 
 def print_table(rows: list[Row], args: argparse.Namespace) -> None:
-    print(f"command: python -m bench.ingest {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(f"command: {results.command('ingest')}")
     print(f"corpus: {args.abstracts} abstracts + the PDFs in {args.pdfs}; cores: {os.cpu_count()}")
     print()
     print(
@@ -225,7 +224,7 @@ def through_server(concurrency: int, args: argparse.Namespace) -> ServerRow:
 
 
 def print_server_table(rows: list[ServerRow], args: argparse.Namespace) -> None:
-    print(f"command: python -m bench.ingest {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(f"command: {results.command('ingest')}")
     print(
         f"corpus: {args.abstracts} abstracts; embeddings server: {args.server_delay_ms} ms a "
         f"batch of 32; cores: {os.cpu_count()}"

@@ -14,17 +14,15 @@ The clock is the page's own (`performance.timeOrigin + now()`, the same on
 both pages): the click is dispatched by a script that notes the time, and
 the end is the first animation frame in which the highlight has a size.
 
-    python -m bench.reader [--data-dir DIR] [--rounds 15]
+    python -m bench.speed.reader [--data-dir DIR] [--rounds 15]
 """
 
 from __future__ import annotations
 
 import argparse
 import secrets
-import shlex
 import shutil
 import statistics
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -38,7 +36,7 @@ from bench import results
 from chat.settings import Settings
 from tests.support.net import serving, unused_port
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 SCRATCH_PDFS = ("2304.02623v1.pdf", "2007.01282v2.pdf", "1706.03762v7.pdf")
 SAME = ("2304.02623", "What does this paper argue about expository writing?")
@@ -194,7 +192,7 @@ def main() -> None:
             _build_index(data_dir, ROOT / ".cache" / "models")
         with _served(data_dir, scratch) as (base_url, email):
             times = measure(base_url, email, args.rounds)
-    print(f"command: python -m bench.reader {' '.join(shlex.quote(a) for a in sys.argv[1:])}\n")
+    print(f"command: {results.command('reader')}\n")
     print(_table(times))
     columns = ["click to highlight", "rounds", "p50 ms", "p90 ms", "goal ms"]
     table = results.table(

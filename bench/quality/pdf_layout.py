@@ -8,7 +8,7 @@ full-text chunks the ingest makes (captions, tables and footnotes are
 chunks of their own kinds and do not count as body). Then the parsing speed
 over every shared PDF.
 
-    python -m bench.pdf_layout [--no-speed]
+    python -m bench.quality.pdf_layout [--no-speed]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from ingest.chunking import fulltext_pieces
 from ingest.embedders.base import WordPieces, model_dir
 from ingest.pdf.parsing import parse_pdf
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 LABELS = ROOT / "bench" / "data" / "pdf_layout.json"
 

@@ -14,7 +14,7 @@ often the long form is in the extractive answer of "stand for" and "what
 is" questions, refusals of named and of everyday questions, and retrieval
 latency.
 
-    python -m bench.names --data-dir /path/to/index
+    python -m bench.quality.names --data-dir /path/to/index
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import gzip
 import json
 import random
 import re
-import shlex
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -39,7 +37,7 @@ from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.settings import Settings
 from chat.wiring import Wiring
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ABSTRACTS = ROOT.parent / "shared" / "data" / "arxiv" / "abstracts.jsonl.gz"
 EVERYDAY = ROOT / "bench" / "data" / "everyday.txt"
 PHRASINGS = {
@@ -305,7 +303,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="Also write the report here.")
     args = parser.parse_args()
     index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
-    print(f"command: python -m bench.names {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+    print(f"command: {results.command('names')}")
     stats = index.catalog.stats()
     print(f"index: {stats['papers']} papers, {stats['chunks']} chunks")
     if args.questions is not None and args.questions.exists():

@@ -13,7 +13,7 @@ lexical index); papers it does not hold yet are skipped and counted, or,
 with --rebuild-missing, chunked from the shared data with the ingest's own
 code.
 
-    python -m bench.answers --data-dir /path/to/index [--rebuild-missing]
+    python -m bench.quality.answers --data-dir /path/to/index [--rebuild-missing]
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ingest.index.analysis import terms, words
 from ingest.index.catalog import Catalog, ChunkRow
 from ingest.index.lexical import LexicalIndex
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
 _CITATION = re.compile(r"\[(?:arXiv|doc):[^\]]+\]")
 

@@ -7,7 +7,7 @@ and MRR of the gold paper by exact cosine search, for each: torch fp32
 (unless `--no-torch`) and one int8 row per `--int8 SPEC` recipe
 (`ingest.embedders.quantisation.Int8Recipe.parse`; the default recipe without it).
 
-    python -m bench.embedder_quality --distractors 5000 --int8 all --int8 matmul:0,2
+    python -m bench.quality.embedder_quality --distractors 5000 --int8 all --int8 matmul:0,2
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import shlex
-import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -31,7 +29,7 @@ from ingest.embedders.quantisation import INT8, Int8Recipe
 from ingest.embedders.torch_embedder import TorchEmbedder
 from ingest.sources.metadata import normalise_space
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"
 
 
@@ -89,7 +87,7 @@ def main() -> None:
         rows = [json.loads(line) for line in lines if line.strip()]
     rows = [r for r in rows if r["gold_id"]]
     ids, texts = load_corpus(args.distractors, {r["gold_id"] for r in rows})
-    print(f"command: python -m bench.embedder_quality {' '.join(map(shlex.quote, sys.argv[1:]))}")
+    print(f"command: {results.command('embedder_quality')}")
     print(f"{len(texts)} papers, {len(rows)} questions\n")
     columns = ["embedder", "R@1", "R@5", "R@10", "MRR", "seconds to embed the papers"]
     print("| " + " | ".join(columns) + " |")

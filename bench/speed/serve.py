@@ -11,7 +11,7 @@ to the `sources` event, to the first `delta` and to the end. The upstream's
 own time to its first token is measured by the same number of streams sent
 to it directly just before; "added" is the first `delta` minus that.
 
-    python -m bench.serve --data-dir /path/to/full/index --levels 1 50 200
+    python -m bench.speed.serve --data-dir /path/to/full/index --levels 1 50 200
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import shlex
-import sys
 import textwrap
 from collections import Counter
 from collections.abc import Awaitable, Sequence
@@ -35,7 +33,7 @@ from bench.servers import RATE_LIMIT, ServerOptions, Servers, servers
 from chat.rag.retrieval.evaluation import load_questions, percentile
 from chat.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
 # A level with fewer streams runs in several rounds, one after the other, so that its
@@ -227,7 +225,7 @@ def main() -> None:
     if args.json:
         print(json.dumps({"levels": [asdict(level) for level in levels]}, indent=2))
     else:
-        print(f"command: python -m bench.serve {' '.join(shlex.quote(a) for a in sys.argv[1:])}")
+        print(f"command: {results.command('serve')}")
         print(table(levels))
         print()
         print(notes(args, levels))
