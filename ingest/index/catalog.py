@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -110,6 +111,10 @@ def _paper_from_row(row: sqlite3.Row) -> Paper:
     )
 
 
+# How long a process waits for another's write lock before it gives up.
+BUSY_TIMEOUT_S = 30.0
+
+
 class Catalog:
     """The catalog file at `path`, brought to the latest schema as it opens
     (`ingest/index/schema.py`; SchemaError for a catalog newer than this code)."""
@@ -117,7 +122,7 @@ class Catalog:
     def __init__(self, path: Path) -> None:
         private_file(path)
         try:
-            self.db = sqlite3.connect(path, timeout=30, check_same_thread=False)
+            self.db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
             self.db.row_factory = sqlite3.Row
             try:
                 self._prepare(str(path))
@@ -128,10 +133,26 @@ class Catalog:
             raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
 
     def _prepare(self, where: str) -> None:
-        self.db.execute("PRAGMA journal_mode = WAL")
+        self._use_wal()
         self.db.execute("PRAGMA synchronous = NORMAL")
         schema.upgrade(self.db, where)
         self._index_authors_once()
+
+    def _use_wal(self) -> None:
+        """The WAL journal, which lets readers read while one process writes. Turning a
+        file to it takes the file alone, and when two processes try at once SQLite refuses
+        one at once ("database is locked") instead of letting it wait: it tries again
+        until the other is done, within the busy timeout."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.db.execute("PRAGMA journal_mode = WAL")
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+            else:
+                return
 
     def _index_authors_once(self) -> None:
         """A catalog made before the author index (or with older keys) gets it, once: the

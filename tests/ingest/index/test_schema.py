@@ -274,3 +274,33 @@ def test_two_processes_opening_a_released_catalog_both_open_it(tmp_path: Path) -
 
     assert codes == [0, 0]
     assert _version(path) == str(LATEST)
+
+
+def test_a_catalog_turned_to_wal_while_another_process_writes_waits_for_it(
+    tmp_path: Path,
+) -> None:
+    # SQLite refuses the switch to WAL at once, with no wait, while another connection holds
+    # the write lock of a file still in the rollback journal: the opener must wait for it.
+    path = tmp_path / "catalog.sqlite"
+    released_catalog(path, FIRST_RELEASE_SCHEMA)
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("BEGIN IMMEDIATE")
+    committed: list[float] = []
+
+    def commit() -> None:
+        writer.execute("COMMIT")
+        committed.append(time.monotonic())
+
+    release = threading.Timer(0.5, commit)
+    release.start()
+
+    catalog = Catalog(path)
+    opened = time.monotonic()
+    release.join()
+    writer.close()
+
+    mode = catalog.db.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    assert len(committed) == 1
+    assert opened >= committed[0], "opened before the writer let go"
+    assert _version(path) == str(LATEST)
