@@ -51,13 +51,43 @@ class _Page:
 
 
 def page_text(textpage: pdfium.PdfTextPage) -> str:
-    """The page's text with one character per pdfium character index."""
+    """The page's text with one character per pdfium character index, every character one
+    that can be written out (UTF-8, JSON): see `one_per_index`."""
     count = textpage.count_chars()
     text = str(textpage.get_text_range()) if count else ""
-    if len(text) == count:
+    if len(text) == count and not any(_SURROGATES[0] <= ord(c) <= _SURROGATES[1] for c in text):
         return text
     handle = textpage.raw
-    return "".join(chr(pdfium_c.FPDFText_GetUnicode(handle, i) or 0xFFFD) for i in range(count))
+    return one_per_index([pdfium_c.FPDFText_GetUnicode(handle, i) for i in range(count)])
+
+
+# UTF-16's surrogate code units: a pair of them is one character beyond U+FFFF.
+_SURROGATES = (0xD800, 0xDFFF)
+_HIGH_END = 0xDBFF
+# Stands in the place of a pair's second half: invisible, and neither a letter nor a digit,
+# so it is passed over wherever text is matched by its letters.
+PAIR_FILLER = "\u2060"
+
+
+def one_per_index(units: Sequence[int]) -> str:
+    """PDFium's characters (UTF-16 code units, one per character index) as text with one
+    character per index. A character beyond U+FFFF (U+1D465, italic x, say) takes two
+    indexes: it stands at the first, `PAIR_FILLER` at the second. A surrogate without its
+    other half, or no character at all, is U+FFFD: text that cannot be written out never
+    leaves here."""
+    out: list[str] = []
+    i = 0
+    while i < len(units):
+        unit = units[i] or 0xFFFD
+        following = units[i + 1] if i + 1 < len(units) else 0
+        if 0xD800 <= unit <= _HIGH_END and _HIGH_END < following <= _SURROGATES[1]:
+            out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (following - 0xDC00)))
+            out.append(PAIR_FILLER)
+            i += 2
+            continue
+        out.append("\ufffd" if _SURROGATES[0] <= unit <= _SURROGATES[1] else chr(unit))
+        i += 1
+    return "".join(out)
 
 
 class PdfText:

@@ -3,7 +3,9 @@ queue."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import shutil
 import threading
 from pathlib import Path
@@ -22,6 +24,7 @@ from chat.service.web.pdfpages import (
 )
 from ingest.index.catalog import Catalog
 from ingest.index.records import Chunk, Paper
+from ingest.pdf.positions import PAIR_FILLER, one_per_index
 from tests.support.data import PDFS
 
 pytestmark = pytest.mark.timeout(120)
@@ -121,3 +124,39 @@ def test_requests_beyond_the_queue_are_told_the_reader_is_busy(
 
     with pytest.raises(ReaderBusy, match="too many page requests"):
         pages.image(PAPER.id, 1, 500)
+
+
+def test_every_page_of_every_real_pdf_has_a_text_layer_that_can_be_sent(tmp_path: Path) -> None:
+    # Math set in letters beyond U+FFFF (RETRO page 1, FlashAttention page 2) once reached
+    # the layer as lone UTF-16 halves, which no JSON encoder can write: a 500 for the page.
+    walked: dict[str, int] = {}
+    unsendable: list[str] = []
+    for number, pdf in enumerate(sorted(PDFS.glob("*.pdf"))):
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        pages = PdfPages(functools.partial(_catalog, folder, pdf))
+        count = pages.info(PAPER.id).pages
+        lines = 0
+        for page in range(1, count + 1):
+            layer = pages.text_layer(PAPER.id, page)
+            lines += len(layer["lines"])
+            try:
+                json.dumps(layer, ensure_ascii=False).encode("utf-8")
+            except UnicodeEncodeError:
+                unsendable.append(f"{pdf.name} page {page}")
+        walked[pdf.name] = lines
+        pages.close()
+
+    assert len(walked) == 38
+    assert unsendable == []
+    assert all(lines > 0 for lines in walked.values()), walked
+
+
+def test_characters_beyond_the_basic_plane_keep_one_place_per_index() -> None:
+    italic_x = [0xD835, 0xDC65]  # U+1D465 MATHEMATICAL ITALIC SMALL X, as PDFium gives it
+
+    text = one_per_index([ord("a"), *italic_x, ord("b"), 0xD835, ord("c"), 0, 0xDC65])
+
+    assert text == "a\U0001d465" + PAIR_FILLER + "b\ufffdc\ufffd\ufffd"
+    assert len(text) == 8
+    assert text.encode("utf-8")
