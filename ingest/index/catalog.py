@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from ingest.index import authors, schema
 from ingest.index.authors import Person
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Box, Chunk, Paper
+from ingest.index.sqlite import use_wal
 from ingest.private import private_file
 
 # A unit is what is written at once: a paper's abstract, or everything its PDF gave.
@@ -133,26 +133,10 @@ class Catalog:
             raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
 
     def _prepare(self, where: str) -> None:
-        self._use_wal()
+        use_wal(self.db, BUSY_TIMEOUT_S)
         self.db.execute("PRAGMA synchronous = NORMAL")
         schema.upgrade(self.db, where)
         self._index_authors_once()
-
-    def _use_wal(self) -> None:
-        """The WAL journal, which lets readers read while one process writes. Turning a
-        file to it takes the file alone, and when two processes try at once SQLite refuses
-        one at once ("database is locked") instead of letting it wait: it tries again
-        until the other is done, within the busy timeout."""
-        deadline = time.monotonic() + BUSY_TIMEOUT_S
-        while True:
-            try:
-                self.db.execute("PRAGMA journal_mode = WAL")
-            except sqlite3.OperationalError as e:
-                if "locked" not in str(e) or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.05)
-            else:
-                return
 
     def _index_authors_once(self) -> None:
         """A catalog made before the author index (or with older keys) gets it, once: the

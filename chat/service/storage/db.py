@@ -18,6 +18,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from ingest.errors import PaperchatError
+from ingest.index.sqlite import use_wal
 from ingest.private import private_file
 
 # How long a write waits for SQLite's single writer before "database is locked" (a 500).
@@ -56,9 +57,9 @@ def create_database_engine(url: str | URL) -> Engine:
 
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    use_wal(dbapi_connection, SQLITE_BUSY_TIMEOUT_MS / 1000)
     cursor = dbapi_connection.cursor()
     try:
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")

@@ -20,6 +20,7 @@ from ingest.index.records import Box, Paper
 from ingest.index.schema import LATEST, MIGRATIONS, Migration, SchemaError
 from tests.support.catalogs import FIRST_RELEASE_SCHEMA, RELEASED_SCHEMA, released_catalog
 from tests.support.data import ROOT
+from tests.support.locks import write_lock_held
 
 RETRO = Paper(
     id="2112.04426",
@@ -283,24 +284,12 @@ def test_a_catalog_turned_to_wal_while_another_process_writes_waits_for_it(
     # the write lock of a file still in the rollback journal: the opener must wait for it.
     path = tmp_path / "catalog.sqlite"
     released_catalog(path, FIRST_RELEASE_SCHEMA)
-    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    writer.execute("BEGIN IMMEDIATE")
-    committed: list[float] = []
-
-    def commit() -> None:
-        writer.execute("COMMIT")
-        committed.append(time.monotonic())
-
-    release = threading.Timer(0.5, commit)
-    release.start()
-
-    catalog = Catalog(path)
-    opened = time.monotonic()
-    release.join()
-    writer.close()
+    with write_lock_held(path, 0.5) as released:
+        catalog = Catalog(path)
+        opened = time.monotonic()
 
     mode = catalog.db.execute("PRAGMA journal_mode").fetchone()[0]
     assert mode == "wal"
-    assert len(committed) == 1
-    assert opened >= committed[0], "opened before the writer let go"
+    assert len(released) == 1
+    assert opened >= released[0], "opened before the writer let go"
     assert _version(path) == str(LATEST)
