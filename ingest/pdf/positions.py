@@ -55,15 +55,15 @@ def page_text(textpage: pdfium.PdfTextPage) -> str:
     that can be written out (UTF-8, JSON): see `one_per_index`."""
     count = textpage.count_chars()
     text = str(textpage.get_text_range()) if count else ""
-    if len(text) == count and not any(_SURROGATES[0] <= ord(c) <= _SURROGATES[1] for c in text):
+    if len(text) == count and not any(ord(c) in _HIGH or ord(c) in _LOW for c in text):
         return text
     handle = textpage.raw
     return one_per_index([pdfium_c.FPDFText_GetUnicode(handle, i) for i in range(count)])
 
 
-# UTF-16's surrogate code units: a pair of them is one character beyond U+FFFF.
-_SURROGATES = (0xD800, 0xDFFF)
-_HIGH_END = 0xDBFF
+# UTF-16's surrogate code units: a high one then a low one are one character beyond U+FFFF.
+_HIGH = range(0xD800, 0xDC00)
+_LOW = range(0xDC00, 0xE000)
 # Stands in the place of a pair's second half: invisible, and neither a letter nor a digit,
 # so it is passed over wherever text is matched by its letters.
 PAIR_FILLER = "\u2060"
@@ -80,12 +80,12 @@ def one_per_index(units: Sequence[int]) -> str:
     while i < len(units):
         unit = units[i] or 0xFFFD
         following = units[i + 1] if i + 1 < len(units) else 0
-        if 0xD800 <= unit <= _HIGH_END and _HIGH_END < following <= _SURROGATES[1]:
-            out.append(chr(0x10000 + ((unit - 0xD800) << 10) + (following - 0xDC00)))
-            out.append(PAIR_FILLER)
+        if unit in _HIGH and following in _LOW:
+            pair = (chr(unit) + chr(following)).encode("utf-16-le", "surrogatepass")
+            out += [pair.decode("utf-16-le"), PAIR_FILLER]
             i += 2
             continue
-        out.append("\ufffd" if _SURROGATES[0] <= unit <= _SURROGATES[1] else chr(unit))
+        out.append("\ufffd" if unit in _HIGH or unit in _LOW else chr(unit))
         i += 1
     return "".join(out)
 
