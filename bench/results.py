@@ -201,17 +201,11 @@ def command(benchmark: str, arguments: Sequence[str] | None = None) -> str:
 
 
 def _module_run(benchmark: str) -> str:
-    """The module `python -m` ran (`bench.quality.retrieval`); a benchmark called from
-    another program (a test) is named by the module that defines it."""
-    main = sys.modules.get("__main__")
-    spec = getattr(main, "__spec__", None)
-    name = getattr(spec, "name", "") or ""
-    if name.startswith("bench.") and name.rpartition(".")[2] == benchmark:
-        return name
+    """The module that runs `benchmark`: `bench.quality.retrieval` for "retrieval"."""
     for group in GROUPS:
         if (ROOT / "bench" / group / f"{benchmark}.py").is_file():
             return f"bench.{group}.{benchmark}"
-    return f"bench.{benchmark}"
+    raise ValueError(f"no benchmark {benchmark!r} in bench/{', bench/'.join(GROUPS)}")
 
 
 def git_state() -> dict[str, Any]:
