@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from tests.support.data import ROOT
-from tests.support.docs import CREATED, named_paths
+from tests.support.docs import missing_paths as missing_paths_in
 
 SUFFIXES = (".py", ".toml", ".js", ".css", ".html", ".txt")
 
@@ -21,9 +21,7 @@ def missing_paths(root: Path, files: list[str]) -> dict[str, list[str]]:
     for name in files:
         lines = (root / name).read_text(encoding="utf-8", errors="replace").splitlines()
         for number, line in enumerate(lines, 1):
-            for path in named_paths(line):
-                if (root / path).exists() or f"{path}/".startswith(CREATED):
-                    continue
+            for path in missing_paths_in(line, root):
                 missing.setdefault(path, []).append(f"{name}:{number}")
     return missing
 
