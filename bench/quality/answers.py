@@ -3,7 +3,8 @@
 Beside the gold terms, three readability figures: how often the first quoted
 sentence holds the question's key term (its content word that the fewest
 indexed chunks hold), how often the answer opens with a lead line saying it
-covers only part of the question, and the time per answer.
+covers only part of the question, the papers an answer cites (on average), and
+the time per answer.
 
 For every dev question with a gold paper, the sources are the gold paper's
 best-matching chunks mixed with the best-matching chunks of other papers
@@ -69,6 +70,7 @@ class Tally:
     gold_sentences: int = 0
     key_first: int = 0
     leads: int = 0
+    papers: list[int] = field(default_factory=list)  # papers each answer cites
     millis: list[float] = field(default_factory=list)
 
     def add(self, answer: Sequence[str], expected: Sequence[str], gold: int) -> None:
@@ -86,6 +88,7 @@ class Tally:
         quoted = [piece for piece in answer if _CITATION.search(piece)]
         self.leads += len(quoted) < len(answer)
         self.key_first += bool(quoted) and key in terms(quoted[0])
+        self.papers.append(len(set(_CITATION.findall("".join(quoted)))))
         self.millis.append(millis)
 
 
@@ -261,18 +264,18 @@ def print_header() -> None:
     print(
         f"{'file':<26} {'type':<11} {'answerer':<11} {'questions':>9} {'missing':>7}"
         f" {'all terms':>9} {'any term':>8} {'words':>6} {'gold sent.':>10}"
-        f" {'key first':>9} {'lead':>6} {'ms p50':>6} {'ms p95':>6}"
+        f" {'key first':>9} {'lead':>6} {'papers':>6} {'ms p50':>6} {'ms p95':>6}"
     )
 
 
 COLUMNS = (
     "file", "type", "answerer", "questions", "missing", "all terms", "any term", "words",
-    "gold sentences", "key term first", "lead line", "ms p50", "ms p95",
+    "gold sentences", "key term first", "lead line", "papers cited", "ms p50", "ms p95",
 )  # fmt: skip
 FORMATS = dict.fromkeys(
     ("all terms", "any term", "gold sentences", "key term first", "lead line"), ".1%"
 )
-FORMATS |= dict.fromkeys(("words", "ms p50", "ms p95"), ".1f")
+FORMATS |= dict.fromkeys(("words", "ms p50", "ms p95"), ".1f") | {"papers cited": ".2f"}
 
 
 def result_rows(
@@ -281,13 +284,14 @@ def result_rows(
     """One row per question type and answerer (in `COLUMNS`), and one per type all missing."""
     rows: list[list[results.Cell]] = []
     for kind in sorted(missing.keys() - {k for k, _ in tallies}):
-        rows.append([name, kind, "-", 0, missing[kind], *[None] * 8])
+        rows.append([name, kind, "-", 0, missing[kind], *[None] * 9])
     for (kind, answerer), t in sorted(tallies.items()):
         n = max(t.questions, 1)
         rows.append([
             name, kind, answerer, t.questions, missing[kind], t.all_hits / n, t.any_hits / n,
             statistics.fmean(t.lengths or [0]), t.gold_sentences / max(t.sentences, 1),
-            t.key_first / n, t.leads / n, statistics.median(t.millis or [0.0]), _p95(t.millis),
+            t.key_first / n, t.leads / n, statistics.fmean(t.papers or [0]),
+            statistics.median(t.millis or [0.0]), _p95(t.millis),
         ])  # fmt: skip
     return rows
 
@@ -297,11 +301,11 @@ def print_rows(rows: list[list[results.Cell]]) -> None:
         if figures[0] is None:
             print(f"{name:<26} {kind:<11} {answerer:<11} {questions:>9} {missing:>7}")
             continue
-        all_hits, any_hits, words, gold, key_first, leads, p50, p95 = figures
+        all_hits, any_hits, words, gold, key_first, leads, papers, p50, p95 = figures
         print(
             f"{name:<26} {kind:<11} {answerer:<11} {questions:>9} {missing:>7}"
             f" {all_hits:>9.1%} {any_hits:>8.1%} {words:>6.1f} {gold:>10.1%}"
-            f" {key_first:>9.1%} {leads:>6.1%} {p50:>6.1f} {p95:>6.1f}"
+            f" {key_first:>9.1%} {leads:>6.1%} {papers:>6.2f} {p50:>6.1f} {p95:>6.1f}"
         )
 
 

@@ -21,9 +21,12 @@ from chat.rag.answer.generators import NOT_FOUND
 from chat.rag.answer.llm import LlmChunk
 from chat.rag.answer.prompts import Turn
 from chat.rag.answer.sampling import Sampling, TokenCount
+from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, favour_typed
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
-from chat.rag.extractive.scoring import score_sentences, select_sentences
+from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
 from chat.rag.extractive.sentences import Sentence, source_sentences, table_rows
+from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
+from chat.rag.extractive.tables import best_cells, entity_row
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.sources import Source
 from ingest.index.analysis import terms as terms_of
@@ -103,7 +106,7 @@ def _with_definition_first(
     if not defining:
         return chosen, False
     definition = max(defining, key=lambda s: (strengths[s], not s.is_title, scores.get(s, 0.0)))
-    rest = [s for s in chosen if s != definition and not _same_text(s, definition)]
+    rest = [s for s in chosen if s != definition and not repeats(s, definition)]
     return [definition, *rest][: max(len(chosen), 1)], True
 
 
@@ -116,10 +119,6 @@ def _with_name_defined_first(names: Sequence[str], chosen: list[Sentence]) -> li
     return [defining[0], *(s for s in chosen if s is not defining[0])]
 
 
-def _same_text(a: Sentence, b: Sentence) -> bool:
-    return a.terms == b.terms
-
-
 def compose(
     question: str, sources: Sequence[Source], *, max_sentences: int = 4
 ) -> ExtractiveAnswer:
@@ -127,31 +126,51 @@ def compose(
     sentences when none shares a content term with the question."""
     sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
     query = QuestionTerms.parse(question)
+    answer = AnswerType.parse(question).in_sources(sentences)
     found = query.sentence_terms(sentences)
-    scores = score_sentences(query, found)
+    scores = favour_typed(score_sentences(query, found), answer)
     body = [s for s in sentences if not s.is_title]
     if any(scores[s] > 0 for s in body):
         scores = {s: scores[s] for s in body}
     distinct = len({src.chunk_id for src in sources})
     per_source = _PER_SOURCE if distinct >= 3 else max_sentences
     chosen = select_sentences(query, scores, found, max_sentences, per_source)
-    term = asked_term(question)
+    # A question for a number, a name or a date asks for no definition.
+    term = "" if answer.wants_value else asked_term(question)
     candidates = [s for s in sentences if s in scores or s.is_title]
     chosen, defined = _with_definition_first(term, candidates, chosen, scores)
-    if not term and chosen:
+    if not term and chosen and not answer.wants_value:
         chosen = _with_name_defined_first(list(query.names.values()), chosen)
         defined = chosen[0] is not max(chosen, key=lambda s: scores.get(s, 0.0))
     ordered = [chosen[0], *_reading_order(chosen[1:], scores)] if defined else []
     ordered = ordered or _reading_order(chosen, scores)
-    row = _best_row(query, sources, found, ordered) if query.wants_number else None
-    if row is not None:
-        # At the head of its paper's sentences (after a definition that leads).
-        own = [i for i, s in enumerate(ordered) if s.source.id == row.source.id]
-        at = own[0] if own else len(ordered)
-        ordered.insert(max(at, 1) if defined else at, row)
-        found = {**found, row: query.sentence_terms([row])[row]}
-    lead = query.lead_line(ordered, found, term if term and not defined else "")
+    ordered = without_repeats(well_opened(answering_papers(ordered, answer, query, found)))
+    held: Mapping[Sentence, tuple[str, ...]] = found
+    if query.wants_number or answer.kind in (NUMBER, SCORE):
+        ordered, held = _with_table_answer(query, answer, sources, found, ordered, defined)
+    lead = query.lead_line(ordered, held, term if term and not defined else "")
     return ExtractiveAnswer(lead, tuple(ordered))
+
+
+def _with_table_answer(
+    query: QuestionTerms,
+    answer: AnswerType,
+    sources: Sequence[Source],
+    found: Mapping[Sentence, tuple[str, ...]],
+    ordered: list[Sentence],
+    defined: bool,
+) -> tuple[list[Sentence], Mapping[Sentence, tuple[str, ...]]]:
+    """`ordered` with the table cell or row that answers, at the head of its paper's
+    sentences (after a definition that leads), and `found` with its terms."""
+    row = best_cells(query, answer, sources) or _best_row(query, sources, found, ordered)
+    row = row or entity_row(answer, sources)
+    if row is None:
+        return ordered, found
+    own = [i for i, s in enumerate(ordered) if s.source.id == row.source.id]
+    at = own[0] if own else len(ordered)
+    ordered = list(ordered)
+    ordered.insert(max(at, 1) if defined else at, row)
+    return ordered, {**found, row: query.sentence_terms([row])[row]}
 
 
 def _best_row(

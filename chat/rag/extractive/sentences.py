@@ -115,6 +115,8 @@ _CODE = re.compile(
     r"[{}]|==|!=|<-|:=|\+=|\w\(\)|\w\.\w+\(|\bself\.|^(?:def|class|import|from|return)\s"
     r"|\b[a-z]+_[a-z_]+\b|\\[a-z]+\{"
 )
+# A setting printed in prose, "L=24", "lr = 0.001", "Parameters=340M": a value, not math.
+_SETTING = re.compile(r"\s?=\s?[-+\u2212]?\d[\d.,\u2212]*[A-Za-z%]{0,2}(?=[\s,;.)]|$)")
 _MATH = re.compile(r"[=+\u2212\u00d7\u2211\u220f\u222b\u2208\u2264\u2265\u2248\u00b7^|<>\\]")
 _AFFILIATION = (
     "University", "Universit\u00e4t", "Institute", "Department", "Laborator", "School of",
@@ -178,7 +180,8 @@ def _ends_with_abbreviation(text: str) -> bool:
 def is_debris(sentence: str) -> bool:
     """True for a sentence that is mostly numbers, symbols or stray letters, or a run-on
     blob (pseudo-code, a table read as text) far longer than any real sentence."""
-    tokens = sentence.split()
+    # Settings ("lr = 0.001") are values of the prose, not symbols strewn in it.
+    tokens = (_SETTING.sub(" ", sentence) if "=" in sentence else sentence).split()
     lexical = [w for w in words(sentence) if w.isalpha() and len(w) > 1]
     too_long = len(tokens) > _MAX_WORDS
     return too_long or len(lexical) < _MIN_WORDS or len(lexical) < 0.5 * len(tokens)
@@ -215,6 +218,7 @@ def is_code_or_math(sentence: str) -> bool:
     code = math = 0
     if not _CODE_MARKS.isdisjoint(sentence) or sentence.startswith(_CODE_STARTS):
         plain = _TEX.sub(" ", sentence) if "$" in sentence or "\\" in sentence else sentence
+        plain = _SETTING.sub(" ", plain)
         code = len(_CODE.findall(plain))
         math = len(_MATH.findall(plain))
     single = sum(

@@ -71,6 +71,12 @@ def asked_term(question: str) -> str:
     return ""
 
 
+def spells(acronym: str, phrase: str) -> bool:
+    """Whether `phrase` is a long form whose initials spell `acronym` ("Fusion-in-Decoder"
+    for "FiD"); only a name (`is_name`) is spelled."""
+    return is_name(acronym) and " " not in acronym and _initials_match(acronym, phrase)
+
+
 def _initials_match(acronym: str, phrase: str) -> bool:
     """Whether the letters of `acronym` can be read, in order, from the words of
     `phrase`: each word gives its first letter and maybe more of its letters, except

@@ -510,7 +510,7 @@ def test_a_table_rows_reference_numbers_are_left_out_so_they_cite_no_source() ->
     answer = compose("What top-20 accuracy does the DPR retriever reach?", sources)
     rows = [s for s in answer.sentences if s.is_row]
 
-    assert [r.text for r in rows] == ["DPR | 78.4"]
+    assert [r.text for r in rows] == ["DPR \u00b7 Top-20 accuracy \u00b7 78.4"]
     assert "[24]" not in "".join(answer.pieces())
 
 

@@ -1,0 +1,219 @@
+"""What kind of answer a question asks for, what it asks it about, and whether a sentence
+holds such an answer.
+
+"How many layers does BERT-large have?" asks for a number about BERT-large;
+"Which datasets is DPR evaluated on?" for dataset names about DPR; "What does
+FiD stand for?" for a long form. A sentence that prints the entity asked about
+and a value of the asked kind answers better than one that only shares words
+with the question. Entities are matched as papers print them: "BERT-large" is
+also "BERTLARGE" and "BERT large" (small capitals lose the hyphen).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from chat.rag.extractive.sentences import Sentence
+from chat.rag.names.definitions import defines, find_name, is_name
+
+# A paper that gives an entity's long form or says what it is (`defines`) is its own.
+_OWN_STRENGTH = 2
+
+NUMBER = "number"
+SCORE = "score"
+DATASET = "dataset"
+NAME = "name"
+PERSON = "person"
+DATE = "date"
+LONG_FORM = "long form"
+DEFINITION = "definition"
+
+# Read in this order: "what exact match score" is a score before it is a number.
+_KINDS = (
+    (LONG_FORM, r"\b(?:stands?|short) for\b|\babbreviat|\bacronym\b|\bfull (?:form|name)\b"),
+    (
+        SCORE,
+        r"\b(?:accuracy|exact match|em score|f1|bleu|rouge|score|perplexity|top-\d+|recall"
+        r"|precision|error rate|auc|map|mrr|ndcg|win rate)\b",
+    ),
+    (DATE, r"^(?:when|in what year|what year)\b|\b(?:which|what) year\b"),
+    (PERSON, r"^who\b|\bwhich (?:authors?|people|researchers?)\b|\bwho (?:proposed|wrote)\b"),
+    (
+        NUMBER,
+        r"\bhow (?:many|much|large|big|long|fast|often|far|small|high|low|deep|wide)\b"
+        r"|\bwhat (?:is|was|are) the (?:number|size|dimension|value|default|rate|batch size"
+        r"|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size|dimension"
+        r"|number of)\b",
+    ),
+    (DATASET, r"\b(?:which|what) (?:\w+ )?(?:datasets?|benchmarks?|corpora|corpus|tasks?)\b"),
+    (
+        NAME,
+        r"\b(?:which|what) (?:\w+ )?(?:model|method|architecture|network|optimizer|encoder"
+        r"|decoder|retriever|backbone|algorithm|system|approach)s?\b"
+        r"|\b(?:built|based) (?:on|upon)\b|\binitiali[sz]ed (?:from|with)\b",
+    ),
+    (DEFINITION, r"^(?:what (?:is|are)|define|explain)\b"),
+)
+_PATTERNS = tuple((kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in _KINDS)
+# Words that open a question or ask, not names of what it is about.
+_NOT_ENTITIES = frozenset(
+    ["what", "which", "who", "whom", "whose", "when", "where", "why", "how", "does", "do",
+     "did", "is", "are", "was", "were", "the", "a", "an", "in", "on", "of", "for", "and",
+     "or", "to", "by", "with", "from"]
+)  # fmt: skip
+_JOINER = r"[-_\s]?"
+_TOKEN = re.compile(r"[^\s,;:!?()\"']+")
+_POSSESSIVE = re.compile(r"['\u2019]s?$")
+_REFERENCE = re.compile(
+    r"\[[\d,\s\u2013-]+\]|\([^()]*(?:\bet al\b|[\s,](?:19|20)\d\d[a-z]?)[^()]*\)"
+)
+_VALUE = re.compile(
+    r"(?<![\w.])[-+\u2212~\u2248]?\d+(?:[.,]\d+)*(?:\s?[\u00d7x]\s?10[-\u2212]?\d+)?"
+    r"(?:\s?(?:%|[KMBT]\b|k\b|billion|million|thousand|[A-Za-z]{1,3}\b))?"
+)
+_NUMBER_WORD = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred"
+    r"|thousand|million|billion|dozen)s?\b",
+    re.IGNORECASE,
+)
+_POWER = re.compile(r"\b10\s?[-\u2212]\s?\d\b|\b\de[-\u2212]\d\b")
+_SCORE_VALUE = re.compile(r"(?<![\w.])\d{1,3}[.,]\d{1,2}\b|\b\d{1,3}(?:\.\d+)?\s?%")
+_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-3]\d)\b")
+_PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
+_CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w-]*[A-Z0-9][\w-]*|(?<=[a-z,] )[A-Z][a-z]{2,}")
+
+
+@dataclass(frozen=True)
+class AnswerType:
+    """The kind of answer a question asks for ("" when it asks for none in particular),
+    the entities it asks about as printed, and, once read against the sources
+    (`in_sources`), the papers that introduce or define one of them: such a paper
+    speaks of it as "our model", so each of its sentences is about it."""
+
+    kind: str
+    entities: tuple[str, ...]
+    own_papers: frozenset[str] = frozenset()
+    long_forms: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, question: str) -> AnswerType:
+        return cls(answer_kind(question), question_entities(question))
+
+    def in_sources(self, sentences: Sequence[Sentence]) -> AnswerType:
+        """This answer type with the papers of `sentences` that define an entity."""
+        own: set[str] = set()
+        forms: dict[str, str] = {}
+        for s in sentences:
+            for entity in self.entities:
+                definition = defines(s.text, entity)
+                if definition.strength >= _OWN_STRENGTH:
+                    own.add(s.source.id)
+                if definition.long_form and definition.long_form != entity:
+                    forms.setdefault(entity, definition.long_form)
+        return replace(self, own_papers=frozenset(own), long_forms=tuple(forms.values()))
+
+    def forms(self) -> tuple[str, ...]:
+        """The entities as printed and the long forms the sources give for them."""
+        return (*self.entities, *self.long_forms)
+
+    @property
+    def wants_value(self) -> bool:
+        """Whether it asks for a value that a sentence may print (not a definition)."""
+        return self.kind not in ("", DEFINITION, LONG_FORM)
+
+    def mentions(self, text: str) -> bool:
+        """Whether `text` prints one of the entities asked about, or its long form."""
+        return any(mentions_entity(text, entity) for entity in self.entities) or any(
+            form.lower() in text.lower() for form in self.long_forms
+        )
+
+    def about(self, sentence: Sentence) -> bool:
+        """Whether `sentence` prints an entity asked about or comes from a paper that
+        defines one."""
+        return sentence.source.id in self.own_papers or self.mentions(sentence.text)
+
+    def holds(self, text: str) -> bool:
+        """Whether `text` holds a value of the asked kind (besides the entities)."""
+        return holds_value(text, self.kind, self.entities)
+
+
+def answer_kind(question: str) -> str:
+    """The kind of answer `question` asks for, one of the kinds above, or ""."""
+    text = " ".join(question.strip().split())
+    return next((kind for kind, pattern in _PATTERNS if pattern.search(text)), "")
+
+
+def question_entities(question: str) -> tuple[str, ...]:
+    """The names a question asks about: its acronyms and mixed-case names ("BERT-large",
+    "FiD"), and capitalised words past its first ("Adam")."""
+    found: list[str] = []
+    for index, token in enumerate(_TOKEN.findall(question)):
+        token = _POSSESSIVE.sub("", token.strip(".+*&#/"))
+        if not token or token.lower() in _NOT_ENTITIES:
+            continue
+        named = is_name(token) or (any(c.isdigit() for c in token) and token[:1].isupper())
+        capitalised = index > 0 and token[:1].isupper() and token[1:].islower() and len(token) > 2
+        if named or capitalised:
+            found.append(token)
+    return tuple(dict.fromkeys(found))
+
+
+def entity_pattern(entity: str) -> re.Pattern[str]:
+    """How a paper may print `entity`: its parts joined by a hyphen, a space, an
+    underscore or nothing, any case ("BERTLARGE", "BERT-large", "BERT_large")."""
+    parts = [re.escape(p) for p in re.split(r"[-_\s]+", entity) if p]
+    joined = _JOINER.join(parts)
+    return re.compile(rf"(?<![\w-]){joined}(?:e?s)?(?![\w-])", re.IGNORECASE)
+
+
+def mentions_entity(text: str, entity: str) -> bool:
+    """Whether `text` prints `entity`: a single name in its case (`find_name`), a
+    compound name in any of its printed forms (`entity_pattern`)."""
+    if re.search(r"[-_\s]", entity):
+        return entity_pattern(entity).search(text) is not None
+    if is_name(entity):
+        return find_name(text, entity) is not None
+    return re.search(rf"(?<![\w-]){re.escape(entity)}(?![\w-])", text) is not None
+
+
+def holds_value(text: str, kind: str, entities: tuple[str, ...] = ()) -> bool:
+    """Whether `text` holds an answer of `kind` other than the entities' own letters and
+    numbers ("T5" names a model; "BERT-large" asked about is not its own answer); its
+    references ("[12]", "(Smith et al., 2020)") left out."""
+    plain = _REFERENCE.sub(" ", text)
+    for entity in entities:
+        plain = entity_pattern(entity).sub(" ", plain)
+    if kind == NUMBER:
+        return bool(_VALUE.search(plain) or _NUMBER_WORD.search(plain) or _POWER.search(plain))
+    if kind == SCORE:
+        return _SCORE_VALUE.search(plain) is not None
+    if kind == DATE:
+        return _YEAR.search(text) is not None
+    if kind == PERSON:
+        return _PERSON.search(text) is not None
+    if kind in (DATASET, NAME):
+        return _CAPITALISED.search(plain[1:]) is not None
+    return False
+
+
+# How much more a sentence counts when it holds an answer of the asked kind: with the
+# entity asked about, without it, and the entity alone.
+_ENTITY_AND_VALUE = 1.5
+_VALUE_ONLY = 0.3
+_ENTITY_ONLY = 0.2
+
+
+def favour_typed(scores: dict[Sentence, float], answer: AnswerType) -> dict[Sentence, float]:
+    """`scores` raised for the sentences that hold an answer of the asked kind, most for
+    those that are also about the entity asked about (`AnswerType.about`)."""
+    if not answer.wants_value:
+        return scores
+    raised: dict[Sentence, float] = {}
+    for item, value in scores.items():
+        named = answer.about(item)
+        held = value > 0 and answer.holds(item.text)
+        gain = (_ENTITY_AND_VALUE if named else _VALUE_ONLY) if held else _ENTITY_ONLY * named
+        raised[item] = value * (1 + gain)
+    return raised

@@ -1,0 +1,157 @@
+"""The table cell that answers a question asking for a number or a score.
+
+A table source holds a header line and rows, their cells joined by " | "
+(the header is the last line before the first row that holds no number, or
+several such lines: those with as many cells as the rows, a spanning header's name
+repeated in each of its columns, are read column by column). The
+answer is the cell whose row label and column header hold what the question
+names: the entity asked about in the row ("Fusion-in-Decoder (large)" for
+FiD, its long form), a term of the question in the column ("TriviaQA"). It is
+quoted as "row label · column header · value"; cells that tie are quoted
+together ("... · 65.0; ... · 67.6").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from chat.rag.extractive.answer_type import AnswerType
+from chat.rag.extractive.question import QuestionTerms
+from chat.rag.extractive.sentences import Sentence
+from chat.rag.names.definitions import long_form_of, spells
+from chat.rag.sources import Source
+from ingest.index.analysis import terms
+
+_CELL = "|"
+_NUMBER_CELL = re.compile(r"^[-+\u2212~\u2248]?\d[\d.,]*\s?[%KMBx]?\S{0,2}$")
+_REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+_TIED = 4  # cells quoted at most when several answer as well
+# "(large)", "(Lewis et al., 2020)" after a row's label.
+_ASIDE = re.compile(r"\s*\([^()]*\)")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number of a table with what it is read under."""
+
+    label: str
+    column: str
+    value: str
+
+    def quoted(self) -> str:
+        return f"{self.label} \u00b7 {self.column} \u00b7 {self.value}"
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.split(_CELL)]
+
+
+def _is_number(cell: str) -> bool:
+    return _NUMBER_CELL.match(cell) is not None
+
+
+def table_cells(text: str) -> list[Cell]:
+    """The numbers of a table's text with their row labels and column headers; none
+    when it has no header line as wide as its rows."""
+    lines = [_REFERENCE_MARK.sub("", line).strip() for line in text.split("\n") if line.strip()]
+    headers: list[list[str]] = []
+    found: list[Cell] = []
+    for line in lines:
+        cells = _cells(line)
+        if len(cells) < 2:
+            continue
+        if not any(_is_number(c) for c in cells[1:]):
+            if not found:
+                headers.append(cells)
+            continue
+        header = _header(headers, len(cells))
+        if not header:
+            continue
+        found += [
+            Cell(cells[0], header[i], cell)
+            for i, cell in enumerate(cells)
+            if i > 0 and _is_number(cell) and header[i]
+        ]
+    return found
+
+
+def _header(lines: Sequence[Sequence[str]], width: int) -> list[str]:
+    """The column headers of rows `width` cells wide: the header lines as wide, read
+    column by column ("TriviaQA" over "EM": "TriviaQA EM"); [] when none is as wide."""
+    wide = [line for line in lines if len(line) == width]
+    if not wide:
+        return []
+    return [" ".join(dict.fromkeys(line[i] for line in wide if line[i])) for i in range(width)]
+
+
+def best_cells(
+    query: QuestionTerms, answer: AnswerType, sources: Sequence[Source], rank: int = 0
+) -> Sentence | None:
+    """The cell (or the cells that tie) of the table sources whose row label holds an
+    entity the question asks about (or its long form) or a term of it, and whose
+    column header holds another term of it, as one quotable row; None when none does."""
+    forms = _forms(answer, sources)
+    best: list[tuple[Source, Cell]] = []
+    top = 0
+    for source in (s for s in sources if s.kind == "table"):
+        for cell in table_cells(source.text):
+            value = _match(cell, query, answer, forms)
+            if value > top:
+                best, top = [(source, cell)], value
+            elif value == top and value and best and best[0][0] is source:
+                best.append((source, cell))
+    if not best:
+        return None
+    source = best[0][0]
+    text = "; ".join(cell.quoted() for _, cell in best[:_TIED])
+    held = tuple(t for _, c in best[:_TIED] for t in terms(f"{c.label} {c.column}"))
+    return Sentence(text, source, rank, 0, held, False, "", True)
+
+
+def entity_row(answer: AnswerType, sources: Sequence[Source], rank: int = 0) -> Sentence | None:
+    """The last row (papers list their largest setting last) of a table whose label
+    names an entity asked about, or its long form, quoted whole: the answer to a
+    question for a score when the table's header was not read."""
+    forms = _forms(answer, sources)
+    found: Sentence | None = None
+    for source in (s for s in sources if s.kind == "table"):
+        for position, line in enumerate(source.text.split("\n")):
+            cells = _cells(_REFERENCE_MARK.sub("", line))
+            named = names(cells[0], forms, answer)
+            if len(cells) > 1 and named and any(_is_number(c) for c in cells[1:]):
+                text = " | ".join(cells)
+                found = Sentence(text, source, rank, position, tuple(terms(text)), False, "", True)
+        if found is not None:
+            return found
+    return None
+
+
+def names(label: str, forms: Sequence[str], answer: AnswerType) -> bool:
+    """Whether a row label names an entity asked about: prints it or its long form, or
+    is, its asides left out, a phrase that spells it ("Fusion-in-Decoder (large)")."""
+    if answer.mentions(label) or any(f.lower() in label.lower() for f in forms):
+        return True
+    head = _ASIDE.sub("", label).strip()
+    return any(spells(entity, head) for entity in answer.entities)
+
+
+def _forms(answer: AnswerType, sources: Sequence[Source]) -> list[str]:
+    """The entities asked about and their long forms, as the sources give them."""
+    texts = [s.text for s in sources]
+    given = [long_form_of(e, texts) for e in answer.entities]
+    return list(dict.fromkeys(f for f in (*answer.forms(), *given) if f))
+
+
+def _match(cell: Cell, query: QuestionTerms, answer: AnswerType, forms: Sequence[str]) -> int:
+    """How well a cell answers: 0 unless both its row label and its column header hold
+    something the question names (the label an entity it asks about, when it asks
+    about one); more for each term they hold."""
+    label, column = set(terms(cell.label)), set(terms(cell.column))
+    named = names(cell.label, forms, answer)
+    if forms and not named:
+        return 0  # a row of another model than the one asked about
+    in_label = len(query.content & label) + 2 * named
+    in_column = len(query.content & column) + 2 * answer.mentions(cell.column)
+    return in_label + in_column if in_label and in_column else 0
