@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.names.definitions import defines, find_name, is_name
+from ingest.index.analysis import terms
 
 # A paper that gives an entity's long form or says what it is (`defines`) is its own.
 _OWN_STRENGTH = 2
@@ -69,8 +70,9 @@ _POSSESSIVE = re.compile(r"['\u2019]s?$")
 _REFERENCE = re.compile(
     r"\[[\d,\s\u2013-]+\]|\([^()]*(?:\bet al\b|[\s,](?:19|20)\d\d[a-z]?)[^()]*\)"
 )
+# A value, not a subscript ("β 1", "x 2"): no single letter and space before it.
 _VALUE = re.compile(
-    r"(?<![\w.])[-+\u2212~\u2248]?\d+(?:[.,]\d+)*(?:\s?[\u00d7x]\s?10[-\u2212]?\d+)?"
+    r"(?<![\w.])(?<!(?<!\w)[^\W\d_]\s)[-+\u2212~\u2248]?\d+(?:[.,]\d+)*(?:\s?[\u00d7x]\s?10[-\u2212]?\d+)?"
     r"(?:\s?(?:%|[KMBT]\b|k\b|billion|million|thousand|[A-Za-z]{1,3}\b))?"
 )
 _NUMBER_WORD = re.compile(
@@ -81,6 +83,9 @@ _NUMBER_WORD = re.compile(
 _POWER = re.compile(r"\b10\s?[-\u2212]\s?\d\b|\b\de[-\u2212]\d\b")
 _SCORE_VALUE = re.compile(r"(?<![\w.])\d{1,3}[.,]\d{1,2}\b|\b\d{1,3}(?:\.\d+)?\s?%")
 _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-3]\d)\b")
+_COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+_SYMBOL_AFTER = re.compile(r"\bnumber of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
+_SYMBOL_BEFORE = re.compile(r"#?\b([A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
 _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w-]*[A-Z0-9][\w-]*|(?<=[a-z,] )[A-Z][a-z]{2,}")
 
@@ -96,13 +101,18 @@ class AnswerType:
     entities: tuple[str, ...]
     own_papers: frozenset[str] = frozenset()
     long_forms: tuple[str, ...] = ()
+    counted: frozenset[str] = frozenset()  # the terms of what "how many" counts
+    # Symbols the sources define as the number of what is counted ("L" for layers).
+    symbols: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, question: str) -> AnswerType:
-        return cls(answer_kind(question), question_entities(question))
+        counted = {t for m in _COUNTED.finditer(question) for t in terms(m.group(1))}
+        return cls(answer_kind(question), question_entities(question), counted=frozenset(counted))
 
-    def in_sources(self, sentences: Sequence[Sentence]) -> AnswerType:
-        """This answer type with the papers of `sentences` that define an entity."""
+    def in_sources(self, sentences: Sequence[Sentence], texts: Sequence[str] = ()) -> AnswerType:
+        """This answer type with the papers of `sentences` that define an entity, and the
+        symbols that `texts` (the sources') define as what the question counts."""
         own: set[str] = set()
         forms: dict[str, str] = {}
         for s in sentences:
@@ -112,7 +122,22 @@ class AnswerType:
                     own.add(s.source.id)
                 if definition.long_form and definition.long_form != entity:
                     forms.setdefault(entity, definition.long_form)
-        return replace(self, own_papers=frozenset(own), long_forms=tuple(forms.values()))
+        symbols = {
+            symbol
+            for text in texts
+            for symbol, noun in _symbols(text)
+            if self.counted.intersection(terms(noun))
+        }
+        return replace(
+            self,
+            own_papers=frozenset(own),
+            long_forms=tuple(forms.values()),
+            symbols=frozenset(symbols),
+        )
+
+    def counts(self, text: str) -> bool:
+        """Whether `text` gives a value to a symbol of what is counted ("L=24")."""
+        return any(re.search(rf"(?<!\w){re.escape(s)}\s?=\s?\d", text) for s in self.symbols)
 
     def forms(self) -> tuple[str, ...]:
         """The entities as printed and the long forms the sources give for them."""
@@ -186,7 +211,8 @@ def holds_value(text: str, kind: str, entities: tuple[str, ...] = ()) -> bool:
     for entity in entities:
         plain = entity_pattern(entity).sub(" ", plain)
     if kind == NUMBER:
-        return bool(_VALUE.search(plain) or _NUMBER_WORD.search(plain) or _POWER.search(plain))
+        worded = _NUMBER_WORD.search(plain) or _POWER.search(plain)
+        return bool(worded) or any(_is_value(plain, m) for m in _VALUE.finditer(plain))
     if kind == SCORE:
         return _SCORE_VALUE.search(plain) is not None
     if kind == DATE:
@@ -198,22 +224,59 @@ def holds_value(text: str, kind: str, entities: tuple[str, ...] = ()) -> bool:
     return False
 
 
-# How much more a sentence counts when it holds an answer of the asked kind: with the
-# entity asked about, without it, and the entity alone.
+# How much more a sentence counts when it holds an answer of the asked kind: from a paper
+# that defines the entity asked about, printing the entity (less when a paper that defines
+# it is among the sources: that paper is the authority), or without the entity.
+_OWN_AND_VALUE = 2.0
 _ENTITY_AND_VALUE = 1.5
+_ENTITY_BESIDE_OWN = 0.5
 _VALUE_ONLY = 0.3
 _ENTITY_ONLY = 0.2
+# What a sentence keeps of its score when it names something else than the entities a
+# question names ("the last 4 layers of BERT" for BERT-large).
+_OFF_ENTITY = 0.5
 
 
 def favour_typed(scores: dict[Sentence, float], answer: AnswerType) -> dict[Sentence, float]:
     """`scores` raised for the sentences that hold an answer of the asked kind, most for
-    those that are also about the entity asked about (`AnswerType.about`)."""
+    those about the entity asked about (`AnswerType.about`), and lowered for those
+    about none of the entities the question names."""
     if not answer.wants_value:
         return scores
-    raised: dict[Sentence, float] = {}
-    for item, value in scores.items():
-        named = answer.about(item)
-        held = value > 0 and answer.holds(item.text)
-        gain = (_ENTITY_AND_VALUE if named else _VALUE_ONLY) if held else _ENTITY_ONLY * named
-        raised[item] = value * (1 + gain)
-    return raised
+    return {s: value * _gain(s, answer) for s, value in scores.items()}
+
+
+def _gain(sentence: Sentence, answer: AnswerType) -> float:
+    own = sentence.source.id in answer.own_papers
+    named = own or answer.mentions(sentence.text)
+    if answer.entities and not named and _names_another(sentence.text):
+        return _OFF_ENTITY * (1 + _VALUE_ONLY * answer.holds(sentence.text))
+    if not answer.holds(sentence.text):
+        return 1 + _ENTITY_ONLY * named
+    if own or answer.counts(sentence.text):
+        return 1 + _OWN_AND_VALUE
+    if named:
+        return 1 + (_ENTITY_BESIDE_OWN if answer.own_papers else _ENTITY_AND_VALUE)
+    return 1 + _VALUE_ONLY
+
+
+def _is_value(text: str, match: re.Match[str]) -> bool:
+    """Whether a number reads as a value: more than one digit, a decimal or a unit, or a
+    digit before a word ("4 layers"), not a formula's "1" in "(1 - b)"."""
+    printed = match.group(0)
+    if sum(c.isdigit() for c in printed) > 1 or not printed[-1].isdigit():
+        return True
+    return re.match(r"\s[^\W\d_]{3,}", text[match.end() :]) is not None
+
+
+def _symbols(text: str) -> list[tuple[str, str]]:
+    """(symbol, noun) for each "the number of layers ... as L" or "L = the number of
+    layers" of `text`."""
+    found = [(m.group(2), m.group(1)) for m in _SYMBOL_AFTER.finditer(text)]
+    return found + [(m.group(1), m.group(2)) for m in _SYMBOL_BEFORE.finditer(text)]
+
+
+def _names_another(text: str) -> bool:
+    """Whether `text` prints a name (an acronym or mixed-case name) past its first word."""
+    tokens = _TOKEN.findall(text)[1:]
+    return any(is_name(_POSSESSIVE.sub("", t.strip(".+*&#/"))) for t in tokens)

@@ -126,9 +126,9 @@ def compose(
     sentences when none shares a content term with the question."""
     sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
     query = QuestionTerms.parse(question)
-    answer = AnswerType.parse(question).in_sources(sentences)
+    answer = AnswerType.parse(question).in_sources(sentences, [s.text for s in sources])
     found = query.sentence_terms(sentences)
-    scores = favour_typed(score_sentences(query, found), answer)
+    scores = score_sentences(query, found, lambda scores: favour_typed(scores, answer))
     body = [s for s in sentences if not s.is_title]
     if any(scores[s] > 0 for s in body):
         scores = {s: scores[s] for s in body}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from itertools import pairwise
 
 from chat.rag.extractive.question import QuestionTerms
@@ -16,6 +16,7 @@ from ingest.index.analysis import terms
 
 # Each sentence's terms as the question sees them (`QuestionTerms.sentence_terms`).
 Found = Mapping[Sentence, tuple[str, ...]]
+Weigh = Callable[[dict[Sentence, float]], dict[Sentence, float]]
 _BRACKET_REFERENCE = re.compile(r"\[[\d,\s\u2013-]+\]")
 _DIGIT = re.compile(r"\d")
 _BM25_K1 = 1.2
@@ -128,10 +129,14 @@ def _favour_best_paper(scores: dict[Sentence, float]) -> dict[Sentence, float]:
     return {s: v * (strength[s.source.id] / top) ** _PAPER_PRIOR for s, v in scores.items()}
 
 
-def score_sentences(query: QuestionTerms, found: Found) -> dict[Sentence, float]:
+def score_sentences(
+    query: QuestionTerms, found: Found, weigh: Weigh | None = None
+) -> dict[Sentence, float]:
     """How well each sentence (with the question's terms `found` in it) answers the
-    question; 0 when it shares no content term."""
-    return _favour_best_paper(_relevance(query, found))
+    question; 0 when it shares no content term. `weigh` adjusts the sentences' own
+    scores before each is scaled by its paper's best (the answer's kind, say)."""
+    relevance = _relevance(query, found)
+    return _favour_best_paper(weigh(relevance) if weigh else relevance)
 
 
 def similarity(a: Sentence, b: Sentence) -> float:

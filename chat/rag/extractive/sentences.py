@@ -70,7 +70,16 @@ _ABBREVIATIONS = frozenset(
 # word and a capitalised word with the space lost in extraction ("model.During").
 _BOUNDARY = re.compile(
     r"[.!?][\"'\u201d\u2019)\]]*\s+|(?<=[a-z)]{2})\.(?=[A-Z][a-z]+\b)|(?<=[a-z]{2})\.\d\s+"
+    r"|[.!?][\"'\u201d\u2019)\]]+\d{1,2}\s+"
 )
+# A footnote's mark at a sentence's start: glued to its first word ("5However"), or
+# before a word that opens a sentence and is never counted ("3 We primarily report").
+_FOOTNOTE_MARK = re.compile(
+    r"^\d{1,2}(?=[A-Z][a-z])|^\d{1,2}\s(?=(?:We|The|This|These|In|For|However|Note|It|Our"
+    r"|Thus|Here|As|To|Since|While|When|Although|Unlike|Following|See)\b)"
+)
+# After an initial's period ("... as A."), a footnote's mark and a new sentence.
+_MARKED_START = re.compile(r"\d{1,2}\s[A-Z][a-z]")
 _BULLET = re.compile(r"\s[\u2022\u25aa\u25cf\u2023]\s")  # list items run together in extraction
 _SENTENCE_START = re.compile(r"[\"'\u201c\u2018(\[]?[A-Z0-9]")
 _SENTENCE_END = re.compile(r"[.!][\"'\u201d\u2019)\]]*\d?$")  # a question is not an answer
@@ -158,8 +167,9 @@ def _split_item(text: str) -> list[str]:
     pieces: list[str] = []
     start = 0
     for match in _BOUNDARY.finditer(flat):
+        marked = _MARKED_START.match(flat, match.end()) is not None
         if not _SENTENCE_START.match(flat, match.end()) or _ends_with_abbreviation(
-            flat[start : match.start() + 1]
+            flat[start : match.start() + 1], marked
         ):
             continue
         pieces.append(flat[start : match.end()].strip())
@@ -168,12 +178,14 @@ def _split_item(text: str) -> list[str]:
     return [piece for piece in pieces if piece]
 
 
-def _ends_with_abbreviation(text: str) -> bool:
+def _ends_with_abbreviation(text: str, marked: bool = False) -> bool:
+    """Whether `text` ends with an abbreviation's period; an initial's ("J. Smith") only
+    when no footnote's mark and new sentence follow it (`marked`: "... as A. 3 We")."""
     last = text.rsplit(" ", 1)[-1].lstrip("([\"'\u201c").rstrip(".").lower()
     if last in _ABBREVIATIONS:
         return True
     if len(last) == 1:
-        return text[-2].isupper()  # an initial, as in "J. Smith"
+        return text[-2].isupper() and not marked  # an initial, as in "J. Smith"
     return _DOTTED.fullmatch(last) is not None  # "U.S.", "Ph.D."
 
 
@@ -282,7 +294,10 @@ def source_sentences(source: Source, rank: int) -> list[Sentence]:
     quotable = [is_quotable(t, first=i == 0) for i, t in enumerate(pieces)]
     if not is_reference_list(pieces, quotable):
         texts += [(t, False) for t, ok in zip(pieces, quotable, strict=True) if ok]
-    quoted = [(_REFERENCE_MARK.sub("", text), is_title) for text, is_title in texts]
+    quoted = [
+        (_FOOTNOTE_MARK.sub("", _REFERENCE_MARK.sub("", text)), is_title)
+        for text, is_title in texts
+    ]
     return [
         Sentence(text, source, rank, position, tuple(terms(text)), is_title)
         for position, (text, is_title) in enumerate(quoted)

@@ -1,0 +1,176 @@
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import pytest
+
+from chat.rag.extractive.answer_type import (
+    DATASET,
+    DATE,
+    DEFINITION,
+    LONG_FORM,
+    NAME,
+    NUMBER,
+    PERSON,
+    SCORE,
+    AnswerType,
+    answer_kind,
+    mentions_entity,
+)
+from chat.rag.extractive.answerer import compose
+from chat.rag.sources import Source
+from ingest.index.records import ParsedPdf
+from ingest.pdf.parsing import parse_pdf
+from tests.support.data import PDFS
+from tests.support.sources import make_source
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@cache
+def _parsed(name: str) -> ParsedPdf:
+    return parse_pdf(str(PDFS / name))
+
+
+def _blocks(name: str, paper_id: str, *needles: str, first: int = 1) -> list[Source]:
+    """The passages of a real PDF that print one of `needles`, as fulltext sources."""
+    blocks = [b for b in _parsed(name).blocks if not b.is_references]
+    held = [b for b in blocks if any(n in b.text for n in needles)]
+    return [
+        make_source(n, paper_id, b.text, kind="fulltext", title=paper_id, score=1.0 / n)
+        for n, b in enumerate(held, start=first)
+    ]
+
+
+def _first_quoted(question: str, sources: list[Source]) -> str:
+    answer = compose(question, sources)
+    assert answer.sentences, question
+    return answer.sentences[0].text
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many layers does BERT-large have?", NUMBER),
+        ("What is the default learning rate of Adam?", NUMBER),
+        ("Which datasets is DPR evaluated on?", DATASET),
+        ("What exact match does FiD achieve on TriviaQA?", SCORE),
+        ("Which model is FiD built on?", NAME),
+        ("Who proposed the Transformer?", PERSON),
+        ("When was BERT published?", DATE),
+        ("What does FiD stand for?", LONG_FORM),
+        ("What is ZeRO short for?", LONG_FORM),
+        ("What is ZeRO?", DEFINITION),
+        ("Why does attention scale quadratically?", ""),
+    ],
+)
+def test_a_question_reads_as_asking_for_its_kind_of_answer(question: str, kind: str) -> None:
+    assert answer_kind(question) == kind
+
+
+def test_the_entities_of_a_question_are_its_names_not_its_asking_words() -> None:
+    assert AnswerType.parse("How many layers does BERT-large have?").entities == ("BERT-large",)
+    assert AnswerType.parse("What is the default learning rate of Adam?").entities == ("Adam",)
+    assert AnswerType.parse("What exact match does FiD reach on TriviaQA?").entities == (
+        "FiD",
+        "TriviaQA",
+    )
+
+
+def test_a_compound_name_is_found_as_small_capitals_print_it() -> None:
+    assert mentions_entity("BERTLARGE (L=24, H=1024, A=16)", "BERT-large")
+    assert mentions_entity("the BERT large model", "BERT-large")
+    assert not mentions_entity("the BERT-base model", "BERT-large")
+    assert not mentions_entity("a lower FID score", "FiD")
+
+
+def test_bert_large_layers_lead_with_the_sentence_that_gives_them() -> None:
+    sources = _blocks("1810.04805v2.pdf", "1810.04805", "L=24", "layers", "BERTLARGE")
+
+    first = _first_quoted("How many layers does BERT-large have?", sources)
+
+    assert "BERTLARGE (L=24" in first
+
+
+def test_adams_default_learning_rate_is_the_sentence_with_its_value() -> None:
+    sources = _blocks("Adam_ A Method for Stochastic Optimization.pdf", "1412.6980", "default")
+    sources += _blocks("2203.14465v1.pdf", "2203.14465", "learning rate", first=len(sources) + 1)
+
+    answer = compose("What is the default learning rate of Adam?", sources)
+
+    assert "problems are \u03b1 = 0.001" in answer.sentences[0].text
+    assert answer.sentences[0].source.id == "1412.6980"
+
+
+def test_the_model_fid_is_built_on_is_named_first() -> None:
+    # The FiD paper calls its model "Fusion-in-Decoder" and "our models", never "FiD".
+    sources = _blocks("2007.01282v2.pdf", "2007.01282", "T5", "Fusion-in-Decoder")
+
+    first = _first_quoted("Which model is FiD built on?", sources)
+
+    assert "T5" in first
+
+
+def _fid_table() -> Source:
+    """FiD's Table 1 as a table source: header lines (a spanning header repeated in each of
+    its columns) and rows, cells joined by " | ", the values as the PDF prints them."""
+    rows = [
+        "Model | NQ | TriviaQA | TriviaQA | SQuAD Open | SQuAD Open",
+        " | EM | EM | EM | EM | F1",
+        "DPR (Karpukhin et al., 2020) | 41.5 | 57.9 | - | 36.7 | -",
+        "RAG (Lewis et al., 2020) | 44.5 | 56.1 | 68.0 | - | -",
+        "Fusion-in-Decoder (base) | 48.2 | 65.0 | 77.1 | 53.4 | 60.6",
+        "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1 | 56.7 | 63.2",
+    ]
+    return make_source(2, "2007.01282", "\n".join(rows), kind="table", section="Table 1")
+
+
+def test_a_score_is_quoted_as_the_cell_under_its_row_and_column() -> None:
+    sources = [
+        *_blocks("2007.01282v2.pdf", "2007.01282", "TriviaQA")[:3],
+        _fid_table(),
+    ]
+
+    answer = compose("What exact match does FiD achieve on TriviaQA?", sources)
+    cells = [s.text for s in answer.sentences if s.is_row]
+
+    assert cells, "no table cell quoted"
+    assert "Fusion-in-Decoder (large) \u00b7 TriviaQA EM \u00b7 67.6" in cells[0]
+    assert "DPR" not in cells[0]
+    assert "Table 1: Fusion-in-Decoder" in "".join(answer.pieces())
+
+
+def test_an_answer_does_not_open_with_a_footnote() -> None:
+    # DPR's page 4 footnote "5However, Wang et al. (2019) also propose splitting ..."
+    sources = _blocks("2004.04906v3.pdf", "2004.04906", "5However", "overlapping passages")
+
+    first = _first_quoted("Do Wang et al. split documents into overlapping passages?", sources)
+
+    assert re.match(r"\d[A-Z]", first) is None
+    assert not first.startswith("5However")
+
+
+def test_a_paper_without_the_answer_is_not_cited() -> None:
+    sources = _blocks("1810.04805v2.pdf", "1810.04805", "L=24", "BERTLARGE")
+    sources.append(
+        make_source(
+            len(sources) + 1,
+            "2503.99999",
+            "Large language models have many layers of abstraction. We study how many "
+            "layers of review a large paper needs.",
+            kind="abstract",
+        )
+    )
+
+    answer = compose("How many layers does BERT-large have?", sources)
+
+    assert {s.source.id for s in answer.sentences} == {"1810.04805"}
+
+
+def test_a_number_question_never_hears_that_no_source_defines_it() -> None:
+    sources = _blocks("1810.04805v2.pdf", "1810.04805", "L=24")
+
+    answer = compose("What is the number of layers in BERT-large?", sources)
+
+    assert "defines" not in answer.lead
