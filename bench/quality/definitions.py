@@ -1,8 +1,12 @@
 """How often extractive answers to "What does X stand for?" / "What is X?" give X's long form.
 
-The questions are mined from the index: every acronym printed in parentheses
-after its long form ("Zero Redundancy Optimizer (ZeRO)", each word's initial
-giving one letter), defined so by exactly one paper. For each acronym and
+The questions are mined from the index's chunks (the PDFs' text and the
+abstracts): every acronym printed in parentheses after its long form ("Zero
+Redundancy Optimizer (ZeRO)", "Fusion-in-Decoder (FiD)": each word's initial
+giving one letter, function words giving one or none) or before it in
+parentheses ("DPR (Dense Passage Retriever)"), defined so by exactly one
+paper. The acronyms are drawn at random with a fixed seed and split by a hash
+of their letters: a third is held out, to be read only to check the rest. For each acronym and
 phrasing the sources are the defining paper's best chunks for the question
 (plain BM25 over its chunks) mixed with the best chunks of other papers, or,
 with --retriever, what the product's retriever returns. Reported: the long
@@ -10,11 +14,13 @@ form in the answer, the defining sentence first, a lead line, and the time
 per answer.
 
     python -m bench.quality.definitions --data-dir /path/to/index [--sample 200] [--retriever]
+        [--split dev|held-out|all]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import re
 import statistics
@@ -29,18 +35,36 @@ from chat.rag.extractive.answerer import extract_answer
 from chat.rag.sources import Source
 
 _CITATION = re.compile(r"\[(?:arXiv|doc):[^\]]+\]")
-PHRASINGS = ("What does {} stand for?", "What is {}?")
+PHRASINGS = ("What does {} stand for?", "What is {} short for?", "What is {}?")
 _ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*s?)\)")
 _WORDS_BEFORE = re.compile(r"([^\s()]+(?:\s+[^\s()]+){0,9})\s*$")
 _FUNCTION_WORD = re.compile(r"^(?:of|for|from|and|the|in|on|to|a|an|with|by|via)$")
 
+_LONG_FORM_AFTER = re.compile(r"\b([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\s\(([^()]{3,80})\)")
+SPLITS = ("dev", "held-out")
+_HELD_OUT = 3  # one acronym in this many is held out
+
 Sources = Callable[[str, str], list[Source]]
 
 
-def _initials(phrase: str) -> str:
-    """The initials of a phrase's words and hyphenated parts, function words left out."""
-    parts = [p for p in re.split(r"[\s-]+", phrase) if p and not _FUNCTION_WORD.match(p)]
+def _initials(phrase: str, function_words: bool = False) -> str:
+    """The initials of a phrase's words and hyphenated parts, function words left out
+    (or kept: "Fusion-in-Decoder" gives "fid")."""
+    parts = [p for p in re.split(r"[\s-]+", phrase) if p]
+    if not function_words:
+        parts = [p for p in parts if not _FUNCTION_WORD.match(p)]
     return "".join(p[0] for p in parts).lower()
+
+
+def _spells(phrase: str, acronym: str) -> bool:
+    wanted = acronym.lower()
+    return _initials(phrase) == wanted or _initials(phrase, function_words=True) == wanted
+
+
+def split_of(acronym: str) -> str:
+    """ "held-out" for one acronym in `_HELD_OUT` (by a hash of its letters), else "dev"."""
+    digest = int(hashlib.sha256(acronym.encode()).hexdigest(), 16)
+    return SPLITS[1] if digest % _HELD_OUT == 0 else SPLITS[0]
 
 
 def mined_long_form(text: str, acronym_at: re.Match[str]) -> str:
@@ -56,9 +80,19 @@ def mined_long_form(text: str, acronym_at: re.Match[str]) -> str:
     tokens = words.group(1).split()
     for count in range(1, len(tokens) + 1):
         phrase = " ".join(tokens[-count:]).strip("\"',;:")
-        if _initials(phrase) == acronym.lower() and phrase[:1].isalpha():
+        if _spells(phrase, acronym) and phrase[:1].isalpha():
             return phrase
     return ""
+
+
+def _long_forms_after(text: str) -> list[tuple[str, str]]:
+    """(acronym, long form) for each "DPR (Dense Passage Retriever)" of `text`."""
+    found = []
+    for match in _LONG_FORM_AFTER.finditer(text):
+        acronym, phrase = match.group(1), match.group(2).strip()
+        if _spells(phrase, acronym.rstrip("s")) and phrase[:1].isalpha():
+            found.append((acronym, phrase))
+    return found
 
 
 def mine(index: Index) -> dict[str, tuple[str, str]]:
@@ -69,6 +103,8 @@ def mine(index: Index) -> dict[str, tuple[str, str]]:
             long_form = mined_long_form(text, match)
             if long_form:
                 found[match.group(1)].setdefault(str(paper_id), long_form)
+        for acronym, long_form in _long_forms_after(text):
+            found[acronym].setdefault(str(paper_id), long_form)
     return {
         acronym: next(iter((form, paper) for paper, form in papers.items()))
         for acronym, papers in found.items()
@@ -134,10 +170,13 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=200, help="Acronyms to ask about.")
     parser.add_argument("--distractors", type=int, default=4)
     parser.add_argument("--retriever", action="store_true", help="Sources from the retriever.")
+    parser.add_argument(
+        "--split", choices=(*SPLITS, "all"), default="dev", help="The acronyms to ask about."
+    )
     args = parser.parse_args()
     index = Index.open(args.data_dir)
     mined = mine(index)
-    chosen = sorted(mined)
+    chosen = sorted(a for a in mined if args.split in ("all", split_of(a)))
     random.Random(0).shuffle(chosen)
     chosen = chosen[: args.sample]
     sources = (
@@ -145,7 +184,9 @@ def main() -> None:
         if args.retriever
         else bench_sources(index, args.distractors)
     )
-    print(f"{len(mined)} acronyms defined by one paper; {len(chosen)} asked")
+    print(
+        f"{len(mined)} acronyms defined by one paper; {len(chosen)} of the {args.split} split asked"
+    )
     columns = ("questions", "gold in sources", "long form in answer", "long form first",
                "lead line", "ms p50", "ms p95")  # fmt: skip
     print("| phrasing | " + " | ".join(columns) + " |")

@@ -1,7 +1,7 @@
 """Questions that ask what a name means, and the source sentences that define it.
 
-A question such as "What does FiD stand for?", "what is ZeRO" or "define
-retrieval-augmented generation" names the term it asks about. A sentence
+A question such as "What does FiD stand for?", "What is FiD short for?", "what
+is ZeRO" or "define retrieval-augmented generation" names the term it asks about. A sentence
 defines a term when the text says so: the long form beside its acronym
 ("Fusion-in-Decoder (FiD)", "FiD (Fusion-in-Decoder)"), the term as the
 subject of "is", "refers to" or "stands for", or the term introduced ("We
@@ -19,6 +19,10 @@ from ingest.index.name_catalog import initialism, names_given
 
 _ASKS = (
     re.compile(r"^what (?:does|do|did) (?P<term>.+?) (?:stand|stands) for\b", re.IGNORECASE),
+    re.compile(
+        r"^what (?:is|are|'s) (?P<term>.+?) (?:short|an abbreviation|an acronym) for\b",
+        re.IGNORECASE,
+    ),
     re.compile(
         r"^what (?:is|are|'s) (?:the )?(?:meaning|definition|full form|long form|expansion|"
         r"full name) of (?P<term>.+)$",
@@ -63,7 +67,7 @@ def asked_term(question: str) -> str:
             continue
         term = match.group("term").strip(" \"'\u201c\u201d\u2018\u2019`")
         term = re.sub(r"^(?:an?|the)\s+", "", term, flags=re.IGNORECASE)
-        stands_for = "stand" in pattern.pattern
+        stands_for = "stand" in pattern.pattern or "short" in pattern.pattern
         too_long = len(term.split()) > _MAX_TERM_WORDS
         if term and not too_long and (stands_for or not _NOT_A_TERM.search(term)):
             return term

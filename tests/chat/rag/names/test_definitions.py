@@ -14,6 +14,8 @@ pytestmark = pytest.mark.timeout(30)
     [
         ("What does FiD stand for?", "FiD"),
         ("what does ZeRO stand for", "ZeRO"),
+        ("What is FiD short for?", "FiD"),
+        ("What is RAG an abbreviation for?", "RAG"),
         ("What is RETRO?", "RETRO"),
         ("What are LLMs?", "LLMs"),
         ("What is the Transformer?", "Transformer"),
