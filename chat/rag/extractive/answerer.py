@@ -24,7 +24,12 @@ from chat.rag.answer.sampling import Sampling, TokenCount
 from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, favour_typed
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
-from chat.rag.extractive.sentences import Sentence, source_sentences, table_rows
+from chat.rag.extractive.sentences import (
+    Sentence,
+    defining_pieces,
+    source_sentences,
+    table_rows,
+)
 from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
 from chat.rag.extractive.tables import best_cells, entity_row
 from chat.rag.names.definitions import asked_term, defines
@@ -36,6 +41,7 @@ _PER_SOURCE = 2
 # A table row joins the answer when it holds this share of the question's content terms
 # that the best chosen sentence holds.
 _ROW_SHARE = 0.5
+_LONG_FORM = 3  # the strength of a definition that gives a long form (`defines`)
 
 
 @dataclass(frozen=True)
@@ -95,14 +101,20 @@ def _chunk_number(sentence: Sentence) -> int:
 
 
 def _with_definition_first(
-    term: str, sentences: Sequence[Sentence], chosen: list[Sentence], scores: dict[Sentence, float]
+    term: str,
+    sentences: Sequence[Sentence],
+    chosen: list[Sentence],
+    scores: dict[Sentence, float],
+    *,
+    long_form: bool = False,
 ) -> tuple[list[Sentence], bool]:
-    """`chosen` led by the sentence that best defines `term` (added when not chosen),
-    and whether there was one."""
+    """`chosen` led by the sentence that best defines `term` (added when not chosen;
+    with `long_form`, only one that gives its long form), and whether there was one."""
     if not term:
         return chosen, False
     strengths = {s: defines(s.text, term).strength for s in sentences}
-    defining = [s for s in sentences if strengths[s] > 0]
+    least = _LONG_FORM if long_form else 1
+    defining = [s for s in sentences if strengths[s] >= least]
     if not defining:
         return chosen, False
     definition = max(defining, key=lambda s: (strengths[s], not s.is_title, scores.get(s, 0.0)))
@@ -139,6 +151,11 @@ def compose(
     term = "" if answer.wants_value else asked_term(question)
     candidates = [s for s in sentences if s in scores or s.is_title]
     chosen, defined = _with_definition_first(term, candidates, chosen, scores)
+    if term and not defined:
+        # A long form printed only in a caption or a long sentence still answers.
+        pieces = [p for rank, src in enumerate(sources) for p in defining_pieces(src, rank)]
+        chosen, defined = _with_definition_first(term, pieces, chosen, scores, long_form=True)
+        found = {**found, **query.sentence_terms(chosen[:1])}
     if not term and chosen and not answer.wants_value:
         chosen = _with_name_defined_first(list(query.names.values()), chosen)
         defined = chosen[0] is not max(chosen, key=lambda s: scores.get(s, 0.0))

@@ -334,3 +334,21 @@ def _has_number_cell(line: str) -> bool:
 def _worded(found: Sequence[str]) -> tuple[str, ...]:
     """Terms without the bare numbers, which would only lengthen a row for scoring."""
     return tuple(t for t in found if not t.isdigit())
+
+
+def defining_pieces(source: Source, rank: int) -> list[Sentence]:
+    """Every sentence of a source that is no reference-list entry, code or debris of
+    symbols, quotable or not (a caption, a long sentence): where to look for a long
+    form that no quotable sentence gives."""
+    pieces = split_sentences(source.text)
+    if is_reference_list(pieces, [is_quotable(p, first=False) for p in pieces]):
+        return []
+    kept = [
+        _FOOTNOTE_MARK.sub("", _REFERENCE_MARK.sub("", p))
+        for p in pieces
+        if not (is_reference_entry(p) or is_code_or_math(p)) and _WORD.search(p)
+    ]
+    return [
+        Sentence(text, source, rank, 1000 + i, tuple(terms(text)), False)
+        for i, text in enumerate(kept)
+    ]
