@@ -24,14 +24,9 @@ from chat.rag.answer.sampling import Sampling, TokenCount
 from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, favour_typed
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
-from chat.rag.extractive.sentences import (
-    Sentence,
-    defining_pieces,
-    source_sentences,
-    table_rows,
-)
+from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
 from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
-from chat.rag.extractive.tables import best_cells, entity_row
+from chat.rag.extractive.tables import best_cells, entity_row, table_rows
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.sources import Source
 from ingest.index.analysis import terms as terms_of

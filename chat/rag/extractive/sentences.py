@@ -4,8 +4,8 @@ A passage is cut into sentences (not at abbreviations, initials or decimals);
 a sentence is quoted only when it reads as prose: no headings, figure or
 table text, axis ticks, reference-list entries, URLs, code, bare equations,
 author or affiliation lines, and no fragment cut off by a chunk boundary.
-A PDF's table chunk keeps its rows, cells split by " | "; `table_rows` gives
-those that hold a number, for a question that asks for one.
+A PDF's table chunk keeps its rows, cells split by " | ", read by
+`chat/rag/extractive/tables.py`.
 """
 
 from __future__ import annotations
@@ -92,9 +92,7 @@ _REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 _DOTTED = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
 _MAX_WORDS = 80
 _MIN_WORDS = 4
-_NUMBER_CELL = re.compile(r"[-+\u2212~\u2248]?\.?\d")
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_CELL = " | "  # between the cells of a table's row
 _NUMBER = re.compile(r"(?<![^\s(])[-+\u2212]?\d+(?:[.,]\d+)*[%x]?(?=[,;)]?(?:\s|$))")
 _CAPITALISED = re.compile(r"(?<![^\s(\[\"'])[A-Z]")
 _LOWER_WORD = re.compile(r"(?<![^\s(\[\"'])[a-z][^\s)\],.;:\"']*")
@@ -302,38 +300,6 @@ def source_sentences(source: Source, rank: int) -> list[Sentence]:
         Sentence(text, source, rank, position, tuple(terms(text)), is_title)
         for position, (text, is_title) in enumerate(quoted)
     ]
-
-
-def table_rows(source: Source, rank: int) -> list[Sentence]:
-    """The rows of a table source that hold a number and a word, each as printed; the
-    terms of each are its own and its header's (the chunk's first line when it holds no
-    number: "Model | Layers | Params" above "ViT-Huge | 32 | 632M"), bare numbers left
-    out; the paper's reference numbers are left out of the row as of a sentence."""
-    if source.kind != "table":
-        return []
-    lines = [line.strip() for line in source.text.split("\n") if line.strip()]
-    header = lines[0] if lines and _CELL in lines[0] and not _has_number_cell(lines[0]) else ""
-    heading = _worded(terms(header))
-    rows = []
-    for position, line in enumerate(lines):
-        if line == header or not _has_number_cell(line) or not _WORD.search(line):
-            continue
-        # A paper's own reference numbers ("DPR [24]") would read as source numbers.
-        quoted = _REFERENCE_MARK.sub("", line)
-        held = (*_worded(terms(quoted)), *heading)
-        rows.append(Sentence(quoted, source, rank, position, held, False, header, True))
-    return rows
-
-
-def _has_number_cell(line: str) -> bool:
-    """Whether a row holds a cell that is a number ("78.4", "-0.55%", "632M"); a header's
-    "Top-20 accuracy" is not one."""
-    return any(_NUMBER_CELL.match(cell.strip()) for cell in line.split("|"))
-
-
-def _worded(found: Sequence[str]) -> tuple[str, ...]:
-    """Terms without the bare numbers, which would only lengthen a row for scoring."""
-    return tuple(t for t in found if not t.isdigit())
 
 
 def defining_pieces(source: Source, rank: int) -> list[Sentence]:

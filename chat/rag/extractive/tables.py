@@ -8,7 +8,9 @@ answer is the cell whose row label and column header hold what the question
 names: the entity asked about in the row ("Fusion-in-Decoder (large)" for
 FiD, its long form), a term of the question in the column ("TriviaQA"). It is
 quoted as "row label · column header · value"; cells that tie are quoted
-together ("... · 65.0; ... · 67.6").
+together ("... · 65.0; ... · 67.6"). Without a header as wide as its rows, a
+whole row is quoted: the one that best holds the question's words
+(`table_rows`), or the last that names the entity (`entity_row`).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from chat.rag.sources import Source
 from ingest.index.analysis import terms
 
 _CELL = "|"
+_ROW_CELL = re.compile(r"[-+\u2212~\u2248]?\.?\d")  # a cell that starts as a number
+_ROW_WORD = re.compile(r"[^\W\d_]{2,}")
 _NUMBER_CELL = re.compile(r"^[-+\u2212~\u2248]?\d[\d.,]*\s?[%KMBx]?\S{0,2}$")
 _REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 _TIED = 4  # cells quoted at most when several answer as well
@@ -155,3 +159,35 @@ def _match(cell: Cell, query: QuestionTerms, answer: AnswerType, forms: Sequence
     in_label = len(query.content & label) + 2 * named
     in_column = len(query.content & column) + 2 * answer.mentions(cell.column)
     return in_label + in_column if in_label and in_column else 0
+
+
+def table_rows(source: Source, rank: int) -> list[Sentence]:
+    """The rows of a table source that hold a number and a word, each as printed; the
+    terms of each are its own and its header's (the chunk's first line when it holds no
+    number: "Model | Layers | Params" above "ViT-Huge | 32 | 632M"), bare numbers left
+    out; the paper's reference numbers are left out of the row as of a sentence."""
+    if source.kind != "table":
+        return []
+    lines = [line.strip() for line in source.text.split("\n") if line.strip()]
+    header = lines[0] if lines and " | " in lines[0] and not _has_number_cell(lines[0]) else ""
+    heading = _worded(terms(header))
+    rows = []
+    for position, line in enumerate(lines):
+        if line == header or not _has_number_cell(line) or not _ROW_WORD.search(line):
+            continue
+        # A paper's own reference numbers ("DPR [24]") would read as source numbers.
+        quoted = _REFERENCE_MARK.sub("", line)
+        held = (*_worded(terms(quoted)), *heading)
+        rows.append(Sentence(quoted, source, rank, position, held, False, header, True))
+    return rows
+
+
+def _has_number_cell(line: str) -> bool:
+    """Whether a row holds a cell that is a number ("78.4", "-0.55%", "632M"); a header's
+    "Top-20 accuracy" is not one."""
+    return any(_ROW_CELL.match(cell.strip()) for cell in line.split("|"))
+
+
+def _worded(found: Sequence[str]) -> tuple[str, ...]:
+    """Terms without the bare numbers, which would only lengthen a row for scoring."""
+    return tuple(t for t in found if not t.isdigit())
