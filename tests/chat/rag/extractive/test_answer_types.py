@@ -174,3 +174,27 @@ def test_a_number_question_never_hears_that_no_source_defines_it() -> None:
     answer = compose("What is the number of layers in BERT-large?", sources)
 
     assert "defines" not in answer.lead
+
+
+def test_what_an_acronym_is_short_for_leads_with_its_long_form() -> None:
+    sources = _blocks("2004.04906v3.pdf", "2004.04906", "Dense Passage Retriever", "DPR")[:6]
+
+    first = _first_quoted("What is DPR short for?", sources)
+
+    assert "Dense Passage Retriever (DPR)" in first
+
+
+def test_a_table_without_a_header_quotes_the_row_that_names_the_entity() -> None:
+    rows = [
+        "DPR (Karpukhin et al., 2020) | 41.5 | 57.9 | - | 36.7 | -",
+        "Fusion-in-Decoder (base) | 48.2 | 65.0 | 77.1 | 53.4 | 60.6",
+        "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1 | 56.7 | 63.2",
+    ]
+    sources = [
+        *_blocks("2007.01282v2.pdf", "2007.01282", "TriviaQA")[:3],
+        make_source(4, "2007.01282", "\n".join(rows), kind="table", section="Table 1"),
+    ]
+
+    answer = compose("What exact match does FiD achieve on TriviaQA?", sources)
+
+    assert [s.text for s in answer.sentences if s.is_row] == [rows[2]]
