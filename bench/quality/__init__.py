@@ -1,2 +1,2 @@
 """Benchmarks of what the product answers: retrieval, names, fusion, extractive answers,
-definitions, authors, PDF layout and metadata, and the embedder's recall."""
+definitions, facts, authors, PDF layout and metadata, and the embedder's recall."""
