@@ -83,6 +83,8 @@ _NUMBER_WORD = re.compile(
 _POWER = re.compile(r"\b10\s?[-\u2212]\s?\d\b|\b\de[-\u2212]\d\b")
 _SCORE_VALUE = re.compile(r"(?<![\w.])\d{1,3}[.,]\d{1,2}\b|\b\d{1,3}(?:\.\d+)?\s?%")
 _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-3]\d)\b")
+_DATASET_WORD = re.compile(r"\b(?:datasets?|benchmarks?|corpora|corpus)\b", re.IGNORECASE)
+_LISTED = 2  # names from which a sentence lists datasets
 _COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 _SYMBOL_AFTER = re.compile(r"\bnumber of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
 _SYMBOL_BEFORE = re.compile(r"#?\b([A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
@@ -161,7 +163,7 @@ class AnswerType:
 
     def holds(self, text: str) -> bool:
         """Whether `text` holds a value of the asked kind (besides the entities)."""
-        return holds_value(text, self.kind, self.entities)
+        return holds_value(text, self.kind, (*self.entities, *self.long_forms))
 
 
 def answer_kind(question: str) -> str:
@@ -219,7 +221,11 @@ def holds_value(text: str, kind: str, entities: tuple[str, ...] = ()) -> bool:
         return _YEAR.search(text) is not None
     if kind == PERSON:
         return _PERSON.search(text) is not None
-    if kind in (DATASET, NAME):
+    if kind == DATASET:
+        # Datasets are named in lists ("NQ, TriviaQA and SQuAD") or as datasets.
+        names = len(_CAPITALISED.findall(plain[1:]))
+        return names >= _LISTED or (names > 0 and _DATASET_WORD.search(plain) is not None)
+    if kind == NAME:
         return _CAPITALISED.search(plain[1:]) is not None
     return False
 
