@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from chat.rag.extractive.answer_type import AnswerType
+from chat.rag.extractive.answer_type import LONG_FORM, AnswerType
 from chat.rag.extractive.question import QuestionTerms
 from chat.rag.extractive.scoring import repeats
 from chat.rag.extractive.sentences import Sentence
@@ -69,8 +69,9 @@ def answering_papers(
     query: QuestionTerms,
     found: Mapping[Sentence, tuple[str, ...]],
 ) -> list[Sentence]:
-    """`ordered` without the papers that do not carry the answer when another does: those
-    that print no entity asked about, then no answer of the asked kind, then fewer
+    """`ordered` without the papers that do not carry the answer when another does: for
+    a question for a long form, those that do not print it; then those that print no
+    entity asked about, then no answer of the asked kind, then fewer
     than `_TERM_SHARE` of the most question terms a paper holds (unless it defines an
     entity asked about)."""
     papers: dict[str, list[Sentence]] = {}
@@ -79,6 +80,9 @@ def answering_papers(
     if len(papers) < 2:
         return list(ordered)
     kept = list(papers)
+    if answer.kind == LONG_FORM:
+        # What an acronym stands for is said by the papers that print its long form.
+        kept = _where(kept, lambda p: any(_gives_long_form(s, answer) for s in papers[p]))
     if answer.entities:
         kept = _where(kept, lambda p: any(answer.about(s) for s in papers[p]))
     if answer.wants_value:
@@ -88,6 +92,11 @@ def answering_papers(
     # A paper that defines the entity may call it by its long form or "our model".
     kept = _where(kept, lambda p: held[p] >= _TERM_SHARE * most or p in answer.own_papers)
     return [s for s in ordered if s.source.id in kept]
+
+
+def _gives_long_form(sentence: Sentence, answer: AnswerType) -> bool:
+    text = sentence.text.lower()
+    return any(form.lower() in text for form in answer.long_forms)
 
 
 def _terms(sentences: Sequence[Sentence], found: Mapping[Sentence, tuple[str, ...]]) -> set[str]:
