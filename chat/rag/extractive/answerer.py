@@ -5,11 +5,15 @@ own reference numbers such as "[12]" left out, so that they are not read as
 citations of the sources); only the citations, the whitespace between
 sentences and, when the sources cover just part of the question, one lead
 line saying so are added. A question that asks what a name means gets the
-sentence that defines it first. A question that asks for a number ("How many
-parameters does ViT-Huge have?") also gets the table row that best holds its
-words, when one of the sources is a table, quoted with its table's label and
-header: numbers are often printed only there. `ExtractiveGenerator` is this
-as the answerer's `AnswerGenerator` (`chat/rag/answer/generators.py`).
+sentence that defines it first. A question that asks for a kind of answer (a
+number, a score, a dataset, a model, a person, a date: `answer_type.py`) about
+an entity gets first the sentence that gives such a value for that entity; a
+question for a number also gets the table cell under the row and column it
+names ("Fusion-in-Decoder (large) · TriviaQA EM · 67.6", `tables.py`), quoted
+with its table's label: numbers are often printed only there. Papers that do
+not carry the answer are left out, and the answer never opens with a footnote
+(`shaping.py`). `ExtractiveGenerator` is this as the answerer's
+`AnswerGenerator` (`chat/rag/answer/generators.py`).
 """
 
 from __future__ import annotations
