@@ -15,7 +15,7 @@ class Source:
     is_arxiv: bool
     title: str
     chunk_id: str
-    kind: str  # "abstract", "fulltext", or a PDF's "caption", "table", "footnote"
+    kind: str  # "abstract", "fulltext", a PDF's "caption", "table", "footnote"; or "record"
     section: str
     page: int | None  # first page of the chunk; None for an abstract
     text: str  # the whole chunk, what the answer may quote
@@ -29,12 +29,14 @@ class Source:
 
     @property
     def unit(self) -> str:
-        """What the contract calls its kind: "abstract", or "fulltext" for any part of a PDF."""
-        return "abstract" if self.kind == "abstract" else "fulltext"
+        """What the contract calls its kind: "abstract" (also for the catalog's record of
+        the paper), or "fulltext" for any part of a PDF."""
+        return "abstract" if self.kind in ("abstract", "record") else "fulltext"
 
     @property
     def part(self) -> str:
-        """Which part of its paper: "abstract", "body", "caption", "table" or "footnote"."""
+        """Which part of its paper: "abstract", "body", "caption", "table", "footnote" or
+        "record" (the catalog's record: authors, dates, venue)."""
         return "body" if self.kind == "fulltext" else self.kind
 
     def snippet(self, length: int = 300) -> str:

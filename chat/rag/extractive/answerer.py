@@ -32,6 +32,7 @@ from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sent
 from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
 from chat.rag.extractive.tables import best_cells, entity_row, table_rows
 from chat.rag.names.definitions import asked_term, defines
+from chat.rag.records.answers import record_answer
 from chat.rag.sources import Source
 from ingest.index.analysis import terms as terms_of
 from ingest.index.records import chunk_place
@@ -218,6 +219,8 @@ def extract_answer(
 ) -> list[str]:
     """The pieces of the extractive answer to stream, in order (`compose`); empty when
     no sentence shares a content term with the question."""
+    if record := record_answer(question, sources):
+        return record
     return compose(question, sources, max_sentences=max_sentences).pieces()
 
 

@@ -131,6 +131,9 @@ class RelevancePolicy:
         """Whether to answer, and when not, a short reason a user may read."""
         if not retrieved.sources:
             return Judgement(False, NOTHING_FOUND)
+        if retrieved.sources[0].kind == "record":
+            # A question about a paper's record is answered from the catalog's record.
+            return Judgement(True)
         if retrieved.scoped_to or self._about_a_defined_name(retrieved):
             # A question about named papers is answered from them, whatever the scores;
             # so is one naming a method that a paper of the index defines.

@@ -12,10 +12,13 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from chat.rag.names.matches import Recognised
 from chat.rag.names.recognition import NameRecogniser, boost
+from chat.rag.records.questions import read_question
+from chat.rag.records.sources import record_sources
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.coverage import CoverageReranker
@@ -143,7 +146,7 @@ class Retriever:
         ranked = definition_first(question, ranked, steering, filters, self.opening)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
-        sources = self.sources_for(chosen)
+        sources = self.with_records(question, names, self.sources_for(chosen))
         done = time.perf_counter()
         timings = {
             "dense_ms": (after_dense - started) * 1000,
@@ -161,6 +164,16 @@ class Retriever:
             scholarly,
             tuple(degraded),
         )
+
+    def with_records(
+        self, question: str, names: Recognised, sources: Sequence[Source]
+    ) -> list[Source]:
+        """The record of the paper a record question asks about (its authors, date, venue:
+        `chat/rag/records`) first, the passages after it, numbered again."""
+        asked = read_question(question, self.catalog, names)
+        records = record_sources(asked, self.catalog) if asked is not None else []
+        rest = [s for s in sources if s.chunk_id not in {r.chunk_id for r in records}]
+        return [replace(s, n=n) for n, s in enumerate([*records, *rest], start=1)]
 
     def question_idf(self, question: str) -> dict[str, float]:
         """Each distinct index term of the question with its inverse document frequency."""

@@ -1,0 +1,122 @@
+"""Which record field a question asks for, and which paper or author it asks about."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ingest.index.records import ARXIV_ID_RE
+
+if TYPE_CHECKING:
+    from chat.rag.names.matches import Recognised
+    from ingest.index.catalog import Catalog
+
+AUTHORS = "authors"
+DATE = "date"
+VENUE = "venue"
+CATEGORY = "category"
+VERSION = "version"
+PAPERS_BY = "papers-by"
+
+_FIELDS = (
+    (AUTHORS, r"\bwho (?:wrote|authored|are the authors|is the author|were the authors)\b"
+     r"|\bauthors? of\b|\bwritten by whom\b|\bwho are .* authors\b"),
+    (VENUE, r"\b(?:which|what) (?:venue|conference|journal|workshop)\b|\bvenue\b"
+     r"|\bwhere (?:was|were|did) .*\b(?:published|presented|accepted|appear)"),
+    (DATE, r"\bwhen (?:was|were|did|is)\b.*\b(?:published|submitted|released|posted|appear"
+     r"|come out|written)|\b(?:what|which) (?:year|date|month)\b|\bpublication date\b"),
+    (CATEGORY, r"\b(?:arxiv )?categor(?:y|ies)\b|\bsubject class"),
+    (VERSION, r"\b(?:which|what|latest|current) version\b|\bhow many versions\b"),
+)  # fmt: skip
+_PAPERS_BY = re.compile(
+    r"\b(?:papers?|articles?|works?) (?:by|of|from|written by|authored by) (?P<who>.+)"
+    r"|\bwhat (?:has|did|have) (?P<who2>.+?) (?:written|write|published|publish)\b",
+    re.IGNORECASE,
+)
+_ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IGNORECASE)
+_QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
+_MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
+
+
+@dataclass(frozen=True)
+class RecordQuestion:
+    """What a record question asks for (`field`) and of which papers, or whose (`person`)."""
+
+    field: str
+    paper_ids: tuple[str, ...] = ()
+    person: str = ""
+    asked_name: str = ""  # the well-known name the question calls the paper by ("RETRO")
+
+
+def asked_field(question: str) -> str | None:
+    """The record field a question asks for, or None when it asks about the content."""
+    if _PAPERS_BY.search(question):
+        return PAPERS_BY
+    for field, pattern in _FIELDS:
+        if re.search(pattern, question, re.IGNORECASE):
+            return field
+    return None
+
+
+def read_question(question: str, catalog: Catalog, names: Recognised) -> RecordQuestion | None:
+    """The record question, with the paper found by its id, title or well-known name;
+    None when the question asks for no record field or no paper of the catalog is named."""
+    field = asked_field(question)
+    if field is None:
+        return None
+    if field == PAPERS_BY:
+        return _papers_by(question, catalog)
+    for match in _ID_RE.finditer(question):
+        if catalog.get_paper(match["id"]) is not None:
+            return RecordQuestion(field, (match["id"],))
+    titled = _by_title(question, catalog)
+    if titled:
+        return RecordQuestion(field, (titled,))
+    for name in names.matches:
+        papers = name.introducers or (name.definers if len(name.definers) == 1 else ())
+        if (
+            papers
+            and (name.marked or name.introducers)
+            and catalog.get_paper(papers[0]) is not None
+        ):
+            return RecordQuestion(field, (papers[0],), asked_name=name.asked)
+    return None
+
+
+def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:
+    match = _PAPERS_BY.search(question)
+    assert match is not None
+    who = (match["who"] or match["who2"] or "").strip(" ?.!")
+    who = re.sub(r"\s+(?:in|on|about)\b.*$", "", who)
+    person = catalog.person(who) if who else None
+    if person is None:
+        return None
+    ids = tuple(p.id for p in catalog.papers_of(person))
+    return RecordQuestion(PAPERS_BY, ids, person=person.display) if ids else None
+
+
+def _by_title(question: str, catalog: Catalog) -> str | None:
+    """The paper whose title the question writes, quoted or not (the longest that fits)."""
+    folded = " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
+    for quoted in _QUOTED.finditer(question):
+        found = _title_row(catalog, quoted["title"])
+        if found:
+            return found
+    rows = catalog.db.execute(
+        "SELECT id, title FROM papers WHERE length(title) >= ? AND instr(?, lower(title)) > 0",
+        (_MIN_TITLE, question.lower()),
+    ).fetchall()
+    fits = [r for r in rows if _fold(r["title"]) in folded]
+    return str(max(fits, key=lambda r: len(r["title"]))["id"]) if fits else None
+
+
+def _title_row(catalog: Catalog, title: str) -> str | None:
+    row = catalog.db.execute(
+        "SELECT id FROM papers WHERE lower(title) = ? LIMIT 1", (title.strip().lower(),)
+    ).fetchone()
+    return None if row is None else str(row["id"])
+
+
+def _fold(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())

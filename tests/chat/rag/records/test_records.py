@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import gzip
+import json
+
+from chat.rag.records.answers import record_answer
+from chat.rag.records.questions import AUTHORS, DATE, PAPERS_BY, VENUE, asked_field
+from chat.rag.records.sources import _source, readable_date, record_text
+from ingest.index.records import Paper
+from tests.support.data import ABSTRACTS
+
+
+def _record(paper_id: str) -> Paper:
+    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            if row["id"] == paper_id:
+                return Paper(
+                    id=row["id"], title=row["title"], abstract="", authors=row["authors"],
+                    categories=tuple(row["categories"].split()), published="2019-06",
+                    updated=row["update_date"], comments=row["comments"] or "",
+                )  # fmt: skip
+    raise LookupError(paper_id)
+
+
+def test_record_questions_are_told_from_questions_about_content() -> None:
+    assert asked_field("Who wrote the RETRO paper?") == AUTHORS
+    assert asked_field("When was 1907.00326 submitted?") == DATE
+    assert asked_field("Which venue was 1907.00326 accepted to?") == VENUE
+    assert asked_field("What papers by Yang Liu are there?") == PAPERS_BY
+    assert asked_field("What does RETRO retrieve?") is None
+
+
+def test_dates_read_as_a_month_or_a_day() -> None:
+    assert readable_date("2021-12") == "December 2021"
+    assert readable_date("2021-12-07") == "7 December 2021"
+    assert readable_date("") == ""
+
+
+def test_the_venue_and_date_are_answered_from_the_record() -> None:
+    paper = _record("1907.00326")
+    source = _source(1, paper, record_text(paper))
+
+    venue = "".join(record_answer("Which venue was 1907.00326 accepted to?", [source]))
+    date = "".join(record_answer("When was 1907.00326 submitted?", [source]))
+    authors = "".join(record_answer("Who wrote 1907.00326?", [source]))
+
+    assert "Accepted to ACL 2019" in venue
+    assert "[arXiv:1907.00326]" in venue
+    assert "first submitted in June 2019" in date
+    assert "Jie Cao" in authors
+    assert "Vivek Srikumar" in authors
+    assert source.as_event()["kind"] == "abstract"
+    assert source.as_event()["part"] == "record"
+
+
+def test_a_content_question_gets_no_record_answer() -> None:
+    paper = _record("1907.00326")
+    source = _source(1, paper, record_text(paper))
+
+    assert record_answer("What does the dialogue observer forecast?", [source]) == []
