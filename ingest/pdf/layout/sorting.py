@@ -11,23 +11,18 @@ column by column within each band between full-width lines.
 
 from __future__ import annotations
 
-import re
-import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 from ingest.pdf.layout.asides import caption_label, captions, footnotes, is_label
+from ingest.pdf.layout.furniture import Frame, frame, furniture
 from ingest.pdf.layout.geometry import Box, Line, PageGeometry
 from ingest.pdf.layout.order import reading_order, rows
 from ingest.pdf.layout.regions import Regions, celled_runs, cells, find_regions, inside
 
-_PAGE_NUMBER_RE = re.compile(r"(?i)^(?:page\s*)?[-\u2013 ]*\d{1,4}[-\u2013 ]*(?:(?:of|/)\s*\d+)?$")
-_EDGE_SHARE = 0.15
 _GUTTER_ZONE = (0.35, 0.65)  # where on the page's width a gutter may lie
 _GUTTER_CROSSINGS = 0.15  # at most this share of body lines have a word across it
-_MIN_REPEATS = 3
-_REPEAT_SHARE = 0.2
 # Type this much smaller than the body's, outside footnotes, is a figure's or a table's.
 _TINY = 0.7
 _FIGURE_MARGIN = 0.5  # text this close to a figure (in body sizes) is part of it
@@ -51,14 +46,8 @@ class PageLayout:
 
 
 @dataclass(frozen=True)
-class _Document:
-    size: float
-    gutter: float | None
-    left: float
-    right: float
-    repeated: frozenset[str]
-    bottom: float
-    top: float
+class _Document(Frame):
+    gutter: float | None = None
 
 
 def lay_out(pages: list[PageGeometry | None]) -> list[PageLayout | None]:
@@ -79,27 +68,8 @@ def _document(pages: list[PageGeometry]) -> _Document:
         for line in page.lines:
             weights[line.size] += len(line.text)
     size = weights.most_common(1)[0][0]
-    body = [
-        line
-        for page in pages
-        for line in page.lines
-        if abs(line.size - size) <= 1.0 and line.box.width > 0.25 * page.width
-    ] or [line for page in pages for line in page.lines]
-    lefts = sorted(line.box.x0 for line in body)
-    rights = sorted(line.box.x1 for line in body)
-    repeated = _repeated(pages)
-    kept = [[ln for ln in p.lines if not _is_furniture(ln, p, repeated)] for p in pages]
-    bottoms = [min(ln.box.y0 for ln in lines) for lines in kept if lines]
-    tops = [max(ln.box.y1 for ln in lines) for lines in kept if lines]
-    return _Document(
-        size=size,
-        gutter=_gutter(pages, size),
-        left=lefts[len(lefts) // 50],
-        right=rights[-1 - len(rights) // 50],
-        repeated=repeated,
-        bottom=statistics.median(bottoms) if bottoms else 0.0,
-        top=statistics.median(tops) if tops else pages[0].height,
-    )
+    block = frame(pages, size)
+    return _Document(**vars(block), gutter=_gutter(pages, size))
 
 
 def _gutter(pages: list[PageGeometry], size: float) -> float | None:
@@ -138,36 +108,10 @@ def _gutter(pages: list[PageGeometry], size: float) -> float | None:
     return (start + end) / 2
 
 
-def _edge_key(line: Line, page: PageGeometry) -> str | None:
-    """The line's text with digits masked, when it sits in the top or bottom band of a page."""
-    box = line.box
-    if box.y0 < (1 - _EDGE_SHARE) * page.height and box.y1 > _EDGE_SHARE * page.height:
-        return None
-    return re.sub(r"\d+", "#", " ".join(line.text.split()).lower())
-
-
-def _repeated(pages: list[PageGeometry]) -> frozenset[str]:
-    threshold = max(_MIN_REPEATS, round(len(pages) * _REPEAT_SHARE))
-    seen: Counter[str] = Counter()
-    for page in pages:
-        seen.update({key for line in page.lines if (key := _edge_key(line, page))})
-    return frozenset(
-        key
-        for key, count in seen.items()
-        if count >= threshold and sum(c.isalpha() for c in key) >= 4
-    )
-
-
-def _is_furniture(line: Line, page: PageGeometry, repeated: frozenset[str]) -> bool:
-    key = _edge_key(line, page)
-    return key is not None and (key in repeated or bool(_PAGE_NUMBER_RE.match(line.text)))
-
-
 def _page(number: int, page: PageGeometry, document: _Document) -> PageLayout:
     layout = PageLayout()
     lines = []
-    for line in page.lines:
-        reason = _debris(line, page, document)
+    for line, reason in zip(page.lines, furniture(page, document), strict=True):
         if reason:
             layout.dropped[reason] += 1
         else:
@@ -206,22 +150,6 @@ def _page(number: int, page: PageGeometry, document: _Document) -> PageLayout:
 
 def _region(line: Line, regions: list[Box]) -> int | None:
     return next((i for i, box in enumerate(regions) if inside(line.box, box)), None)
-
-
-def _debris(line: Line, page: PageGeometry, document: _Document) -> str:
-    """Why a line is page furniture (the name of the count it adds to), or ""."""
-    box, size = line.box, document.size
-    if not any(word.upright for word in line.words):
-        return "sideways_lines_dropped"
-    if box.x1 < document.left - 0.5 * size or box.x0 > document.right + 0.5 * size:
-        return "margin_lines_dropped"
-    if _edge_key(line, page) is not None and _PAGE_NUMBER_RE.match(line.text):
-        return "page_number_lines_dropped"
-    if _is_furniture(line, page, document.repeated):
-        return "header_footer_lines_dropped"
-    if _edge_key(line, page) is not None and (box.y1 < document.bottom or box.y0 > document.top):
-        return "header_footer_lines_dropped"
-    return ""
 
 
 def _body(
