@@ -108,6 +108,8 @@ def _paper_from_row(row: sqlite3.Row) -> Paper:
         updated=row["updated"],
         is_arxiv=bool(row["is_arxiv"]),
         comments=row["comments"],
+        journal_ref=row["journal_ref"] or "",
+        doi=row["doi"] or "",
     )
 
 
@@ -220,18 +222,20 @@ class Catalog:
         values = (
             merged.id, int(merged.is_arxiv), merged.version, merged.title, merged.authors,
             merged.abstract, " ".join(merged.categories), merged.published, merged.updated,
-            merged.comments, source, json.dumps(sources, sort_keys=True),
+            merged.comments, source, json.dumps(sources, sort_keys=True), merged.journal_ref,
+            merged.doi,
         )  # fmt: skip
         self.db.execute(
             "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
-            " published, updated, comments, source, field_sources)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
+            " published, updated, comments, source, field_sources, journal_ref, doi)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (id) DO UPDATE SET is_arxiv = excluded.is_arxiv,"
             " version = excluded.version, title = excluded.title, authors = excluded.authors,"
             " abstract = excluded.abstract, categories = excluded.categories,"
             " published = excluded.published, updated = excluded.updated,"
             " comments = excluded.comments, source = excluded.source,"
-            " field_sources = excluded.field_sources",
+            " field_sources = excluded.field_sources, journal_ref = excluded.journal_ref,"
+            " doi = excluded.doi",
             values,
         )
         authors.index_authors(self.db, merged.id, merged.authors)

@@ -15,8 +15,12 @@ from dataclasses import dataclass
 
 
 def date_number(iso_date: str) -> int:
-    """`2024-03-01` as 20240301; an unknown date ("") as 0."""
-    return int(iso_date.replace("-", "")) if iso_date else 0
+    """`2024-03-05` as 20240305; a month alone (`2024-03`, a paper whose first day is not
+    known) as its first day, 20240301; an unknown date ("") as 0."""
+    if not iso_date:
+        return 0
+    number = int(iso_date.replace("-", ""))
+    return number * 100 + 1 if len(iso_date) == len("YYYY-MM") else number
 
 
 class UnresolvedAuthor(ValueError):

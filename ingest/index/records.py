@@ -84,10 +84,14 @@ class Paper:
     authors: str = ""
     categories: tuple[str, ...] = ()
     version: str = ""
-    published: str = ""  # ISO date of the first version, "" when unknown
-    updated: str = ""  # ISO date of the record's last update, "" when unknown
+    # The first submission: an ISO day, or `YYYY-MM` when only the month is known (the
+    # month an arXiv id encodes, `ingest/sources/dates.py`); "" when unknown.
+    published: str = ""
+    updated: str = ""  # ISO date of the last version or the record's update, "" when unknown
     is_arxiv: bool = True
     comments: str = ""
+    journal_ref: str = ""  # where it appeared, as the record's `journal-ref` says
+    doi: str = ""
 
     @property
     def primary_category(self) -> str:

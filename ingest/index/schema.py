@@ -134,9 +134,18 @@ def _released_additions(db: sqlite3.Connection) -> None:
     _RELEASED_TABLES(db)
 
 
+def _record_references(db: sqlite3.Connection) -> None:
+    """The record's `journal-ref` and DOI, on a catalog that lacks them."""
+    present = {str(row[1]) for row in db.execute("PRAGMA table_info(papers)")}
+    for column in ("journal_ref", "doi"):
+        if column not in present:
+            db.execute(f"ALTER TABLE papers ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+
+
 MIGRATIONS = (
     Migration(1, "papers, chunks, pending units and meta, as first released", _FIRST_RELEASE),
     Migration(2, "PDF files, field sources, chunk boxes, authors and names", _released_additions),
+    Migration(3, "where a paper appeared and its DOI, from the record", _record_references),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
-from datetime import datetime
 
 from ingest.errors import PaperchatError
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
+from ingest.sources.dates import first_submission, iso_date
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _ARXIV = "{http://arxiv.org/schemas/atom}"
@@ -77,9 +77,12 @@ def _parse_entry(entry: ET.Element, source: str) -> Paper | str | None:
         abstract=_text(entry, f"{_ATOM}summary"),
         authors=", ".join(name for name in names if name),
         categories=_categories(entry),
-        published=_iso_date(_text(entry, f"{_ATOM}published")),
-        updated=_iso_date(_text(entry, f"{_ATOM}updated")),
+        # The feed's `published` is the first version's time, `updated` the latest's.
+        published=first_submission(paper_id, iso_date(_text(entry, f"{_ATOM}published"))),
+        updated=iso_date(_text(entry, f"{_ATOM}updated")),
         comments=_text(entry, f"{_ARXIV}comment"),
+        journal_ref=_text(entry, f"{_ARXIV}journal_ref"),
+        doi=_text(entry, f"{_ARXIV}doi").partition(" ")[0],
     )
 
 
@@ -92,11 +95,3 @@ def _categories(entry: ET.Element) -> tuple[str, ...]:
     terms = [primary.get("term", "")] if primary is not None else []
     terms += [category.get("term", "") for category in entry.iterfind(f"{_ATOM}category")]
     return tuple(dict.fromkeys(term.strip() for term in terms if term.strip()))
-
-
-def _iso_date(timestamp: str) -> str:
-    """`2022-03-23T16:56:21Z` -> `2022-03-23`; "" when absent or unreadable."""
-    try:
-        return datetime.fromisoformat(timestamp).date().isoformat()
-    except ValueError:
-        return ""

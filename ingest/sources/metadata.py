@@ -6,7 +6,6 @@ import gzip
 import json
 import re
 from collections.abc import Iterator
-from email.utils import parsedate_to_datetime
 from io import BufferedIOBase
 from pathlib import Path
 from typing import Any
@@ -14,9 +13,11 @@ from typing import Any
 from ingest.errors import PaperchatError
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
 from ingest.report import Skipped
+from ingest.sources.dates import first_submission, iso_date
 from ingest.text import check_text
 
 _SPACE_RE = re.compile(r"\s+")
+_DOI_RE = re.compile(r"^10\.\d{4,9}/\S+$")
 # A record (one line) longer than this is skipped unread; arXiv's longest are about 10 kB.
 MAX_RECORD_BYTES = 1024 * 1024
 # A line over the limit is passed over in pieces of this size, never held whole.
@@ -32,24 +33,25 @@ def normalise_space(text: str) -> str:
     return _SPACE_RE.sub(" ", text).strip()
 
 
-def _iso_date(value: str) -> str:
-    """`Mon, 2 Apr 2007 19:18:42 GMT` or `2007-04-02` as `2007-04-02`; "" if neither."""
-    value = value.strip()
-    if re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", value):
-        return value[:10]
-    try:
-        return parsedate_to_datetime(value).date().isoformat()
-    except (TypeError, ValueError):
-        return ""
-
-
-def _published(record: dict[str, Any]) -> str:
+def _version_dates(record: dict[str, Any]) -> list[str]:
+    """The ISO day of each version of the record, in order ("" for one without a date)."""
     versions = record.get("versions")
-    if isinstance(versions, list) and versions and isinstance(versions[0], dict):
-        created = _iso_date(str(versions[0].get("created", "")))
-        if created:
-            return created
-    return _iso_date(str(record.get("update_date") or ""))
+    if not isinstance(versions, list):
+        return []
+    return [iso_date(str(v.get("created", ""))) if isinstance(v, dict) else "" for v in versions]
+
+
+def _published(paper_id: str, record: dict[str, Any]) -> str:
+    """The first version's day, else the month the id encodes; never `update_date`, the
+    day the record last changed."""
+    days = _version_dates(record)
+    return first_submission(paper_id, days[0] if days else "")
+
+
+def _updated(record: dict[str, Any]) -> str:
+    """The last version's day, else the record's `update_date`."""
+    days = [day for day in _version_dates(record) if day]
+    return days[-1] if days else iso_date(str(record.get("update_date") or ""))
 
 
 def _latest_version(record: dict[str, Any]) -> str:
@@ -57,6 +59,14 @@ def _latest_version(record: dict[str, Any]) -> str:
     if isinstance(versions, list) and versions and isinstance(versions[-1], dict):
         return str(versions[-1].get("version", ""))
     return ""
+
+
+def _doi(value: Any) -> str:
+    """The record's DOI as `10.xxxx/...`; a record may list several, space separated (the
+    first is kept) or write it as a URL."""
+    first = normalise_space(str(value or "")).partition(" ")[0]
+    doi = re.sub(r"^(?:https?://(?:dx\.)?doi\.org/|doi:)", "", first, flags=re.IGNORECASE)
+    return doi if _DOI_RE.match(doi) else ""
 
 
 def _categories(value: Any) -> tuple[str, ...]:
@@ -87,11 +97,13 @@ def paper_from_record(record: dict[str, Any]) -> Paper:
         authors=normalise_space(str(record.get("authors") or "")),
         categories=_categories(record.get("categories")),
         version=_latest_version(record) or (id_version or ""),
-        published=_published(record),
-        updated=_iso_date(str(record.get("update_date") or "")),
+        published=_published(paper_id, record),
+        updated=_updated(record),
         comments=normalise_space(str(record.get("comments") or "")),
+        journal_ref=normalise_space(str(record.get("journal-ref") or "")),
+        doi=_doi(record.get("doi")),
     )
-    for name in ("title", "abstract", "authors", "version", "comments"):
+    for name in ("title", "abstract", "authors", "version", "comments", "journal_ref", "doi"):
         check_text(getattr(paper, name), f"record {paper_id}: the {name}")
     check_text(" ".join(paper.categories), f"record {paper_id}: the categories")
     return paper

@@ -16,6 +16,7 @@ from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
 from ingest.report import Skipped, Unchanged
 from ingest.sources.arxiv_api import Harvested
+from ingest.sources.dates import finer, first_submission
 from ingest.sources.metadata import MAX_RECORD_BYTES, read_metadata
 
 _DOC_ID_LENGTH = 16
@@ -63,7 +64,8 @@ def paper_from_pdf(
         authors=header.authors or _document_authors(parsed.metadata_authors),
         categories=categories,
         version=version,
-        published=header.published,
+        # A later version's file says when that version came, not when the paper did.
+        published=first_submission(paper_id, header.published) if is_arxiv else header.published,
         updated=header.updated,
         is_arxiv=is_arxiv,
     )
@@ -108,7 +110,7 @@ def _fill_gaps(record: Paper, from_pdf: Paper) -> Paper:
         title=record.title or from_pdf.title,
         authors=record.authors or from_pdf.authors,
         abstract=record.abstract or from_pdf.abstract,
-        published=record.published or from_pdf.published,
+        published=finer(record.published, from_pdf.published) or from_pdf.published,
         updated=record.updated or from_pdf.updated,
     )
 

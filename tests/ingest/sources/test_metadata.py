@@ -49,7 +49,9 @@ def test_gzipped_file_reads_with_limit_and_keeps_tex() -> None:
 
     assert len(papers) == 300
     assert papers[0].id == "1812.06145"
-    assert papers[0].published == "2025-10-13"  # no versions: update_date
+    # No versions: the month the id encodes; update_date is when the record last changed.
+    assert papers[0].published == "2018-12"
+    assert papers[0].updated == "2025-10-13"
     assert all("\n" not in p.abstract and "  " not in p.abstract for p in papers)
     assert any("$" in p.abstract for p in papers)  # TeX kept as written
 
