@@ -1,13 +1,20 @@
 """Papers as BibTeX entries: one paper, or the papers an answer cites, as one file.
 
-arXiv papers are `@misc` entries with `eprint`, `archivePrefix`,
-`primaryClass` and `url`, as arXiv's own export writes them; a document
-without an arXiv id is a `@misc` with a note naming it. Keys read like
-`vaswani2017attention` (first author's family name, year, first significant
-word of the title), plain ASCII, and are made unique within a file (`...b`,
-`...c`). Field values are the readable text of the paper's TeX (`$\\alpha$`
-becomes the Greek letter) with every TeX special character escaped, so no title or
-author can end a field, open a command or break the file.
+arXiv papers are `@misc` entries with `year` and `month` of the first
+submission, `eprint`, `archivePrefix`, `primaryClass` and `url`, as arXiv's
+own export writes them, plus `doi` and `journal` when the record has them; a
+document without an arXiv id is a `@misc` with a note naming it. Keys follow
+Google Scholar's `vaswani2017attention` (first author's family name, year,
+first title word that is not a stop word), plain ASCII, made unique within a
+file (`...b`, `...c`).
+
+A title keeps its TeX (`tex_title`): math stays math (`{$O(n^2)$}`), accents
+and commands stay as written, names in capitals are braced so that a style
+cannot lower them (`{BERT}`), and only the characters TeX would misread in
+text (`&`, `%`, `#`, `_`, `^`) are escaped. A title whose braces do not
+balance, and every other field, is the readable text of its TeX (`$\\alpha$`
+becomes the Greek letter) with every special character escaped, so that no
+value can end a field, open a command or break the file.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from chat.library.tex import readable_tex
+from ingest.sources.dates import id_month
 
 MEDIA_TYPE = "text/x-bibtex; charset=utf-8"
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -54,6 +62,50 @@ def escape(text: str) -> str:
     return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], flat)
 
 
+_MATH_RE = re.compile(r"(?<!\\)\$[^$]+(?<!\\)\$")
+_TEXT_SPECIAL_RE = re.compile(r"(?<!\\)([&%#_^])")
+_CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
+# A word a style must not lower-case: a capital after its first letter (BERT, FiD, GPT-4).
+_CASED_WORD_RE = re.compile(r"(?<![\\\w{])([A-Za-z0-9][\w\-]*[A-Z][\w\-]*)")
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in re.sub(r"\\[{}]", "", text):
+        depth += (ch == "{") - (ch == "}")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _text_part(text: str) -> str:
+    """Text outside math: TeX's text-mode specials escaped, names in capitals braced."""
+    escaped = _TEXT_SPECIAL_RE.sub(
+        lambda m: "\\^{}" if m.group(1) == "^" else f"\\{m.group(1)}", text
+    )
+    return _CASED_WORD_RE.sub(r"{\1}", escaped)
+
+
+def tex_title(title: str) -> str:
+    """The title for a braced `title` field, its TeX kept (see the module's docstring)."""
+    flat = _CONTROL_RE.sub(" ", " ".join(title.split()))
+    flat = "".join(ch for ch in flat if unicodedata.category(ch) not in ("Cf", "Cs"))
+    # TeX's line break `\\` means nothing in a reference list: a space.
+    flat = " ".join(flat.replace("\\\\", " ").split())
+    if not _balanced(flat) or flat.endswith("\\"):
+        return escape(flat)
+    if len(re.findall(r"(?<!\\)\$", flat)) % 2:
+        flat = re.sub(r"(?<!\\)\$", r"\\$", flat)  # a lone dollar is a price, not math
+    parts: list[str] = []
+    at = 0
+    for math in _MATH_RE.finditer(flat):
+        parts.append(_text_part(flat[at : math.start()]))
+        parts.append("{" + math.group() + "}")
+        at = math.end()
+    parts.append(_text_part(flat[at:]))
+    return "".join(parts)
+
+
 def split_authors(authors: str) -> list[str]:
     """arXiv's one-string author list as names: affiliations in parentheses dropped,
     `A, B and C` split, `et al.` left out; `John Smith, Jr.` is `Smith, Jr., John`."""
@@ -80,11 +132,21 @@ def _ascii_word(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", folded.lower())
 
 
+def first_submitted(paper: Mapping[str, Any]) -> str:
+    """The paper's first submission as an ISO day or month: its record's, else the month
+    its arXiv id encodes; "" when neither is known."""
+    published = str(paper.get("published") or "")
+    if published[:4].isdigit():
+        return published
+    return id_month(str(paper.get("id") or "")) if paper.get("url") else ""
+
+
 def base_key(paper: Mapping[str, Any]) -> str:
-    """`vaswani2017attention`: family name of the first author, year, first title word."""
+    """`vaswani2017attention`: family name of the first author, year, first title word
+    that is not a stop word."""
     names = split_authors(str(paper.get("authors") or ""))
     family = names[0].split(",")[0].split()[-1] if names else "anon"
-    year = str(paper.get("published") or "")[:4]
+    year = first_submitted(paper)[:4]
     words = [_ascii_word(w) for w in readable_tex(str(paper.get("title") or "")).split()]
     significant = [w for w in words if w and w not in _TITLE_STOPWORDS]
     word = significant[0] if significant else ""
@@ -108,11 +170,11 @@ def unique_keys(papers: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def entry(paper: Mapping[str, Any], key: str) -> str:
     """One `@misc` entry for a paper as `chat.library.papers.paper_details` gives it."""
-    fields: list[tuple[str, str]] = [("title", escape(str(paper.get("title") or "")))]
+    fields: list[tuple[str, str]] = [("title", tex_title(str(paper.get("title") or "")))]
     authors = split_authors(str(paper.get("authors") or ""))
     if authors:
         fields.append(("author", " and ".join(escape(name) for name in authors)))
-    published = str(paper.get("published") or "")
+    published = first_submitted(paper)
     if published[:4].isdigit():
         fields.append(("year", published[:4]))
     lines = [f"@misc{{{key},"]
@@ -135,6 +197,10 @@ def _identity(paper: Mapping[str, Any]) -> list[tuple[str, str]]:
     if categories:
         identity.append(("primaryClass", escape(str(categories[0]))))
     identity.append(("url", escape(str(paper["url"]))))
+    if paper.get("doi"):
+        identity.append(("doi", escape(str(paper["doi"]))))
+    if paper.get("journal_ref"):
+        identity.append(("journal", escape(str(paper["journal_ref"]))))
     return identity
 
 

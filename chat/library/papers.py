@@ -27,7 +27,15 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
     row = catalog.paper_row(paper_id)
     if row is None:
         raise PaperNotFound(f"no paper {value!r} in the index")
-    paper = row.paper
+    return {
+        **paper_record(row.paper),
+        "has_fulltext": row.has_fulltext,
+        "field_sources": row.field_sources,
+    }
+
+
+def paper_record(paper: Paper) -> dict[str, Any]:
+    """A paper's record as the API, the pages and BibTeX read it."""
     return {
         "id": paper.id,
         "title": paper.title,
@@ -36,8 +44,9 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
         "categories": list(paper.categories),
         "published": paper.published or None,
         "updated": paper.updated or None,
-        "has_fulltext": row.has_fulltext,
-        "field_sources": row.field_sources,
+        "comments": paper.comments or None,
+        "journal_ref": paper.journal_ref or None,
+        "doi": paper.doi or None,
         "url": arxiv_url(paper.id) if paper.is_arxiv else None,
         "pdf_url": arxiv_pdf_url(paper.id) if paper.is_arxiv else None,
     }

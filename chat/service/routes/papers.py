@@ -22,8 +22,12 @@ class Paper(BaseModel):
     authors: str
     abstract: str
     categories: list[str]
+    # The first submission: an ISO day, or `YYYY-MM` when only its month is known.
     published: str | None
-    updated: str | None
+    updated: str | None  # the last version, or the record's last change
+    comments: str | None  # the authors' comments ("Accepted to ACL 2019")
+    journal_ref: str | None  # where it appeared, as the record says
+    doi: str | None
     has_fulltext: bool
     field_sources: dict[str, str]  # per field: "record" (metadata, arXiv) or "pdf" (page 1)
     url: str | None

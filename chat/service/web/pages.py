@@ -88,7 +88,7 @@ def author_page_html(name: str, services: ServicesDep) -> HTMLResponse:
             "id": p.id,
             "title": readable_tex(p.title),
             "authors": [readable_tex(n) for n in written_names(p.authors)],
-            "published": p.published or p.updated,
+            "published": p.published,
             "categories": p.categories,
         }
         for p in page.papers

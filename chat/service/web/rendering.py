@@ -10,6 +10,8 @@ from typing import Any, Final
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from chat.library.dates import dated, shown
+
 TEMPLATES_DIR: Final = Path(__file__).resolve().parent / "templates"
 
 CONTENT_SECURITY_POLICY: Final = "; ".join(
@@ -35,12 +37,16 @@ PAGE_HEADERS: Final = {
 
 @cache
 def _environment() -> Environment:
-    return Environment(
+    environment = Environment(
         loader=FileSystemLoader(TEMPLATES_DIR),
         autoescape=select_autoescape(default=True, default_for_string=True),
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    # `{{ paper.published|date }}`: "3 Jul 2019", or "Jul 2019" when only the month is known.
+    environment.filters["date"] = shown
+    environment.globals["dated"] = dated
+    return environment
 
 
 def render_page(template: str, status_code: int = 200, **context: Any) -> HTMLResponse:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import calendar
+import re
 from typing import Any
 
 import pytest
 from pybtex.database import BibliographyData, parse_string
 
 from chat.library.bibtex import base_key, bibliography, entry, escape, split_authors, unique_keys
+from chat.library.papers import paper_record
+from ingest.index.records import Paper
+from ingest.sources.metadata import read_metadata
+from tests.support.data import ABSTRACTS
 
 ATTENTION: dict[str, Any] = {
     "id": "1706.03762",
@@ -17,6 +23,9 @@ ATTENTION: dict[str, Any] = {
     "categories": ["cs.CL", "cs.LG"],
     "url": "https://arxiv.org/abs/1706.03762",
 }
+
+
+_MONTH_NAMES = list(calendar.month_name)[1:]
 
 
 def parsed(text: str) -> BibliographyData:
@@ -103,7 +112,9 @@ def test_tex_in_titles_becomes_readable_text() -> None:
         ({**ATTENTION, "authors": "J\\\"urgen Schmidhuber", "title": "On X"}, "schmidhuber2017x"),
         ({**ATTENTION, "authors": "Łukasz Kaiser", "title": "A Model"}, "kaiser2017model"),
         ({**ATTENTION, "authors": "", "title": "The"}, "anon2017"),
-        ({**ATTENTION, "published": None}, "vaswaniattention"),
+        # No date in the record: the year its arXiv id encodes (1706: June 2017).
+        ({**ATTENTION, "published": None}, "vaswani2017attention"),
+        ({**ATTENTION, "published": None, "id": "a1b2", "url": None}, "vaswaniattention"),
         ({**ATTENTION, "authors": "李 王", "title": "深度 学习"}, "anon2017"),
     ],
 )  # fmt: skip
@@ -146,3 +157,57 @@ def test_a_suffix_is_read_by_bibtex_as_a_suffix() -> None:
     assert person.last_names == ["Smith"]
     assert person.lineage_names == ["Jr."]
     assert person.first_names == ["John"]
+
+
+def _plain(tex: str) -> str:
+    """TeX without its grouping and escapes: what a field says, however it is protected."""
+    return re.sub(r"[{}\\]", "", " ".join(tex.split()))
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_every_paper_of_the_corpus_has_an_entry_bibtex_reads_back() -> None:
+    papers = [paper_record(p) for p in read_metadata(ABSTRACTS) if isinstance(p, Paper)]
+
+    data = parsed(bibliography(papers))
+
+    assert len(papers) == len(data.entries) == 74728
+    for paper, (key, read) in zip(papers, data.entries.items(), strict=True):
+        fields = read.fields
+        year = paper["published"][:4]
+        assert key.startswith(base_key(paper)), paper["id"]
+        assert year in key, paper["id"]
+        assert fields["year"] == year, paper["id"]
+        assert _MONTH_NAMES.index(fields["month"]) + 1 == int(paper["published"][5:7])
+        assert fields["eprint"] == paper["id"]
+        assert fields["archivePrefix"] == "arXiv"
+        assert fields["primaryClass"] == paper["categories"][0]
+        assert fields["url"] == f"https://arxiv.org/abs/{paper['id']}"
+        assert _plain(fields["title"]) == _plain(paper["title"]), paper["id"]
+
+
+@pytest.mark.parametrize(
+    ("title", "field"),
+    [
+        ("Attention in $O(n^2)$ time", "Attention in {$O(n^2)$} time"),
+        ("Q&A at 80% less cost: #1 on Sub_tasks", r"Q\&A at 80\% less cost: \#1 on Sub\_tasks"),
+        ('Sch\\"olkopf meets {GANs}', 'Sch\\"olkopf meets {GANs}'),
+        ("BERT and FiD for GPT-4", "{BERT} and {FiD} for {GPT-4}"),
+        ("Wan-I2V with $500 of compute", r"{Wan-I2V} with \$500 of compute"),
+        ("An unbalanced } brace", r"An unbalanced \textbraceright{} brace"),
+    ],
+)
+def test_a_title_keeps_its_tex_and_its_capitals(title: str, field: str) -> None:
+    text = entry({**ATTENTION, "title": title}, "key")
+
+    read = parsed(text).entries["key"].fields["title"]
+    assert read == field
+
+
+def test_the_record_s_doi_and_journal_reference_are_fields() -> None:
+    paper = {**ATTENTION, "doi": "10.1103/PhysRevD.76.013009", "journal_ref": "Phys.Rev.D76"}
+
+    fields = parsed(entry(paper, "key")).entries["key"].fields
+
+    assert fields["doi"] == "10.1103/PhysRevD.76.013009"
+    assert fields["journal"] == "Phys.Rev.D76"

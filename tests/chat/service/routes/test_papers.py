@@ -27,9 +27,10 @@ def test_paper_is_found_with_or_without_version(api: Api, given: str) -> None:
     assert paper["has_fulltext"] is True
     assert paper["url"] == "https://arxiv.org/abs/2007.01282"
     assert paper["pdf_url"] == "https://arxiv.org/pdf/2007.01282"
+    assert paper["published"] == "2020-07"  # the id's month: the PDF is of version 2
     assert set(paper) == {
         "id", "title", "authors", "abstract", "categories", "published", "updated",
-        "has_fulltext", "field_sources", "url", "pdf_url",
+        "comments", "journal_ref", "doi", "has_fulltext", "field_sources", "url", "pdf_url",
     }  # fmt: skip
 
 

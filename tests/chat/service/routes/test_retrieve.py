@@ -57,13 +57,21 @@ def test_paper_ids_and_categories_restrict_the_passages(api: Api) -> None:
     assert all(p["authors"] for p in in_vision if p["kind"] == "abstract")
 
 
-def test_a_date_range_keeps_papers_of_unknown_date(api: Api) -> None:
+def test_a_date_range_covering_everything_keeps_every_passage(api: Api) -> None:
     unfiltered = _retrieve(api)
 
     passages = _retrieve(api, published_from="1990-01-01", published_to="2030-12-31")
 
-    assert any(p["published"] is None for p in unfiltered)  # the PDF-only papers
     assert [p["chunk_id"] for p in passages] == [p["chunk_id"] for p in unfiltered]
+
+
+def test_a_paper_known_by_its_month_is_in_a_range_of_that_month(api: Api) -> None:
+    in_july = _retrieve(api, published_from="2020-07-01", published_to="2020-07-31")
+    in_june = _retrieve(api, published_from="2020-06-01", published_to="2020-06-30")
+
+    # FiD's PDF is of version 2: the id's month is all that is known of its first version.
+    assert {p["published"] for p in in_july if p["paper_id"] == "2007.01282"} == {"2020-07"}
+    assert all(p["paper_id"] != "2007.01282" for p in in_june)
 
 
 @pytest.mark.parametrize(
