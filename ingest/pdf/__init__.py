@@ -21,10 +21,11 @@ __all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
 # The version of what this stage makes of a PDF, recorded with every paper read from one
 # (2: layout-aware body text, captions, tables and footnotes as chunks of their own, and
 # page-1 metadata; 3: page 1's title and author block out of the body; 4: a page's last
-# line set below most pages' text kept). Raise it when a change alters the text or
+# line set below most pages' text kept; 5: subscripts, small capitals and letter-spaced
+# words read as words). Raise it when a change alters the text or
 # metadata read from PDFs: `ingest pdfs` then parses again the papers an older version
 # read, and only those.
-PDF_STAGE_VERSION = "4"
+PDF_STAGE_VERSION = "5"
 
 
 def extract_pdfs(

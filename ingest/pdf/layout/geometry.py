@@ -2,118 +2,31 @@
 
 `read_page` turns one PDFium page into a `PageGeometry`: its words (the runs
 of characters between spaces, each with the box of its first and last
-characters and the font's rendered size), grouped into lines in PDFium's
-order; the boxes of its images and embedded figures (form objects); and the
-boxes of its vector paths. Coordinates are PDF points, y grows upwards.
-A page whose text cannot be placed raises `LayoutUnreadable`.
+characters and the font's rendered size, read by `words.py`), grouped into
+lines in PDFium's order; the boxes of its images and embedded figures (form
+objects); and the boxes of its vector paths. Coordinates are PDF points, y
+grows upwards. A page whose text cannot be placed raises `LayoutUnreadable`.
 """
 
 from __future__ import annotations
 
 import ctypes
-import re
 from dataclasses import dataclass
-from functools import cached_property
-from typing import NamedTuple
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from ingest.errors import PaperchatError
+from ingest.pdf.layout.boxes import Box, LayoutUnreadable, Line, Word
+from ingest.pdf.layout.words import read_lines
 
-SOFT_HYPHEN = "\ufffe"
-_PAIR_TAIL = "\u2060"  # stands for the second half of a surrogate pair
-# PDFium marks some line-end hyphens with U+0002 instead of U+FFFE.
-_HYPHEN_MARK = "\x02"
-# A word: characters up to a space or break, or up to and with a line-end hyphen mark.
-_WORD_RE = re.compile(r"[^\s\x00\ufffe]*\ufffe|[^\s\x00\ufffe]+")
+__all__ = ["Box", "LayoutUnreadable", "Line", "PageGeometry", "Word", "read_page"]
+
 # Page objects: text, path, image, shading, form (fpdf_edit.h).
 _PATH, _IMAGE, _SHADING, _FORM = 2, 3, 4, 5
 # A form object this large holds the page's text (a page imported whole), not a figure:
 # its own objects are read instead.
 _WHOLE_PAGE_SHARE = 0.35
 _MAX_OBJECTS = 50_000
-# A single character whose box is this much wider than high is set sideways.
-_SIDEWAYS = 1.6
-
-
-class LayoutUnreadable(PaperchatError):
-    """A page whose text has no usable geometry: read it as plain text instead."""
-
-
-class Box(NamedTuple):
-    x0: float
-    y0: float  # bottom
-    x1: float
-    y1: float  # top
-
-    @property
-    def width(self) -> float:
-        return self.x1 - self.x0
-
-    @property
-    def height(self) -> float:
-        return self.y1 - self.y0
-
-    def grown(self, margin: float) -> Box:
-        return Box(self.x0 - margin, self.y0 - margin, self.x1 + margin, self.y1 + margin)
-
-    def overlap(self, other: Box) -> float:
-        """The area this box shares with `other`."""
-        width = min(self.x1, other.x1) - max(self.x0, other.x0)
-        height = min(self.y1, other.y1) - max(self.y0, other.y0)
-        return max(width, 0.0) * max(height, 0.0)
-
-    def union(self, other: Box) -> Box:
-        return Box(
-            min(self.x0, other.x0),
-            min(self.y0, other.y0),
-            max(self.x1, other.x1),
-            max(self.y1, other.y1),
-        )
-
-
-class Word(NamedTuple):
-    text: str
-    box: Box
-    size: float  # the font's rendered size: the height of its characters' loose boxes
-    lead: Box  # the box of its first character, to tell a raised footnote mark
-    upright: bool = True  # False for text set sideways (the arXiv stamp in the margin)
-
-
-class Line:
-    """Words on one baseline, left to right, as PDFium ordered them."""
-
-    def __init__(self, words: list[Word]) -> None:
-        self.words = words
-
-    @cached_property
-    def text(self) -> str:
-        return " ".join(word.text for word in self.words)
-
-    @cached_property
-    def box(self) -> Box:
-        return Box(
-            min(word.box.x0 for word in self.words),
-            min(word.box.y0 for word in self.words),
-            max(word.box.x1 for word in self.words),
-            max(word.box.y1 for word in self.words),
-        )
-
-    @cached_property
-    def size(self) -> float:
-        """The size most of the line's letters are set in."""
-        weights: dict[float, int] = {}
-        for word in self.words:
-            key = round(word.size * 2) / 2
-            weights[key] = weights.get(key, 0) + len(word.text)
-        return max(weights, key=lambda key: (weights[key], key))
-
-    @cached_property
-    def core(self) -> tuple[float, float]:
-        """Bottom and top of the words set in the line's own size (no tall or raised glyphs)."""
-        own = [w for w in self.words if abs(w.size - self.size) <= 0.5] or self.words
-        return min(w.box.y0 for w in own), max(w.box.y1 for w in own)
 
 
 @dataclass(frozen=True)
@@ -130,100 +43,9 @@ def read_page(page: pdfium.PdfPage, textpage: pdfium.PdfTextPage) -> PageGeometr
     if page.get_rotation() % 360:
         raise LayoutUnreadable("the page is rotated")
     width, height = page.get_size()
-    words = _words(textpage)
+    lines = read_lines(textpage)
     figures, paths = _graphics(page.raw, width, height)
-    return PageGeometry(width, height, _lines(words), figures, paths)
-
-
-def _page_text(handle: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
-    buffer = (ctypes.c_ushort * (count + 1))()
-    written = pdfium_c.FPDFText_GetText(handle, 0, count, buffer)
-    raw = ctypes.string_at(buffer, max(written - 1, 0) * 2)
-    text = raw.decode("utf-16-le", errors="replace")
-    if len(text) == count:
-        return text.replace(_HYPHEN_MARK, SOFT_HYPHEN)
-    # Characters outside the BMP take two indices, a surrogate pair: the pair's
-    # character goes to the first index, a placeholder to the second.
-    units = [pdfium_c.FPDFText_GetUnicode(handle, i) for i in range(count)]
-    chars = []
-    for index, unit in enumerate(units):
-        nxt = units[index + 1] if index + 1 < count else 0
-        if 0xD800 <= unit < 0xDC00 and 0xDC00 <= nxt < 0xE000:
-            chars.append(chr(0x10000 + ((unit - 0xD800) << 10) + (nxt - 0xDC00)))
-        elif 0xD800 <= unit < 0xE000:
-            chars.append(
-                _PAIR_TAIL
-                if chars and len(chars[-1]) == 1 and ord(chars[-1]) > 0xFFFF
-                else "\ufffd"
-            )
-        else:
-            chars.append(chr(unit) if unit else " ")
-    return "".join(chars).replace(_HYPHEN_MARK, SOFT_HYPHEN)
-
-
-def _words(textpage: pdfium.PdfTextPage) -> list[Word]:
-    handle = textpage.raw
-    count = pdfium_c.FPDFText_CountChars(handle)
-    if count < 0:
-        raise LayoutUnreadable("PDFium cannot count the page's characters")
-    text = _page_text(handle, count)
-    rect = pdfium_c.FS_RECTF()
-    ref = ctypes.byref(rect)
-    loose_box = pdfium_c.FPDFText_GetLooseCharBox
-
-    def char_box(index: int) -> tuple[float, float, float, float]:
-        if not loose_box(handle, index, ref):
-            raise LayoutUnreadable(f"character {index} has no box")
-        return rect.left, rect.bottom, rect.right, rect.top
-
-    words: list[Word] = []
-    for match in _WORD_RE.finditer(text):
-        start, end = match.start(), match.end() - 1
-        head = char_box(start)
-        word = match.group().replace(_PAIR_TAIL, "")
-        words.append(_word(word, head, head if end == start else char_box(end)))
-    return words
-
-
-def _word(
-    text: str, first: tuple[float, float, float, float], last: tuple[float, float, float, float]
-) -> Word:
-    left, bottom, right, top = first
-    lead = Box(left, bottom, right, top)
-    if last is first:
-        return Word(text, lead, top - bottom, lead, right - left <= _SIDEWAYS * (top - bottom))
-    left2, bottom2, right2, top2 = last
-    box = Box(
-        left if left < left2 else left2,
-        bottom if bottom < bottom2 else bottom2,
-        right if right > right2 else right2,
-        top if top > top2 else top2,
-    )
-    size = max(top - bottom, top2 - bottom2)
-    rise = abs((bottom2 + top2) - (bottom + top)) / 2
-    advance = abs((left2 + right2) - (left + right)) / 2
-    return Word(text, box, size, lead, rise <= max(advance, 0.5 * (top - bottom)))
-
-
-def _starts_line(words: list[Word], word: Word) -> bool:
-    """Does `word` begin a new line after `words`?"""
-    last = words[-1]
-    if last.text.endswith(SOFT_HYPHEN) or word.box.x0 < last.box.x0 - 1.0:
-        return True
-    shared = min(word.box.y1, last.box.y1) - max(word.box.y0, last.box.y0)
-    return shared < 0.3 * min(word.box.height, last.box.height)
-
-
-def _lines(words: list[Word]) -> list[Line]:
-    groups: list[list[Word]] = []
-    for word in words:
-        if word.box.height <= 0 or word.box.width < 0:
-            continue
-        if not groups or _starts_line(groups[-1], word):
-            groups.append([word])
-        else:
-            groups[-1].append(word)
-    return [Line(group) for group in groups]
+    return PageGeometry(width, height, lines, figures, paths)
 
 
 def _bounds(handle: pdfium_c.FPDF_PAGEOBJECT) -> Box | None:
