@@ -160,8 +160,9 @@ def test_a_suffix_is_read_by_bibtex_as_a_suffix() -> None:
 
 
 def _plain(tex: str) -> str:
-    """TeX without its grouping and escapes: what a field says, however it is protected."""
-    return re.sub(r"[{}\\]", "", " ".join(tex.split()))
+    """TeX without its grouping and escapes: what a field says, however it is protected (a
+    line break, `\\\\`, reads as the space around it)."""
+    return " ".join(re.sub(r"[{}\\]", "", tex).split())
 
 
 @pytest.mark.slow

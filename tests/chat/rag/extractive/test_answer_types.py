@@ -86,11 +86,12 @@ def test_a_compound_name_is_found_as_small_capitals_print_it() -> None:
 
 
 def test_bert_large_layers_lead_with_the_sentence_that_gives_them() -> None:
-    sources = _blocks("1810.04805v2.pdf", "1810.04805", "L=24", "layers", "BERTLARGE")
+    # The PDF sets "large" as a subscript of "BERT": it reads "BERT-large".
+    sources = _blocks("1810.04805v2.pdf", "1810.04805", "L=24", "layers", "BERT-large")
 
     first = _first_quoted("How many layers does BERT-large have?", sources)
 
-    assert "BERTLARGE (L=24" in first
+    assert "BERT-large (L=24" in first
 
 
 def test_adams_default_learning_rate_is_the_sentence_with_its_value() -> None:
