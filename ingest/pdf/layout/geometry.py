@@ -27,6 +27,7 @@ _PATH, _IMAGE, _SHADING, _FORM = 2, 3, 4, 5
 # its own objects are read instead.
 _WHOLE_PAGE_SHARE = 0.35
 _MAX_OBJECTS = 50_000
+_MAX_CLIP_PATHS = 8
 
 
 @dataclass(frozen=True)
@@ -102,7 +103,7 @@ def _graphics(page: pdfium_c.FPDF_PAGE, width: float, height: float) -> tuple[li
         kind = pdfium_c.FPDFPageObj_GetType(handle)
         if kind not in (_PATH, _IMAGE, _SHADING, _FORM):
             continue
-        bounds = _bounds(handle)
+        bounds = _visible(handle, _bounds(handle))
         if bounds is None:
             continue
         box = _placed(bounds, matrix)
@@ -112,9 +113,49 @@ def _graphics(page: pdfium_c.FPDF_PAGE, width: float, height: float) -> tuple[li
             pending.extend((pdfium_c.FPDFFormObj_GetObject(handle, i), inner) for i in range(count))
         elif kind in (_PATH, _SHADING):
             paths.append(box)
+        elif kind == _FORM:
+            figures.append(_drawn(handle, matrix) or box)
         else:
             figures.append(box)
     return figures, paths
+
+
+def _drawn(form: pdfium_c.FPDF_PAGEOBJECT, outer: _Matrix) -> Box | None:
+    """The box of what an embedded figure shows: its objects' boxes, each as its clip path
+    lets it show (the form's own bounds hold what is drawn outside its clip too)."""
+    matrix = _matrix(form, outer)
+    shown: Box | None = None
+    for index in range(min(pdfium_c.FPDFFormObj_CountObjects(form), _MAX_OBJECTS)):
+        child = pdfium_c.FPDFFormObj_GetObject(form, index)
+        box = _visible(child, _bounds(child))
+        if box is not None:
+            placed = _placed(box, matrix)
+            shown = placed if shown is None else shown.union(placed)
+    return shown
+
+
+def _visible(handle: pdfium_c.FPDF_PAGEOBJECT, bounds: Box | None) -> Box | None:
+    """The part of an object's bounds its clip path lets show (a chart's bars are often
+    drawn long and clipped to the axes); None when nothing shows."""
+    clip = pdfium_c.FPDFPageObj_GetClipPath(handle) if bounds is not None else None
+    if not clip or bounds is None:
+        return bounds
+    x, y = ctypes.c_float(), ctypes.c_float()
+    for path in range(min(pdfium_c.FPDFClipPath_CountPaths(clip), _MAX_CLIP_PATHS)):
+        points = []
+        for index in range(pdfium_c.FPDFClipPath_CountPathSegments(clip, path)):
+            segment = pdfium_c.FPDFClipPath_GetPathSegment(clip, path, index)
+            if segment and pdfium_c.FPDFPathSegment_GetPoint(segment, x, y):
+                points.append((x.value, y.value))
+        if not points:
+            continue
+        xs, ys = [p[0] for p in points], [p[1] for p in points]
+        x0, y0 = max(bounds.x0, min(xs)), max(bounds.y0, min(ys))
+        x1, y1 = min(bounds.x1, max(xs)), min(bounds.y1, max(ys))
+        if x1 < x0 or y1 < y0:
+            return None
+        bounds = Box(x0, y0, x1, y1)
+    return bounds
 
 
 def _object_count(page: pdfium_c.FPDF_PAGE) -> int:

@@ -9,6 +9,7 @@ several cells by wide gaps.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -27,6 +28,8 @@ _MAX_PAGE_SHARE = 0.7
 CELL_GAP = 1.0
 _MIN_TABLE_CELLS = 3
 _MIN_TABLE_ROWS = 3
+_PARAGRAPH = 3  # lines of prose in a row
+_FULL = 0.9  # a justified line's share of its paragraph's width
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,18 @@ class Regions:
 
 
 def find_regions(
-    figures: list[Box], paths: list[Box], lines: list[Line], size: float, page_area: float
+    figures: list[Box],
+    paths: list[Box],
+    lines: list[Line],
+    size: float,
+    page_area: float,
+    captions: Sequence[Line] = (),
 ) -> Regions:
     """Figure and table boxes from a page's images, forms and paths; `size` is the body's.
 
     An image lower or narrower than two lines of text is no figure (images
-    that mark up words, icons) and neither is one that covers most of the page.
+    that mark up words, icons) and neither is one that covers most of the page,
+    or one drawn around prose (its `captions` lines, set inside it, aside).
     """
     side = max(_MIN_FIGURE_SIDE, _MIN_FIGURE_LINES * size)
     shown = [
@@ -61,7 +70,31 @@ def find_regions(
         and cluster.height >= side
         and cluster.width * cluster.height < _MAX_PAGE_SHARE * page_area
     ]
-    return Regions(_merge([*shown, *drawings]), _ruled_tables(rules, lines), rules)
+    taken = {id(line) for line in captions}
+    uncaptioned = [line for line in lines if id(line) not in taken]
+    figures = [
+        box for box in _merge([*shown, *drawings]) if not _frames_prose(box, uncaptioned, size)
+    ]
+    return Regions(figures, _ruled_tables(rules, lines), rules)
+
+
+def _frames_prose(box: Box, lines: list[Line], size: float) -> bool:
+    """Is `box` a frame drawn around text (a boxed example, a chat transcript) rather than
+    a figure: does it hold a paragraph of prose set in the body's size?"""
+    inner = sorted((line for line in lines if inside(line.box, box)), key=lambda ln: -ln.box.y1)
+    prose = [_is_prose(line, box.width, _FULL) and abs(line.size - size) <= 0.5 for line in inner]
+    return _has_paragraph(prose)
+
+
+def _has_paragraph(prose: Sequence[bool]) -> bool:
+    """Are `_PARAGRAPH` lines in a row, top to bottom, prose set full width (justified: the
+    lines of an algorithm, ragged, are none)?"""
+    return any(all(prose[i : i + _PARAGRAPH]) for i in range(len(prose) - _PARAGRAPH + 1))
+
+
+def _is_prose(line: Line, width: float, share: float = 0.7) -> bool:
+    """A line that reads as prose: one cell of six words or more across `share` of `width`."""
+    return len(cells(line)) == 1 and line.box.width >= share * width and len(line.words) >= 6
 
 
 def _is_shape(box: Box) -> bool:
@@ -136,14 +169,13 @@ def _ruled_tables(rules: list[Box], lines: list[Line]) -> list[Box]:
 
 
 def _is_tabular(slab: Box, lines: list[Line]) -> bool:
-    """Is the text between two rules a table's: few lines that read as prose?"""
-    inner = [line for line in lines if inside(line.box, slab)]
-    prose = [
-        line
-        for line in inner
-        if len(cells(line)) == 1 and line.box.width >= 0.7 * slab.width and len(line.words) >= 6
-    ]
-    return len(prose) <= max(1, 0.3 * len(inner))
+    """Is the text between two rules a table's: few lines that read as prose, and no
+    paragraph of them (the space between a running head's rule and a page foot's holds a
+    table and the prose around it)?"""
+    inner = sorted((line for line in lines if inside(line.box, slab)), key=lambda ln: -ln.box.y1)
+    prose = [_is_prose(line, slab.width) for line in inner]
+    justified = [_is_prose(line, slab.width, _FULL) for line in inner]
+    return sum(prose) <= max(1, 0.3 * len(inner)) and not _has_paragraph(justified)
 
 
 def cells(line: Line) -> list[list[Word]]:

@@ -116,11 +116,13 @@ def _page(number: int, page: PageGeometry, document: _Document) -> PageLayout:
             layout.dropped[reason] += 1
         else:
             lines.append(line)
-    regions = find_regions(page.figures, page.paths, lines, document.size, page.width * page.height)
     runs = captions(lines, document.size)
     for run in runs:
         layout.extras.append(_extra("caption", number, run, caption_label(run)))
     taken = {id(line) for run in runs for line in run}
+    captioned = [line for run in runs for line in run]
+    area = page.width * page.height
+    regions = find_regions(page.figures, page.paths, lines, document.size, area, captioned)
     figures = [box.grown(_FIGURE_MARGIN * document.size) for box in regions.figures]
     tables = [box.grown(0.3 * document.size) for box in regions.tables]
     column = (document.right - document.left) / (1 if document.gutter is None else 2)
