@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ingest.index.catalog import Catalog
 
 # Bumped when mining changes: every paper's names are mined again on the next open.
-NAMES_VERSION = "7"
+NAMES_VERSION = "8"
 _META_KEY = "names_version"
 # The defining rows of a name read at question time: its most explicit few hundred (a
 # common acronym such as "LLM" is defined by thousands of papers, and which of them is
@@ -132,7 +132,8 @@ def _digit_words_start(short: str, long: str) -> int | None:
 
 def _valid_pair(short: str, long: str) -> str | None:
     """The long form of `short` at the end of `long`, trimmed, or None."""
-    if not _SHORT_RE.match(short) or not is_short_form(short):
+    capitalised = _is_capitalised(short)
+    if not _SHORT_RE.match(short) or not (is_short_form(short) or capitalised):
         return None
     words = _WORD_RE.findall(long)
     limit = min(len(short) + 5, 2 * len(short))
@@ -145,7 +146,33 @@ def _valid_pair(short: str, long: str) -> str | None:
     found = tail[start:].strip(" ,;:-")
     if len(found) <= len(short) or len(found) > _MAX_LONG_CHARS or not found[0].isalnum():
         return None
+    if capitalised and not _initials_spell(short, found):
+        return None
     return found
+
+
+def _is_capitalised(token: str) -> bool:
+    """A plain capitalised word of three letters or more ("Retro"): a name set in small
+    capitals reads so (`ingest/pdf/layout/words.py`), and a word may be one too."""
+    return len(token) >= 3 and token[0].isupper() and token[1:].isalpha() and token[1:].islower()
+
+
+def _initials_spell(short: str, long: str) -> bool:
+    """Whether each word of `long` (at spaces and hyphens), two at least, gives `short` its
+    next letter in order, the first word its first letter: "Retrieval-Enhanced
+    Transformer" spells "Retro" (R, e, t). A capitalised word is a short form only so
+    ("the capital of France (Paris)" is none)."""
+    words = [w for w in re.split(r"[\s\-\u2010-\u2014]+", long) if w]
+    letters = short.lower()
+    if len(words) < 2 or words[0][0].lower() != letters[0]:
+        return False
+    position = 1
+    for word in words[1:]:
+        position = letters.find(word[0].lower(), position)
+        if position < 0:
+            return False
+        position += 1
+    return True
 
 
 def singular(name: str) -> str:

@@ -157,11 +157,27 @@ def accepts(row: NameRow, asked: str, first: bool, config: NamesConfig) -> bool:
             return True
         # A capitalised word: a name only where a sentence does not capitalise it anyway.
         return bool(row.defined) and not first and asked[:1].isupper()
+    if _small_capitals(row, asked):
+        return True
     # Another case matches only a question in lower case ("fid"): "FiD" is not "FID".
     return (
         asked.islower()
         and is_name_like(row.name)
         and english_zipf(row.name.lower()) <= config.max_folded_zipf
+    )
+
+
+def _small_capitals(row: NameRow, asked: str) -> bool:
+    """A name in capitals asked of a capitalised name that a long form defines: how a name
+    set in small capitals is typed ("RETRO" for "Retrieval-Enhanced Transformer (Retro)")."""
+    name = row.name
+    return (
+        bool(row.defined and row.long_form)
+        and asked.isupper()
+        and len(asked) >= 3
+        and name[:1].isupper()
+        and name[1:].islower()
+        and asked == name.upper()
     )
 
 

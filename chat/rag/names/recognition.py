@@ -6,7 +6,10 @@ A question's tokens are looked up in the catalog's `names` table
 name is marked by its case and its lower-case form is rare in English
 ("fid" finds FiD, "flashattention" FlashAttention; "zero" never finds
 ZeRO). A plain capitalised name from a title ("Adam: ...") matches only
-where it is capitalised inside the question, not as its first word. A long
+where it is capitalised inside the question, not as its first word. A name
+typed in capitals finds the capitalised name a long form defines: a PDF that
+sets RETRO in small capitals reads "Retro" ("Retrieval-Enhanced Transformer
+(Retro)"), and people type RETRO. A long
 form written out ("Fusion-in-Decoder") finds its name too, and so does a name
 with the capitalised word after it that a title gives as one ("CAV-MAE Sync").
 

@@ -40,6 +40,20 @@ def test_the_long_form_starts_where_the_first_letter_starts_a_word() -> None:
     assert _pairs(text) == [("RETRO", "Retrieval-Enhanced Transformer")]
 
 
+def test_a_name_set_in_small_capitals_is_a_short_form_its_long_forms_words_spell() -> None:
+    # RETRO's PDF sets the name in small capitals: it reads "Retro".
+    text = "our Retrieval-Enhanced Transformer (Retro) obtains comparable performance"
+
+    assert _pairs(text) == [("Retro", "Retrieval-Enhanced Transformer")]
+    assert _pairs("we use Contrastive Language Image Pretraining (Clip) to") == [
+        ("Clip", "Contrastive Language Image Pretraining")
+    ]
+    # A capitalised word whose letters merely occur in the words before it is no name.
+    assert _pairs("the capital of France (Paris) is") == []
+    assert _pairs("cities in the United States (Texas) grew") == []
+    assert _pairs("a recurrent network (Rnn) is") == [("Rnn", "recurrent network")]
+
+
 def test_parentheses_that_define_nothing_are_left_alone() -> None:
     assert _pairs("as the results show (Table 2) and") == []
     assert _pairs("trained on ImageNet (Deng et al., 2009) for") == []

@@ -70,6 +70,16 @@ PAPERS = (
         "With FlashAttention kernels, training on long sequences fits in memory.",
     ),
     (
+        "2112.04426",
+        "Improving language models by retrieving from trillions of tokens",
+        "We present our Retrieval-Enhanced Transformer (Retro), a retrieval model.",
+    ),
+    (
+        "2601.00010",
+        "Retro Games on Modern Hardware",
+        "We study retro consoles and the Retro look of indie games.",
+    ),
+    (
         "2601.00007",
         "DataSet: A Tool for Curating Tables",
         "DataSet curates tables for analysts.",
@@ -124,6 +134,17 @@ def test_a_name_is_the_same_name_in_either_number() -> None:
     assert number_forms("LRC") == ["LRC", "LRCs"]
     assert number_forms("LLMs") == ["LLMs", "LLM"]
     assert number_forms("Adam") == ["Adam"]
+
+
+def test_a_name_set_in_small_capitals_is_found_as_people_type_it(names: NameCatalog) -> None:
+    """The PDF prints "Retro" in small capitals; people type RETRO, or Retro in a sentence."""
+    capitals = _recogniser(names).recognise("Who wrote the RETRO paper?")
+    written = _recogniser(names).recognise("How does the Retro model retrieve?")
+    word = _recogniser(names).recognise("Which retro games run on modern hardware?")
+
+    assert [(m.name, m.introducers) for m in capitals.matches] == [("Retro", ("2112.04426",))]
+    assert [m.name for m in written.matches] == ["Retro"]
+    assert word.matches == ()
 
 
 def test_a_name_defined_as_asked_is_that_name_alone(names: NameCatalog) -> None:
