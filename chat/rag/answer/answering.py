@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.answer.events import Delta, Done, Error, Event, Meta, Sources
+from chat.rag.answer.followups import Carried, carried_scope
 from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator
 from chat.rag.answer.llm import LlmChunk, UpstreamError
 from chat.rag.answer.prompts import Prompts
@@ -49,6 +50,9 @@ class Question:
     message_id: str = ""
     # Length, temperature, stop sequences and user asked for by the caller (`/v1`).
     sampling: Sampling = DEFAULT_SAMPLING
+    # Whether a question that leans on the previous answer is asked about its papers
+    # (`chat/rag/answer/followups.py`); False asks it of the whole index.
+    follow_up: bool = True
 
 
 class InvalidQuestion(PaperchatError, ValueError):
@@ -126,11 +130,13 @@ class Answerer:
     async def answer(self, question: Question) -> AsyncGenerator[Event, None]:
         clock = _Clock()
         yield Meta(question.conversation_id, question.message_id)
+        carried = await asyncio.to_thread(self.carried, question)
+        filters = question.filters.with_papers(carried.paper_ids) if carried else question.filters
         try:
             query = await self.standalone_query(question)
             rewrites = await self.rewriter.rewrite(query) if self.rewriter else []
             own, retrieved = await asyncio.to_thread(
-                retrieve_with_rewrites, self.retriever, query, rewrites, question.filters
+                retrieve_with_rewrites, self.retriever, query, rewrites, filters
             )
         except UpstreamError as e:
             yield _failure(e)
@@ -140,7 +146,7 @@ class Answerer:
         # Relevance is judged on the question's own retrieval, never on a rewrite's.
         judgement = self.relevance.judge(own)
         sources = retrieved.sources if judgement.relevant else ()
-        yield Sources(sources, rewritten)
+        yield Sources(sources, rewritten, carried)
         guard = CitationGuard(sources)
         if not judgement.relevant:
             clock.first_token_ms = clock.since_start()
@@ -151,6 +157,20 @@ class Answerer:
             return
         async for event in self._generate(question, retrieved, guard, clock):
             yield event
+
+    def carried(self, question: Question) -> Carried | None:
+        """The previous answer's papers, when the question leans on it and the caller did
+        not turn that off."""
+        if not question.follow_up:
+            return None
+        history = [(turn.role, turn.content) for turn in question.history]
+        catalog = self.retriever.catalog
+
+        def title(paper_id: str) -> str | None:
+            paper = catalog.get_paper(paper_id)
+            return None if paper is None else paper.title
+
+        return carried_scope(question.text, history, question.filters, title)
 
     async def standalone_query(self, question: Question) -> str:
         """The question rewritten to stand alone, when it follows up on earlier turns."""

@@ -13,6 +13,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, assert_never
 
+from chat.rag.answer.followups import Carried
 from chat.rag.sources import Source
 
 
@@ -31,12 +32,16 @@ class Sources:
     sources: tuple[Source, ...]
     # The standalone query retrieval used, when a follow-up was rewritten.
     query: str | None = None
+    # The previous answer's papers a follow-up was asked about, when it leaned on them.
+    scope: Carried | None = None
     name: str = "sources"
 
     def data(self) -> dict[str, Any]:
         payload: dict[str, Any] = {"sources": [s.as_event() for s in self.sources]}
         if self.query is not None:
             payload["query"] = self.query
+        if self.scope is not None:
+            payload["scope"] = self.scope.data()
         return payload
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,7 @@ _PAPERS_BY = re.compile(
 _ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IGNORECASE)
 _QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
 _MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
+_MAX_SCOPED = 3  # the most papers of a scope whose records answer a question naming none
 
 
 @dataclass(frozen=True)
@@ -59,9 +61,12 @@ def asked_field(question: str) -> str | None:
     return None
 
 
-def read_question(question: str, catalog: Catalog, names: Recognised) -> RecordQuestion | None:
-    """The record question, with the paper found by its id, title or well-known name;
-    None when the question asks for no record field or no paper of the catalog is named."""
+def read_question(
+    question: str, catalog: Catalog, names: Recognised, scope: Sequence[str] = ()
+) -> RecordQuestion | None:
+    """The record question, with the paper found by its id, title or well-known name, else
+    the papers the question is scoped to ("Who wrote it?" on a paper's page, or after an
+    answer about it); None when it asks for no record field or names no paper."""
     field = asked_field(question)
     if field is None:
         return None
@@ -81,7 +86,8 @@ def read_question(question: str, catalog: Catalog, names: Recognised) -> RecordQ
             and catalog.get_paper(papers[0]) is not None
         ):
             return RecordQuestion(field, (papers[0],), asked_name=name.asked)
-    return None
+    scoped = [i for i in scope[:_MAX_SCOPED] if catalog.get_paper(i) is not None]
+    return RecordQuestion(field, tuple(scoped)) if scoped else None
 
 
 def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:

@@ -146,7 +146,9 @@ class Retriever:
         ranked = definition_first(question, ranked, steering, filters, self.opening)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
-        sources = self.with_records(question, names, self.sources_for(chosen))
+        sources = self.with_records(
+            question, names, self.sources_for(chosen), filters.searched_papers
+        )
         done = time.perf_counter()
         timings = {
             "dense_ms": (after_dense - started) * 1000,
@@ -166,11 +168,16 @@ class Retriever:
         )
 
     def with_records(
-        self, question: str, names: Recognised, sources: Sequence[Source]
+        self,
+        question: str,
+        names: Recognised,
+        sources: Sequence[Source],
+        scope: Sequence[str] = (),
     ) -> list[Source]:
         """The record of the paper a record question asks about (its authors, date, venue:
-        `chat/rag/records`) first, the passages after it, numbered again."""
-        asked = read_question(question, self.catalog, names)
+        `chat/rag/records`; the `scope`'s papers when it names none) first, the passages
+        after it, numbered again."""
+        asked = read_question(question, self.catalog, names, scope)
         records = record_sources(asked, self.catalog) if asked is not None else []
         rest = [s for s in sources if s.chunk_id not in {r.chunk_id for r in records}]
         return [replace(s, n=n) for n, s in enumerate([*records, *rest], start=1)]

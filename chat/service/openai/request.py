@@ -3,10 +3,12 @@
 Honoured: `messages` (the last one, a user's, is the question; earlier
 user and assistant turns its history), `stream`, `stream_options.include_usage`,
 `max_tokens` (or `max_completion_tokens`), `temperature`, `stop`, `user`,
-and the extra `paper_ids` and `author` (only that author's papers; 404 when
-no indexed author has the name). Refused with a 400 naming the parameter: `n`
-above 1, tools and functions, `response_format` other than text, log
-probabilities, and content parts other than text (images, audio, files).
+and the extra `paper_ids`, `author` (only that author's papers; 404 when
+no indexed author has the name) and `follow_up` (false: a question that leans
+on the previous answer is not asked about that answer's papers). Refused
+with a 400 naming the parameter: `n` above 1, tools and functions,
+`response_format` other than text, log probabilities, and content parts
+other than text (images, audio, files).
 Other OpenAI parameters are accepted and have no effect.
 """
 
@@ -75,6 +77,11 @@ class CompletionRequest(BaseModel):
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
     author: AuthorName | None = Field(
         default=None, description="only this author's papers (404 when unknown)"
+    )
+    follow_up: bool = Field(
+        default=True,
+        description="a question that leans on the previous answer is asked about the papers "
+        "it cited (the reply's `scope`); false asks it of the whole index",
     )
     max_tokens: int | None = Field(default=None, ge=1)
     max_completion_tokens: int | None = Field(default=None, ge=1)
@@ -153,4 +160,4 @@ def to_question(body: CompletionRequest, limits: Limits) -> Question:
         raise invalid_request(str(e.detail), "messages") from e
     earlier = [m for m in body.messages[:-1] if m.role in ("user", "assistant") and m.text()]
     history = tuple(Turn(m.role, m.text()) for m in earlier)  # the answerer keeps the last few
-    return Question(text=text, history=history, sampling=body.sampling())
+    return Question(text=text, history=history, sampling=body.sampling(), follow_up=body.follow_up)

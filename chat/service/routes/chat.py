@@ -77,6 +77,12 @@ class ChatRequest(BaseModel):
         description="only this author's papers (404 when no indexed author has the name); "
         "with paper_ids, only those of them that are this author's",
     )
+    follow_up: bool = Field(
+        default=True,
+        description="a question that leans on the previous answer ('and how big is its "
+        "database?') is asked about the papers that answer cited, as the sources event's "
+        "`scope` says; false asks it of the whole index",
+    )
 
 
 @dataclass(kw_only=True)
@@ -265,6 +271,7 @@ async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> 
         filters=filters,
         conversation_id=prepared.conversation_id,
         message_id=prepared.message_id,
+        follow_up=body.follow_up,
     )
     shutdown = anyio.Event()
     return EventSourceResponse(

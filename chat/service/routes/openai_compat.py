@@ -162,7 +162,15 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
     message |= {"refused": done.refused, "refusal_reason": done.refusal_reason}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
     payload = _envelope(f"chatcmpl-{uuid.uuid4().hex}", "chat.completion")
-    return payload | {"choices": [choice], "usage": _usage(done)} | _verified(done, sources)
+    extra = _verified(done, sources) | _scope(gathered.found)
+    return payload | {"choices": [choice], "usage": _usage(done)} | extra
+
+
+def _scope(found: Sources | None) -> dict[str, Any]:
+    """The extra `scope` field when the question was asked about the previous answer's
+    papers (`chat/rag/answer/followups.py`); nothing otherwise."""
+    scope = found.data().get("scope") if found is not None else None
+    return {"scope": scope} if scope else {}
 
 
 def _error_chunk(event: Error) -> Message:
@@ -194,7 +202,8 @@ class _Chunks:
 
     def on_sources(self, event: Sources) -> list[Message]:
         self.sources = event.data()["sources"]
-        return [self.chunk({"role": "assistant", "content": ""}, sources=self.sources)]
+        extra = {"sources": self.sources, **_scope(event)}
+        return [self.chunk({"role": "assistant", "content": ""}, **extra)]
 
     def on_delta(self, event: Delta) -> list[Message]:
         return [self.chunk({"content": event.text})]

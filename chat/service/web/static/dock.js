@@ -117,6 +117,16 @@ a { color: var(--accent); }
   font-size: 12px; font-weight: 600; text-decoration: none; vertical-align: 1px; line-height: 1.6;
 }
 .cite:hover { text-decoration: underline; }
+.carried {
+  justify-self: start; display: inline-flex; align-items: center; gap: 2px; max-width: 100%;
+  padding: 1px 2px 1px 10px; border-radius: 999px; background: var(--chip); font-size: 12px;
+}
+.carried span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.carried button {
+  border: 0; background: none; color: inherit; cursor: pointer; font-size: 14px; line-height: 1;
+  padding: 2px 6px; border-radius: 999px;
+}
+.carried button:hover, .carried button:focus-visible { background: var(--border); }
 .tip {
   position: fixed; z-index: 2147483602; width: max-content; max-width: min(320px, 92vw);
   background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: 8px 10px;
@@ -514,7 +524,15 @@ a { color: var(--accent); }
       this.answer = h("div", { class: "answer pending" });
       this.status = h("div", { class: "status" });
       this.sourcesSlot = h("div");
-      this.root = h("div", { class: "msg assistant", "aria-busy": "true" }, this.answer, this.status, this.sourcesSlot);
+      this.scopeSlot = h("div", { class: "msg" });
+      this.root = h(
+        "div",
+        { class: "msg assistant", "aria-busy": "true" },
+        this.scopeSlot,
+        this.answer,
+        this.status,
+        this.sourcesSlot,
+      );
       this.frame = 0;
     }
 
@@ -538,6 +556,24 @@ a { color: var(--accent); }
     setSources(sources) {
       this.sources = Array.isArray(sources) ? sources : [];
       this.sourcesSlot.replaceChildren(this.sources.length ? sourcesBox(this.sources) : "");
+    }
+
+    /**
+     * The papers of the previous answer a follow-up was asked about, never silently: a chip
+     * "about <title> ×" whose button asks the question again of the whole index.
+     */
+    setScope(scope, askAgain) {
+      if (!scope || !scope.carried || !Array.isArray(scope.paper_ids) || !scope.paper_ids.length) return;
+      const titles = scope.paper_ids.map((id, i) => (Array.isArray(scope.titles) && scope.titles[i]) || id);
+      const label = `about ${titles.map(shortTitle).join(", ")}`;
+      const remove = h(
+        "button",
+        { type: "button", "aria-label": "Ask again about all papers, not only these", title: "Ask again about all papers" },
+        "\u00d7",
+      );
+      remove.addEventListener("click", askAgain);
+      const chip = h("p", { class: "carried", title: `Asked about: ${titles.join("; ")}` }, h("span", { text: label }), remove);
+      this.scopeSlot.replaceChildren(chip);
     }
 
     note(text, className = "note") {
@@ -575,6 +611,14 @@ a { color: var(--accent); }
       this.root.setAttribute("aria-busy", "false");
       this.render();
     }
+  }
+
+  /** A title short enough for a chip: up to its colon, else its first words. */
+  function shortTitle(title) {
+    const text = String(title);
+    const head = text.split(":")[0].trim();
+    if (head.length >= 3 && head.length <= 40) return head;
+    return text.length <= 40 ? text : `${text.slice(0, 38).trimEnd()}\u2026`;
   }
 
   /**
@@ -779,7 +823,9 @@ a { color: var(--accent); }
 
   /* ---------- asking ---------- */
 
-  async function ask(text) {
+  /** Asks `text`; `followUp: false` asks it of the whole index even where it leans on the
+   * previous answer (the reader removed the scope chip). */
+  async function ask(text, { followUp = true } = {}) {
     if (state.controller || !text.trim()) return;
     log.querySelector(".empty")?.remove();
     const asked = userMessage(text);
@@ -793,13 +839,14 @@ a { color: var(--accent); }
     const retry = () => {
       asked.remove();
       view.root.remove();
-      ask(text);
+      ask(text, { followUp });
     };
     let ended = false;
     let messageId = null;
     const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
     if (state.scoped && AUTHOR) body.author = AUTHOR;
     if (state.conversationId) body.conversation_id = state.conversationId;
+    if (!followUp) body.follow_up = false;
     try {
       const response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
       if (!response.ok) throw await failure(response);
@@ -808,7 +855,12 @@ a { color: var(--accent); }
           state.conversationId = data.conversation_id;
           messageId = data.message_id;
           store("sessionStorage", CONVERSATION_KEY, data.conversation_id);
-        } else if (name === "sources") view.setSources(data.sources);
+        } else if (name === "sources") {
+          view.setSources(data.sources);
+          view.setScope(data.scope, () => {
+            if (!state.controller) ask(text, { followUp: false });
+          });
+        }
         else if (name === "delta") view.add(String(data.text || ""));
         else if (name === "done") {
           ended = true;

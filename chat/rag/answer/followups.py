@@ -1,0 +1,91 @@
+"""A follow-up that leans on the previous answer is asked about that answer's papers.
+
+"What is RETRO?", then "and how big is its database?": the second question
+names nothing; its "its" is the paper the first answer was about. Joined as
+words, the two questions find whatever else says "database". So a question
+that refers back ("it", "its", "they", "this paper", "and ...?", "what
+about ...?") and names no paper of its own is searched within the papers
+the previous answer cited, in the order it first cited them, at most
+`MAX_CARRIED`. The scope is never silent: the `sources` event says which
+papers were carried over (the dock shows them as a chip the reader removes
+to ask again without it), and a caller turns it off with `follow_up: false`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from chat.rag.citations.guard import CITATION_PATTERN
+from chat.rag.retrieval.retriever import ids_in_question
+from ingest.index.filters import Filters
+
+# The most papers a follow-up is carried over to: an answer cites its subject first.
+MAX_CARRIED = 2
+# A paper cited this share as often as the most cited one, or less, is no subject of it.
+_MIN_CITED_SHARE = 0.5
+
+# Words by which a question points back at what the previous answer was about. "That" only
+# with a noun: "shows that" is no reference.
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|it's|itself|they|them|their|theirs|he|she|his|her"
+    r"|(?:this|that|these|those|the same) (?:paper|papers|model|models|method|methods"
+    r"|approach|system|work|architecture|dataset|benchmark|technique|one|algorithm)"
+    r"|the (?:paper|model|method|approach|authors?|architecture|system|algorithm))\b",
+    re.IGNORECASE,
+)
+# An elliptical follow-up: it opens as the continuation of the previous question.
+_CONTINUES = re.compile(r"^\s*(?:and|also|but|so|then|what about|how about|and what)\b", re.I)
+_CITED = re.compile(CITATION_PATTERN)
+
+
+@dataclass(frozen=True)
+class Carried:
+    """The papers a follow-up is asked about, carried over from the previous answer."""
+
+    paper_ids: tuple[str, ...]
+    titles: tuple[str, ...] = ()  # each paper's title, for the reader to see the scope by
+
+    def data(self) -> dict[str, object]:
+        return {"paper_ids": list(self.paper_ids), "titles": list(self.titles), "carried": True}
+
+
+def refers_back(question: str) -> bool:
+    """Whether a question leans on the previous one: a pronoun or a definite reference to
+    what was asked about, or an opening that continues it ("and how ...?")."""
+    return bool(_REFERS_BACK.search(question) or _CONTINUES.search(question))
+
+
+def cited_papers(answer: str) -> list[str]:
+    """The papers an answer's text cites, in the order first cited, less those cited far less
+    often than the most cited one (a passing mention is not what the answer is about)."""
+    counts: dict[str, int] = {}
+    for match in _CITED.finditer(answer):
+        paper = re.sub(r"v\d+$", "", match.group(2))
+        counts[paper] = counts.get(paper, 0) + 1
+    if not counts:
+        return []
+    most = max(counts.values())
+    return [p for p, n in counts.items() if n > _MIN_CITED_SHARE * most]
+
+
+def carried_scope(
+    question: str,
+    history: Sequence[tuple[str, str]],
+    filters: Filters,
+    title: Callable[[str], str | None],
+) -> Carried | None:
+    """The previous answer's papers when `question` leans on it and is not scoped already
+    (by the caller, or by an id it writes); `title` gives a paper's title, None for a paper
+    the index does not hold (a citation a client made up in its history carries nothing)."""
+    if filters.searched_papers or filters.author or ids_in_question(question):
+        return None
+    if not refers_back(question):
+        return None
+    answers = [content for role, content in history if role == "assistant"]
+    if not answers:
+        return None
+    papers = [(p, t) for p in cited_papers(answers[-1]) if (t := title(p)) is not None]
+    kept = papers[:MAX_CARRIED]
+    return Carried(tuple(p for p, _ in kept), tuple(t for _, t in kept)) if kept else None

@@ -1,0 +1,108 @@
+"""A follow-up that leans on the previous answer is asked about the papers it cited."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.rag.answer.followups import MAX_CARRIED, carried_scope, cited_papers, refers_back
+from ingest.index.filters import Filters
+
+RETRO_ANSWER = (
+    "RETRO is a retrieval-enhanced autoregressive language model [arXiv:2112.04426]. "
+    "It conditions on document chunks retrieved from a large corpus [arXiv:2112.04426]. "
+    "Other work retrieves passages for question answering [arXiv:2007.01282]."
+)
+HISTORY = (("user", "What is RETRO?"), ("assistant", RETRO_ANSWER))
+
+
+TITLES = {
+    "2112.04426": "Improving language models by retrieving from trillions of tokens",
+    "2007.01282": "Leveraging Passage Retrieval with Generative Models",
+    "1810.04805": "BERT",
+}
+
+
+def _known(paper_id: str) -> str | None:
+    return TITLES.get(paper_id)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "and how big is its retrieval database?",
+        "how many layers does its large model have?",
+        "Who wrote it?",
+        "what error does their ensemble get on the ImageNet test set?",
+        "Which datasets does the paper use?",
+        "What about the decoder?",
+        "How was this model trained?",
+    ],
+)
+def test_a_question_that_points_back_leans_on_the_previous_one(question: str) -> None:
+    assert refers_back(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How does Fusion-in-Decoder combine passages?",
+        "What shows that retrieval helps language models?",  # "that" as a conjunction
+        "Which optimizer do transformers use?",
+        "What is BERT?",
+    ],
+)
+def test_a_question_that_stands_alone_does_not(question: str) -> None:
+    assert not refers_back(question)
+
+
+def test_an_answers_subject_is_the_paper_it_cites_most_and_first() -> None:
+    assert cited_papers(RETRO_ANSWER) == ["2112.04426"]
+    assert cited_papers("A [arXiv:1810.04805v2] and B [doc:f83d85b272d5efd7].") == [
+        "1810.04805",
+        "f83d85b272d5efd7",
+    ]
+    assert cited_papers("No citation here.") == []
+
+
+def test_a_follow_up_is_scoped_to_the_previous_answers_papers() -> None:
+    carried = carried_scope("and how big is its database?", HISTORY, Filters(), _known)
+
+    assert carried is not None
+    assert carried.paper_ids == ("2112.04426",)
+    assert carried.data() == {
+        "paper_ids": ["2112.04426"],
+        "titles": [TITLES["2112.04426"]],
+        "carried": True,
+    }
+
+
+def test_a_follow_up_is_carried_to_at_most_a_few_papers() -> None:
+    answer = " ".join(f"x [arXiv:{p}]." for p in ("2112.04426", "2007.01282", "1810.04805"))
+
+    carried = carried_scope("and who wrote them?", (("assistant", answer),), Filters(), _known)
+
+    assert carried is not None
+    assert carried.paper_ids == ("2112.04426", "2007.01282", "1810.04805")[:MAX_CARRIED]
+
+
+@pytest.mark.parametrize(
+    ("question", "filters", "history"),
+    [
+        # It names its own subject, by an id.
+        ("What does 1810.04805 say about it?", Filters(), HISTORY),
+        # The caller scoped it already.
+        ("and its database?", Filters(paper_ids=("1810.04805",)), HISTORY),
+        ("and its database?", Filters(author="Sebastian Borgeaud"), HISTORY),
+        # Nothing points back.
+        ("How big is a retrieval database usually?", Filters(), HISTORY),
+        # No earlier answer, or one that cited nothing (a refusal).
+        ("and its database?", Filters(), (("user", "What is RETRO?"),)),
+        ("and its database?", Filters(), (("assistant", "I could not find anything."),)),
+        # A citation of a paper the index does not hold (a client's made-up history).
+        ("and its database?", Filters(), (("assistant", "It is [arXiv:9999.99999]."),)),
+    ],
+)
+def test_nothing_is_carried_when_the_question_needs_no_scope_or_none_is_known(
+    question: str, filters: Filters, history: tuple[tuple[str, str], ...]
+) -> None:
+    assert carried_scope(question, history, filters, _known) is None
