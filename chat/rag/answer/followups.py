@@ -32,7 +32,8 @@ _REFERS_BACK = re.compile(
     r"\b(?:it|its|it's|itself|they|them|their|theirs|he|she|his|her"
     r"|(?:this|that|these|those|the same) (?:paper|papers|model|models|method|methods"
     r"|approach|system|work|architecture|dataset|benchmark|technique|one|algorithm)"
-    r"|the (?:paper|model|method|approach|authors?|architecture|system|algorithm))\b",
+    r"|the (?:paper|model|method|approach|authors?|architecture|system|algorithm)"
+    r"|the (?:\w+ )?ones?)\b",
     re.IGNORECASE,
 )
 # An elliptical follow-up: it opens as the continuation of the previous question.

@@ -38,6 +38,7 @@ _PAPERS_BY = re.compile(
 _ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IGNORECASE)
 _QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
 _MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
+_MIN_TITLE_WORDS = 4  # a title written in its case scopes a question from this many words
 _MAX_SCOPED = 3  # the most papers of a scope whose records answer a question naming none
 
 
@@ -114,6 +115,28 @@ def _by_title(question: str, catalog: Catalog) -> str | None:
         (_MIN_TITLE, question.lower()),
     ).fetchall()
     fits = [r for r in rows if _fold(r["title"]) in folded]
+    return str(max(fits, key=lambda r: len(r["title"]))["id"]) if fits else None
+
+
+def paper_titled(question: str, catalog: Catalog) -> str | None:
+    """The paper whose title the question writes as a title: quoted, or in the title's own
+    case, four words at least ("What is the Transformer in Attention Is All You Need?").
+    Words that merely run as a title does ("how does neural machine translation work") name
+    no paper."""
+    for quoted in _QUOTED.finditer(question):
+        found = _title_row(catalog, quoted["title"])
+        if found:
+            return found
+    rows = catalog.db.execute(
+        "SELECT id, title FROM papers WHERE length(title) >= ? AND instr(?, title) > 0",
+        (_MIN_TITLE, question),
+    ).fetchall()
+    fits = [
+        r
+        for r in rows
+        if len(r["title"].split()) >= _MIN_TITLE_WORDS
+        and re.search(rf"(?<!\w){re.escape(r['title'])}(?!\w)", question)
+    ]
     return str(max(fits, key=lambda r: len(r["title"]))["id"]) if fits else None
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from chat.rag.names.matches import Recognised
 from chat.rag.names.recognition import NameRecogniser, boost
-from chat.rag.records.questions import read_question
+from chat.rag.records.questions import paper_titled, read_question
 from chat.rag.records.sources import record_sources
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.config import RetrievalConfig
@@ -106,13 +106,17 @@ class Retriever:
 
     def scope(self, question: str, filters: Filters) -> Filters:
         """An author becomes the ids of their papers (through the catalog's author index);
-        otherwise papers named in the question narrow the search when the index has them."""
+        otherwise papers named in the question, by id or by a title written as a title
+        (`paper_titled`), narrow the search when the index has them."""
         if filters.author and filters.author_papers is None:
             person = self.catalog.person(filters.author)
             return filters.within(self.catalog.paper_ids_of(person) if person else [])
         if filters.searched_papers or filters.author:
             return filters
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
+        titled = paper_titled(question, self.catalog) if not named else None
+        if titled is not None:
+            named = [titled]
         return filters.with_papers(named) if named else filters
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:

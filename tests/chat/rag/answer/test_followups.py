@@ -36,6 +36,7 @@ def _known(paper_id: str) -> str | None:
         "Which datasets does the paper use?",
         "What about the decoder?",
         "How was this model trained?",
+        "how many GPUs was the largest one trained on?",
     ],
 )
 def test_a_question_that_points_back_leans_on_the_previous_one(question: str) -> None:

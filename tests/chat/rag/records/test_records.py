@@ -2,11 +2,22 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
+
+import pytest
 
 from chat.rag.records.answers import record_answer
-from chat.rag.records.questions import AUTHORS, DATE, PAPERS_BY, VENUE, asked_field
+from chat.rag.records.questions import (
+    AUTHORS,
+    DATE,
+    PAPERS_BY,
+    VENUE,
+    asked_field,
+    paper_titled,
+)
 from chat.rag.records.sources import _source, readable_date, record_text
-from ingest.index.records import Paper
+from ingest.index.catalog import Catalog
+from ingest.index.records import Chunk, Paper
 from tests.support.data import ABSTRACTS
 
 
@@ -59,3 +70,41 @@ def test_a_content_question_gets_no_record_answer() -> None:
     source = _source(1, paper, record_text(paper))
 
     assert record_answer("What does the dialogue observer forecast?", [source]) == []
+
+
+@pytest.fixture
+def titled_catalog(tmp_path: Path) -> Catalog:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, title in [
+        ("1706.03762", "Attention Is All You Need"),
+        ("1409.3215", "Sequence to Sequence Learning with Neural Networks"),
+        ("2601.00011", "Neural Machine Translation"),
+    ]:
+        paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author")
+        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, "An abstract.", "", 0, 0, paper)
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+    return catalog
+
+
+@pytest.mark.parametrize(
+    ("question", "paper"),
+    [
+        ("What is the Transformer in Attention Is All You Need?", "1706.03762"),
+        ('What BLEU does "attention is all you need" report?', "1706.03762"),
+        (
+            "How deep is the LSTM of Sequence to Sequence Learning with Neural Networks?",
+            "1409.3215",
+        ),
+        # Words that run as a title does, but not written as one, name no paper.
+        ("Is attention all you need for translation?", None),
+        ("How does neural machine translation handle rare words?", None),
+        # A title of three words is too likely a phrase, even capitalised.
+        ("Is Neural Machine Translation better than phrase-based systems?", None),
+        ("Does Attention Is All You Needed exist?", None),
+    ],
+)
+def test_a_paper_is_named_by_its_title_written_as_a_title(
+    titled_catalog: Catalog, question: str, paper: str | None
+) -> None:
+    assert paper_titled(question, titled_catalog) == paper
