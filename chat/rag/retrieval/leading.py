@@ -1,27 +1,45 @@
-"""A question asking what a named method is leads with the passage that says so.
+"""A question about a named method gets the passages of its paper that say what it is.
 
 "What is flash attention?" ranks FlashAttention's paper first, but by its
 passages that print the name most (benchmarks, tables), not by the one that
 presents it ("We propose FlashAttention, an IO-aware exact attention
 algorithm ..."). For a definition question (`asked_term`) about a name the
 question is about, the passage of a paper that introduces the name and
-defines it there is put first, so the answer can open with it.
+defines it there is put first, so the answer can open with it
+(`definition_first`).
+
+A question for a number ("How many summaries does Multi-LexSum contain?")
+is often answered by the headline figures a paper gives in its abstract ("a
+collection of 9,280 expert-authored summaries"), in words the rest of the
+paper repeats too often for the search to single that passage out (DPR's
+abstract never prints "DPR"). The opening passages of the paper the name
+asked about is from, the first that prints a number and the name or words
+of the question joins the passages for the answer, second
+(`summary_beside`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
+from ingest.index.analysis import terms
 from ingest.index.filters import Filters
 from ingest.index.name_catalog import fold
 
 # Introducing papers looked through: a name a handful of papers introduce is contested.
 _MOST_INTRODUCERS = 3
+# A paper's first passages looked through for its headline figures.
+_SUMMARY_PASSAGES = 3
+_DIGIT = re.compile(r"\d")
+# The question's terms besides the name a passage of the summary shares at least.
+_SHARED_TERMS = 2
 
 # (chunk id, text) of a paper's opening body passages (its abstract, then its text), in
 # the order the paper reads.
@@ -64,6 +82,55 @@ def definition_first(
             if any(defines(s, name).strength >= 2 for s in sentences for name in spellings):
                 return _lead(ranked, Candidate(chunk, paper, 0.0))
     return list(ranked)
+
+
+def summary_beside(
+    question: str,
+    chosen: Sequence[Candidate],
+    names: Recognised,
+    filters: Filters,
+    opening: Opening,
+) -> list[Candidate]:
+    """`chosen` (the chunks for the answerer) with the first opening passage (`opening`:
+    its abstract first) of the one paper a name of the question is from (`_the_paper_of`)
+    that prints a number and the name (or a long form) or two of the question's other
+    terms, placed second: one passage beyond the caps, so that no passage the search
+    found gives way to it. Unchanged for a question that asks for no number, whose names
+    are from no paper or several, or whose chunks hold that passage already."""
+    if not chosen or AnswerType.parse(question).kind not in (NUMBER, SCORE):
+        return list(chosen)
+    introduced = {paper: m for m in names.matches if (paper := _the_paper_of(m))}
+    if len(introduced) != 1:
+        return list(chosen)
+    ((paper, match),) = introduced.items()
+    if filters.searched_papers and paper not in filters.searched_papers:
+        return list(chosen)
+    spellings = [s.lower() for s in (match.name, match.asked, *match.long_forms) if s]
+    asked = set(terms(question)) - set(terms(" ".join(spellings)))
+
+    def answers(text: str) -> bool:
+        about = any(s in text.lower() for s in spellings)
+        return about or len(asked.intersection(terms(text))) >= _SHARED_TERMS
+
+    summary = next(
+        (
+            chunk
+            for chunk, text in opening(paper)[:_SUMMARY_PASSAGES]
+            if _DIGIT.search(text) and answers(text)
+        ),
+        None,
+    )
+    if summary is None or summary in {c.chunk_id for c in chosen}:
+        return list(chosen)
+    below = chosen[0].score - 1e-6
+    return [chosen[0], Candidate(summary, paper, below), *chosen[1:]]
+
+
+def _the_paper_of(match: NameMatch) -> str:
+    """The one paper a name is from: the one that introduces it, else, when none does, the
+    one that defines it; "" when there are several."""
+    papers = match.introducers or match.definers
+    return papers[0] if len(papers) == 1 else ""
 
 
 def _lead(ranked: Sequence[Candidate], leader: Candidate) -> list[Candidate]:

@@ -24,7 +24,7 @@ from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.coverage import CoverageReranker
 from chat.rag.retrieval.feedback import expansion_terms
 from chat.rag.retrieval.fusion import Candidate, Hit, fuse
-from chat.rag.retrieval.leading import definition_first
+from chat.rag.retrieval.leading import definition_first, summary_beside
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.vocabulary import (
     question_words,
@@ -150,6 +150,7 @@ class Retriever:
         ranked = definition_first(question, ranked, steering, filters, self.opening)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
+        chosen = summary_beside(question, chosen, names, filters, self.opening)
         sources = self.with_records(
             question, names, self.sources_for(chosen), filters.searched_papers
         )

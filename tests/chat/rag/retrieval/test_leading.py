@@ -1,10 +1,11 @@
-"""A question asking what a named method is leads with the passage that presents it."""
+"""A question about a named method gets the passages of its paper that say what it is: the
+one that presents it for a definition question, its abstract's figures for a number."""
 
 from __future__ import annotations
 
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
-from chat.rag.retrieval.leading import asked_name, definition_first
+from chat.rag.retrieval.leading import asked_name, definition_first, summary_beside
 from ingest.index.filters import Filters
 
 PAPER = "2205.14135"
@@ -67,3 +68,31 @@ def test_the_asked_name_is_the_one_the_question_spells() -> None:
     assert asked_name("What is FlashAttention?", NAMES) is FLASH
     assert asked_name("what is paged attention", NAMES) is None
     assert asked_name("flash attention speed", NAMES) is None
+
+
+def test_a_question_for_a_number_gets_the_abstract_that_gives_the_papers_figures() -> None:
+    chosen = [Candidate(f"{PAPER}#9", PAPER, 2.0), Candidate("2601.00001#0", "2601.00001", 1.0)]
+
+    joined = summary_beside("How much faster does FlashAttention train GPT-2?", chosen,
+                            NAMES, Filters(), _opening)  # fmt: skip
+
+    # The first opening passage that prints a number and the name: one passage more, second.
+    assert [c.chunk_id for c in joined] == [f"{PAPER}#9", f"{PAPER}#2", "2601.00001#0"]
+    assert joined[0].score > joined[1].score
+
+
+def test_no_summary_joins_other_questions_papers_or_chunks_that_hold_it() -> None:
+    chosen = [Candidate(f"{PAPER}#9", PAPER, 2.0)]
+    held = [*chosen, Candidate(f"{PAPER}#2", PAPER, 1.0)]
+    question = "How much faster does FlashAttention train GPT-2?"
+
+    definition = summary_beside("What is FlashAttention?", chosen, NAMES, Filters(), _opening)
+    elsewhere = summary_beside(
+        question, chosen, NAMES, Filters(paper_ids=("2601.00001",)), _opening
+    )
+    unnamed = summary_beside(question, chosen, Recognised(), Filters(), _opening)
+    already = summary_beside(question, held, NAMES, Filters(), _opening)
+    no_figures = summary_beside(question, chosen, NAMES, Filters(), lambda _: PASSAGES[PAPER][:2])
+
+    assert definition == elsewhere == unnamed == no_figures == chosen
+    assert already == held
