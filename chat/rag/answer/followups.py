@@ -5,10 +5,12 @@ names nothing; its "its" is the paper the first answer was about. Joined as
 words, the two questions find whatever else says "database". So a question
 that refers back ("it", "its", "they", "this paper", "and ...?", "what
 about ...?") and names no paper of its own is searched within the papers
-the previous answer cited, in the order it first cited them, at most
-`MAX_CARRIED`. The scope is never silent: the `sources` event says which
-papers were carried over (the dock shows them as a chip the reader removes
-to ask again without it), and a caller turns it off with `follow_up: false`.
+the previous answer cited: the first it cited ("it", "its", "the model"),
+or up to `MAX_CARRIED` in the order first cited for a question that points
+back at several ("they", "both", "these papers"). The scope is never
+silent: the `sources` event says which papers were carried over (the dock
+shows them as a chip the reader removes to ask again without it), and a
+caller turns it off with `follow_up: false`.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from chat.rag.citations.guard import CITATION_PATTERN
 from chat.rag.retrieval.retriever import ids_in_question
 from ingest.index.filters import Filters
 
-# The most papers a follow-up is carried over to: an answer cites its subject first.
+# The most papers a follow-up is carried over to: an answer cites its subject first; "it"
+# is that one paper, "they" or "both" up to this many.
 MAX_CARRIED = 2
 # A paper cited this share as often as the most cited one, or less, is no subject of it.
 _MIN_CITED_SHARE = 0.5
@@ -34,6 +37,11 @@ _REFERS_BACK = re.compile(
     r"|approach|system|work|architecture|dataset|benchmark|technique|one|algorithm)"
     r"|the (?:paper|model|method|approach|authors?|architecture|system|algorithm)"
     r"|the (?:\w+ )?ones?)\b",
+    re.IGNORECASE,
+)
+# Words that point back at more than one thing.
+_PLURAL = re.compile(
+    r"\b(?:they|them|theirs|these|those|both|each|either|compare|papers|models|methods)\b",
     re.IGNORECASE,
 )
 # An elliptical follow-up: it opens as the continuation of the previous question.
@@ -88,5 +96,5 @@ def carried_scope(
     if not answers:
         return None
     papers = [(p, t) for p in cited_papers(answers[-1]) if (t := title(p)) is not None]
-    kept = papers[:MAX_CARRIED]
+    kept = papers[: MAX_CARRIED if _PLURAL.search(question) else 1]
     return Carried(tuple(p for p, _ in kept), tuple(t for _, t in kept)) if kept else None

@@ -25,7 +25,13 @@ from chat.rag.answer.generators import NOT_FOUND
 from chat.rag.answer.llm import LlmChunk
 from chat.rag.answer.prompts import Turn
 from chat.rag.answer.sampling import Sampling, TokenCount
-from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, favour_typed
+from chat.rag.extractive.answer_type import (
+    NUMBER,
+    SCORE,
+    AnswerType,
+    favour_typed,
+    question_entities,
+)
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
 from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
@@ -238,10 +244,17 @@ class ExtractiveGenerator:
         self.count_tokens = count_tokens
 
     async def standalone(self, question: str, history: Sequence[Turn]) -> str:
-        """The previous question carried along when this one leans on it."""
+        """When this question leans on the previous one: it with the names the previous one
+        asked about ("and how big is its database? RETRO"), or with its words when it named
+        nothing. Its words would find again what it asked ("What is RETRO?" leads with what
+        defines RETRO), the names find what this one asks of them."""
         previous = [t.content for t in history if t.role == "user"]
         if previous and (FOLLOW_UP.search(question) or len(question.split()) < 6):
-            return f"{previous[-1]} {question}"
+            names = question_entities(previous[-1])
+            if not names:
+                return f"{previous[-1]} {question}"
+            missing = [n for n in names if n not in question]
+            return " ".join([question, *missing])
         return question
 
     async def generate(

@@ -35,8 +35,8 @@ _ASKS = (
 )
 # A "what is ..." question that asks about something other than the thing itself.
 _NOT_A_TERM = re.compile(
-    r"\b(?:of|in|for|by|with|between|used|when|does|do|did|how|why|which|between|than|"
-    r"difference|role|purpose|main|best|used|trained|proposed|reported|achieved)\b",
+    r"(?<![\w-])(?:of|in|for|by|with|between|used|when|does|do|did|how|why|which|between|than|"
+    r"difference|role|purpose|main|best|used|trained|proposed|reported|achieved)(?![\w-])",
     re.IGNORECASE,
 )
 _MAX_TERM_WORDS = 5
@@ -57,6 +57,13 @@ class Definition:
     long_form: str = ""
 
 
+# The kind of thing a name is, as a question may write after it ("the Adam optimizer").
+_KIND = re.compile(
+    r"(?:optimi[sz]ers?|models?|methods?|algorithms?|architectures?|frameworks?|datasets?"
+    r"|benchmarks?|papers?|approach(?:es)?|systems?|networks?|techniques?|libraries|library)"
+)
+
+
 def asked_term(question: str) -> str:
     """The term a "what is / what does X stand for / define X" question asks about, as
     printed; "" for any other question."""
@@ -70,9 +77,18 @@ def asked_term(question: str) -> str:
         stands_for = "stand" in pattern.pattern or "short" in pattern.pattern
         too_long = len(term.split()) > _MAX_TERM_WORDS
         if term and not too_long and (stands_for or not _NOT_A_TERM.search(term)):
-            return term
+            return _without_kind(term)
         return ""
     return ""
+
+
+def _without_kind(term: str) -> str:
+    """A capitalised name without the kind of thing it is: "Adam optimizer" asks about Adam,
+    "the OPT models" about OPT; "language model" stays as it is."""
+    words = term.split()
+    if len(words) == 2 and words[0][:1].isupper() and _KIND.fullmatch(words[1]):
+        return words[0]
+    return term
 
 
 def spells(acronym: str, phrase: str) -> bool:

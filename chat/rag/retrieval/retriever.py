@@ -147,7 +147,7 @@ class Retriever:
             question, ranked, idf, degraded, names.cased(), steering.long_forms_by_term()
         )
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
-        ranked = definition_first(question, ranked, steering, filters, self.opening)
+        ranked = definition_first(question, ranked, names, filters, self.opening)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         chosen = summary_beside(question, chosen, names, filters, self.opening)

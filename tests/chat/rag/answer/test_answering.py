@@ -239,7 +239,7 @@ async def test_model_answers_end_with_the_models_finish_reason_usage_and_name(
     assert done.timings["first_token_ms"] > 0
 
 
-async def test_extractive_follow_ups_carry_the_previous_question_to_retrieval(
+async def test_extractive_follow_ups_carry_the_names_the_previous_question_asked_about(
     small_index: Wiring,
 ) -> None:
     history = (Turn("user", "Tell me about Fusion-in-Decoder."), Turn("assistant", "It is..."))
@@ -247,11 +247,22 @@ async def test_extractive_follow_ups_carry_the_previous_question_to_retrieval(
     events = await _run(_answerer(small_index, None), Question("How does it scale?", history))
 
     sources = next(e for e in events if isinstance(e, Sources))
-    assert sources.query == "Tell me about Fusion-in-Decoder. How does it scale?"
+    assert sources.query == "How does it scale? Fusion-in-Decoder"
     assert sources.sources[0].id == "2007.01282"
     done = events[-1]
     assert isinstance(done, Done)
     assert (done.finish_reason, done.model, done.usage) == ("stop", "", {})
+
+
+async def test_a_follow_up_to_a_question_that_named_nothing_carries_its_words(
+    small_index: Wiring,
+) -> None:
+    history = (Turn("user", "how do readers fuse many passages"), Turn("assistant", "..."))
+
+    events = await _run(_answerer(small_index, None), Question("and how does it scale?", history))
+
+    sources = next(e for e in events if isinstance(e, Sources))
+    assert sources.query == "how do readers fuse many passages and how does it scale?"
 
 
 @pytest.mark.parametrize(

@@ -77,13 +77,17 @@ def test_a_follow_up_is_scoped_to_the_previous_answers_papers() -> None:
     }
 
 
-def test_a_follow_up_is_carried_to_at_most_a_few_papers() -> None:
-    answer = " ".join(f"x [arXiv:{p}]." for p in ("2112.04426", "2007.01282", "1810.04805"))
+def test_it_is_the_first_paper_cited_and_they_are_at_most_a_few() -> None:
+    papers = ("2112.04426", "2007.01282", "1810.04805")
+    history = (("assistant", " ".join(f"x [arXiv:{p}]." for p in papers)),)
 
-    carried = carried_scope("and who wrote them?", (("assistant", answer),), Filters(), _known)
+    it = carried_scope("and who wrote it?", history, Filters(), _known)
+    they = carried_scope("and who wrote them?", history, Filters(), _known)
 
-    assert carried is not None
-    assert carried.paper_ids == ("2112.04426", "2007.01282", "1810.04805")[:MAX_CARRIED]
+    assert it is not None
+    assert they is not None
+    assert it.paper_ids == papers[:1]
+    assert they.paper_ids == papers[:MAX_CARRIED]
 
 
 @pytest.mark.parametrize(

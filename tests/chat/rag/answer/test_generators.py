@@ -100,14 +100,20 @@ async def test_the_extractive_generator_says_so_when_no_sentence_answers() -> No
     assert chunks[-1].finish_reason == "stop"
 
 
-async def test_the_extractive_generator_carries_the_previous_question_into_a_follow_up() -> None:
+async def test_the_extractive_generator_carries_the_previous_questions_names_into_a_follow_up() -> (
+    None
+):
     generator = ExtractiveGenerator()
 
     leaning = await generator.standalone("How does it scale?", HISTORY)
+    named = await generator.standalone("How does Fusion-in-Decoder scale?", HISTORY)
+    unnamed = await generator.standalone("and its speed?", (Turn("user", "what is fusion"),))
     alone = await generator.standalone(
         "How does knowledge distillation set the softmax temperature?", HISTORY
     )
 
-    assert leaning == "Tell me about Fusion-in-Decoder. How does it scale?"
+    assert leaning == "How does it scale? Fusion-in-Decoder"
+    assert named == "How does Fusion-in-Decoder scale?"
+    assert unnamed == "what is fusion and its speed?"
     assert alone == "How does knowledge distillation set the softmax temperature?"
     assert (generator.mode, generator.model_name) == ("extractive", "")

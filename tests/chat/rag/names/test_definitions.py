@@ -19,6 +19,13 @@ pytestmark = pytest.mark.timeout(30)
         ("What is RETRO?", "RETRO"),
         ("What are LLMs?", "LLMs"),
         ("What is the Transformer?", "Transformer"),
+        # A name with the kind of thing it is after it asks about the name.
+        ("What is the Adam optimizer?", "Adam"),
+        ("What are the OPT models?", "OPT"),
+        ("What is a language model?", "language model"),
+        # A hyphenated name's parts are no asking words ("in" of Fusion-in-Decoder).
+        ("What is Fusion-in-Decoder?", "Fusion-in-Decoder"),
+        ("What is mixture-of-experts?", "mixture-of-experts"),
         ("what is retrieval-augmented generation", "retrieval-augmented generation"),
         ("Define RLHF", "RLHF"),
         ("What is the meaning of MoE?", "MoE"),
