@@ -31,6 +31,9 @@ _RECENT_LINES = 8
 # A gap this many type sizes wide, or wider, parts two names set side by side.
 _WIDE_GAP = 0.6
 _SMALL_CAPS = 0.9  # a capital this much smaller than the line's largest type is a small capital
+# A run of raised, smaller letters this long is a word set small, not a mark (`Line.marks`).
+_WORD_LETTERS = 3
+_CLOSING = frozenset(",.;:)]")
 SOFT_HYPHEN = "\ufffe"  # a hyphen that breaks a word at a line's end
 
 
@@ -98,7 +101,9 @@ class Line:
 
     def marks(self) -> list[bool]:
         """For each glyph, whether it is a mark (`is_mark`, against the last glyph before
-        it that is none)."""
+        it that is none). A run of such glyphs that spells a word of `_WORD_LETTERS` letters
+        or more is no mark but a word set in smaller type ("Flash" of FlashAttention, set in
+        small capitals): marks are digits, symbols and a letter or two."""
         found: list[bool] = []
         host: Glyph | None = None
         for glyph in self.glyphs:
@@ -106,6 +111,18 @@ class Line:
             found.append(mark)
             if not mark:
                 host = glyph
+        start = 0
+        while start < len(found):
+            if not found[start]:
+                start += 1
+                continue
+            end = start
+            while end < len(found) and found[end]:
+                end += 1
+            run = "".join(g.char for g in self.glyphs[start:end])
+            if run.isalpha() and len(run) >= _WORD_LETTERS:
+                found[start:end] = [False] * (end - start)
+            start = end
         return found
 
     def text(self, *, marks: bool = True, wide: bool = False, small_caps: bool = False) -> str:
@@ -122,7 +139,10 @@ class Line:
                 if parts and parts[-1] != " ":
                     parts.append(" ")
                 continue
-            if wide and last is not None and glyph.left - last.right > _WIDE_GAP * self.size:
+            # "competitions1, where": the mark goes, and so does the space before the comma.
+            if glyph.char in _CLOSING and index and is_mark[index - 1] and parts[-1:] == [" "]:
+                parts.pop()
+            elif wide and last is not None and glyph.left - last.right > _WIDE_GAP * self.size:
                 parts.append("  ")
             elif index in self.spaces_before and parts and parts[-1] != " ":
                 parts.append(" ")

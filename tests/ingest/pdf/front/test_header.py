@@ -182,3 +182,20 @@ def test_real_authors_set_in_capitals_come_out_in_the_case_names_are_written() -
         "Tal August", "Lucy Lu Wang", "Jonathan Bragg", "Marti A. Hearst", "Andrew Head",
         "Kyle Lo",
     ]  # fmt: skip
+
+
+def test_a_name_set_in_smaller_raised_type_is_kept_in_the_abstract_not_taken_for_a_mark() -> (
+    None
+):
+    # FlashAttention sets its name in small capitals, smaller and higher than the text.
+    abstract = _real("2205.14135v2.pdf").abstract
+
+    assert "We propose FlashAttention, an IO-aware exact attention algorithm" in abstract
+    assert "We analyze the IO complexity of FlashAttention, showing" in abstract
+    assert " , " not in abstract
+
+
+def test_a_footnote_mark_before_a_comma_leaves_no_space_before_it() -> None:
+    abstract = _real("1512.03385v1.pdf").abstract
+
+    assert "ILSVRC & COCO 2015 competitions, where we also won" in abstract
