@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from chat.rag.extractive.sentences import split_sentences
+from chat.rag.names.definitions import find_name
+from chat.rag.names.matches import Recognised
 from chat.rag.retrieval.coverage import coverage
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
@@ -114,21 +118,50 @@ def find_papers(
         if not sources:
             return PaperSearch([], judgement.reason)
     results = []
+    matched = Matched(retrieved.question_idf, retrieved.names)
     for source in sources:
         paper = retriever.catalog.get_paper(source.id)
         authors = paper.authors if paper is not None else ""
-        results.append(
-            SearchResult(
-                source.id, source.title, authors, result_snippet(source, paper), source.score
-            )
-        )
+        snippet = result_snippet(source, paper, matched=matched)
+        results.append(SearchResult(source.id, source.title, authors, snippet, source.score))
     return PaperSearch(results)
 
 
-def result_snippet(source: Source, paper: Paper | None, length: int = 240) -> str:
-    """The matched passage; for a hit on a PDF's first page (title, authors, marks and
-    all), the paper's abstract instead, when it has one."""
-    if source.kind != "fulltext" or source.page != 1 or paper is None or not paper.abstract:
-        return source.snippet(length)
-    whole = dataclasses.replace(source, text=paper.abstract)
-    return whole.snippet(length)
+@dataclass(frozen=True)
+class Matched:
+    """What a search asked for, to find the sentence of a passage that matches it best: its
+    terms with their weights, and the names recognised in it."""
+
+    idf: Mapping[str, float] = field(default_factory=dict)
+    names: Recognised = field(default_factory=Recognised)
+
+    def weight(self, sentence: str) -> float:
+        """The share of the search's term weight `sentence` holds; a name typed apart
+        ("flash attention") is held where the sentence prints it (FlashAttention)."""
+        printed = [m.asked for m in self.names.matches if find_name(sentence, m.name)]
+        return coverage(self.idf, " ".join([sentence, *printed]), self.names.cased())
+
+
+def result_snippet(
+    source: Source, paper: Paper | None, length: int = 240, matched: Matched | None = None
+) -> str:
+    """The sentence of the matched passage that holds most of the search's terms (the one
+    after it too, when they fit in `length`), never the title the passage may open with.
+    For a hit on a footnote, a caption, a table or a PDF's first page (title, authors,
+    marks and all), the paper's abstract is read instead, when it has one."""
+    text = source.text
+    furniture = source.kind in ("footnote", "caption", "table")
+    if (furniture or (source.kind == "fulltext" and source.page == 1)) and paper and paper.abstract:
+        text = paper.abstract
+    title = source.title.strip()
+    if title and text.startswith(title):
+        text = text[len(title) :].lstrip()
+    sentences = split_sentences(text) or [text]
+    if matched is None or not matched.idf:
+        return dataclasses.replace(source, text=text).snippet(length)
+    best = max(range(len(sentences)), key=lambda i: (matched.weight(sentences[i]), -i))
+    shown = sentences[best]
+    following = sentences[best + 1] if best + 1 < len(sentences) else ""
+    if following and len(shown) + 1 + len(following) <= length:
+        shown = f"{shown} {following}"
+    return dataclasses.replace(source, text=shown).snippet(length)

@@ -67,8 +67,9 @@ def refers_back(question: str) -> bool:
 
 
 def cited_papers(answer: str) -> list[str]:
-    """The papers an answer's text cites, in the order first cited, less those cited far less
-    often than the most cited one (a passing mention is not what the answer is about)."""
+    """The papers an answer's text cites, in the order first cited: the first (an answer
+    leads with what it is about), then those cited more than half as often as the most
+    cited one (a passing mention is not what the answer is about)."""
     counts: dict[str, int] = {}
     for match in _CITED.finditer(answer):
         paper = re.sub(r"v\d+$", "", match.group(2))
@@ -76,7 +77,8 @@ def cited_papers(answer: str) -> list[str]:
     if not counts:
         return []
     most = max(counts.values())
-    return [p for p, n in counts.items() if n > _MIN_CITED_SHARE * most]
+    first = next(iter(counts))
+    return [p for p, n in counts.items() if p == first or n > _MIN_CITED_SHARE * most]
 
 
 def carried_scope(

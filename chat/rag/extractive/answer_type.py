@@ -52,7 +52,8 @@ _KINDS = (
     (
         NAME,
         r"\b(?:which|what) (?:\w+ )?(?:model|method|architecture|network|optimizer|encoder"
-        r"|decoder|retriever|backbone|algorithm|system|approach)s?\b"
+        r"|decoder|retriever|backbone|algorithm|system|approach|generator|reader|tokenizer"
+        r"|classifier|detector|reranker|embedder)s?\b"
         r"|\b(?:built|based) (?:on|upon)\b|\binitiali[sz]ed (?:from|with)\b",
     ),
     (DEFINITION, r"^(?:what (?:is|are)|define|explain)\b"),

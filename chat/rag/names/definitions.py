@@ -84,7 +84,11 @@ def asked_term(question: str) -> str:
 
 def _without_kind(term: str) -> str:
     """A capitalised name without the kind of thing it is: "Adam optimizer" asks about Adam,
-    "the OPT models" about OPT; "language model" stays as it is."""
+    "the OPT models" about OPT; "language model" stays as it is. A long form with its
+    name in parentheses asks about the name: "retrieval-augmented generation (RAG)"."""
+    named = re.fullmatch(r"[^()]+\(\s*([^()\s]+)\s*\)", term)
+    if named and is_name(named.group(1)):
+        return named.group(1)
     words = term.split()
     if len(words) == 2 and words[0][:1].isupper() and _KIND.fullmatch(words[1]):
         return words[0]

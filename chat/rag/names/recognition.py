@@ -107,7 +107,9 @@ class NameRecogniser:
             matches.setdefault(match.name, match)
         users = self.names.users_of(list(matches))
         with_own = [
-            self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+            self._oldest_first(
+                self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+            )
             for m in matches.values()
         ]
         boosting = []
@@ -170,6 +172,20 @@ class NameRecogniser:
                     match = match_of(name, run.written, rows, self.config)
                     found.append(replace(match, apart=run.written))
         return found
+
+    def _oldest_first(self, match: NameMatch) -> NameMatch:
+        """`match` with its introducers in the order they were first submitted: a name is
+        the coinage of the first paper to present it ("RAG" is the 2020 paper's, not a
+        2025 one that presents its own RAG system); a paper of no known date comes last."""
+        if len(match.introducers) < 2:
+            return match
+        catalog = self.names.catalog
+        dates = {
+            p: (paper.published if (paper := catalog.get_paper(p)) else "")
+            for p in match.introducers
+        }
+        ordered = sorted(match.introducers, key=lambda p: (not dates[p], dates[p]))
+        return replace(match, introducers=tuple(ordered))
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chat.library.papers import paper_details, result_snippet
+from chat.library.papers import Matched, paper_details, result_snippet
+from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.sources import Source
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
@@ -94,3 +95,46 @@ def test_a_search_hit_on_a_pdfs_first_page_shows_the_abstract_not_the_raw_page()
 def test_a_search_hit_elsewhere_shows_the_passage_it_matched() -> None:
     assert result_snippet(_source(page=4), FROM_PDF) == _source(page=4).text
     assert result_snippet(_source(page=1), None) == _source(page=1).text
+
+
+FLASH = Paper(
+    id="2205.14135",
+    title="FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+    authors="Tri Dao",
+    abstract="Transformers are slow and memory-hungry on long sequences. We propose "
+    "FlashAttention, an IO-aware exact attention algorithm. It trains BERT 15% faster.",
+)
+
+
+def _flash_source(kind: str, text: str, page: int | None = 3) -> Source:
+    return Source(1, FLASH.id, True, FLASH.title, "c", kind, "", page, text, 0.5, "")
+
+
+def _flash_search() -> Matched:
+    name = NameMatch(
+        name="FlashAttention", asked="flash attention", long_forms=(), definers=(FLASH.id,)
+    )
+    return Matched({"flash": 6.1, "attent": 2.4}, Recognised(matches=(name,)))
+
+
+def test_a_search_hit_on_a_footnote_shows_the_abstracts_sentence_that_matches_best() -> None:
+    footnote = _flash_source("footnote", "1FlashAttention code is available at github.com.")
+
+    snippet = result_snippet(footnote, FLASH, matched=_flash_search())
+
+    # The sentence that prints the name typed apart, and the one after it.
+    assert snippet == (
+        "We propose FlashAttention, an IO-aware exact attention algorithm."
+        " It trains BERT 15% faster."
+    )
+
+
+def test_a_search_snippet_does_not_repeat_the_title_its_passage_opens_with() -> None:
+    abstract = _flash_source("abstract", f"{FLASH.title}\n\n{FLASH.abstract}", page=None)
+
+    snippet = result_snippet(abstract, None, matched=_flash_search())
+    plain = result_snippet(abstract, None)
+
+    assert snippet.startswith("We propose FlashAttention")
+    assert not plain.startswith(FLASH.title)
+    assert plain.startswith("Transformers are slow")

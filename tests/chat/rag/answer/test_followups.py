@@ -63,6 +63,9 @@ def test_an_answers_subject_is_the_paper_it_cites_most_and_first() -> None:
         "f83d85b272d5efd7",
     ]
     assert cited_papers("No citation here.") == []
+    # The answer's lead stays its subject, however often the others are cited after it.
+    lead = "A [arXiv:2005.11401]. B [arXiv:2503.14649]. C [arXiv:2503.14649]. D [arXiv:2503.1]."
+    assert cited_papers(lead) == ["2005.11401", "2503.14649"]
 
 
 def test_a_follow_up_is_scoped_to_the_previous_answers_papers() -> None:

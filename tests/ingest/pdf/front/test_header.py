@@ -184,9 +184,7 @@ def test_real_authors_set_in_capitals_come_out_in_the_case_names_are_written() -
     ]  # fmt: skip
 
 
-def test_a_name_set_in_smaller_raised_type_is_kept_in_the_abstract_not_taken_for_a_mark() -> (
-    None
-):
+def test_a_name_set_in_smaller_raised_type_is_kept_in_the_abstract_not_taken_for_a_mark() -> None:
     # FlashAttention sets its name in small capitals, smaller and higher than the text.
     abstract = _real("2205.14135v2.pdf").abstract
 
