@@ -201,7 +201,7 @@ class Pipeline:
                 elif state.digest == work.digest:
                     statuses.note(work.paper.id, "unchanged")
                     if work.pdf is not None:  # read again by a newer stage, to the same text
-                        self.catalog.note_pdf_stage(work.paper.id, work.pdf[0], work.pdf[3])
+                        self.catalog.note_pdf_stage(work.paper, work.pdf[0], work.pdf[3])
                     continue
                 else:
                     statuses.note(work.paper.id, "updated")

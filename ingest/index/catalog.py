@@ -272,13 +272,17 @@ class Catalog:
         ).fetchone()
         return None if row is None else str(row["id"])
 
-    def note_pdf_stage(self, paper_id: str, sha256: str, stage: str) -> None:
-        """Record that this PDF stage read the paper's PDF and found its text unchanged."""
+    def note_pdf_stage(self, paper: Paper, sha256: str, stage: str) -> None:
+        """Record that this PDF stage read the paper's PDF and found its text unchanged;
+        what it read on page 1 replaces the fields an older stage read there (a record's
+        fields stay: `merge_fields`)."""
         with self.db:
             self.db.execute(
                 "UPDATE papers SET pdf_stage = ? WHERE id = ? AND pdf_sha256 = ?",
-                (stage, paper_id, sha256),
+                (stage, paper.id, sha256),
             )
+            if self.db.execute("SELECT 1 FROM papers WHERE id = ?", (paper.id,)).fetchone():
+                self._upsert_paper(paper, "pdf")
 
     # Chunks
 

@@ -90,6 +90,7 @@ def fulltext_work(
         known = catalog.get_paper(paper_id)
     from_pdf = paper_from_pdf(path, parsed, paper_id, version, is_arxiv)
     if known is not None:
+        known = _without_pdf_fields(known, catalog)
         paper = _fill_gaps(dataclasses.replace(known, version=version or known.version), from_pdf)
     else:
         paper = from_pdf
@@ -101,6 +102,23 @@ def fulltext_work(
     pdf = (parsed.sha256, parsed.page_count, path.stem, PDF_STAGE, str(path.resolve()))
     fallback = parsed.stats.get("pages_fallback", 0)
     return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback)
+
+
+def _without_pdf_fields(known: Paper, catalog: Catalog) -> Paper:
+    """The stored paper without the fields its PDF's page 1 gave it: this reading of the
+    PDF gives them again, as this stage reads them (a newer stage may read them better)."""
+    row = catalog.paper_row(known.id)
+    if row is None:
+        return known
+    read = {name for name, origin in row.field_sources.items() if origin == "pdf"}
+
+    def kept(name: str) -> str:
+        return "" if name in read else str(getattr(known, name))
+
+    return dataclasses.replace(
+        known, title=kept("title"), authors=kept("authors"), abstract=kept("abstract"),
+        published=kept("published"), updated=kept("updated"),
+    )  # fmt: skip
 
 
 def _fill_gaps(record: Paper, from_pdf: Paper) -> Paper:

@@ -157,3 +157,32 @@ def test_an_upgrade_stopped_part_way_is_finished_by_the_next_run(
     in_catalog, in_chroma, in_lexical = index.chunk_ids()
     assert in_catalog == in_chroma == in_lexical
     assert not in_catalog & before  # every old chunk replaced in all three stores
+
+
+def test_a_newer_stage_reads_page_1_again_though_the_text_came_out_the_same(
+    index: Index, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An older stage read page 1's abstract badly ("We propose Attention" for FlashAttention).
+    monkeypatch.setattr(units, "PDF_STAGE", "1")
+    index.run(Embedder())
+    db = sqlite3.connect(index.root / "catalog.sqlite")
+    with db:
+        db.execute("UPDATE papers SET abstract = 'misread' WHERE id = '1503.02531'")
+    db.close()
+    monkeypatch.setattr(units, "PDF_STAGE", "2")
+    embed = Embedder()
+
+    report = index.run(embed)
+
+    catalog = Catalog(index.root / "catalog.sqlite")
+    try:
+        paper = catalog.get_paper("1503.02531")
+        sources = catalog.paper_row("1503.02531")
+    finally:
+        catalog.close()
+    assert report.unchanged_papers == 3
+    assert embed.texts == []
+    assert paper is not None
+    assert sources is not None
+    assert paper.abstract.startswith("A very simple way to improve the performance")
+    assert sources.field_sources["abstract"] == "pdf"
