@@ -254,7 +254,11 @@ def favour_typed(scores: dict[Sentence, float], answer: AnswerType) -> dict[Sent
 
 
 def _gain(sentence: Sentence, answer: AnswerType) -> float:
-    own = sentence.source.id in answer.own_papers
+    # A passage under a heading that names another method ("7.1 AdaMax" in the Adam paper)
+    # is about that one: the paper's own values there are not the asked entity's.
+    section = sentence.source.section
+    elsewhere = _names_another(section) and not answer.mentions(section)
+    own = sentence.source.id in answer.own_papers and not elsewhere
     named = own or answer.mentions(sentence.text)
     if answer.entities and not named and _names_another(sentence.text):
         return _OFF_ENTITY * (1 + _VALUE_ONLY * answer.holds(sentence.text))

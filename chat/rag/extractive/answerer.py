@@ -48,6 +48,7 @@ _PER_SOURCE = 2
 # that the best chosen sentence holds.
 _ROW_SHARE = 0.5
 _LONG_FORM = 3  # the strength of a definition that gives a long form (`defines`)
+_STANDS_ALONE = 6  # words from which a question with no word pointing back stands alone
 
 
 @dataclass(frozen=True)
@@ -249,13 +250,11 @@ class ExtractiveGenerator:
         nothing. Its words would find again what it asked ("What is RETRO?" leads with what
         defines RETRO), the names find what this one asks of them."""
         previous = [t.content for t in history if t.role == "user"]
-        if previous and (FOLLOW_UP.search(question) or len(question.split()) < 6):
-            names = question_entities(previous[-1])
-            if not names:
-                return f"{previous[-1]} {question}"
-            missing = [n for n in names if n not in question]
-            return " ".join([question, *missing])
-        return question
+        if not previous or not _leans(question):
+            return question
+        if not question_entities(previous[-1]):
+            return f"{previous[-1]} {question}"
+        return _with_previous_names(question, history)
 
     async def generate(
         self,
@@ -264,7 +263,12 @@ class ExtractiveGenerator:
         history: Sequence[Turn],
         sampling: Sampling | None = None,
     ) -> AsyncIterator[LlmChunk]:
-        pieces = extract_answer(question, sources) or [NOT_FOUND]
+        # "its default learning rate" after "What is the Adam optimizer?" asks for Adam's.
+        # Only a word that points back does: a short question of its own ("sourdough rye")
+        # is not about what was asked before.
+        points_back = FOLLOW_UP.search(question)
+        asked = _with_previous_names(question, history) if points_back else question
+        pieces = extract_answer(asked, sources) or [NOT_FOUND]
         finish = "stop"
         if sampling is not None:
             kept, finish = sampling.limit("".join(pieces), self.count_tokens)
@@ -275,6 +279,19 @@ class ExtractiveGenerator:
 
     async def aclose(self) -> None:
         """Nothing to release."""
+
+
+def _leans(question: str) -> bool:
+    """Whether a question leans on the one before it: a word that points back, or so short
+    that it cannot stand alone."""
+    return bool(FOLLOW_UP.search(question)) or len(question.split()) < _STANDS_ALONE
+
+
+def _with_previous_names(question: str, history: Sequence[Turn]) -> str:
+    """`question` with the names the previous question asked about that it lacks."""
+    previous = [t.content for t in history if t.role == "user"]
+    names = question_entities(previous[-1]) if previous else ()
+    return " ".join([question, *(n for n in names if n not in question)])
 
 
 def _first_chars(pieces: Sequence[str], length: int) -> list[str]:

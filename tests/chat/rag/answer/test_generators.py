@@ -12,7 +12,9 @@ from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator, ModelGenerato
 from chat.rag.answer.llm import LlmChunk, OpenAIChatModel
 from chat.rag.answer.prompts import load_prompts
 from chat.rag.extractive.answerer import ExtractiveGenerator, extract_answer
+from ingest.pdf.parsing import parse_pdf
 from tests.fakes.openai import ChatScript, FakeOpenAI
+from tests.support.data import PDFS
 from tests.support.sources import make_source
 
 pytestmark = pytest.mark.timeout(60)
@@ -117,3 +119,21 @@ async def test_the_extractive_generator_carries_the_previous_questions_names_int
     assert unnamed == "what is fusion and its speed?"
     assert alone == "How does knowledge distillation set the softmax temperature?"
     assert (generator.mode, generator.model_name) == ("extractive", "")
+
+
+async def test_an_extractive_follow_up_answers_for_the_name_its_it_points_back_to() -> None:
+    parsed = parse_pdf(str(PDFS / "Adam_ A Method for Stochastic Optimization.pdf"))
+    blocks = [b for b in parsed.blocks if "Good default settings" in b.text]
+    blocks.sort(key=lambda b: "AdaMax" not in b.section)  # AdaMax's default ranked first
+    sources = [
+        make_source(n, "1412.6980", b.text, section=b.section, score=1.0 / n)
+        for n, b in enumerate(blocks, start=1)
+    ]
+    history = (Turn("user", "What is the Adam optimizer?"), Turn("assistant", "Adam is ..."))
+    generator = ExtractiveGenerator()
+
+    chunks = [
+        c async for c in generator.generate("and its default learning rate?", sources, history)
+    ]
+
+    assert "\u03b1 = 0.001" in chunks[0].text

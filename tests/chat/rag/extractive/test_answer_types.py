@@ -27,6 +27,8 @@ from tests.support.sources import make_source
 
 pytestmark = pytest.mark.timeout(120)
 
+ADAM_PDF = "Adam_ A Method for Stochastic Optimization.pdf"
+
 
 @cache
 def _parsed(name: str) -> ParsedPdf:
@@ -199,3 +201,20 @@ def test_a_table_without_a_header_quotes_the_row_that_names_the_entity() -> None
     answer = compose("What exact match does FiD achieve on TriviaQA?", sources)
 
     assert [s.text for s in answer.sentences if s.is_row] == [rows[2]]
+
+
+def test_a_value_under_a_heading_naming_another_method_is_not_the_asked_ones() -> None:
+    # Adam's paper gives AdaMax's default (0.002) in "7.1 AdaMax" in the same words as
+    # Adam's own (0.001); ranked first, the AdaMax passage still does not answer for Adam.
+    blocks = [b for b in _parsed(ADAM_PDF).blocks if "Good default settings" in b.text]
+    blocks.sort(key=lambda b: "AdaMax" not in b.section)
+    sources = [
+        make_source(n, "1412.6980", b.text, kind="fulltext", title="Adam", score=1.0 / n,
+                    section=b.section)
+        for n, b in enumerate(blocks, start=1)
+    ]  # fmt: skip
+
+    first = _first_quoted("What is the default learning rate of Adam?", sources)
+
+    assert sources[0].section == "7.1 AdaMax"
+    assert "\u03b1 = 0.001" in first
