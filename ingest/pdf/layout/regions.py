@@ -28,6 +28,8 @@ _MAX_PAGE_SHARE = 0.7
 CELL_GAP = 1.0
 _MIN_TABLE_CELLS = 3
 _MIN_TABLE_ROWS = 3
+_MIN_PAIR_ROWS = 4  # lines of two short cells in a row that make a table
+_PAIR_WORDS = 6  # the most words of a cell in a table of names and values
 _PARAGRAPH = 3  # lines of prose in a row
 _FULL = 0.9  # a justified line's share of its paragraph's width
 
@@ -192,19 +194,42 @@ def cells(line: Line) -> list[list[Word]]:
 
 
 def celled_runs(lines: list[Line]) -> list[list[int]]:
-    """Runs of consecutive lines (indices) that are each cut into several cells."""
+    """Runs of consecutive lines (indices) that are each cut into several cells: three at
+    least, or two short ones on `_MIN_PAIR_ROWS` lines in a row (a table of names and
+    values: "Input embedding size | 256")."""
     runs: list[list[int]] = []
-    current: list[int] = []
-    for index, line in enumerate(lines):
-        if len(cells(line)) >= _MIN_TABLE_CELLS:
-            current.append(index)
-            continue
-        if len(current) >= _MIN_TABLE_ROWS:
-            runs.append(current)
-        current = []
-    if len(current) >= _MIN_TABLE_ROWS:
-        runs.append(current)
-    return runs
+    for kind, least in ((_is_row, _MIN_TABLE_ROWS), (_is_pair, _MIN_PAIR_ROWS)):
+        current: list[int] = []
+        for index, line in enumerate([*lines, None]):
+            if line is not None and kind(line):
+                current.append(index)
+                continue
+            if len(current) >= least:
+                runs.append(current)
+            current = []
+    taken: set[int] = set()
+    kept = []
+    for run in runs:  # rows of three cells first; a pair run keeps only lines left over
+        if not taken.intersection(run):
+            kept.append(run)
+            taken.update(run)
+    joined: list[list[int]] = []
+    for run in sorted(kept):  # a table's pairs and rows that meet are one table
+        if joined and joined[-1][-1] + 1 == run[0]:
+            joined[-1].extend(run)
+        else:
+            joined.append(list(run))
+    return joined
+
+
+def _is_row(line: Line) -> bool:
+    return len(cells(line)) >= _MIN_TABLE_CELLS
+
+
+def _is_pair(line: Line) -> bool:
+    """A line of two short cells: a name and its value."""
+    found = cells(line)
+    return len(found) == 2 and len(found[0]) <= _PAIR_WORDS and len(found[1]) <= _PAIR_WORDS
 
 
 def inside(box: Box, region: Box, share: float = 0.5) -> bool:

@@ -265,3 +265,16 @@ def test_fig_and_capital_figure_labels_are_spelled_figure(tmp_path: Path) -> Non
     parsed = parse_pdf(str(pdf))
 
     assert [c.section for c in _of_kind(parsed, "caption")] == ["Figure 4", "Figure 5"]
+
+
+def test_a_table_of_names_and_values_is_a_table_not_body_text() -> None:
+    # PonderNet's hyperparameters: two cells a line, "Input embedding size | 256".
+    parsed = parse_pdf(str(PDFS / "2107.05407v1.pdf"))
+
+    tables = " ".join(b.text for b in _of_kind(parsed, "table") if b.page == 14)
+
+    assert "Input embedding size | 256" in tables
+    assert "Attention hidden size | {256, 512}" in tables
+    assert "Input embedding size" not in _body(parsed)
+    # The page's prose stays body text.
+    assert "The mini-batch size was of size 128." in _body(parsed)
