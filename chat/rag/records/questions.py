@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -106,16 +106,7 @@ def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:
 def _by_title(question: str, catalog: Catalog) -> str | None:
     """The paper whose title the question writes, quoted or not (the longest that fits)."""
     folded = " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
-    for quoted in _QUOTED.finditer(question):
-        found = _title_row(catalog, quoted["title"])
-        if found:
-            return found
-    rows = catalog.db.execute(
-        "SELECT id, title FROM papers WHERE length(title) >= ? AND instr(?, lower(title)) > 0",
-        (_MIN_TITLE, question.lower()),
-    ).fetchall()
-    fits = [r for r in rows if _fold(r["title"]) in folded]
-    return str(max(fits, key=lambda r: len(r["title"]))["id"]) if fits else None
+    return _titled(question, catalog, cased=False, fits=lambda title: _fold(title) in folded)
 
 
 def paper_titled(question: str, catalog: Catalog) -> str | None:
@@ -123,21 +114,30 @@ def paper_titled(question: str, catalog: Catalog) -> str | None:
     case, four words at least ("What is the Transformer in Attention Is All You Need?").
     Words that merely run as a title does ("how does neural machine translation work") name
     no paper."""
+
+    def fits(title: str) -> bool:
+        whole = re.search(rf"(?<!\w){re.escape(title)}(?!\w)", question)
+        return len(title.split()) >= _MIN_TITLE_WORDS and whole is not None
+
+    return _titled(question, catalog, cased=True, fits=fits)
+
+
+def _titled(
+    question: str, catalog: Catalog, *, cased: bool, fits: Callable[[str], bool]
+) -> str | None:
+    """A quoted title's paper, else the longest title the question holds (in its case, or
+    in any) that `fits`."""
     for quoted in _QUOTED.finditer(question):
         found = _title_row(catalog, quoted["title"])
         if found:
             return found
+    sql = "instr(?, title)" if cased else "instr(?, lower(title))"
     rows = catalog.db.execute(
-        "SELECT id, title FROM papers WHERE length(title) >= ? AND instr(?, title) > 0",
-        (_MIN_TITLE, question),
+        f"SELECT id, title FROM papers WHERE length(title) >= ? AND {sql} > 0",
+        (_MIN_TITLE, question if cased else question.lower()),
     ).fetchall()
-    fits = [
-        r
-        for r in rows
-        if len(r["title"].split()) >= _MIN_TITLE_WORDS
-        and re.search(rf"(?<!\w){re.escape(r['title'])}(?!\w)", question)
-    ]
-    return str(max(fits, key=lambda r: len(r["title"]))["id"]) if fits else None
+    titled = [r for r in rows if fits(r["title"])]
+    return str(max(titled, key=lambda r: len(r["title"]))["id"]) if titled else None
 
 
 def _title_row(catalog: Catalog, title: str) -> str | None:
