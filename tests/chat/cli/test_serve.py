@@ -60,6 +60,15 @@ def serving(
             process.wait(timeout=60)
 
 
+def _health_status(url: str) -> int | str:
+    """The health route's status, or the error that kept it from answering (so that a
+    failure shows the server's log rather than the client's traceback)."""
+    try:
+        return httpx.get(f"{url}/api/health", timeout=5).status_code
+    except httpx.TransportError as e:
+        return f"{type(e).__name__}: {e}"
+
+
 def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> httpx.Response | None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and process.poll() is None:
@@ -100,14 +109,14 @@ def test_serve_prepares_a_fresh_data_dir_once_before_its_workers_start(
         health = wait_until_healthy(url, process)
         log = tmp_path / "serve.log"
         started = wait_for_lines(log, "Application startup complete", 2)
-        answers = [httpx.get(f"{url}/api/health", timeout=5).status_code for _ in range(6)]
+        answers = [_health_status(url) for _ in range(6)]
         process.terminate()
         process.wait(timeout=60)
 
     text = log.read_text()
     assert health is not None, text
     assert started, text
-    assert answers == [200] * 6
+    assert answers == [200] * 6, text
     # The workers' factories only check: a worker that found no key or an old schema fails.
     assert "Traceback" not in text
     assert [p.name for p in fresh.iterdir() if p.name.startswith("secret")] == ["secret_key"]
