@@ -10,6 +10,7 @@ way through replacing one never mixes two versions under one id.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
@@ -24,6 +25,7 @@ CountTokens = Callable[[str], int]
 MAX_CHUNK_TOKENS = 254
 FULLTEXT_CHUNK_TOKENS = 200
 FULLTEXT_OVERLAP_TOKENS = 40
+_NUMBER_CELL = re.compile(r"^[-+\u2212~\u2248]?\.?\d")
 ABSTRACT_OVERLAP_TOKENS = 32
 _SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
 
@@ -130,11 +132,45 @@ def fulltext_pieces(blocks: Sequence[Block], count_tokens: CountTokens) -> list[
 
 
 def _extra_pieces(block: Block, count_tokens: CountTokens) -> Iterable[Piece]:
-    """A caption, table or footnote block: one chunk, or several when it is long."""
+    """A caption, table or footnote block: one chunk, or several when it is long; each
+    chunk of a long table begins with the table's header lines, so that every row can
+    still be read under its columns."""
+    if block.kind == "table" and (parts := _table_parts(block.text, count_tokens)):
+        for part in parts:
+            for piece in _fit(part, MAX_CHUNK_TOKENS, count_tokens):
+                yield Piece(piece, block.section, block.page, block.page, block.kind)
+        return
     splitter = _splitter(FULLTEXT_CHUNK_TOKENS, FULLTEXT_OVERLAP_TOKENS, count_tokens)
     for part in splitter.split_text(block.text):
         for piece in _fit(part, MAX_CHUNK_TOKENS, count_tokens):
             yield Piece(piece, block.section, block.page, block.page, block.kind)
+
+
+def _table_parts(text: str, count_tokens: CountTokens) -> list[str]:
+    """A table's rows in runs that fit a chunk, each run after the table's header lines
+    (the lines before its first row of numbers); none when the header alone fills half a
+    chunk or the table has no header or no rows."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    first_row = next((i for i, line in enumerate(lines) if _holds_numbers(line)), 0)
+    header, rows = lines[:first_row], lines[first_row:]
+    room = FULLTEXT_CHUNK_TOKENS - count_tokens("\n".join(header))
+    if not header or not rows or room < FULLTEXT_CHUNK_TOKENS // 2:
+        return []
+    parts: list[list[str]] = [[]]
+    used = 0
+    for row in rows:
+        size = count_tokens(row) + 1
+        if parts[-1] and used + size > room:
+            parts.append([])
+            used = 0
+        parts[-1].append(row)
+        used += size
+    return ["\n".join([*header, *part]) for part in parts]
+
+
+def _holds_numbers(line: str) -> bool:
+    """A table row: a cell after its first starts with a number."""
+    return any(_NUMBER_CELL.match(cell.strip()) for cell in line.split("|")[1:])
 
 
 def unit_hash(paper: Paper, kind: str, pieces: Sequence[Piece]) -> str:

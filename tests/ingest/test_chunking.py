@@ -124,3 +124,18 @@ def test_captions_and_tables_become_chunks_of_their_kind_after_the_body(
     ]
     assert chunks[1].id.startswith("1512.03385#caption-1@")
     assert chunks[2].text == "Model | NQ\nBM25 | 59.1"
+
+
+def test_each_chunk_of_a_long_table_begins_with_its_header() -> None:
+    header = ["Model | NQ | TriviaQA", " | EM | EM"]
+    rows = [
+        f"Model number {i} of a long table (Author et al., 2020) | {i}.1 | {i}.2" for i in range(60)
+    ]
+    block = Block("Table 1", 3, "\n".join([*header, *rows]), kind="table")
+
+    pieces = fulltext_pieces([block], lambda text: len(text.split()))
+
+    assert len(pieces) > 1
+    assert all(p.text.split("\n")[:2] == header for p in pieces)
+    kept = [line for p in pieces for line in p.text.split("\n")[2:]]
+    assert kept == rows

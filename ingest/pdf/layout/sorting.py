@@ -18,8 +18,9 @@ from itertools import accumulate
 from ingest.pdf.layout.asides import caption_label, captions, footnotes, is_label
 from ingest.pdf.layout.furniture import Frame, frame, furniture
 from ingest.pdf.layout.geometry import Box, Line, PageGeometry
+from ingest.pdf.layout.grid import grid_lines
 from ingest.pdf.layout.order import reading_order, rows
-from ingest.pdf.layout.regions import Regions, celled_runs, cells, find_regions, inside
+from ingest.pdf.layout.regions import Regions, celled_runs, find_regions, inside
 
 _GUTTER_ZONE = (0.35, 0.65)  # where on the page's width a gutter may lie
 _GUTTER_CROSSINGS = 0.15  # at most this share of body lines have a word across it
@@ -191,8 +192,5 @@ def _body(
 
 
 def _extra(kind: str, number: int, run: list[Line], label: str = "") -> Extra:
-    if kind == "table":
-        lines = [" | ".join(" ".join(w.text for w in cell) for cell in cells(ln)) for ln in run]
-    else:
-        lines = [line.text for line in run]
+    lines = grid_lines(run) if kind == "table" else [line.text for line in run]
     return Extra(kind, label, number, "\n".join(lines))
