@@ -10,7 +10,6 @@ way through replacing one never mixes two versions under one id.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
@@ -18,6 +17,7 @@ from itertools import groupby
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from ingest.index.records import Block, Chunk, Paper
+from ingest.pdf.layout.grid import is_row
 
 CountTokens = Callable[[str], int]
 
@@ -25,7 +25,6 @@ CountTokens = Callable[[str], int]
 MAX_CHUNK_TOKENS = 254
 FULLTEXT_CHUNK_TOKENS = 200
 FULLTEXT_OVERLAP_TOKENS = 40
-_NUMBER_CELL = re.compile(r"^[-+\u2212~\u2248]?\.?\d")
 ABSTRACT_OVERLAP_TOKENS = 32
 _SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
 
@@ -151,7 +150,7 @@ def _table_parts(text: str, count_tokens: CountTokens) -> list[str]:
     (the lines before its first row of numbers); none when the header alone fills half a
     chunk or the table has no header or no rows."""
     lines = [line for line in text.split("\n") if line.strip()]
-    first_row = next((i for i, line in enumerate(lines) if _holds_numbers(line)), 0)
+    first_row = next((i for i, line in enumerate(lines) if is_row(line.split("|"))), 0)
     header, rows = lines[:first_row], lines[first_row:]
     room = FULLTEXT_CHUNK_TOKENS - count_tokens("\n".join(header))
     if not header or not rows or room < FULLTEXT_CHUNK_TOKENS // 2:
@@ -166,11 +165,6 @@ def _table_parts(text: str, count_tokens: CountTokens) -> list[str]:
         parts[-1].append(row)
         used += size
     return ["\n".join([*header, *part]) for part in parts]
-
-
-def _holds_numbers(line: str) -> bool:
-    """A table row: a cell after its first starts with a number."""
-    return any(_NUMBER_CELL.match(cell.strip()) for cell in line.split("|")[1:])
 
 
 def unit_hash(paper: Paper, kind: str, pieces: Sequence[Piece]) -> str:

@@ -66,6 +66,15 @@ class Index:
         finally:
             catalog.close()
 
+    def execute(self, statement: str) -> None:
+        """Change the catalog behind the pipeline's back, as an older version left it."""
+        db = sqlite3.connect(self.root / "catalog.sqlite")
+        try:
+            with db:
+                db.execute(statement)
+        finally:
+            db.close()
+
     def stages(self) -> dict[str, str]:
         db = sqlite3.connect(self.root / "catalog.sqlite")
         try:
@@ -121,10 +130,7 @@ def test_a_newer_stage_parses_again_only_the_papers_an_older_one_read(
     index.run(Embedder())
     monkeypatch.setattr(units, "PDF_STAGE", "2")
     index.run(Embedder())
-    db = sqlite3.connect(index.root / "catalog.sqlite")
-    with db:
-        db.execute("UPDATE papers SET pdf_stage = '1' WHERE id = '1503.02531'")
-    db.close()
+    index.execute("UPDATE papers SET pdf_stage = '1' WHERE id = '1503.02531'")
     embed = Embedder()
 
     report = index.run(embed)
@@ -165,10 +171,7 @@ def test_a_newer_stage_reads_page_1_again_though_the_text_came_out_the_same(
     # An older stage read page 1's abstract badly ("We propose Attention" for FlashAttention).
     monkeypatch.setattr(units, "PDF_STAGE", "1")
     index.run(Embedder())
-    db = sqlite3.connect(index.root / "catalog.sqlite")
-    with db:
-        db.execute("UPDATE papers SET abstract = 'misread' WHERE id = '1503.02531'")
-    db.close()
+    index.execute("UPDATE papers SET abstract = 'misread' WHERE id = '1503.02531'")
     monkeypatch.setattr(units, "PDF_STAGE", "2")
     embed = Embedder()
 

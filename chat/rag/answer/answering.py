@@ -130,7 +130,8 @@ class Answerer:
     async def answer(self, question: Question) -> AsyncGenerator[Event, None]:
         clock = _Clock()
         yield Meta(question.conversation_id, question.message_id)
-        carried = await asyncio.to_thread(self.carried, question)
+        # A first question has no answer to lean on: no thread for it.
+        carried = await asyncio.to_thread(self.carried, question) if question.history else None
         filters = question.filters.with_papers(carried.paper_ids) if carried else question.filters
         try:
             query = await self.standalone_query(question)

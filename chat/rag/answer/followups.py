@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.rag.retrieval.retriever import ids_in_question
 from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
 
 # The most papers a follow-up is carried over to: an answer cites its subject first; "it"
 # is that one paper, "they" or "both" up to this many.
@@ -72,7 +73,7 @@ def cited_papers(answer: str) -> list[str]:
     cited one (a passing mention is not what the answer is about)."""
     counts: dict[str, int] = {}
     for match in _CITED.finditer(answer):
-        paper = re.sub(r"v\d+$", "", match.group(2))
+        paper = normalise_paper_id(match.group(2))
         counts[paper] = counts.get(paper, 0) + 1
     if not counts:
         return []

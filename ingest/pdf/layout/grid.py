@@ -90,8 +90,14 @@ def _placed(row: list[list[Word]], columns: list[tuple[float, float]]) -> list[s
 
 
 def _is_header(row: list[list[Word]]) -> bool:
-    """A line of names: no cell after its first starts with a number."""
-    return not any(_NUMBER.match(_text(cell)) for cell in row[1:])
+    """A line of names, not a row of values."""
+    return not is_row([_text(cell) for cell in row])
+
+
+def is_row(texts: Sequence[str]) -> bool:
+    """Whether a table line's cells are a row of values: a cell after its first starts with
+    a number. The lines before a table's first row are its header."""
+    return any(_NUMBER.match(text.strip()) for text in texts[1:])
 
 
 def _text(cell: list[Word]) -> str:
