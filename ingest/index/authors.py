@@ -86,11 +86,16 @@ def parse_name(written: str) -> Name | None:
     return Name(text, tuple(words[:-1]), words[-1])
 
 
+def written_parts(authors: str) -> list[str]:
+    """The pieces of a paper's `authors` string between its separators, affiliations in
+    parentheses left out: each a name as written, or nothing a name is made of ("et al.")."""
+    return _SEPARATORS.split(_PARENTHESES.sub(" ", authors))
+
+
 def split_authors(authors: str) -> list[Name]:
     """The names of a paper's `authors` string, in order, each once."""
-    cleaned = _PARENTHESES.sub(" ", authors)
     names: dict[str, Name] = {}
-    for part in _SEPARATORS.split(cleaned):
+    for part in written_parts(authors):
         name = parse_name(part)
         if name is not None:
             names.setdefault(name.key, name)

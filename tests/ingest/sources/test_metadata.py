@@ -8,7 +8,7 @@ import pytest
 
 from ingest.index.records import Paper
 from ingest.report import Skipped
-from ingest.sources.metadata import MetadataError, read_metadata
+from ingest.sources.metadata import FIELD_LIMITS, MetadataError, read_metadata
 from tests.support.data import ABSTRACTS, OAI_SAMPLE
 
 
@@ -183,3 +183,52 @@ def test_gzipped_file_with_a_bad_byte_keeps_the_other_lines(tmp_path: Path) -> N
         "2101.00005",
     ]
     assert [i.source for i in items if isinstance(i, Skipped)] == ["bytes.jsonl.gz:2"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        ({"title": "T" * 200_000}, "the title is 200000 characters, over the limit of 1000"),
+        (
+            {"abstract": "word " * 5_000},
+            "the abstract is 24999 characters, over the limit of 20000",
+        ),
+        ({"comments": "c" * 5_001}, "the comments is 5001 characters, over the limit of 5000"),
+        (
+            {"journal-ref": "J" * 1_001},
+            "the journal-ref is 1001 characters, over the limit of 1000",
+        ),
+        ({"doi": "10.1000/" + "d" * 200}, "the doi is 208 characters, over the limit of 200"),
+        (
+            {"categories": "cs.CL " * 400},
+            "the categories is 2399 characters, over the limit of 2000",
+        ),
+        (
+            {"authors": ", ".join(f"A{n} B" for n in range(10_001))},
+            "the author list has 10001 names, over the limit of 10000",
+        ),
+        (
+            {"authors": "Ada Lovelace, " + "X" * 1_001},
+            "an author's name is 1001 characters, over the limit of 1000",
+        ),
+    ],
+)
+def test_record_with_a_field_over_its_limit_is_skipped_with_the_reason(
+    fields: dict[str, str], reason: str, tmp_path: Path
+) -> None:
+    lines = [_record("2101.00001"), _record("2101.00002", **fields), _record("2101.00003")]
+    path = _write_lines(tmp_path / "long.jsonl", lines)
+
+    items = list(read_metadata(path))
+
+    assert [p.id for p in _papers(items)] == ["2101.00001", "2101.00003"]
+    assert [i for i in items if isinstance(i, Skipped)] == [
+        Skipped("long.jsonl:2", f"record 2101.00002: {reason}")
+    ]
+
+
+def test_every_real_record_fits_the_field_limits() -> None:
+    items = list(read_metadata(OAI_SAMPLE))
+
+    assert [i for i in items if isinstance(i, Skipped)] == []
+    assert max(len(p.title) for p in _papers(items)) <= FIELD_LIMITS["title"]
