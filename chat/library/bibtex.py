@@ -6,7 +6,8 @@ own export writes them, plus `doi` and `journal` when the record has them; a
 document without an arXiv id is a `@misc` with a note naming it. Keys follow
 Google Scholar's `vaswani2017attention` (first author's family name, year,
 first title word that is not a stop word), plain ASCII, made unique within a
-file (`...b`, `...c`).
+file (`...b`, `...c`). Whatever the catalog holds, a key is letters and digits, at most
+MAX_KEY_CHARS long, and a file's download name is at most MAX_FILE_NAME_CHARS safe characters.
 
 A title keeps its TeX (`tex_title`): math stays math (`{$O(n^2)$}`), accents
 and commands stay as written, names in capitals are braced so that a style
@@ -22,12 +23,20 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from chat.library.tex import readable_tex
 from ingest.sources.dates import id_month
 
 MEDIA_TYPE = "text/x-bibtex; charset=utf-8"
+# A key's family name and title word are cut to this many characters each ("vaswani"
+# and "attention" are far shorter), so a key is at most MAX_KEY_CHARS with its year and
+# the letters or number that make it unique within a file.
+_KEY_WORD_CHARS: Final = 24
+MAX_KEY_CHARS: Final = 2 * _KEY_WORD_CHARS + 4 + 8
+# A downloaded file's name: letters, digits, `.`, `_` and `-` only, `.bib` included.
+MAX_FILE_NAME_CHARS: Final = 80
+_FILE_NAME_UNSAFE_RE = re.compile(r"[^A-Za-z0-9._-]+")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _SPECIAL = {
     "\\": r"\textbackslash{}",
@@ -149,8 +158,16 @@ def base_key(paper: Mapping[str, Any]) -> str:
     year = first_submitted(paper)[:4]
     words = [_ascii_word(w) for w in readable_tex(str(paper.get("title") or "")).split()]
     significant = [w for w in words if w and w not in _TITLE_STOPWORDS]
-    word = significant[0] if significant else ""
-    return f"{_ascii_word(family) or 'anon'}{year if year.isdigit() else ''}{word}"
+    word = significant[0][:_KEY_WORD_CHARS] if significant else ""
+    family_word = _ascii_word(family)[:_KEY_WORD_CHARS] or "anon"
+    return f"{family_word}{year if year.isdigit() else ''}{word}"
+
+
+def content_disposition(stem: str) -> str:
+    """The `Content-Disposition` of a BibTeX file named for `stem` (a key, an answer's id):
+    unsafe characters as `-`, the name cut to MAX_FILE_NAME_CHARS."""
+    safe = _FILE_NAME_UNSAFE_RE.sub("-", stem).strip(".-")[: MAX_FILE_NAME_CHARS - 4]
+    return f'inline; filename="{safe or "paperchat"}.bib"'
 
 
 def unique_keys(papers: Sequence[Mapping[str, Any]]) -> list[str]:

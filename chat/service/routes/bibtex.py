@@ -13,7 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
-from chat.library.bibtex import MEDIA_TYPE, bibliography, unique_keys
+from chat.library.bibtex import MEDIA_TYPE, bibliography, content_disposition, unique_keys
 from chat.library.papers import PaperNotFound, paper_details
 from chat.service.routes.deps import CurrentUser, ServicesDep, SessionDep
 from chat.service.routes.errors import errors
@@ -42,9 +42,8 @@ class BibTeXResponse(Response):
     media_type = MEDIA_TYPE
 
 
-def _bibtex(text: str, filename: str) -> BibTeXResponse:
-    headers = {"Content-Disposition": f'inline; filename="{filename}.bib"'}
-    return BibTeXResponse(text, headers=headers)
+def _bibtex(text: str, stem: str) -> BibTeXResponse:
+    return BibTeXResponse(text, headers={"Content-Disposition": content_disposition(stem)})
 
 
 def _paper_file(services: ServicesDep, arxiv_id: str) -> BibTeXResponse:

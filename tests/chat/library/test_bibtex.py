@@ -9,7 +9,17 @@ from typing import Any
 import pytest
 from pybtex.database import BibliographyData, parse_string
 
-from chat.library.bibtex import base_key, bibliography, entry, escape, split_authors, unique_keys
+from chat.library.bibtex import (
+    MAX_FILE_NAME_CHARS,
+    MAX_KEY_CHARS,
+    base_key,
+    bibliography,
+    content_disposition,
+    entry,
+    escape,
+    split_authors,
+    unique_keys,
+)
 from chat.library.papers import paper_record
 from ingest.index.records import Paper
 from ingest.sources.metadata import read_metadata
@@ -103,6 +113,35 @@ def test_tex_in_titles_becomes_readable_text() -> None:
         == "\N{GREEK SMALL LETTER ALPHA}-stable laws in O(n)"
     )
     assert escape("Caf\\'e & co") == "Café \\& co"
+
+
+def test_keys_stay_short_and_plain_whatever_the_record_holds() -> None:
+    hostile = {**ATTENTION, "authors": "Ann " + "Ö" * 200_000, "title": "Zz" * 100_000}
+    papers = [hostile] * 40
+
+    keys = unique_keys(papers)
+
+    assert keys[0] == "o" * 24 + "2017" + "zz" * 12
+    assert max(len(key) for key in keys) <= MAX_KEY_CHARS
+    assert all(re.fullmatch("[a-z0-9]+", key) for key in keys)
+    assert list(parsed(bibliography(papers)).entries) == keys
+
+
+@pytest.mark.parametrize(
+    ("stem", "name"),
+    [
+        ("vaswani2017attention", "vaswani2017attention.bib"),
+        ('a"b\r\nSet-Cookie: x=1', "a-b-Set-Cookie-x-1.bib"),
+        ("../../etc/passwd", "etc-passwd.bib"),
+        ("深度", "paperchat.bib"),
+        ("k" * 200_000, "k" * (MAX_FILE_NAME_CHARS - 4) + ".bib"),
+    ],
+)
+def test_a_download_name_is_short_and_safe_whatever_it_is_made_of(stem: str, name: str) -> None:
+    header = content_disposition(stem)
+
+    assert header == f'inline; filename="{name}"'
+    assert len(name) <= MAX_FILE_NAME_CHARS
 
 
 @pytest.mark.parametrize(
