@@ -4,33 +4,40 @@
 bracket that is a citation comes out in the one form answers use,
 `CITATION_PATTERN` (the dock draws a chip for that form only):
 
-- `[arXiv:2203.12533]`, `[arXiv:2203.12533v2]`, `[arxiv: 2203.12533]` and
-  old-style `[arXiv:hep-th/9901001]` become `[arXiv:<id>]` (no version) when
-  the id is a source's; `[doc:<id>]` likewise;
+- `[arXiv:2203.12533]`, `[arXiv:2203.12533v2]`, `[arxiv: 2203.12533]`, a bare id
+  `[2203.12533]` and old-style `[arXiv:hep-th/9901001]` become `[arXiv:<id>]` (no
+  version) when the id is a source's; `[doc:<id>]` likewise;
 - numbers `[1]`, `[2, 3]`, `[1][2]`, `[1-2]` name sources by their number and
   become each source's citation (`[arXiv:a][arXiv:b]`);
-- several in one bracket (`[arXiv:a, arXiv:b]`, `[1; arXiv:a]`) are split.
+- several in one bracket (`[arXiv:a, arXiv:b]`, `[1; arXiv:a]`) are split;
+- a parenthesis that holds ids and nothing else (`(2203.12533)`, `(arXiv:a; b)`) is
+  judged like a bracket; one with anything more (`(1)`, `(arXiv:a, Section 3)`) is text.
 
-Brackets are judged on their folded text (NFKC, so fullwidth
-brackets and colons count; no format characters or combining marks, so a
-zero-width space hides nothing; letters that look Latin read as Latin, so a
-Cyrillic a (U+0430) in arXiv is still arXiv; runs of spaces as one). A bracket
-naming `arxiv:` or `doc:` is citation-shaped: everything in it that is no
-source's citation (`[arXiv:9999.99999?]`, an unknown id) is made up. A made-up
+Brackets are judged on their folded text (`fold_char`: NFKC, so fullwidth
+brackets and colons count; brackets of other shapes such as `\u3010 \u3011`,
+`\u3014 \u3015` or `\u27e6 \u27e7` read as `[ ]`; no format characters or combining
+marks, so a zero-width space hides nothing; letters that look Latin read as Latin, so
+a Cyrillic a (U+0430) in arXiv is still arXiv; digits of any script as digits; any
+white space, a line break too, as a space and runs of it as one). A bracket naming
+`arxiv:`, `doc:` or an id is citation-shaped: everything in it that is no source's
+citation (`[arXiv:9999.99999?]`, an unknown id) is made up. A made-up
 citation is removed, with the space before it, and its name is listed in
 `dropped` (an id, or `[n]` for a number out of range).
 Brackets that are not citations (`[a]`, `[CLS]`, `[0, 1)`, `[0, 1]`, a
 year like `[2023]`) pass unchanged. Since a citation can arrive split over
-chunks, text from a `[` that could still begin one is held back until it
+chunks, text from a `[` or `(` that could still begin one is held back until it
 either closes (within `MAX_CITATION` folded characters, `MAX_HELD` raw ones)
 or cannot be one, and trailing spaces are held until the next visible
 character. A citation-shaped bracket still open at that bound is made up too,
-and what follows it up to its `]` (or the line's end) is removed with it; one
-that the line or the stream ends while it still reads as a citation is judged
-as if closed there (`[arXiv:9999.99999` is made up).
+and what follows it up to its closing bracket (or the line's end) is removed with it.
+A line break inside a bracket is read as a space while the bracket can still be a
+citation (`[arXiv:\n9999.99999]`); one that stops being one after a line break
+(`[arXiv:9999.99999\nThe method`) is judged as if closed at that line break, and so
+is one the stream ends while it still reads as a citation (`[arXiv:9999.99999` is
+made up).
 Feeding a text in any pieces gives the same output as feeding it whole.
-References outside brackets ("arXiv:2203.12533", an arxiv.org link) are judged after
-the brackets, by `chat.rag.citations.references`.
+References outside brackets ("arXiv:2203.12533", an arxiv.org link, a bare id in
+prose) are judged after the brackets, by `chat.rag.citations.references`.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.citations.confusables import fold_char
+from chat.rag.citations.ids import BARE_ID, BARE_ID_PREFIX
 from chat.rag.citations.references import BareReferences
 from chat.rag.sources import Source
 from ingest.index.records import normalise_paper_id
@@ -54,26 +62,49 @@ _EMITTED = re.compile(CITATION_PATTERN)
 
 _ITEM = re.compile(
     r"\s*(?:(?P<kind>arxiv|doc)\s*:\s*(?P<id>[\w./\-]+)"
+    rf"|{BARE_ID}"
     r"|(?P<first>\d{1,3})(?:\s*[-\u2013]\s*(?P<last>\d{1,3}))?)\s*",
     re.IGNORECASE,
 )
-# Every prefix of an `_ITEM` (and a little more, which only delays a decision).
-_ITEM_PREFIX = re.compile(
-    r"\s*(?:\d{1,3}\s*(?:[-\u2013]\s*(?:\d{1,3}\s*)?)?"
-    r"|a|ar|arx|arxi|d|do"
-    r"|(?:arxiv|doc)\s*(?::\s*[\w./\-]*\s*)?)?",
-    re.IGNORECASE,
-)
-# An item that names a kind of source, whatever follows: a citation, real or made up.
-_SHAPED = re.compile(r"\s*(?:(?:arxiv|doc)\s*:|arxiv\s*\d)", re.IGNORECASE)
+
+
+def _item_prefix(id_prefix: str) -> re.Pattern[str]:
+    """Every prefix of an `_ITEM` whose id after `arxiv:` or `doc:` begins as `id_prefix`
+    (and a little more, which only delays a decision)."""
+    return re.compile(
+        r"\s*(?:\d{1,3}\s*(?:[-\u2013]\s*(?:\d{1,3}\s*)?)?"
+        r"|a|ar|arx|arxi|d|do"
+        rf"|(?:arxiv|doc)\s*(?::\s*{id_prefix}\s*)?"
+        rf"|{BARE_ID_PREFIX}\s*)?",
+        re.IGNORECASE,
+    )
+
+
+_ITEM_PREFIX = _item_prefix(r"[\w./\-]*")
+# After a line break only what begins an arXiv id goes on a citation: "[arXiv:" then
+# "Next." on the next line is a bracket left open, not the id "Next.".
+_ITEM_PREFIX_PAST_LINE = _item_prefix(f"{BARE_ID_PREFIX}?")
+# An item that names a kind of source or an id, whatever follows: a citation, real or
+# made up.
+_SHAPED = re.compile(rf"\s*(?:(?:arxiv|doc)\s*:|arxiv\s*\d|{BARE_ID})", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[,;]")
 # What `_name` takes off an item before listing it: its kind, if any (always matches).
 _KIND_PREFIX = re.compile(r"\s*(?:(?:arxiv|doc)\s*:?)?", re.IGNORECASE)
-# `[` and the characters NFKC folds into it (fullwidth, small form).
-_OPENER = re.compile("[\\[\ufe47\uff3b]")
+# What each bracket that may hold a citation reads as, and what closes it (folded).
+_CLOSERS = {"[": "]", "(": ")"}
 _SPACES = " \t"
 # Characters after which no space is wanted where a citation was removed.
 _NO_SPACE_BEFORE = ".,;:!?)\n\r"
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """How far a pending bracket is read: raw characters from its opener, their folded
+    text, and the last line break it still read as a citation at (index, folded text)."""
+
+    read: int = 1
+    folded: str = ""
+    line_end: tuple[int, str] | None = None
 
 
 @dataclass
@@ -96,7 +127,8 @@ class CitationGuard:
         self._pending = ""  # from a `[` that may still begin a citation
         self._held = ""  # trailing spaces not yet emitted
         self._skipping = 0  # raw characters still to remove after a citation cut at the bound
-        self._scanned = (1, "")  # how far the pending bracket is read, and its folded text
+        self._skip_to = "]"  # the closing bracket that ends what is skipped
+        self._scan = _Scan()  # how far the pending bracket is read
         self._after_removal = False
         self._emitted = False
         self._prose = BareReferences(lambda paper_id: self._by_id.get(paper_id.lower()))
@@ -129,8 +161,7 @@ class CitationGuard:
     def _drain(self, *, final: bool) -> str:
         text, out = self._pending, []
         start = self._skip(text, 0)
-        while (opener := _OPENER.search(text, start)) is not None:
-            bracket = opener.start()
+        while (bracket := _opener(text, start)) is not None:
             out.append(self._visible(text[start:bracket]))
             verdict = self._judge(text, bracket, final)
             if verdict is None:
@@ -148,48 +179,55 @@ class CitationGuard:
         return "".join(out)
 
     def _judge(self, text: str, bracket: int, final: bool) -> tuple[int, _Cited | None] | None:
-        """For the `[` at `bracket`: where it ends and what it cites (None: not a citation).
-
-        None when more text is needed to tell; the next call goes on reading from there.
-        """
-        start, folded = self._scanned if bracket == 0 else (1, "")
-        self._scanned = (1, "")
+        """For the `[` or `(` at `bracket`: where it ends and what it cites (None: not a
+        citation). None when more text is needed to tell; the next call goes on reading
+        from there."""
+        opener = fold_char(text[bracket])
+        closer = _CLOSERS[opener]
+        scan = self._scan if bracket == 0 else _Scan()
+        self._scan = _Scan()
+        folded, line_end = scan.folded, scan.line_end
         limit = min(len(text), bracket + MAX_HELD)
-        for index in range(bracket + start, limit):
+        for index in range(bracket + scan.read, limit):
             piece = fold_char(text[index])
-            if "]" in piece:
-                return index + 1, self._parse(folded + piece[: piece.index("]")])
-            if text[index] in "\r\n" and _is_shaped(folded):
-                return self._unclosed(folded, bracket, index)
+            if closer in piece:
+                return index + 1, self._parse(folded + piece[: piece.index(closer)], opener)
+            if text[index] in "\r\n" and (line_end is None or line_end[1] != folded.strip()):
+                line_end = (index, folded.strip())
             folded = (folded + piece).replace("  ", " ")
+            if line_end is not None and not _could_begin(folded, _ITEM_PREFIX_PAST_LINE):
+                return self._unclosed(line_end[1], bracket, line_end[0], opener)
+            if _hopeless(folded, opener):
+                return bracket, None
             if len(folded) >= MAX_CITATION - 1:
-                return self._cut(folded, bracket, index + 1)
+                return self._cut(folded, bracket, index + 1, closer)
         if limit == bracket + MAX_HELD:
-            return self._cut(folded, bracket, limit)
+            return self._cut(folded, bracket, limit, closer)
         if final:
-            return self._unclosed(folded, bracket, limit)
-        if not (_is_shaped(folded) or _could_begin(folded)):
-            return bracket, None
-        self._scanned = (limit - bracket, folded)
+            return self._unclosed(folded, bracket, limit, opener)
+        self._scan = _Scan(limit - bracket, folded, line_end)
         return None
 
-    def _cut(self, folded: str, bracket: int, end: int) -> tuple[int, _Cited | None]:
+    def _cut(self, folded: str, bracket: int, end: int, closer: str) -> tuple[int, _Cited | None]:
         """A bracket still open at the bound: made up if citation-shaped, else plain text."""
         if not _is_shaped(folded):
             return bracket, None
-        self._skipping = MAX_HELD
+        self._skipping, self._skip_to = MAX_HELD, closer
         return end, _Cited(missing=_names(folded))
 
-    def _unclosed(self, folded: str, bracket: int, end: int) -> tuple[int, _Cited | None]:
-        """A bracket the line or the stream ends before its `]`: while it still reads as a
-        citation, judged as if closed there (`[arXiv:9999.99999` is made up), else plain
-        text (`[arXiv: see below`)."""
+    def _unclosed(
+        self, folded: str, bracket: int, end: int, opener: str
+    ) -> tuple[int, _Cited | None]:
+        """A bracket a line break or the stream ends before its closer: while it still
+        reads as a citation, judged as if closed there (`[arXiv:9999.99999` is made up),
+        else plain text (`[arXiv: see below`)."""
         if _is_shaped(folded) and _could_begin(folded):
-            return end, self._parse(folded)
+            return end, self._parse(folded, opener)
         return bracket, None
 
     def _skip(self, text: str, start: int) -> int:
-        """Past the rest of a citation cut at the bound: through its `]`, or to the line's end."""
+        """Past the rest of a citation cut at the bound: through its closing bracket, or
+        to the line's end."""
         if not self._skipping:
             return start
         stop = min(len(text), start + self._skipping)
@@ -197,7 +235,7 @@ class CitationGuard:
             if text[index] in "\r\n":
                 self._skipping = 0
                 return index
-            if "]" in fold_char(text[index]):
+            if self._skip_to in fold_char(text[index]):
                 self._skipping = 0
                 return index + 1
         self._skipping -= stop - start
@@ -212,8 +250,9 @@ class CitationGuard:
             return ""
         return self._visible("".join(source.citation for source in cited.sources))
 
-    def _parse(self, inner: str) -> _Cited | None:
-        """What `[inner]` cites (`inner` folded), or None if it is not a citation at all."""
+    def _parse(self, inner: str, opener: str) -> _Cited | None:
+        """What `[inner]` or `(inner)` cites (`inner` folded), or None if it is not a
+        citation at all (a parenthesis is one only when it holds nothing but ids)."""
         items = _SEPARATOR.split(inner)
         shaped = any(_SHAPED.match(item) for item in items)
         cited = _Cited()
@@ -221,6 +260,10 @@ class CitationGuard:
             match = _ITEM.fullmatch(item)
             if match is not None and match["kind"] is not None:
                 self._resolve_id(match["kind"].lower(), match["id"], cited)
+            elif match is not None and match["bare"] is not None:
+                self._resolve_id("arxiv", match["bare"], cited)
+            elif opener == "(":
+                return None
             elif match is not None and self._resolve_numbers(
                 int(match["first"]), match["last"], cited
             ):
@@ -274,6 +317,21 @@ class CitationGuard:
         return out
 
 
+def _opener(text: str, start: int) -> int | None:
+    """Where the first character from `start` on that reads as `[` or `(` stands."""
+    for index in range(start, len(text)):
+        if fold_char(text[index]) in _CLOSERS:
+            return index
+    return None
+
+
+def _hopeless(inner: str, opener: str) -> bool:
+    """Whether `[inner` or `(inner` can no longer be a citation, whatever follows: it
+    could begin none and (a parenthesis holds only ids) is no citation-shaped bracket.
+    Read the same whether the text has arrived or not, so that pieces change nothing."""
+    return not _could_begin(inner) and (opener == "(" or not _is_shaped(inner))
+
+
 def _is_shaped(inner: str) -> bool:
     """Whether `[inner` names a kind of source (`arxiv:`, `doc:`): a citation, real or not."""
     return any(_SHAPED.match(item) for item in _SEPARATOR.split(inner))
@@ -292,9 +350,9 @@ def _name(item: str) -> str:
     return normalise_paper_id(rest)[:MAX_CITATION]
 
 
-def _could_begin(inner: str) -> bool:
-    """Whether `[inner` could still grow into a citation."""
+def _could_begin(inner: str, item_prefix: re.Pattern[str] = _ITEM_PREFIX) -> bool:
+    """Whether `[inner` could still grow into a citation (its last item as `item_prefix`)."""
     *complete, last = _SEPARATOR.split(inner)
     if any(_ITEM.fullmatch(item) is None for item in complete):
         return False
-    return _ITEM_PREFIX.fullmatch(last) is not None
+    return item_prefix.fullmatch(last) is not None

@@ -6,14 +6,17 @@ shows", "(arXiv 2203.12533v2)", a link `https://arxiv.org/abs/2203.12533` or the
 so each is judged like one: a reference to a source becomes that source's citation (the
 dock draws a chip for it), and one to a paper that is not a source is made up: it is
 removed, with the space before it and the parentheses around it, and its id is listed.
+An id written alone ("2203.12533 shows", "hep-th/9901001") is judged when it reads as
+one (`chat.rag.citations.ids.NUMBERED_ID`, or any `BARE_ID` with a bracket right before
+or after it: "[see 9999.99999]"): a source's passes unchanged, any other is made up.
 
 The target of a Markdown link is left to the dock, which judges links as links.
 `BareReferences` reads the citation guard's output (brackets are already judged; a
 reference inside `[...]` is never read again here). It reads text folded as
 `chat.rag.citations.confusables.fold_char` folds it, so look-alike letters and zero-width
 characters hide nothing, and holds back text from where a reference could still begin
-until it either completes or cannot be one. A plain number ("9999.99999") with no
-arXiv before it is left alone: too many numbers look like ids.
+until it either completes or cannot be one. A number arXiv would not have given
+("9999.99999 parameters", "1234.5678") is left alone: too many numbers look like ids.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chat.rag.citations.confusables import fold_char
+from chat.rag.citations.ids import BARE_ID, BARE_ID_PREFIX, NUMBERED_ID
 from chat.rag.sources import Source
 from ingest.index.records import normalise_paper_id
 
@@ -35,18 +39,26 @@ _HEAD = (
 )
 # A whole reference, with the parentheses around it if it stands in them; not the target
 # of a Markdown link ("[the abstract](https://arxiv.org/abs/...)"), which is a link the
-# dock judges as links are judged, not a citation.
+# dock judges as links are judged, not a citation. Or an id written alone (`bare`).
 _REFERENCE = re.compile(
-    r"(?<![\w\[/.@-])(?<!\]\()(?:(?<!\])(?P<open>\(\s*))?"
+    r"(?<![\w/.@-])(?<!\]\()(?:(?:(?<!\])(?P<open>\(\s*))?"
     + _HEAD
     + _ID
-    + r"(?:\.pdf)?(?(open)\s*\))",
+    + r"(?:\.pdf)?(?(open)\s*\))"
+    + rf"|{BARE_ID})",
     re.IGNORECASE,
 )
-# A head written out, with the start of an id after it: a reference still arriving.
-_ARRIVING = re.compile(r"\(?\s*" + _HEAD + r"[\w./\-]*\s*\)?", re.IGNORECASE)
-# Where a head can begin.
-_HEAD_LETTERS = frozenset("ahd1we(")
+_NUMBERED = re.compile(NUMBERED_ID, re.IGNORECASE)
+# A bracket right before or after an id written alone: the id is cited, not a number.
+_OPENED = re.compile(r"[\[(]\s*$")
+_CLOSED = re.compile(r"\s*[\])]")
+# A head written out, with the start of an id after it, or the start of an id written
+# alone (and the spaces after it, before a bracket may come): a reference still arriving.
+_ARRIVING = re.compile(
+    r"\(?\s*" + _HEAD + r"[\w./\-]*\s*\)?" + rf"|{BARE_ID_PREFIX}\s*", re.IGNORECASE
+)
+# Where a reference can begin: a head, or an id written alone (a digit, an archive).
+_HEAD_LETTERS = frozenset("ahd1we(0123456789cgmnpqs")
 _URL_HEADS = [
     f"{scheme}{host}arxiv.org/{kind}"
     for scheme in ("", "http://", "https://")
@@ -62,8 +74,8 @@ _DOI_HEADS = [
 _HEADS = (*_URL_HEADS, *_DOI_HEADS, "arxiv:", "arxiv ")
 # How far back a reference still arriving may begin.
 _LONGEST = 96
-# Characters already emitted that a reference's start is read against ("](").
-_CONTEXT = 2
+# Characters already emitted that a reference's start is read against ("](", "[ ").
+_CONTEXT = 16
 _SPACES = " \t"
 
 
@@ -119,14 +131,19 @@ class BareReferences:
         out = []
         for match in _REFERENCE.finditer(folded.text, folded.at(start)):
             if not final and _ARRIVING.fullmatch(folded.text, match.start()):
-                break  # more may follow that belongs to it (digits, ".pdf", ")")
+                break  # more may follow that belongs to it (digits, ".pdf", ")", "]")
+            if _is_chip(folded.text, match) or not _reads_as_id(folded.text, match):
+                continue
             begin = folded.raw_index(match.start(), len(whole))
             end = folded.raw_index(match.end(), len(whole))
             before = whole[start:begin]
-            replacement = self._judge(match["id"])
+            replacement = self._judge(match["id"] or match["bare"])
             if replacement is None:
                 # Made up: out with the space before it (the one after it stays).
                 before, replacement = before.rstrip(_SPACES), ""
+            elif match["bare"] is not None or folded.text[match.start() - 1 : match.start()] == "[":
+                # A source's id written alone, or in a bracket left open, stays as written.
+                replacement = whole[begin:end]
             out.append(before + replacement)
             start = end
         held = 0 if final else _arriving(whole, folded, start)
@@ -147,6 +164,19 @@ class BareReferences:
         return source.citation
 
 
+def _is_chip(text: str, match: re.Match[str]) -> bool:
+    """Whether `match` is the inside of a citation the guard has emitted (`[arXiv:<id>]`)."""
+    return text[match.start() - 1 : match.start()] == "[" and text.startswith("]", match.end())
+
+
+def _reads_as_id(text: str, match: re.Match[str]) -> bool:
+    """Whether `match` names a paper: written after arXiv or a link's head, or alone but
+    numbered as arXiv numbers papers or with a bracket right before or after it."""
+    if match["bare"] is None or _NUMBERED.fullmatch(match[0]):
+        return True
+    return bool(_OPENED.search(text, 0, match.start()) or _CLOSED.match(text, match.end()))
+
+
 def _arriving(text: str, folded: _Folded, start: int) -> int:
     """How many characters at the end of `text` (`folded`: it folded), from `start` on
     (with the spaces before them), could still grow into a reference: 0 when none could."""
@@ -154,7 +184,7 @@ def _arriving(text: str, folded: _Folded, start: int) -> int:
     for index in range(first, len(folded.text)):
         if folded.text[index].lower() not in _HEAD_LETTERS:
             continue
-        if index > 0 and re.match(r"[\w\[/.@-]", folded.text[index - 1]):
+        if index > 0 and re.match(r"[\w/.@-]", folded.text[index - 1]):
             continue
         candidate = folded.text[index:]
         bare = candidate.lstrip("( ").lower()

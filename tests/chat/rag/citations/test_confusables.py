@@ -27,6 +27,15 @@ pytestmark = pytest.mark.timeout(30)
         ("\u3000", " "),
         ("\n", " "),
         ("\u4e2d", "\u4e2d"),
+        ("\u3010", "["),
+        ("\u3015", "]"),
+        ("\u27e6", "["),
+        ("\ufe3b", "["),
+        ("\u2768", "("),
+        ("\uff09", ")"),
+        ("\u0669", "9"),
+        ("\U0001d7d7", "9"),
+        ("\u00a0", " "),
     ],
 )
 def test_each_character_reads_as_what_it_looks_like(char: str, reads: str) -> None:
