@@ -86,8 +86,10 @@ def reader_web(
 
 
 def reader_link(base_url: str, paper_id: str) -> re.Pattern[str]:
-    """What a chip or a source links to: the paper's page, opened at one of its passages."""
-    return re.compile(rf"^{re.escape(f'{base_url}/papers/{paper_id}')}\?chunk=[^&#]+#reader$")
+    """What a chip or a source links to: the paper's page, opened at one of its passages (a
+    chip with the words it follows, which the reader marks)."""
+    page = re.escape(f"{base_url}/papers/{paper_id}")
+    return re.compile(rf"^{page}\?chunk=[^&#]+(?:&quote=[^&#]+)?#reader$")
 
 
 def chunk_of(link: Locator) -> str:

@@ -19,6 +19,7 @@ from chat.rag.answer.followups import Carried, carried_scope
 from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator
 from chat.rag.answer.llm import LlmChunk, UpstreamError
 from chat.rag.answer.prompts import Prompts
+from chat.rag.answer.quotes import Quote, quotes
 from chat.rag.answer.rewriting import QueryRewriter, retrieve_with_rewrites
 from chat.rag.answer.sampling import DEFAULT_SAMPLING, Sampling, TokenCount, counted_usage
 from chat.rag.citations.guard import CitationGuard
@@ -221,7 +222,9 @@ class Answerer:
             yield Delta(tail)
         if not {"prompt_tokens", "completion_tokens"} <= usage.keys():
             usage = self._counted(question, retrieved.sources, "".join(streamed))
-        yield self._done(finish, guard, clock, usage)
+        yield self._done(
+            finish, guard, clock, usage, quoted=quotes("".join(streamed), retrieved.sources)
+        )
 
     def _counted(
         self, question: Question, sources: Sequence[Source], answer: str
@@ -240,8 +243,10 @@ class Answerer:
         clock: _Clock,
         usage: dict[str, int],
         refusal: str | None = None,
+        quoted: tuple[Quote, ...] = (),
     ) -> Done:
-        """The `done` event; `refusal` is the reason when the answer declined."""
+        """The `done` event; `refusal` is the reason when the answer declined, `quoted` what
+        each citation stands for."""
         return Done(
             finish_reason=finish,
             citations=tuple(guard.citations),
@@ -253,6 +258,7 @@ class Answerer:
             model=self.model_name,
             refused=refusal is not None,
             refusal_reason=refusal,
+            quotes=quoted,
         )
 
 

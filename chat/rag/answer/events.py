@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, assert_never
 
 from chat.rag.answer.followups import Carried
+from chat.rag.answer.quotes import Quote
 from chat.rag.sources import Source
 
 
@@ -67,6 +68,8 @@ class Done:
     # The answer declined: the sources do not support one (`chat/rag/retrieval/relevance.py`).
     refused: bool = False
     refusal_reason: str | None = None
+    # Each citation in the order written: the passage it quotes and the words it follows.
+    quotes: tuple[Quote, ...] = ()
     name: str = "done"
 
     def data(self) -> dict[str, Any]:
@@ -81,6 +84,7 @@ class Done:
             "model": self.model,
             "refused": self.refused,
             "refusal_reason": self.refusal_reason,
+            "quotes": [quote.data() for quote in self.quotes],
         }
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from chat.rag.citations.guard import CITATION_PATTERN
+from chat.service.web.focus import MAX_QUOTE_CHARS
 from ingest.errors import PaperchatError
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
@@ -24,7 +25,13 @@ _TYPES: Final = {
 }
 # Values written into a static file where it names them (a JSON string literal), so the
 # file cannot disagree with the server: the dock draws chips for what the guard emits.
-_FILLED: Final = {"dock.js": {"__PAPERCHAT_CITATION_PATTERN__": CITATION_PATTERN}}
+_FILLED: Final = {
+    "dock.js": {
+        "__PAPERCHAT_CITATION_PATTERN__": CITATION_PATTERN,
+        "__PAPERCHAT_MAX_QUOTE_CHARS__": MAX_QUOTE_CHARS,
+    },
+    "reader.js": {"__PAPERCHAT_MAX_QUOTE_CHARS__": MAX_QUOTE_CHARS},
+}
 
 
 class AssetNotFound(PaperchatError, LookupError):

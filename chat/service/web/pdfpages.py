@@ -17,7 +17,7 @@ import io
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +27,7 @@ import pypdfium2 as pdfium
 
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
+from ingest.index.records import Box
 from ingest.pdf.positions import char_range_boxes, page_text
 
 WIDTHS: Final = (480, 720, 960, 1280, 1600, 2000)
@@ -251,6 +252,29 @@ class PdfPages:
             while len(self._layers) > TEXT_LAYERS:
                 self._layers.popitem(last=False)
         return layer
+
+    def text_boxes(
+        self,
+        paper_id: str,
+        page: int,
+        ranges_of: Callable[[str], Sequence[tuple[int, int]]],
+        before_render: Callable[[], None] = _no_check,
+    ) -> list[list[Box]]:
+        """The boxes of the character ranges `ranges_of` picks in the page's text, each
+        range's merged per line; `before_render` as for `image` (the page is read)."""
+        path, _ = self._checked(paper_id, page)
+        before_render()
+        with self._pdfium():
+            document = self._document(path)
+            pdf_page = document[page - 1]
+            textpage = pdf_page.get_textpage()
+            try:
+                text = page_text(textpage)
+            finally:
+                textpage.close()
+                pdf_page.close()
+            ranges = ranges_of(text)
+            return char_range_boxes(document, page, ranges) if ranges else []
 
 
 def _lines(document: pdfium.PdfDocument, number: int) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ and each client address may have only so many pages rendered a minute (429).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from chat.library.tex import readable_paragraphs, readable_tex
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
+from chat.service.web.focus import MAX_QUOTE_CHARS, focus
 from chat.service.web.pdfpages import (
     PageOutOfRange,
     PdfUnavailable,
@@ -26,7 +27,7 @@ from chat.service.web.pdfpages import (
     render_width,
 )
 from ingest.index.catalog import Catalog
-from ingest.index.records import normalise_paper_id
+from ingest.index.records import Box, normalise_paper_id
 from ingest.pdf.alignment import find_text
 
 router = APIRouter(tags=["reader"])
@@ -129,7 +130,10 @@ class EvidenceBox(BaseModel):
 
 class Evidence(BaseModel):
     """Where a chunk is shown: a full-text chunk's page and boxes (null when the index did not
-    record them), an abstract chunk's (paragraph, start, end) ranges in the page's abstract."""
+    record them), an abstract chunk's (paragraph, start, end) ranges in the page's abstract.
+    Asked with the words an answer quoted from it, `focus` (boxes) or `focus_abstract`
+    (ranges) is where those words are inside it (`chat.service.web.focus`): empty when they
+    were not found there, null when none were asked about."""
 
     chunk_id: str
     paper_id: str
@@ -137,12 +141,19 @@ class Evidence(BaseModel):
     page: int | None
     boxes: list[EvidenceBox] | None
     abstract: list[tuple[int, int, int]] | None
+    focus: list[EvidenceBox] | None = None
+    focus_abstract: list[tuple[int, int, int]] | None = None
 
 
 @router.get("/reader/evidence", include_in_schema=False)
 def evidence(
-    chunk: Annotated[str, Query(min_length=1, max_length=300)], services: ServicesDep
+    chunk: Annotated[str, Query(min_length=1, max_length=300)],
+    request: Request,
+    services: ServicesDep,
+    quote: Annotated[str | None, Query(min_length=1, max_length=MAX_QUOTE_CHARS)] = None,
 ) -> Evidence:
+    """Where a passage is shown, and with `quote` (words an answer quoted from it) where
+    those words are inside it."""
     catalog = services.index.catalog
     row = catalog.chunk_rows([chunk]).get(chunk)
     if row is None:
@@ -152,8 +163,14 @@ def evidence(
         return Evidence(
             chunk_id=row.id, paper_id=row.paper_id, kind=row.kind, page=None, boxes=None,
             abstract=ranges,
+            focus_abstract=None if quote is None else _within(
+                abstract_ranges(catalog, row.paper_id, quote), ranges
+            ),
         )  # fmt: skip
     boxes = catalog.chunk_boxes(row.id)
+    marked = None
+    if quote is not None and boxes:
+        marked = _focus(normalise_paper_id(row.paper_id), quote, boxes, request, services)
     return Evidence(
         chunk_id=row.id,
         paper_id=row.paper_id,
@@ -161,7 +178,37 @@ def evidence(
         page=row.page_start or None,
         boxes=None if boxes is None else [EvidenceBox.model_validate(b.as_json()) for b in boxes],
         abstract=None,
+        focus=None if marked is None else [EvidenceBox.model_validate(b.as_json()) for b in marked],
     )
+
+
+def _focus(
+    paper_id: str, quote: str, boxes: Sequence[Box], request: Request, services: Services
+) -> list[Box]:
+    """Where `quote` is inside a passage's `boxes`: each page read counts as a render."""
+    check = _render_check(request, services)
+
+    def page_boxes(
+        page: int, ranges_of: Callable[[str], Sequence[tuple[int, int]]]
+    ) -> list[list[Box]]:
+        return services.pdf_pages.text_boxes(paper_id, page, ranges_of, check)
+
+    try:
+        return focus(quote, boxes, page_boxes)
+    except _FAILURES as e:
+        raise _failed(e) from e
+
+
+def _within(
+    ranges: list[tuple[int, int, int]], passage: list[tuple[int, int, int]]
+) -> list[tuple[int, int, int]]:
+    """The parts of `ranges` inside the passage's own ranges."""
+    kept = []
+    for paragraph, start, end in ranges:
+        for other, low, high in passage:
+            if other == paragraph and max(start, low) < min(end, high):
+                kept.append((paragraph, max(start, low), min(end, high)))
+    return kept
 
 
 def abstract_ranges(catalog: Catalog, paper_id: str, text: str) -> list[tuple[int, int, int]]:

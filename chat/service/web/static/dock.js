@@ -323,17 +323,22 @@ a { color: var(--accent); }
   const LIST_ITEM = /^\s*([-*+]|\d+[.)])\s+(.*)$/;
   const FENCE = /^\s*```/;
 
-  function inline(text, sources) {
+  /**
+   * Inline markdown; `cites` is the answer's sources, the `quotes` of its `done` event (each
+   * citation in the order written: the passage it quotes and its words) and how many
+   * citations were drawn so far, so the n-th chip opens the passage its words come from.
+   */
+  function inline(text, cites) {
     const out = [];
     let last = 0;
     for (const m of text.matchAll(INLINE)) {
       const g = m.groups;
       if (m.index > last) out.push(text.slice(last, m.index));
       if (g.ticks) out.push(h("code", { text: g.code }));
-      else if (g.strong != null) out.push(h("strong", {}, inline(g.strong, sources)));
-      else if (g.underscored != null) out.push(h("strong", {}, inline(g.underscored, sources)));
-      else if (g.em != null) out.push(h("em", {}, inline(g.em, sources)));
-      else if (g.cite != null) out.push(citation(g.cite, sources));
+      else if (g.strong != null) out.push(h("strong", {}, inline(g.strong, cites)));
+      else if (g.underscored != null) out.push(h("strong", {}, inline(g.underscored, cites)));
+      else if (g.em != null) out.push(h("em", {}, inline(g.em, cites)));
+      else if (g.cite != null) out.push(citation(g.cite, cites));
       else out.push(modelLink(m[0], g.label, g.href));
       last = m.index + m[0].length;
     }
@@ -361,12 +366,13 @@ a { color: var(--accent); }
     return h("span", { class: "offsite" }, `${label} (${url.hostname})`);
   }
 
-  function renderMarkdown(text, sources) {
+  function renderMarkdown(text, sources, quotes = []) {
+    const cites = { sources, quotes: Array.isArray(quotes) ? quotes : [], drawn: 0 };
     const fragment = document.createDocumentFragment();
     const lines = text.split(/\r\n|\r|\n/);
     let paragraph = [];
     const flush = () => {
-      if (paragraph.length) fragment.append(h("p", {}, inline(paragraph.join(" "), sources)));
+      if (paragraph.length) fragment.append(h("p", {}, inline(paragraph.join(" "), cites)));
       paragraph = [];
     };
     for (let i = 0; i < lines.length; ) {
@@ -383,7 +389,7 @@ a { color: var(--accent); }
       const item = LIST_ITEM.exec(line);
       if (heading) {
         flush();
-        fragment.append(h(`h${Math.min(6, heading[1].length + 2)}`, {}, inline(heading[2], sources)));
+        fragment.append(h(`h${Math.min(6, heading[1].length + 2)}`, {}, inline(heading[2], cites)));
         i += 1;
       } else if (item) {
         flush();
@@ -391,7 +397,7 @@ a { color: var(--accent); }
         const list = h(ordered ? "ol" : "ul");
         for (let m; i < lines.length && (m = LIST_ITEM.exec(lines[i])); i += 1) {
           if (/\d/.test(m[1]) !== ordered) break;
-          list.append(h("li", {}, inline(m[2], sources)));
+          list.append(h("li", {}, inline(m[2], cites)));
         }
         fragment.append(list);
       } else {
@@ -409,11 +415,22 @@ a { color: var(--accent); }
   let tip = null;
   let pinned = null; // the question the conversation view keeps at its top
 
-  /** A chip for a citation of one of the answer's sources; any other stays text. */
-  function citation(written, sources) {
+  /**
+   * A chip for a citation of one of the answer's sources; any other stays text. It opens the
+   * passage its quote names (with the quoted words, which the reader marks), else the
+   * paper's first source.
+   */
+  function citation(written, cites) {
     const [, kind, id] = CITATION.exec(written);
-    const source = sources.find((s) => String(s.id) === id);
-    if (!source) return written;
+    const first = cites.sources.find((s) => String(s.id) === id);
+    if (!first) return written;
+    const quote = cites.quotes[cites.drawn];
+    cites.drawn += 1;
+    let source = first;
+    if (quote && String(quote.id) === id) {
+      const passage = cites.sources.find((s) => String(s.chunk_id) === String(quote.chunk_id)) || first;
+      source = { ...passage, quote: String(quote.text || "") };
+    }
     const link = h("a", { class: "cite", href: evidenceUrl(source), "aria-describedby": "pc-tip" }, `${kind}:${id}`);
     link.addEventListener("click", (event) => openEvidence(event, source));
     const show = () => showTip(link, source);
@@ -491,10 +508,14 @@ a { color: var(--accent); }
 
   /* ---------- evidence: a citation or a source opens the paper's reader at its passage ---------- */
 
-  /** The paper's page with the passage to show: `/papers/ID?chunk=CHUNK#reader`. */
+  // The longest quote the reader looks for in a passage, filled in by the server.
+  const MAX_QUOTE = Number("__PAPERCHAT_MAX_QUOTE_CHARS__");
+
+  /** The paper's page with the passage to show: `/papers/ID?chunk=CHUNK&quote=WORDS#reader`. */
   function evidenceUrl(source) {
     if (!source.chunk_id) return paperUrl(source.id);
-    return `${paperUrl(source.id)}?chunk=${encodeURIComponent(source.chunk_id)}#reader`;
+    const quote = source.quote ? `&quote=${encodeURIComponent(source.quote.slice(0, MAX_QUOTE))}` : "";
+    return `${paperUrl(source.id)}?chunk=${encodeURIComponent(source.chunk_id)}${quote}#reader`;
   }
 
   /**
@@ -512,7 +533,8 @@ a { color: var(--accent); }
     event.preventDefault();
     hideTip();
     if (narrow) setOpen(false, { focus: false });
-    window.dispatchEvent(new CustomEvent("paperchat:evidence", { detail: { chunk: String(source.chunk_id) } }));
+    const detail = { chunk: String(source.chunk_id), quote: source.quote ? source.quote.slice(0, MAX_QUOTE) : null };
+    window.dispatchEvent(new CustomEvent("paperchat:evidence", { detail }));
   }
 
   /* ---------- one answer ---------- */
@@ -521,6 +543,7 @@ a { color: var(--accent); }
     constructor() {
       this.text = "";
       this.sources = [];
+      this.quotes = [];
       this.answer = h("div", { class: "answer pending" });
       this.status = h("div", { class: "status" });
       this.sourcesSlot = h("div");
@@ -547,7 +570,7 @@ a { color: var(--accent); }
       // A chip focused while the answer grows keeps the focus in the new rendering.
       const chips = () => [...this.answer.querySelectorAll("a.cite")];
       const focused = chips().indexOf(shadow.activeElement);
-      this.answer.replaceChildren(renderMarkdown(this.text, this.sources));
+      this.answer.replaceChildren(renderMarkdown(this.text, this.sources, this.quotes));
       if (focused >= 0) chips()[focused]?.focus({ preventScroll: true });
       this.answer.classList.toggle("pending", !this.text && this.root.getAttribute("aria-busy") === "true");
       keepPinned();
@@ -581,6 +604,7 @@ a { color: var(--accent); }
     }
 
     finish(done) {
+      this.quotes = Array.isArray(done.quotes) ? done.quotes : [];
       if (isRefusal(done, this.sources)) {
         this.refuse();
         return;

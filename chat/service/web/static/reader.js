@@ -2,10 +2,12 @@
  * paperchat reader: the paper's PDF pages as the server renders them, each with a
  * selectable text layer, page navigation and zoom, and the cited passage highlighted.
  *
- * A passage comes from `?chunk=<chunk id>` in the page's address or from the dock, which
- * sends `paperchat:evidence` (detail: {chunk}) on window when a citation of this paper is
- * clicked. A full-text passage is drawn from the boxes ingest recorded for it (an index
- * without them gets its page outlined); an abstract passage is marked in the abstract.
+ * A passage comes from `?chunk=<chunk id>&quote=<words>` in the page's address or from the
+ * dock, which sends `paperchat:evidence` (detail: {chunk, quote}) on window when a citation
+ * of this paper is clicked. A full-text passage is drawn from the boxes ingest recorded for
+ * it (an index without them gets its page outlined), and the words the answer quoted from
+ * it (a sentence, a table's cell) are marked over it in a colour of their own; in an
+ * abstract passage the quoted words are marked, or the whole passage when not found.
  * Everything from the server goes into text nodes and style properties, never into HTML.
  */
 (() => {
@@ -18,6 +20,8 @@
   const note = document.querySelector("[data-reader-note]");
   const abstract = document.querySelector("[data-abstract]");
   const WIDTHS = [480, 720, 960, 1280, 1600, 2000];
+  // The longest quote the server looks for in a passage, filled in by it.
+  const MAX_QUOTE = Number("__PAPERCHAT_MAX_QUOTE_CHARS__");
   const ZOOMS = [0.5, 0.67, 0.8, 0.9, 1, 1.1, 1.25, 1.5, 1.75, 2, 2.5, 3];
 
   function paperPath(id) {
@@ -197,13 +201,13 @@
     return layer;
   }
 
-  function markPages(evidence) {
+  function markPages(evidence, boxes, className) {
     let first = null;
-    for (const box of evidence.boxes) {
+    for (const box of boxes) {
       const page = pages[box.page - 1];
       if (!page) continue;
       const mark = document.createElement("div");
-      mark.className = "reader-mark";
+      mark.className = className;
       mark.dataset.evidence = evidence.chunk_id;
       mark.style.left = `${box.x0 * 100}%`;
       mark.style.top = `${box.y0 * 100}%`;
@@ -229,7 +233,8 @@
 
   function markAbstract(evidence) {
     const paragraphs = abstract ? [...abstract.querySelectorAll("p")] : [];
-    const ranges = [...(evidence.abstract || [])].sort((a, b) => b[0] - a[0] || b[1] - a[1]);
+    const focused = Array.isArray(evidence.focus_abstract) && evidence.focus_abstract.length;
+    const ranges = [...((focused ? evidence.focus_abstract : evidence.abstract) || [])].sort((a, b) => b[0] - a[0] || b[1] - a[1]);
     let first = null;
     for (const [index, start, end] of ranges) {
       const text = paragraphs[index]?.firstChild;
@@ -238,6 +243,7 @@
       range.setStart(text, start);
       range.setEnd(text, end);
       const mark = document.createElement("mark");
+      if (focused) mark.className = "reader-focus";
       mark.dataset.evidence = evidence.chunk_id;
       range.surroundContents(mark);
       first = mark;
@@ -255,10 +261,18 @@
     say(`${why} It is on page ${page.dataset.page}.`);
   }
 
-  async function showEvidence(chunkId) {
+  /** The reader's query for a passage and the words quoted from it (`&quote=`, if any). */
+  function evidenceQuery(chunkId, quote) {
+    const query = new URLSearchParams({ chunk: chunkId });
+    if (quote) query.set("quote", quote.slice(0, MAX_QUOTE));
+    return query;
+  }
+
+  async function showEvidence(chunkId, quote) {
     let evidence;
+    const query = evidenceQuery(chunkId, quote);
     try {
-      const response = await fetch(`/reader/evidence?chunk=${encodeURIComponent(chunkId)}`);
+      const response = await fetch(`/reader/evidence?${query}`);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       evidence = await response.json();
     } catch {
@@ -266,12 +280,12 @@
       return;
     }
     if (evidence.paper_id !== PAPER) {
-      location.assign(`${paperPath(evidence.paper_id)}?chunk=${encodeURIComponent(chunkId)}#reader`);
+      location.assign(`${paperPath(evidence.paper_id)}?${query}#reader`);
       return;
     }
     clearEvidence();
     const address = new URL(location.href);
-    address.searchParams.set("chunk", chunkId);
+    address.search = new URLSearchParams([...address.searchParams.entries()].filter(([k]) => k !== "chunk" && k !== "quote").concat([...query.entries()])).toString();
     history.replaceState(history.state, "", address);
     if (evidence.kind === "abstract") {
       markAbstract(evidence);
@@ -280,11 +294,12 @@
     } else if (evidence.boxes === null) {
       outlinePage(evidence, "This index did not record where the passage lies on its page.");
     } else {
-      const first = markPages(evidence);
+      const first = markPages(evidence, evidence.boxes, "reader-mark");
+      const focus = markPages(evidence, evidence.focus || [], "reader-mark reader-focus");
       if (!first) outlinePage(evidence, "The passage was not found on its page.");
       else {
-        const page = first.closest(".reader-page");
-        reveal([...page.querySelectorAll(".reader-mark")]);
+        const page = (focus || first).closest(".reader-page");
+        reveal([...page.querySelectorAll(focus ? ".reader-focus" : ".reader-mark")]);
         load(page);
         pageInput.value = page.dataset.page;
       }
@@ -293,9 +308,11 @@
 
   window.addEventListener("paperchat:evidence", (event) => {
     const chunk = event.detail && event.detail.chunk;
-    if (typeof chunk === "string" && chunk) showEvidence(chunk);
+    const quote = event.detail && typeof event.detail.quote === "string" ? event.detail.quote : null;
+    if (typeof chunk === "string" && chunk) showEvidence(chunk, quote);
   });
 
-  const asked = new URLSearchParams(location.search).get("chunk");
-  if (asked) showEvidence(asked);
+  const params = new URLSearchParams(location.search);
+  const asked = params.get("chunk");
+  if (asked) showEvidence(asked, params.get("quote"));
 })();

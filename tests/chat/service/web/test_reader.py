@@ -264,3 +264,34 @@ def test_an_unknown_passage_in_the_address_says_so_and_shows_the_paper(
     )
     expect(page.locator("[data-reader] [data-page]")).to_have_count(4)
     assert page.locator("b").count() == 0
+
+
+def test_a_citation_of_a_table_cell_opens_its_table_with_the_cell_marked(
+    reader_web: Api, page: Page, artifacts: Path
+) -> None:
+    cell = "Table 1: Fusion-in-Decoder (large) · TriviaQA EM · 67.6 "
+    reader_web.fake.script_chat(ChatScript(pieces=("FiD scores ", cell, f"[arXiv:{FID_PDF}]", ".")))
+    dock = Dock(page)
+    page.goto(f"{reader_web.base_url}/papers/{FID_PDF}")
+    dock.sign_in(reader_web.new_user())
+    dock.ask("What is FiD's exact match on TriviaQA?")
+    dock.wait_answered()
+    chip = dock.last_answer.locator("a.cite").first
+    chunk = chunk_of(chip)
+    page_start, text = _chunk_row(reader_web, chunk)
+
+    chip.click()
+
+    assert "Fusion-in-Decoder (large) | 51.4 | 67.6" in text
+    focus = page.locator(f'.reader-focus[data-evidence="{chunk}"]')
+    expect(focus).to_have_count(2, timeout=WAIT_MS)
+    expect(focus.last).to_be_in_viewport(timeout=WAIT_MS)
+    on_page = focus.first.locator("xpath=ancestor::*[@data-page][1]")
+    assert on_page.get_attribute("data-page") == str(page_start)
+    label, value = (focus.nth(i).bounding_box() for i in range(2))
+    assert label is not None and value is not None
+    assert value["x"] > label["x"] + label["width"]
+    assert value["width"] < label["width"] / 2
+    assert evidence(page, chunk).count() > 2
+    assert "quote=" in page.url
+    page.screenshot(path=artifacts / "reader-table-cell.png")
