@@ -1,10 +1,15 @@
-"""Progress of an ingest run: a rich bar on a terminal, silence elsewhere."""
+"""Progress of an ingest run: a rich bar on a terminal, a plain line every few seconds
+elsewhere, and the counts in a file of the data dir, where the service reads them."""
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import time
+from pathlib import Path
 from types import TracebackType
-from typing import Protocol
+from typing import IO, Any, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -74,3 +79,132 @@ class BarProgress:
 def wants_bar(json_output: bool) -> bool:
     """A bar only for a person at a terminal: not with --json, not into a pipe or file."""
     return not json_output and sys.stderr.isatty()
+
+
+# A plain progress line at most this often, so that a log holds a few lines a minute.
+LINE_INTERVAL_S = 5.0
+
+
+def _duration(seconds: float) -> str:
+    minutes, seconds = divmod(round(seconds), 60)
+    return f"{minutes}m{seconds:02d}s" if minutes else f"{seconds}s"
+
+
+class LineProgress:
+    """A plain line on stderr every `interval_s` seconds while items are done, and one at
+    the end: `pdfs: 12/38 read, 0.4/s, 1m05s left`."""
+
+    def __init__(
+        self,
+        description: str,
+        total: int | None,
+        interval_s: float = LINE_INTERVAL_S,
+        stream: IO[str] | None = None,
+    ) -> None:
+        self.description = description
+        self.total = total
+        self.done = 0
+        self._interval = interval_s
+        self._stream = stream
+        self._started = time.monotonic()
+        self._shown = self._started
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        if kind is None:
+            self._show(time.monotonic())
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self._shown >= self._interval:
+            self._show(now)
+
+    def line(self, now: float) -> str:
+        """What the line says `now`: the counts, the rate and, with a total, the time left."""
+        elapsed = max(now - self._started, 1e-9)
+        rate = self.done / elapsed
+        counts = f"{self.done}/{self.total}" if self.total is not None else f"{self.done}"
+        text = f"{self.description}: {counts} read, {rate:.1f}/s, {_duration(elapsed)}"
+        if self.total is not None and self.done < self.total and rate > 0:
+            text += f", {_duration((self.total - self.done) / rate)} left"
+        return text
+
+    def _show(self, now: float) -> None:
+        self._shown = now
+        print(self.line(now), file=self._stream or sys.stderr, flush=True)
+
+
+def progress_path(data_dir: Path, description: str) -> Path:
+    """Where a run of `description` ("pdfs", "abstracts") publishes its counts."""
+    return data_dir / f"ingest-{description}.progress.json"
+
+
+class PublishedProgress:
+    """The run's counts in `progress_path`, rewritten whole (at most every `interval_s`)
+    while it runs and removed when it ends; the file names the process, so that a run
+    that was killed is not reported as running."""
+
+    def __init__(
+        self, data_dir: Path, description: str, total: int | None, interval_s: float = 0.5
+    ) -> None:
+        self.path = progress_path(data_dir, description)
+        self.total = total
+        self.done = 0
+        self._interval = interval_s
+        self._written = 0.0
+
+    def __enter__(self) -> PublishedProgress:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._write(time.monotonic())
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.path.unlink(missing_ok=True)
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self._written >= self._interval or self.done == self.total:
+            self._write(now)
+
+    def _write(self, now: float) -> None:
+        self._written = now
+        state = {"pid": os.getpid(), "total": self.total, "read": self.done}
+        partial = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        partial.write_text(json.dumps(state), encoding="utf-8")
+        partial.replace(self.path)
+
+
+def running_progress(data_dir: Path, description: str) -> dict[str, Any] | None:
+    """`{"total": N, "read": M}` of the run of `description` now under way, or None when
+    none is: no file, or the process that wrote it is gone."""
+    try:
+        state = json.loads(progress_path(data_dir, description).read_text(encoding="utf-8"))
+        os.kill(int(state["pid"]), 0)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return {"total": state["total"], "read": state["read"]}
+
+
+class Together:
+    """Several progress reports advanced as one."""
+
+    def __init__(self, *parts: Progress) -> None:
+        self.parts = parts
+
+    def advance(self, n: int = 1) -> None:
+        for part in self.parts:
+            part.advance(n)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
-from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -48,21 +47,26 @@ def _run_ingest(
     as_json: bool,
     report: IngestReport,
 ) -> None:
-    """Run the pipeline with a bar (`total` is only counted when a bar is shown), report, exit."""
+    """Run the pipeline, showing its progress (a bar at a terminal, else a line every few
+    seconds, on stderr) and publishing it in the data dir for `/api/health`; report, exit."""
     from ingest.pipeline import Pipeline
-    from ingest.progress import BarProgress, NoProgress, wants_bar
+    from ingest.progress import BarProgress, LineProgress, PublishedProgress, Together, wants_bar
 
-    embedder = index.embedder
-    bar = BarProgress(description, total()) if wants_bar(as_json) else None
-    with bar if bar is not None else nullcontext():
-        pipeline = Pipeline(
-            index.catalog,
-            index.indexer,
-            embedder.embed,
-            bar or NoProgress(),
-            pdf_timeout_s=index.settings.pdf_timeout_s,
-        )
-        pipeline.run(items, report)
+    count = total()
+    with PublishedProgress(index.settings.data_dir, description, count) as published:
+        # A first run prepares the model (an ONNX export) for half a minute.
+        click.echo(f"{description}: loading the embedding model", err=True)
+        embedder = index.embedder
+        shown = BarProgress(description, count) if wants_bar(as_json) else None
+        with shown or LineProgress(description, count) as progress:
+            pipeline = Pipeline(
+                index.catalog,
+                index.indexer,
+                embedder.embed,
+                Together(progress, published),
+                pdf_timeout_s=index.settings.pdf_timeout_s,
+            )
+            pipeline.run(items, report)
     emit(report.as_json(), as_json, report.summary())
     index.close()
     sys.exit(report.exit_code)
