@@ -12,19 +12,29 @@ from sqlalchemy.exc import SQLAlchemyError
 from chat.service.metrics import CONTENT_TYPE, render
 from chat.service.routes.deps import ServicesDep, SessionDep
 from chat.service.routes.errors import errors
+from ingest.progress import running_progress
 
 router = APIRouter(tags=["health"])
+
+
+class PdfProgress(BaseModel):
+    """A PDF ingest under way (`paperchat ingest pdfs`): the files it found and has read."""
+
+    total: int | None
+    read: int
 
 
 class Health(BaseModel):
     status: str
     papers: int
     chunks: int
+    pdfs: PdfProgress | None = None
 
 
 @router.get("/api/health", responses=errors(503))
 def health(services: ServicesDep, session: SessionDep) -> Health:
-    """The index and the database answer: `ok` with the number of papers and chunks."""
+    """The index and the database answer: `ok` with the number of papers and chunks, and
+    `pdfs` while a PDF ingest runs beside the service (null otherwise)."""
     try:
         session.execute(text("SELECT 1"))
     except SQLAlchemyError as e:
@@ -33,7 +43,13 @@ def health(services: ServicesDep, session: SessionDep) -> Health:
         stats: dict[str, Any] = services.index.catalog.stats()
     except Exception as e:
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "index unreachable") from e
-    return Health(status="ok", papers=int(stats["papers"]), chunks=int(stats["chunks"]))
+    pdfs = running_progress(services.settings.data_dir, "pdfs")
+    return Health(
+        status="ok",
+        papers=int(stats["papers"]),
+        chunks=int(stats["chunks"]),
+        pdfs=PdfProgress(**pdfs) if pdfs is not None else None,
+    )
 
 
 @router.get(

@@ -23,6 +23,7 @@
   const API_KEY = (script.dataset.apiKey || "").trim();
   const OPEN_KEY = "paperchat.dock.open";
   const CONVERSATION_KEY = "paperchat.dock.conversation";
+  const READING_POLL_MS = 5000;
 
   const CSS = `
 :host { all: initial; }
@@ -80,6 +81,7 @@ a { color: var(--accent); }
 }
 .view { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .pad { padding: 16px; overflow: auto; }
+.reading { padding: 4px 16px; }
 .form { display: grid; gap: 10px; }
 .form label { display: grid; gap: 4px; font-size: 13px; font-weight: 600; }
 .form input, .composer textarea {
@@ -740,10 +742,13 @@ a { color: var(--accent); }
   );
   const who = h("span", { class: "who" });
   const signOutButton = h("button", { class: "ghost", type: "button" }, "Sign out");
+  // While the server reads PDFs in the background: "38 PDFs: 12 read" (from /api/health).
+  const reading = h("p", { class: "note reading", hidden: true });
   const chatView = h(
     "section",
     { class: "view", "aria-label": "Chat" },
     PAPER || AUTHOR ? scope : null,
+    reading,
     log,
     composer,
     h("div", { class: "foot" }, who, API_KEY ? null : signOutButton),
@@ -1016,7 +1021,22 @@ a { color: var(--accent); }
     email.focus();
   }
 
+  async function watchReading() {
+    let pdfs = null;
+    try {
+      const response = await fetch(`${ORIGIN}/api/health`, { credentials: "omit", cache: "no-store" });
+      if (response.ok) pdfs = (await response.json()).pdfs;
+    } catch {
+      /* the chat itself says when the server cannot be reached */
+    }
+    reading.hidden = !pdfs;
+    if (!pdfs) return;
+    reading.textContent = `${pdfs.total ?? "Some"} PDFs: ${pdfs.read} read`;
+    setTimeout(watchReading, READING_POLL_MS);
+  }
+
   async function start() {
+    watchReading();
     try {
       if (API_KEY) {
         setSignedIn(await call("/api/me"), null);
