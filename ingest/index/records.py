@@ -138,6 +138,9 @@ class ParsedPdf:
     metadata_title: str = ""
     metadata_authors: str = ""
     first_page_title: str = ""
+    # Page 1's text as PDFium reads it: where the title of the paper the file claims to be
+    # must be printed (`ingest/sources/units.py`).
+    first_page_text: str = ""
     header: Header = Header()
     stats: dict[str, int] = field(default_factory=dict)
 

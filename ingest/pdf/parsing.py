@@ -96,6 +96,7 @@ def parse_pdf(path: str) -> ParsedPdf:
         metadata_title=_clean_field(metadata.get("Title", "")),
         metadata_authors=_clean_field(metadata.get("Author", "")),
         first_page_title=guess_title(title_lines),
+        first_page_text=pages[0].text,
         header=header,
         stats=dict(stats),
     )

@@ -5,8 +5,11 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
+import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
+from rapidfuzz import fuzz
 
 from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_chunks, unit_hash
 from ingest.index.catalog import Catalog
@@ -14,12 +17,24 @@ from ingest.index.records import Paper, ParsedPdf, arxiv_url, file_name_id
 from ingest.index.writer import UnitWork
 from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
+from ingest.pdf.alignment import keys_of
 from ingest.report import Skipped, Unchanged
 from ingest.sources.arxiv_api import Harvested
 from ingest.sources.dates import finer, first_submission
-from ingest.sources.metadata import MAX_RECORD_BYTES, read_metadata
+from ingest.sources.metadata import MAX_RECORD_BYTES, over_limit, read_metadata
 
 _DOC_ID_LENGTH = 16
+# A paper's record and the PDF that claims to be it agree when the record's title is printed
+# at the top of the PDF's page 1: among its first this many letters and digits (after a
+# running head, a licence notice or the arXiv stamp; the 38 real PDFs of the development set
+# print their titles within the first 300).
+TITLE_SEARCHED_KEYS = 1500
+# How alike the title and the closest stretch of that text must be, 0 to 100 (rapidfuzz's
+# partial ratio of their letters and digits: case, accents, TeX, punctuation and hyphenation
+# do not count). Those 38 PDFs score 100 against their printed titles and 92 against a record
+# that words one apart (STaR's), against any other of their titles 78 at most.
+MIN_TITLE_LIKENESS = 85
+_TEX_COMMAND = re.compile(r"\\(?:[A-Za-z]+|.)")
 
 
 def abstract_work(paper: Paper, count_tokens: CountTokens, source: str, origin: str) -> UnitWork:
@@ -44,6 +59,29 @@ def pdf_identity(path: Path, parsed: ParsedPdf) -> tuple[str, str, bool]:
     if named is not None:
         return named[0], named[1] or "", True
     return parsed.sha256[:_DOC_ID_LENGTH], "", False
+
+
+def _letters(text: str) -> str:
+    """The letters and digits of `text`, case-folded, without accents or TeX commands."""
+    decomposed = unicodedata.normalize("NFKD", _TEX_COMMAND.sub(" ", text))
+    return keys_of("".join(c for c in decomposed if not unicodedata.combining(c)))[0]
+
+
+def prints_title(title: str, first_page: str) -> bool:
+    """Whether `first_page` prints `title` at its top, loosely: see MIN_TITLE_LIKENESS."""
+    wanted = _letters(title)
+    if not wanted:
+        return True
+    top = _letters(first_page)[:TITLE_SEARCHED_KEYS]
+    # A page shorter than the title would be looked for in the title instead.
+    likeness = fuzz.partial_ratio if len(top) >= len(wanted) else fuzz.ratio
+    return likeness(wanted, top) >= MIN_TITLE_LIKENESS
+
+
+def _not_its_paper(parsed: ParsedPdf, paper_id: str, title: str) -> str:
+    said = "the arXiv stamp on page 1" if parsed.stamp_id else "the file name"
+    shown = title if len(title) <= 120 else title[:119] + "…"
+    return f"{said} says {paper_id}, but page 1 does not print its title ({shown!r})"
 
 
 def paper_from_pdf(
@@ -84,16 +122,22 @@ def fulltext_work(
     catalog: Catalog,
     known: Paper | None = None,
 ) -> UnitWork | Skipped:
-    """The full-text unit of a parsed PDF, attached to the paper's record when there is one."""
+    """The full-text unit of a parsed PDF, attached to the paper's record when there is one;
+    skipped when the record's title is not printed on page 1 (the PDF is another paper)."""
     paper_id, version, is_arxiv = pdf_identity(path, parsed)
     if known is None or known.id != paper_id:
         known = catalog.get_paper(paper_id)
     from_pdf = paper_from_pdf(path, parsed, paper_id, version, is_arxiv)
     if known is not None:
         known = _without_pdf_fields(known, catalog)
+        # A record's own title (not one an earlier reading of a PDF gave it) must be the PDF's.
+        if known.title and not prints_title(known.title, parsed.first_page_text):
+            return Skipped(str(path), _not_its_paper(parsed, paper_id, known.title))
         paper = _fill_gaps(dataclasses.replace(known, version=version or known.version), from_pdf)
     else:
         paper = from_pdf
+    if (reason := over_limit(paper)) is not None:
+        return Skipped(str(path), reason)
     pieces = fulltext_pieces(parsed.blocks, count_tokens)
     if not pieces:
         return Skipped(str(path), "no text left after removing references and page furniture")
@@ -224,6 +268,9 @@ def arxiv_items(
     for paper, pdf_path, failure in harvested:
         if pdf_path is None and failure is not None and not paper.title:
             yield Skipped(f"arXiv:{paper.id}", failure)
+            continue
+        if (reason := over_limit(paper)) is not None:
+            yield Skipped(f"arXiv:{paper.id}", reason)
             continue
         yield abstract_work(paper, count_tokens, "arxiv", arxiv_url(paper.id))
         if pdf_path is None:
