@@ -70,12 +70,13 @@ def llms_text(
 def _public_routes(routes: Sequence[BaseRoute]) -> Iterator[Route]:
     """Every route the app answers but its documentation and MCP (which has its own section),
     those of included routers too."""
-    for route in _flat(routes):
+    for route in every_route(routes):
         if isinstance(route, Route) and route.path not in _DOCUMENTATION | {MCP_PATH}:
             yield route
 
 
-def _flat(routes: Sequence[BaseRoute]) -> Iterator[BaseRoute]:
+def every_route(routes: Sequence[BaseRoute]) -> Iterator[BaseRoute]:
+    """The app's routes, those of included routers too."""
     # FastAPI keeps an included router whole (0.16x) and walks it with `iter_route_contexts`;
     # older versions copy its routes into the app's.
     walk = getattr(fastapi.routing, "iter_route_contexts", None)
