@@ -27,7 +27,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chat.service.access.auth import CSRF_HEADER, SessionSigner
 from chat.service.access.gate import Gate
 from chat.service.access.origins import ForeignOrigins
-from chat.service.access.proxies import ClientAddress, TrustedProxies, parse_trusted_proxies
+from chat.service.access.proxies import (
+    ClientAddress,
+    TrustedProxies,
+    parse_trusted_proxies,
+    turn_off_server_proxy_headers,
+)
 from chat.service.access.ratelimit import (
     RateLimiter,
     StreamSlots,
@@ -158,10 +163,13 @@ def _trusted_proxies(settings: Settings) -> TrustedProxies:
 
 
 def create_app_from_env() -> FastAPI:
-    """The app for the settings in the environment: what each `serve --workers N` process builds."""
+    """The app for the settings in the environment: what each `serve --workers N` process
+    builds, and what `uvicorn --factory chat.service.app:create_app_from_env` serves (with
+    uvicorn's own proxy headers off: the app judges X-Forwarded-* itself)."""
     from chat.service.logs import configure_logging
 
     configure_logging()
+    turn_off_server_proxy_headers()
     return create_app(get_settings())
 
 
