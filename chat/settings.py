@@ -142,6 +142,12 @@ class Settings(BaseSettings):
     )
     allow_signup: bool = Field(False, description="open self-registration")
     cors_origins: str = Field("", description="origins allowed to embed the dock")
+    public_url: str = Field(
+        "",
+        description="the address users reach this server at, e.g. `https://papers.example.org` "
+        "(behind a proxy, the proxy's), for the links `/llms.txt` writes; empty: the address "
+        "each request was sent to",
+    )
     rate_limit: str = Field(
         "30/minute",
         description="chat requests per user signed in with a browser session (`/api/chat`; "
@@ -320,7 +326,7 @@ class Settings(BaseSettings):
             raise ValueError(f"no such setting: {', '.join(sorted(unknown))}")
         return data
 
-    @field_validator("reranker_url", "embeddings_url")
+    @field_validator("reranker_url", "embeddings_url", "public_url")
     @classmethod
     def _http_url(cls, value: str) -> str:
         if value and not value.startswith(("http://", "https://")):

@@ -24,13 +24,14 @@ from starlette.routing import BaseRoute, Route
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.mcp.endpoint import MCP_PATH
 from chat.service.routes.deps import ServicesDep
+from chat.service.web.api_docs import DOCS_PATH
 from chat.settings import Settings, env_name
 
 router = APIRouter(tags=["llms"])
 
 LLMS_PATH = "/llms.txt"
 # The documentation FastAPI serves itself: linked under "Optional", not as routes.
-_DOCUMENTATION = {"/openapi.json", "/docs", "/docs/oauth2-redirect", "/redoc"}
+_DOCUMENTATION = {"/openapi.json", DOCS_PATH, "/docs/oauth2-redirect", "/redoc"}
 # Settings that bound what a client may send or get; any new `*_rate_limit` or `max_*`
 # setting is listed too. Ingest-side bounds are not the API's.
 _NOT_CLIENT_LIMITS = {"max_record_bytes", "max_password_checks", "pdf_max_mb"}
@@ -39,7 +40,8 @@ _NOT_CLIENT_LIMITS = {"max_record_bytes", "max_password_checks", "pdf_max_mb"}
 @router.get(LLMS_PATH, response_class=PlainTextResponse, include_in_schema=False)
 async def llms_txt(request: Request, services: ServicesDep) -> PlainTextResponse:
     """This server described for language models: its API, /v1, /mcp, citations, limits."""
-    base = str(request.base_url).rstrip("/")
+    # The configured address: a request's own Host header is whatever the client wrote.
+    base = (services.settings.public_url or str(request.base_url)).rstrip("/")
     stats = await anyio.to_thread.run_sync(services.index.catalog.stats)
     tools = await request.app.state.mcp.server.list_tools()
     text = llms_text(request.app, services.settings, base, stats, tools)
@@ -136,7 +138,7 @@ def _describe(route: Route) -> str:
 def _link(route: Route, base: str) -> str:
     if isinstance(route, APIRoute) and route.include_in_schema:
         tag = route.tags[0] if route.tags else "default"
-        return f"{base}/docs#/{tag}/{route.unique_id}"
+        return f"{base}{DOCS_PATH}#/{tag}/{route.unique_id}"
     return f"{base}{route.path_format}"
 
 
@@ -168,6 +170,6 @@ def _optional(app: FastAPI, base: str) -> str:
             "",
             f"- [OpenAPI document]({base}{app.openapi_url}): every route with every status it "
             "can answer",
-            f"- [API reference]({base}{app.docs_url}): the same, rendered",
+            f"- [API reference]({base}{DOCS_PATH}): the same, rendered",
         ]
     )

@@ -102,3 +102,30 @@ def test_the_site_footer_links_it(api: Api) -> None:
         page = anonymous.get("/")
 
     assert '<a href="/llms.txt">llms.txt</a>' in page.text
+
+
+def test_links_name_the_configured_address_not_the_requests_host(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    public = "https://papers.example.org"
+    settings = api.services.settings.model_copy(update={"public_url": f"{public}/"})
+    monkeypatch.setattr(api.services, "settings", settings)
+
+    with api.client(Host="evil.example.com") as client:
+        text = client.get("/llms.txt").text
+
+    urls = [m["url"] for line in text.splitlines() if (m := LINK.match(line))]
+    assert len(urls) > 15
+    assert all(url.startswith(f"{public}/") for url in urls)
+    assert "evil.example.com" not in text
+
+
+def test_without_an_address_configured_links_name_the_request_s_and_none_reads_none(
+    api: Api,
+) -> None:
+    text = fetch(api)
+
+    urls = [m["url"] for line in text.splitlines() if (m := LINK.match(line))]
+    assert all(url.startswith(f"{api.base_url}/") for url in urls)
+    assert not [url for url in urls if "None" in url]
+    assert f"- [API reference]({api.base_url}/docs): the same, rendered" in text.splitlines()
