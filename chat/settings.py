@@ -169,8 +169,10 @@ class Settings(BaseSettings):
     )
     login_email_rate_limit: str = Field(
         "100/hour",
-        description="sign-in attempts per email, from any address (against guessing one "
-        "account's password from many); the account's sessions and API keys keep working",
+        description="sign-in attempts per email, from any address, by browsers that never "
+        "signed in to that account (against guessing one account's password from many "
+        "addresses); a browser the account knows is counted on its own, so the owner is "
+        "never locked out",
     )
     max_password_checks: int = Field(
         1,

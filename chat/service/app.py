@@ -56,6 +56,7 @@ from chat.service.routes import (
     openai_compat,
     papers,
     retrieve,
+    sessions,
 )
 from chat.service.routes.deps import Limits, Services
 from chat.service.storage.db import create_database_engine, session_factory
@@ -127,6 +128,7 @@ def create_app(settings: Settings) -> FastAPI:
     routers = (
         health,
         auth,
+        sessions,
         keys,
         bibtex,
         papers,

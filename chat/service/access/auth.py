@@ -3,8 +3,11 @@
 A browser session is a row of the `sessions` table. Its cookie holds a random
 token, signed (itsdangerous) so that a garbled or forged cookie costs no
 database lookup; the table keeps only the token's SHA-256, the user, the
-session's CSRF token and when it expires. Signing out deletes the row, so
-the cookie stops working at once, on every copy of it; "sign out everywhere"
+session's CSRF token, when it expires, when it was last seen (rewritten at
+most once a minute) and the browser's User-Agent, so the user can list their
+sessions and tell them apart. Signing out deletes the row, so the cookie
+stops working at once, on every copy of it; ending one session from the
+list, or all but the current one, deletes those rows; "sign out everywhere"
 and a password change delete all of a user's rows. The cookie is HttpOnly
 and SameSite=Lax, and Secure when the request came over HTTPS. Login returns
 the session's CSRF token in its body: a cookie session must send it back in
@@ -30,7 +33,9 @@ from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from chat.service.storage.tables import BrowserSession, User, utcnow
+from chat.service.access.accounts import LAST_USED_RESOLUTION, AccountError
+from chat.service.access.devices import DeviceSigner
+from chat.service.storage.tables import MAX_USER_AGENT_CHARS, BrowserSession, User, utcnow
 from chat.settings import Settings
 from ingest.private import FILE_MODE, private_dir
 
@@ -39,6 +44,10 @@ CSRF_HEADER: Final = "X-CSRF-Token"
 UNSAFE_METHODS: Final = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 SECRET_KEY_FILE: Final = "secret_key"
 _SALT: Final = "paperchat.session.v2"
+
+
+class SessionNotFound(AccountError):
+    """No live session of this user has that id."""
 
 
 @dataclass(frozen=True)
@@ -55,11 +64,13 @@ class IssuedSession:
 
 
 class SessionSigner:
-    """Signs the session token into the cookie, and reads it back."""
+    """Signs the session token into the cookie, and reads it back; `devices` does the same
+    for the known-browser cookie (`chat.service.access.devices`), with the same key."""
 
     def __init__(self, secret_key: str, max_age_s: int) -> None:
         self._serializer = URLSafeTimedSerializer(secret_key, salt=_SALT)
         self.max_age_s = max_age_s
+        self.devices = DeviceSigner(secret_key)
 
     def sign(self, token: str) -> str:
         return self._serializer.dumps(token)
@@ -77,8 +88,11 @@ def _session_id(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def start_session(session: Session, signer: SessionSigner, user: User) -> IssuedSession:
-    """A new browser session for `user` (their expired ones are cleared on the way)."""
+def start_session(
+    session: Session, signer: SessionSigner, user: User, user_agent: str = ""
+) -> IssuedSession:
+    """A new browser session for `user` in the browser `user_agent` names (their expired
+    ones are cleared on the way)."""
     token, csrf_token = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     now = utcnow()
     session.execute(
@@ -93,6 +107,8 @@ def start_session(session: Session, signer: SessionSigner, user: User) -> Issued
             csrf_token=csrf_token,
             created_at=now,
             expires_at=now + timedelta(seconds=signer.max_age_s),
+            last_seen_at=now,
+            user_agent=user_agent[:MAX_USER_AGENT_CHARS],
         )
     )
     session.commit()
@@ -100,18 +116,55 @@ def start_session(session: Session, signer: SessionSigner, user: User) -> Issued
 
 
 def find_session(session: Session, signer: SessionSigner, cookie: str) -> SessionData | None:
-    """The live session a cookie names, or None: forged, signed out, or expired."""
+    """The live session a cookie names, or None: forged, signed out, or expired. Finding it
+    notes that it was seen, at most once a minute (not a write per request)."""
     token = signer.token(cookie)
     if token is None:
         return None
     row = session.scalar(select(BrowserSession).where(BrowserSession.id == _session_id(token)))
-    if row is None or row.expires_at <= utcnow():
+    now = utcnow()
+    if row is None or row.expires_at <= now:
         return None
+    if now - row.last_seen_at >= LAST_USED_RESOLUTION:
+        row.last_seen_at = now
+        session.commit()
     return SessionData(id=row.id, user_id=row.user_id, csrf_token=row.csrf_token)
 
 
 def end_session(session: Session, data: SessionData) -> None:
     session.execute(delete(BrowserSession).where(BrowserSession.id == data.id))
+    session.commit()
+
+
+def list_sessions(session: Session, user_id: str) -> list[BrowserSession]:
+    """The user's live sessions, the one seen last first."""
+    query = select(BrowserSession).where(
+        BrowserSession.user_id == user_id, BrowserSession.expires_at > utcnow()
+    )
+    return list(
+        session.scalars(query.order_by(BrowserSession.last_seen_at.desc(), BrowserSession.id))
+    )
+
+
+def end_session_by_id(session: Session, user_id: str, session_id: str) -> None:
+    """End one of the user's sessions at once; another user's, or an ended one, is not found."""
+    row = session.scalar(
+        select(BrowserSession).where(
+            BrowserSession.id == session_id, BrowserSession.user_id == user_id
+        )
+    )
+    if row is None:
+        raise SessionNotFound(f"no session {session_id!r}")
+    session.delete(row)
+    session.commit()
+
+
+def end_other_sessions(session: Session, user_id: str, keep: str | None) -> None:
+    """End every session of the user but `keep` (the one asking; None: all of them)."""
+    query = delete(BrowserSession).where(BrowserSession.user_id == user_id)
+    if keep is not None:
+        query = query.where(BrowserSession.id != keep)
+    session.execute(query)
     session.commit()
 
 

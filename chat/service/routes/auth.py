@@ -31,6 +31,7 @@ from chat.service.access.auth import (
     end_session,
     start_session,
 )
+from chat.service.access.devices import DEVICE_COOKIE, DEVICE_MAX_AGE_S, Device
 from chat.service.access.gate import Busy
 from chat.service.access.ratelimit import Decision
 from chat.service.routes.deps import (
@@ -122,14 +123,20 @@ def enforce_address_limit(services: Services, client: str) -> None:
         raise _too_many(decision)
 
 
-def enforce_login_limits(services: Services, client: str, email: str) -> None:
-    """429 when this address, this address with this email, or anyone with this email
-    tried too often lately; a request turned away by one limit is not counted by the next."""
+def enforce_login_limits(
+    services: Services, client: str, email: str, device: Device | None
+) -> None:
+    """429 when this address, this address with this email, or this email from browsers
+    unknown to its account tried too often lately; a browser the account knows (`device`)
+    is counted on its own instead, so no one can lock the owner out by guessing. A request
+    turned away by one limit is not counted by the next."""
     enforce_address_limit(services, client)
-    for limiter, key in (
-        (services.login_limiter, f"login:{client}:{email}"),
-        (services.login_email_limiter, f"login-email:{email}"),
-    ):
+    per_email = (
+        (services.login_limiter, f"login-device:{device.id}:{email}")
+        if device is not None
+        else (services.login_email_limiter, f"login-email:{email}")
+    )
+    for limiter, key in ((services.login_limiter, f"login:{client}:{email}"), per_email):
         decision = limiter.hit(key)
         if not decision.allowed:
             raise _too_many(decision)
@@ -147,19 +154,40 @@ async def check_password_in_turn(services: Services, check: Callable[[], T]) -> 
         ) from e
 
 
-def _sign_in(services: Services, email: str, password: str) -> SignedIn:
+def known_device(request: Request, services: Services, email: str) -> Device | None:
+    """The browser's device, when it has signed in to the account of `email` before."""
+    device = services.signer.devices.read(request.cookies.get(DEVICE_COOKIE))
+    return device if device is not None and device.knows(email) else None
+
+
+def _sign_in(services: Services, email: str, password: str, user_agent: str) -> SignedIn:
     with services.sessions() as session:
         try:
             user = authenticate(session, email, password)
         except InvalidCredentials as e:
             raise HTTPException(status.HTTP_401_UNAUTHORIZED, "wrong email or password") from e
-        return _signed_in(session, services, user)
+        return _signed_in(session, services, user, user_agent)
 
 
-def _signed_in(session: Session, services: Services, user: User) -> SignedIn:
-    """A new browser session for `user`."""
-    issued = start_session(session, services.signer, user)
+def _signed_in(session: Session, services: Services, user: User, user_agent: str) -> SignedIn:
+    """A new browser session for `user`, in the browser `user_agent` names."""
+    issued = start_session(session, services.signer, user, user_agent)
     return SignedIn(LoggedIn(user=Me.of(user), csrf_token=issued.csrf_token), issued.cookie)
+
+
+def _remember_device(response: Response, request: Request, services: Services, email: str) -> None:
+    """Mark this browser as known to the account it just signed in to."""
+    devices = services.signer.devices
+    cookie = devices.remember(devices.read(request.cookies.get(DEVICE_COOKIE)), email)
+    response.set_cookie(
+        DEVICE_COOKIE,
+        cookie,
+        max_age=DEVICE_MAX_AGE_S,
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/api/auth",
+    )
 
 
 def _set_cookie(response: Response, request: Request, services: Services, cookie: str) -> None:
@@ -187,11 +215,14 @@ async def login(
     Async, so that sign-ins waiting for their password check hold no worker thread.
     """
     client, email = client_address(request), normalize_email(body.email)
-    await anyio.to_thread.run_sync(enforce_login_limits, services, client, email)
+    device = known_device(request, services, email)
+    await anyio.to_thread.run_sync(enforce_login_limits, services, client, email, device)
+    user_agent = request.headers.get("user-agent", "")
     signed_in = await check_password_in_turn(
-        services, partial(_sign_in, services, body.email, body.password)
+        services, partial(_sign_in, services, body.email, body.password, user_agent)
     )
     _set_cookie(response, request, services, signed_in.cookie)
+    _remember_device(response, request, services, email)
     return signed_in.body
 
 
@@ -226,7 +257,9 @@ class PasswordChange(BaseModel):
     new_password: str = Field(min_length=MIN_PASSWORD_LENGTH, max_length=1024)
 
 
-def _change_password(services: Services, user_id: str, body: PasswordChange) -> SignedIn:
+def _change_password(
+    services: Services, user_id: str, body: PasswordChange, user_agent: str
+) -> SignedIn:
     with services.sessions() as session:
         user = session.get(User, user_id)
         if user is None:
@@ -238,7 +271,7 @@ def _change_password(services: Services, user_id: str, body: PasswordChange) -> 
         except WeakPassword as e:
             raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
         end_all_sessions(session, user.id)
-        return _signed_in(session, services, user)
+        return _signed_in(session, services, user, user_agent)
 
 
 @router.post("/api/auth/password", responses=errors(*BODY, 401, 403, 429, 503))
@@ -251,10 +284,11 @@ async def new_password(
 ) -> LoggedIn:
     """Change the password: every browser session ends, and this client gets a new one
     (its cookie and CSRF token); API keys stay. 403 when the current password is wrong."""
-    client = client_address(request)
-    await anyio.to_thread.run_sync(enforce_login_limits, services, client, user.email)
+    client, device = client_address(request), known_device(request, services, user.email)
+    await anyio.to_thread.run_sync(enforce_login_limits, services, client, user.email, device)
+    user_agent = request.headers.get("user-agent", "")
     changed = await check_password_in_turn(
-        services, partial(_change_password, services, user.id, body)
+        services, partial(_change_password, services, user.id, body, user_agent)
     )
     _set_cookie(response, request, services, changed.cookie)
     return changed.body

@@ -28,6 +28,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 ROLES = ("user", "assistant")
 STATUSES = ("complete", "cancelled", "error", "streaming", "interrupted")
+MAX_USER_AGENT_CHARS = 300
 
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -105,6 +106,13 @@ class BrowserSession(Base):
     csrf_token: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    # Rewritten at most once a minute, as a key's `last_used_at` is.
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # The browser's User-Agent at sign-in, cut to fit: for the user to tell their sessions
+    # apart, never to decide anything.
+    user_agent: Mapped[str] = mapped_column(
+        String(MAX_USER_AGENT_CHARS), default="", server_default=""
+    )
 
 
 class Conversation(Base):

@@ -226,6 +226,35 @@ def test_guesses_at_one_email_from_many_addresses_are_limited_per_email(
     assert other == 401, "another email has its own count"
 
 
+@pytest.mark.parametrize("redis_url", ["", "redis://127.0.0.1:6379/0"], ids=["process", "redis"])
+def test_guesses_from_50_addresses_are_stopped_and_the_owners_browser_still_signs_in(
+    api_settings: Settings, redis_url: str
+) -> None:
+    apps = _workers(api_settings, redis_url, login_email_rate_limit="20/hour")
+    email, password = f"owner-{secrets.token_hex(4)}@example.org", "the owner's passphrase"
+    with apps[0].state.services.sessions() as session:
+        create_user(session, email, password)
+    owners_laptop = TestClient(apps[-1], client=(_random_address(), 50000))
+    # Its first sign-in, from a browser the account never saw, counts against the email.
+    signed_in = owners_laptop.post("/api/auth/login", json={"email": email, "password": password})
+    owners_laptop.post("/api/auth/logout", headers={"X-CSRF-Token": signed_in.json()["csrf_token"]})
+
+    def guess(n: int) -> int:
+        attacker = TestClient(apps[n % len(apps)], client=(_random_address(), 50000))
+        body = {"email": email, "password": f"guess-{n}"}
+        return attacker.post("/api/auth/login", json=body).status_code
+
+    codes = [guess(n) for n in range(50)]
+    owner = owners_laptop.post("/api/auth/login", json={"email": email, "password": password})
+    new_browser = TestClient(apps[0], client=(_random_address(), 50000)).post(
+        "/api/auth/login", json={"email": email, "password": password}
+    )
+
+    assert codes == [401] * 19 + [429] * 31, "each guess came from an address of its own"
+    assert owner.status_code == 200, "a browser that signed in before is not locked out"
+    assert new_browser.status_code == 429, "a browser the account never saw is counted"
+
+
 def test_behind_a_trusted_proxy_each_forwarded_client_counts_alone(
     api_settings: Settings,
 ) -> None:

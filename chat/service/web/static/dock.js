@@ -159,6 +159,8 @@ a { color: var(--accent); }
   border-radius: 8px; padding: 8px 10px;
 }
 .history time { display: block; color: var(--muted); font-size: 12px; }
+.sessions li { display: flex; gap: 8px; align-items: center; justify-content: space-between; }
+.sessions li span { overflow-wrap: anywhere; }
 `;
 
   /* ---------- small helpers ---------- */
@@ -742,6 +744,7 @@ a { color: var(--accent); }
   );
   const who = h("span", { class: "who" });
   const signOutButton = h("button", { class: "ghost", type: "button" }, "Sign out");
+  const accountButton = h("button", { class: "ghost", type: "button" }, "Account");
   // While the server reads PDFs in the background: "38 PDFs: 12 read" (from /api/health).
   const reading = h("p", { class: "note reading", hidden: true });
   const chatView = h(
@@ -751,7 +754,22 @@ a { color: var(--accent); }
     reading,
     log,
     composer,
-    h("div", { class: "foot" }, who, API_KEY ? null : signOutButton),
+    h("div", { class: "foot" }, who, API_KEY ? null : accountButton, API_KEY ? null : signOutButton),
+  );
+
+  // The account: the browsers signed in to it, and signing out of them.
+  const sessionList = h("ul", { class: "history sessions" });
+  const accountError = h("p", { class: "alert", role: "alert" });
+  const signOutEverywhereButton = h("button", { class: "ghost", type: "button" }, "Sign out everywhere");
+  const accountView = h(
+    "section",
+    { class: "view pad", "aria-label": "Account" },
+    h("div", { class: "row" }, h("button", { class: "ghost", type: "button", onclick: () => showView("chat") }, "← Back")),
+    h("h3", { text: "Signed-in browsers" }),
+    sessionList,
+    accountError,
+    h("div", { class: "row" }, signOutEverywhereButton),
+    h("p", { class: "note", text: "Sign out everywhere ends every session of this account, this one too. API keys keep working." }),
   );
 
   // Past conversations.
@@ -772,6 +790,7 @@ a { color: var(--accent); }
     authView,
     chatView,
     historyView,
+    accountView,
     announcer,
   );
   root.append(launcher, panel, tip);
@@ -786,15 +805,17 @@ a { color: var(--accent); }
     authView.hidden = view !== "auth";
     chatView.hidden = view !== "chat";
     historyView.hidden = view !== "history";
+    accountView.hidden = view !== "account";
     newChatButton.hidden = !signedIn;
     historyButton.hidden = !signedIn;
     if (view === "history") loadHistory();
+    if (view === "account") loadSessions();
   }
 
   function focusView() {
     if (!state.user) email.focus();
     else if (!chatView.hidden) question.focus();
-    else historyView.querySelector("button").focus();
+    else (accountView.hidden ? historyView : accountView).querySelector("button").focus();
   }
 
   function setOpen(open, { focus = true } = {}) {
@@ -1035,6 +1056,51 @@ a { color: var(--accent); }
     setTimeout(watchReading, READING_POLL_MS);
   }
 
+  /* ---------- the account's sessions ---------- */
+
+  async function loadSessions() {
+    accountError.textContent = "";
+    sessionList.replaceChildren(h("li", { class: "note", text: "Loading…" }));
+    try {
+      const sessions = await call("/api/auth/sessions");
+      sessionList.replaceChildren(...sessions.map(sessionItem));
+    } catch (error) {
+      sessionList.replaceChildren();
+      accountError.textContent = `Cannot list the sessions: ${error.message}`;
+    }
+  }
+
+  function sessionItem(session) {
+    const seen = new Date(session.last_seen_at).toLocaleString();
+    const text = `${session.user_agent || "An unnamed browser"}, last seen ${seen}`;
+    const item = h("li", {}, h("span", { text: session.current ? `This browser: ${text}` : text }));
+    if (session.current) return item;
+    const end = h("button", { class: "ghost", type: "button" }, "Sign out");
+    end.addEventListener("click", async () => {
+      try {
+        await call(`/api/auth/sessions/${encodeURIComponent(session.id)}`, { method: "DELETE" });
+        item.remove();
+        announce("That browser is signed out.");
+      } catch (error) {
+        accountError.textContent = `Cannot sign that browser out: ${error.message}`;
+      }
+    });
+    item.append(end);
+    return item;
+  }
+
+  async function signOutEverywhere() {
+    try {
+      await call("/api/auth/logout-all", { method: "POST" });
+    } catch (error) {
+      accountError.textContent = `Cannot sign out everywhere: ${error.message}`;
+      return;
+    }
+    setSignedIn(null, null);
+    announce("Signed out everywhere.");
+    email.focus();
+  }
+
   async function start() {
     watchReading();
     try {
@@ -1071,6 +1137,11 @@ a { color: var(--accent); }
     historyView.querySelector("button").focus();
   });
   signOutButton.addEventListener("click", signOut);
+  accountButton.addEventListener("click", () => {
+    showView("account");
+    accountView.querySelector("button").focus();
+  });
+  signOutEverywhereButton.addEventListener("click", signOutEverywhere);
   stopButton.addEventListener("click", () => state.controller?.abort());
   scopeBox.addEventListener("change", () => {
     state.scoped = scopeBox.checked;
