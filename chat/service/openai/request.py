@@ -17,7 +17,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import HTTPException
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    field_validator,
+)
 
 from chat.rag.answer.answering import Question, Turn
 from chat.rag.answer.sampling import Sampling
@@ -55,7 +64,7 @@ class ChatMessage(BaseModel):
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    include_usage: bool = False
+    include_usage: StrictBool = False
 
 
 def _refused_when_set(what: str) -> Any:
@@ -69,33 +78,34 @@ def _refused_when_set(what: str) -> Any:
 
 class CompletionRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
+    # Numbers and flags are strict, as the document says: `true` is no 1, `0` no false.
 
     model: str = Field(default=MODEL_ID, json_schema_extra={"enum": [MODEL_ID]})
     messages: list[ChatMessage] = Field(min_length=1, max_length=200)
-    stream: bool = False
+    stream: StrictBool = False
     stream_options: StreamOptions | None = None
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
     author: AuthorName | None = Field(
         default=None, description="only this author's papers (404 when unknown)"
     )
-    follow_up: bool = Field(
+    follow_up: StrictBool = Field(
         default=True,
         description="a question that leans on the previous answer is asked about the papers "
         "it cited (the reply's `scope`); false asks it of the whole index",
     )
-    max_tokens: int | None = Field(default=None, ge=1)
-    max_completion_tokens: int | None = Field(default=None, ge=1)
-    temperature: float | None = Field(default=None, ge=0, le=2)
+    max_tokens: StrictInt | None = Field(default=None, ge=1)
+    max_completion_tokens: StrictInt | None = Field(default=None, ge=1)
+    temperature: StrictFloat | None = Field(default=None, ge=0, le=2)
     stop: str | list[str] | None = None
     user: str | None = Field(default=None, max_length=256)
-    n: int | None = None
+    n: StrictInt | None = None
     tools: Annotated[list[Any] | None, _refused_when_set("tools")] = None
     functions: Annotated[list[Any] | None, _refused_when_set("functions")] = None
     tool_choice: Any = None
     function_call: Any = None
     response_format: dict[str, Any] | None = None
-    logprobs: Annotated[bool | None, _refused_when_set("log probabilities")] = None
-    top_logprobs: Annotated[int | None, _refused_when_set("log probabilities")] = None
+    logprobs: Annotated[StrictBool | None, _refused_when_set("log probabilities")] = None
+    top_logprobs: Annotated[StrictInt | None, _refused_when_set("log probabilities")] = None
 
     @field_validator("n")
     @classmethod
