@@ -117,10 +117,24 @@ def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
     }
 
 
+# The request the document shows: one question to the one model.
+EXAMPLE_REQUEST = {
+    "model": MODEL_ID,
+    "messages": [{"role": "user", "content": "How does Fusion-in-Decoder read its passages?"}],
+}
+
+
 @router.post(
     "/v1/chat/completions",
     response_model=None,
-    responses=openai_errors(400, 401, 404, 413, 429, 502, 503, 504),
+    responses={
+        200: {
+            "description": "a chat completion, or with `stream` its chunks as server-sent events",
+            "content": {"text/event-stream": {}},
+        },
+        **openai_errors(400, 401, 404, 413, 429, 502, 503, 504),
+    },
+    openapi_extra={"requestBody": {"content": {"application/json": {"example": EXAMPLE_REQUEST}}}},
 )
 async def chat_completions(
     body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep
