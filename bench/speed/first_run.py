@@ -39,6 +39,7 @@ GOAL_S = 180.0
 TIMEOUT_S = 1200.0
 STEP = re.compile(r"^start: ([^:]+)")  # the step's name, without the path or URL after it
 KEY = re.compile(r"^API key: (\S+)$")
+REPORT = re.compile(r"^\d+ papers added, ")  # an ingest's report, at its end
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Watched:
     started: float = field(default_factory=time.monotonic)
     steps: list[tuple[str, float]] = field(default_factory=list)
     key: str | None = None
+    reports: list[float] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
 
     def read(self, stream: object) -> None:
@@ -58,6 +60,8 @@ class Watched:
                 self.steps.append((step.group(1), time.monotonic() - self.started))
             elif key := KEY.match(line):
                 self.key = key.group(1)
+            elif REPORT.match(line):
+                self.reports.append(time.monotonic() - self.started)
 
     def since_start(self) -> float:
         return time.monotonic() - self.started
@@ -105,8 +109,9 @@ def _answered(url: str, key: str, question: str) -> bool:
         return "event: done" in list(response.iter_lines())
 
 
-def measure(limit: int, question: str) -> dict[str, float]:
-    """Each step's seconds, and the seconds to the first answer and to the PDFs read."""
+def measure(limit: int, question: str, log: Path | None = None) -> dict[str, float]:
+    """Each step's seconds, and the seconds to the first answer and to the PDFs read; the
+    script's output goes to `log` when given."""
     with tempfile.TemporaryDirectory(prefix="bench-first-run-") as folder:
         scratch = Path(folder)
         clone = _clone(scratch)
@@ -125,14 +130,14 @@ def measure(limit: int, question: str) -> dict[str, float]:
             )
             key = watched.key or ""
             answered = _until(lambda: _answered(url, key, question), watched, start)
-            read = _until(
-                lambda: httpx.get(f"{url}/api/health", timeout=5).json()["pdfs"] is None,
-                watched,
-                start,
-            )
+            # The abstracts' report, then the PDFs'.
+            _until(lambda: len(watched.reports) >= 2, watched, start)
+            read = watched.reports[1]
         finally:
             os.killpg(start.pid, signal.SIGTERM)
             start.wait(timeout=60)
+            if log is not None:
+                log.write_text("\n".join(watched.lines) + "\n", encoding="utf-8")
     moments = [*watched.steps, ("first answer", up)]
     seconds = {name: later - at for (name, at), (_, later) in itertools.pairwise(moments)}
     return seconds | {"server up to answer": answered - up, "first answer": answered,
@@ -149,10 +154,11 @@ def main() -> None:
         default="How does RETRO use its retrieval database?",
         help="the first question",
     )
+    parser.add_argument("--log", type=Path, default=None, help="where to keep the script's output")
     args = parser.parse_args()
     # Stopped, it still stops the script it started (the `finally` in `measure`).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    seconds = measure(args.limit, args.question)
+    seconds = measure(args.limit, args.question, args.log)
     rows: list[list[results.Cell]] = [[name, value] for name, value in seconds.items()]
     table = results.table(
         f"./scripts/start on a fresh clone, {args.limit:,} abstracts, to the first answer "

@@ -41,14 +41,15 @@ def ingest_options(func: F) -> F:
 
 def _run_ingest(
     index: Wiring,
-    items: Iterable[Any],
+    items: Callable[[], Iterable[Any]],
     total: Callable[[], int | None],
     description: str,
     as_json: bool,
     report: IngestReport,
 ) -> None:
-    """Run the pipeline, showing its progress (a bar at a terminal, else a line every few
-    seconds, on stderr) and publishing it in the data dir for `/api/health`; report, exit."""
+    """Run the pipeline over `items()` (which loads the embedder), showing its progress (a bar
+    at a terminal, else a line every few seconds, on stderr) and publishing it in the data
+    dir for `/api/health` from the start; report, exit."""
     from ingest.pipeline import Pipeline
     from ingest.progress import BarProgress, LineProgress, PublishedProgress, Together, wants_bar
 
@@ -57,6 +58,7 @@ def _run_ingest(
         # A first run prepares the model (an ONNX export) for half a minute.
         click.echo(f"{description}: loading the embedding model", err=True)
         embedder = index.embedder
+        work = items()
         shown = BarProgress(description, count) if wants_bar(as_json) else None
         with shown or LineProgress(description, count) as progress:
             pipeline = Pipeline(
@@ -66,7 +68,7 @@ def _run_ingest(
                 Together(progress, published),
                 pdf_timeout_s=index.settings.pdf_timeout_s,
             )
-            pipeline.run(items, report)
+            pipeline.run(work, report)
     emit(report.as_json(), as_json, report.summary())
     index.close()
     sys.exit(report.exit_code)
@@ -89,8 +91,11 @@ def ingest_abstracts(
 
     index = wiring_for(data_dir)
     max_bytes = index.settings.max_record_bytes
-    items = metadata_items(file, index.embedder.count_tokens, limit, max_bytes)
     total = (lambda: limit) if limit else (lambda: count_records(file))
+
+    def items() -> Iterable[Any]:
+        return metadata_items(file, index.embedder.count_tokens, limit, max_bytes)
+
     _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
 
 
@@ -107,14 +112,16 @@ def ingest_pdfs(
 
     index = wiring_for(data_dir)
     settings = index.settings
-    items = pdf_items(
-        paths,
-        index.open_catalog(),
-        index.embedder.count_tokens,
-        workers=workers or settings.workers,
-        timeout_s=settings.pdf_timeout_s,
-        max_mb=settings.pdf_max_mb,
-    )
+
+    def items() -> Iterable[Any]:
+        return pdf_items(
+            paths,
+            index.open_catalog(),
+            index.embedder.count_tokens,
+            workers=workers or settings.workers,
+            timeout_s=settings.pdf_timeout_s,
+            max_mb=settings.pdf_max_mb,
+        )
 
     def total() -> int:
         return len(find_pdfs(paths)[0])
@@ -158,11 +165,14 @@ def ingest_arxiv(
             max_results=max_results,
             pdf_dir=settings.data_dir / "pdfs",
         )
-        items = arxiv_items(
-            harvested,
-            index.open_catalog(),
-            index.embedder.count_tokens,
-            settings.pdf_timeout_s,
-            settings.pdf_max_mb,
-        )
+
+        def items() -> Iterable[Any]:
+            return arxiv_items(
+                harvested,
+                index.open_catalog(),
+                index.embedder.count_tokens,
+                settings.pdf_timeout_s,
+                settings.pdf_max_mb,
+            )
+
         _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())
