@@ -60,6 +60,7 @@ from chat.service.routes import (
 )
 from chat.service.routes.deps import Limits, Services
 from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.streams import RunningTurns
 from chat.service.web import api_docs, llms, pages, reader
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
@@ -103,6 +104,7 @@ def create_app(settings: Settings) -> FastAPI:
         render_limiter=render_limiter,
         password_checks=Gate(settings.max_password_checks, settings.password_check_wait_s),
         slots=StreamSlots(limits.max_streams_per_user),
+        turns=RunningTurns(),
         metrics=Metrics(),
         pdf_pages=PdfPages(lambda: index.catalog),
     )

@@ -4,7 +4,8 @@ and how one stops early, when the server shuts down or its conversation is delet
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
 
 import anyio
 
@@ -17,6 +18,36 @@ SHUTTING_DOWN = Error("shutting_down", "the server is shutting down; ask again i
 CONVERSATION_DELETED = Error(
     "conversation_deleted", "the conversation was deleted while the answer streamed"
 )
+
+
+class RunningTurns:
+    """The answers this process is streaming, by conversation, so that deleting a
+    conversation stops its answers at once. Used on the event loop only.
+
+    A delete on another worker is not seen here: the answer then finds its
+    conversation gone by looking in the database.
+    """
+
+    def __init__(self) -> None:
+        self._stops: dict[str, list[anyio.Event]] = {}
+
+    @contextmanager
+    def running(self, conversation_id: str) -> Iterator[anyio.Event]:
+        """While inside, an event that `stop(conversation_id)` sets."""
+        stop = anyio.Event()
+        self._stops.setdefault(conversation_id, []).append(stop)
+        try:
+            yield stop
+        finally:
+            stops = self._stops[conversation_id]
+            stops.remove(stop)
+            if not stops:
+                del self._stops[conversation_id]
+
+    def stop(self, conversation_id: str) -> None:
+        """Stop the conversation's answers streaming here."""
+        for stop in self._stops.get(conversation_id, ()):
+            stop.set()
 
 
 async def until_stopped(

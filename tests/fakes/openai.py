@@ -12,9 +12,11 @@ before streaming, a connection to break or a stream to hang after N
 pieces. With `stream: true` it speaks OpenAI's SSE chunk format (a usage
 chunk when `stream_options.include_usage`, then `data: [DONE]`), otherwise
 it answers one JSON completion. `client_disconnected` is set when a client
-goes away before its stream ended. New endpoints are added by registering a
-route: `server.routes[("POST", "/v1/chat/completions")] = handler`, where a
-handler takes the `Request` and the `Reply` to answer on (both in base.py).
+goes away before its stream ended, and `left_after(request)` says how many
+of the answer's pieces that stream had sent then. New endpoints are added by
+registering a route: `server.routes[("POST", "/v1/chat/completions")] =
+handler`, where a handler takes the `Request` and the `Reply` to answer on
+(both in base.py).
 
     with FakeOpenAI() as server:
         client = openai.OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
@@ -34,7 +36,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from tests.fakes.base import FakeServer, Reply, Request
+from tests.fakes.base import ClientGone, FakeServer, Reply, Request
 
 JsonObject = dict[str, Any]
 
@@ -85,6 +87,7 @@ class FakeOpenAI(FakeServer):
         }
         self._scripts: deque[ChatScript] = deque()
         self._failure: Failure | None = None
+        self._left_after: dict[Request, int] = {}
 
     @property
     def base_url(self) -> str:
@@ -106,6 +109,12 @@ class FakeOpenAI(FakeServer):
 
     def chat_requests(self) -> list[Request]:
         return [r for r in self.requests if r.path == "/v1/chat/completions"]
+
+    def left_after(self, request: Request) -> int | None:
+        """How many text pieces the streamed answer to `request` had sent when its client
+        went away; None while it streams, or when it was answered to the end."""
+        with self.lock:
+            return self._left_after.get(request)
 
     def vector_for(self, text: str) -> npt.NDArray[np.float32]:
         """The (unnormalised) vector the server gives `text`."""
@@ -165,10 +174,15 @@ class FakeOpenAI(FakeServer):
             send_error(reply, script.fail_status, script.fail_message)
             return
         completion = _Completion(request.body, script)
-        if request.body.get("stream"):
-            _stream_completion(completion, reply)
-        else:
+        if not request.body.get("stream"):
             _answer_completion(completion, reply)
+            return
+        try:
+            _stream_completion(completion, reply)
+        except ClientGone:
+            with self.lock:
+                self._left_after[request] = completion.sent
+            raise
 
 
 def _stream_completion(completion: _Completion, reply: Reply) -> None:
@@ -181,6 +195,7 @@ def _stream_completion(completion: _Completion, reply: Reply) -> None:
         if sent > 0:
             reply.wait(script.delay)
         reply.send_event(json.dumps(completion.chunk({"content": piece})))
+        completion.sent += 1
     if _interrupted(reply, script, len(script.pieces)):
         return
     reply.wait(script.delay)
@@ -219,6 +234,7 @@ class _Completion:
 
     def __init__(self, body: JsonObject, script: ChatScript) -> None:
         self.script = script
+        self.sent = 0  # text pieces streamed so far
         self.model = str(body.get("model", ""))
         self.id = f"chatcmpl-fake-{time.monotonic_ns()}"
         self.created = int(time.time())

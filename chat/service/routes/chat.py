@@ -6,8 +6,9 @@ saved as it ends: `complete` with its sources, citations and usage,
 `cancelled` when the client went away (the upstream call is closed with
 it), `error` when the model's server failed or the server shut down (the
 stream then ends with an `error` event `shutting_down`). A conversation
-deleted while its answer streams stays deleted: within a second (`DELETION_CHECK_S`)
-the answer and its upstream call stop, the stream ends with an `error` event
+deleted while its answer streams stays deleted: the answer and its upstream
+call stop at once (a delete on another worker is seen within
+`DELETION_CHECK_S`), the stream ends with an `error` event
 `conversation_deleted`, and the user's stream slot is free.
 """
 
@@ -195,7 +196,8 @@ async def answer_events(
     the stream ends with `CONVERSATION_DELETED` instead.
     """
     turnout, saved = Turnout(metrics=services.metrics), False
-    deleted = anyio.Event()
+    # Given up with the slot: a delete stops the answer at once until then.
+    deleted = slot.enter_context(services.turns.running(question.conversation_id))
     watch = asyncio.ensure_future(watch_deletion(services, user_id, question.message_id, deleted))
     try:
         with services.metrics.stream_open():

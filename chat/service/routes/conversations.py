@@ -1,4 +1,5 @@
-"""The signed-in user's conversations: list, fetch with every message, delete."""
+"""The signed-in user's conversations: list, fetch with every message, delete (which stops
+the answers streaming in it at once, on this worker; another worker's in a second)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,9 @@ from typing import Any
 
 from fastapi import APIRouter, status
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
-from chat.service.routes.deps import CurrentUser, SessionDep
+from chat.service.routes.deps import CurrentUser, Services, ServicesDep, SessionDep
 from chat.service.routes.errors import SIGNED_IN, errors
 from chat.service.storage.conversations import (
     delete_conversation,
@@ -75,5 +77,11 @@ def get_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> Con
     status_code=status.HTTP_204_NO_CONTENT,
     responses=errors(*SIGNED_IN, 404, 422),
 )
-def delete_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> None:
-    delete_conversation(session, user.id, conversation_id)
+async def delete_one(conversation_id: str, user: CurrentUser, services: ServicesDep) -> None:
+    await run_in_threadpool(_delete, services, user.id, conversation_id)
+    services.turns.stop(conversation_id)
+
+
+def _delete(services: Services, user_id: str, conversation_id: str) -> None:
+    with services.sessions() as session:
+        delete_conversation(session, user_id, conversation_id)

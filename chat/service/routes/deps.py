@@ -30,6 +30,7 @@ from chat.service.access.gate import Gate
 from chat.service.access.ratelimit import RateLimiter, StreamSlots, over_limit
 from chat.service.metrics import Metrics
 from chat.service.storage.tables import User
+from chat.service.streams import RunningTurns
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
@@ -76,6 +77,7 @@ class Services:
     render_limiter: RateLimiter
     password_checks: Gate
     slots: StreamSlots
+    turns: RunningTurns
     metrics: Metrics
     pdf_pages: PdfPages
 

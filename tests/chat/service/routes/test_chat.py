@@ -10,6 +10,8 @@ import pytest
 
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
+from chat.service.routes import chat as chat_route
+from chat.service.storage.conversations import delete_conversation
 from tests.fakes.openai import ChatScript
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
@@ -342,9 +344,40 @@ def test_deleting_a_conversation_while_it_streams_frees_the_slot_and_says_so(api
     assert gone.status_code == 404
 
 
-def test_deleting_a_conversation_stops_its_answer_and_the_models_generation(api: Api) -> None:
-    """The answer stops within a look at the database, not when the model is done: the
-    model would have written 100 pieces over 20 seconds."""
+def test_deleting_a_conversation_closes_the_models_stream_at_once(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The delete stops the answer itself, not the answer's look at the database (made
+    rare here): the model has sent a few of its 400 pieces when its client goes."""
+    monkeypatch.setattr(chat_route, "DELETION_CHECK_S", 600.0)
+    pieces = 400
+    api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(pieces)), delay=0.02)
+
+    with (
+        api.signed_in() as client,
+        client.stream("POST", "/api/chat", json={"message": FID}) as response,
+    ):
+        events = iter_events(response)
+        meta = next(events)
+        next(e for e in events if e.name == "delta")
+        removed = client.delete(f"/api/conversations/{meta.data['conversation_id']}")
+        rest = list(events)
+    answer = api.fake.chat_requests()[-1]
+    wait_for(lambda: api.fake.left_after(answer) is not None)
+
+    assert removed.status_code == 204
+    assert rest[-1].name == "error"
+    assert rest[-1].data["code"] == "conversation_deleted"
+    left = api.fake.left_after(answer)
+    assert left is not None, "the upstream call was not closed"
+    assert left < pieces / 4
+
+
+def test_a_conversation_deleted_on_another_worker_stops_its_answer_and_the_model(
+    api: Api,
+) -> None:
+    """A delete this worker did not see is found within a look at the database, not when
+    the model is done: the model would have written 100 pieces over 20 seconds."""
     pieces = 100
     api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(pieces)), delay=0.2)
 
@@ -355,15 +388,19 @@ def test_deleting_a_conversation_stops_its_answer_and_the_models_generation(api:
         events = iter_events(response)
         meta = next(events)
         first = next(e for e in events if e.name == "delta")
-        removed = client.delete(f"/api/conversations/{meta.data['conversation_id']}")
+        with api.services.sessions() as session:
+            delete_conversation(session, _me(client), meta.data["conversation_id"])
         rest = list(events)
+    answer = api.fake.chat_requests()[-1]
+    wait_for(lambda: api.fake.left_after(answer) is not None)
 
-    assert removed.status_code == 204
     assert [e.name for e in rest][-1] == "error"
     assert rest[-1].data["code"] == "conversation_deleted"
     streamed = [first, *(e for e in rest if e.name == "delta")]
     assert len(streamed) < pieces / 2
-    assert api.fake.client_disconnected.wait(5), "the upstream call was not closed"
+    left = api.fake.left_after(answer)
+    assert left is not None, "the upstream call was not closed"
+    assert left < pieces / 2
 
 
 def test_the_model_is_asked_for_at_most_max_answer_tokens(api: Api) -> None:
