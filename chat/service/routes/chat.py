@@ -1,15 +1,16 @@
 """`POST /api/chat`: a cited answer as server-sent events, kept in the user's conversation.
 
 The conversation is created on the first message (titled from it); a
-follow-up brings the conversation's earlier turns as history. The answer is
-saved as it ends: `complete` with its sources, citations and usage,
-`cancelled` when the client went away (the upstream call is closed with
-it), `error` when the model's server failed or the server shut down (the
-stream then ends with an `error` event `shutting_down`). A conversation
-deleted while its answer streams stays deleted: the answer and its upstream
-call stop at once (a delete on another worker is seen within
-`DELETION_CHECK_S`), the stream ends with an `error` event
-`conversation_deleted`, and the user's stream slot is free.
+follow-up brings the conversation's earlier turns as history, read once its
+turn is numbered, so that of two follow-ups asked at once the second sees
+the first. The answer is saved as it ends: `complete` with its sources,
+citations and usage, `cancelled` when the client went away (the upstream
+call is closed with it), `error` when the model's server failed or the
+server shut down (the stream then ends with an `error` event
+`shutting_down`). A conversation deleted while its answer streams
+stays deleted: the answer and its upstream call stop at once (a delete on
+another worker is seen within `DELETION_CHECK_S`), the stream ends with an
+`error` event `conversation_deleted`, and the user's stream slot is free.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from chat.service.storage.conversations import (
     NotFound,
     Status,
     answer_exists,
-    get_conversation,
+    messages_before,
     open_turn,
     update_assistant_message,
 )
@@ -127,14 +128,8 @@ def prepare_turn(
     services: Services, user_id: str, request: ChatRequest, answerer: Answerer
 ) -> Prepared:
     """The conversation (new or the user's own, else NotFound), the user's message stored,
-    and an empty assistant message to fill."""
+    an empty assistant message to fill, and the turns before it that were answered."""
     with services.sessions() as session:
-        history: tuple[Turn, ...] = ()
-        if request.conversation_id:
-            conversation = get_conversation(session, user_id, request.conversation_id)
-            done = [m for m in conversation.messages if m.content and m.status == "complete"]
-            # The answerer keeps the last `PAPERCHAT_HISTORY_MESSAGES` of them.
-            history = tuple(Turn(m.role, m.content) for m in done)
         conversation, reply = open_turn(
             session,
             user_id,
@@ -144,6 +139,10 @@ def prepare_turn(
             prompt_version=answerer.prompts.version,
             model=answerer.model_name or None,
         )
+        earlier = messages_before(session, user_id, reply) if request.conversation_id else []
+        done = [m for m in earlier if m.content and m.status == "complete"]
+        # The answerer keeps the last `PAPERCHAT_HISTORY_MESSAGES` of them.
+        history = tuple(Turn(m.role, m.content) for m in done)
         return Prepared(conversation.id, reply.id, history)
 
 

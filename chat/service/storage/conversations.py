@@ -100,6 +100,27 @@ def open_turn(
     return conversation, message
 
 
+def messages_before(session: Session, user_id: str, reply: Message) -> list[Message]:
+    """The messages of `reply`'s conversation before its turn (its question and itself), in
+    order: those of every turn that took the conversation's lock before it, as they are now.
+
+    `open_turn` numbers a turn under the lock, so a follow-up asked at the
+    same time as another sees the other's question (and its answer, if it
+    ended meanwhile) when it took the lock second.
+    """
+    query = (
+        select(Message)
+        .join(Conversation)
+        .where(
+            Message.conversation_id == reply.conversation_id,
+            Message.position < reply.position - 1,
+            Conversation.user_id == user_id,
+        )
+        .order_by(Message.position)
+    )
+    return list(session.scalars(query))
+
+
 def update_assistant_message(
     session: Session,
     user_id: str,

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import event
 
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
@@ -508,3 +511,45 @@ def test_simultaneous_follow_ups_in_one_conversation_are_all_answered(api: Api) 
 
     assert outcomes == ["done"] * follow_ups
     assert len(saved["messages"]) == 2 + 2 * follow_ups
+
+
+def test_of_two_follow_ups_asked_at_once_the_second_is_asked_after_the_first(api: Api) -> None:
+    # Both reach the conversation's lock before either takes it: the one numbered second
+    # must be asked with the other's question in its history.
+    api.fake.default_script = ChatScript(pieces=(FID,))
+    questions = (
+        "Which datasets is Fusion-in-Decoder evaluated on?",
+        "How many passages does Fusion-in-Decoder read?",
+    )
+    at_the_lock = threading.Barrier(len(questions), timeout=30)
+    arrivals = itertools.count()
+
+    def meet_at_the_lock(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("UPDATE conversations") and next(arrivals) < len(questions):
+            at_the_lock.wait()
+
+    with api.signed_in() as client:
+        conversation_id = ask(client)[0].data["conversation_id"]
+        event.listen(api.services.engine, "before_cursor_execute", meet_at_the_lock)
+        try:
+            with ThreadPoolExecutor(max_workers=len(questions)) as pool:
+                asked = list(
+                    pool.map(lambda q: ask(client, q, conversation_id=conversation_id), questions)
+                )
+        finally:
+            event.remove(api.services.engine, "before_cursor_execute", meet_at_the_lock)
+        saved = conversation(client, asked[0])
+
+    assert [events[-1].name for events in asked] == ["done", "done"]
+    first, second = (m["content"] for m in saved["messages"][2::2])
+    assert {first, second} == set(questions)
+    prompt = next(r.body["messages"] for r in api.fake.chat_requests() if _asks(r.body, second))
+    history = [m["content"] for m in prompt[1:-1]]
+    assert history[0] == FID
+    assert first in history
+
+
+def _asks(body: dict[str, Any], question: str) -> bool:
+    """Whether `body` is the answer prompt for `question` (not its rewrite)."""
+    messages = body["messages"]
+    return messages[0]["role"] == "system" and question in messages[-1]["content"]

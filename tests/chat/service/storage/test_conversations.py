@@ -16,6 +16,7 @@ from chat.service.storage.conversations import (
     delete_conversation,
     get_conversation,
     list_conversations,
+    messages_before,
     open_turn,
     title_from,
     update_assistant_message,
@@ -207,6 +208,27 @@ def test_delete_removes_the_conversation_and_its_messages(session: Session, ada:
     assert [c.id for c in list_conversations(session, ada)] == [kept.id]
     left = select(func.count()).select_from(Message).group_by(Message.conversation_id)
     assert session.scalars(left).all() == [2]  # the kept conversation's turn only
+
+
+def test_a_turns_history_is_every_turn_numbered_before_it_and_none_after(
+    session: Session, ada: str, grace: str
+) -> None:
+    conversation, first = open_turn(session, ada, None, "What is attention?")
+    update_assistant_message(session, ada, first.id, content="It weighs.", status="complete")
+    _, earlier = open_turn(session, ada, conversation.id, "And self-attention?")
+    _, later = open_turn(session, ada, conversation.id, "And cross-attention?")
+
+    before_earlier = messages_before(session, ada, earlier)
+    before_later = messages_before(session, ada, later)
+
+    assert [m.content for m in before_earlier] == ["What is attention?", "It weighs."]
+    assert [(m.content, m.status) for m in before_later] == [
+        ("What is attention?", "complete"),
+        ("It weighs.", "complete"),
+        ("And self-attention?", "complete"),
+        ("", "streaming"),
+    ]
+    assert messages_before(session, grace, later) == []
 
 
 def test_a_turn_is_one_commit(session: Session, ada: str) -> None:
