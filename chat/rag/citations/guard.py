@@ -136,7 +136,8 @@ class CitationGuard:
     def feed(self, text: str) -> str:
         """The text that is safe to emit now."""
         self._pending += text
-        return self._counted(self._prose.feed(self._drain(final=False)))
+        out = self._drain(final=False)
+        return self._counted(self._prose.feed(out, followed_by=self._held[:1]))
 
     def flush(self) -> str:
         """The rest, at the end of the stream."""

@@ -55,7 +55,7 @@ _CLOSED = re.compile(r"\s*[\])]")
 # A head written out, with the start of an id after it, or the start of an id written
 # alone (and the spaces after it, before a bracket may come): a reference still arriving.
 _ARRIVING = re.compile(
-    r"\(?\s*" + _HEAD + r"[\w./\-]*\s*\)?" + rf"|{BARE_ID_PREFIX}\s*", re.IGNORECASE
+    r"\(?\s*" + _HEAD + r"[\w./\-]*\s*\)?" + rf"|{BARE_ID_PREFIX}", re.IGNORECASE
 )
 # Where a reference can begin: a head, or an id written alone (a digit, an archive).
 _HEAD_LETTERS = frozenset("ahd1we(0123456789cgmnpqs")
@@ -116,21 +116,23 @@ class BareReferences:
         self._pending = ""
         self._context = ""
 
-    def feed(self, text: str) -> str:
+    def feed(self, text: str, followed_by: str = "") -> str:
+        """The text safe to emit now; `followed_by` is what is known to come next (a space
+        the caller holds back), so a word it ends is not taken for an id's beginning."""
         self._pending += text
-        return self._drain(final=False)
+        return self._drain(final=False, then=followed_by)
 
     def flush(self) -> str:
         return self._drain(final=True)
 
-    def _drain(self, *, final: bool) -> str:
+    def _drain(self, *, final: bool, then: str = "") -> str:
         # The last characters emitted stay in view: "](" before a link is read as such.
         whole = self._context + self._pending
         folded = _Folded.of(whole)
         start = len(self._context)
         out = []
         for match in _REFERENCE.finditer(folded.text, folded.at(start)):
-            if not final and _ARRIVING.fullmatch(folded.text, match.start()):
+            if not final and _ARRIVING.fullmatch(folded.text[match.start() :] + then):
                 break  # more may follow that belongs to it (digits, ".pdf", ")", "]")
             if _is_chip(folded.text, match) or not _reads_as_id(folded.text, match):
                 continue
@@ -146,7 +148,7 @@ class BareReferences:
                 replacement = whole[begin:end]
             out.append(before + replacement)
             start = end
-        held = 0 if final else _arriving(whole, folded, start)
+        held = 0 if final else _arriving(whole, folded, start, then)
         out.append(whole[start : len(whole) - held])
         self._pending = whole[len(whole) - held :]
         emitted = "".join(out)
@@ -177,16 +179,17 @@ def _reads_as_id(text: str, match: re.Match[str]) -> bool:
     return bool(_OPENED.search(text, 0, match.start()) or _CLOSED.match(text, match.end()))
 
 
-def _arriving(text: str, folded: _Folded, start: int) -> int:
+def _arriving(text: str, folded: _Folded, start: int, then: str = "") -> int:
     """How many characters at the end of `text` (`folded`: it folded), from `start` on
-    (with the spaces before them), could still grow into a reference: 0 when none could."""
+    (with the spaces before them), could still grow into a reference when `then` follows
+    them: 0 when none could."""
     first = max(len(folded.text) - _LONGEST, folded.at(start))
     for index in range(first, len(folded.text)):
         if folded.text[index].lower() not in _HEAD_LETTERS:
             continue
         if index > 0 and re.match(r"[\w/.@-]", folded.text[index - 1]):
             continue
-        candidate = folded.text[index:]
+        candidate = folded.text[index:] + then
         bare = candidate.lstrip("( ").lower()
         if _ARRIVING.fullmatch(candidate) or any(head.startswith(bare) for head in _HEADS):
             begin = folded.raw_index(index, len(text))

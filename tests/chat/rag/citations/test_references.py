@@ -121,6 +121,18 @@ def test_text_that_cannot_begin_a_reference_is_not_held_back() -> None:
     assert guard.feed("3 here.") == " [arXiv:2203.12533] here."
 
 
+def test_a_word_ended_by_a_space_is_not_held_as_the_start_of_an_old_style_id() -> None:
+    """"so" begins "solv-int/...", "cs" an id under cs/; followed by a space they cannot,
+    so a model that stalls after them has shown them already."""
+    guard = CitationGuard(SOURCES)
+
+    shown = [guard.feed(piece) for piece in ("Partial ", "answer ", "so ", "far ", "cs ")]
+
+    assert "".join(shown) == "Partial answer so far cs"
+    assert guard.feed("hep-") == ""
+    assert guard.feed("th/9901001 ") == " hep-th/9901001"  # a source, written as it was
+
+
 def test_every_arxiv_id_left_in_the_output_is_a_cited_source() -> None:
     text = " ".join(SAMPLES) + " Also arXiv:1706.03762 and https://arxiv.org/abs/1111.22222."
 
