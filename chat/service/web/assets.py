@@ -25,7 +25,7 @@ _TYPES: Final = {
 }
 # Values written into a static file where it names them (a JSON string literal), so the
 # file cannot disagree with the server: the dock draws chips for what the guard emits.
-_FILLED: Final = {
+_FILLED: Final[dict[str, dict[str, object]]] = {
     "dock.js": {
         "__PAPERCHAT_CITATION_PATTERN__": CITATION_PATTERN,
         "__PAPERCHAT_MAX_QUOTE_CHARS__": MAX_QUOTE_CHARS,

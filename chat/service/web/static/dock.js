@@ -64,7 +64,11 @@ a { color: var(--accent); }
   z-index: 2147483601; display: flex; flex-direction: column; background: var(--bg);
   border-left: 1px solid var(--border); box-shadow: -8px 0 32px rgba(0, 0, 0, 0.14);
 }
-@media (max-width: 640px) { .panel { left: 0; width: 100vw; border-left: 0; } }
+@media (max-width: 640px) {
+  .panel { left: 0; width: 100vw; border-left: 0; }
+  /* A page with an opener of its own (the reader's toolbar) keeps its text uncovered. */
+  :host([data-page-opener]) .launcher { display: none; }
+}
 .head {
   display: flex; align-items: center; gap: 6px; padding: 10px 12px;
   border-bottom: 1px solid var(--border);
@@ -818,6 +822,12 @@ a { color: var(--accent); }
     else (accountView.hidden ? historyView : accountView).querySelector("button").focus();
   }
 
+  /** The page's own opener when it stands in for the launcher (shown, on a phone). */
+  function pageOpener() {
+    if (getComputedStyle(launcher).display !== "none") return null;
+    return [...document.querySelectorAll("[data-paperchat-open]")].find((b) => b.offsetParent !== null) || null;
+  }
+
   function setOpen(open, { focus = true } = {}) {
     panel.hidden = !open;
     launcher.hidden = open;
@@ -826,7 +836,7 @@ a { color: var(--accent); }
     store("localStorage", OPEN_KEY, open ? "1" : "0");
     if (!focus) return;
     if (open) focusView();
-    else launcher.focus();
+    else (pageOpener() || launcher).focus();
   }
 
   function setSignedIn(user, csrf, { forget = true } = {}) {
@@ -1126,6 +1136,11 @@ a { color: var(--accent); }
   /* ---------- wiring ---------- */
 
   launcher.addEventListener("click", () => setOpen(true));
+  // Buttons of the page that open the dock (`data-paperchat-open`): on a phone they stand
+  // in for the floating launcher, which would cover the page.
+  const openers = [...document.querySelectorAll("[data-paperchat-open]")];
+  for (const opener of openers) opener.addEventListener("click", () => setOpen(true));
+  if (openers.length) host.setAttribute("data-page-opener", "");
   closeButton.addEventListener("click", () => setOpen(false));
   newChatButton.addEventListener("click", () => {
     newChat();

@@ -237,8 +237,16 @@ def test_the_reader_works_on_a_phone(browser: Browser, reader_web: Api, artifact
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     page.get_by_role("button", name="Zoom in").click()
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-    page.get_by_role("button", name="Zoom out").click()
+    fit = page.get_by_role("button", name="Fit width")
+    expect(fit).to_be_in_viewport()
+    fit.click()
+    expect(page.locator("[data-role=zoom]")).to_have_text("100%")
+    expect(dock.launcher).to_be_hidden()
+    opener = page.locator("[data-reader] [data-paperchat-open]")
+    expect(opener).to_be_in_viewport()
     page.screenshot(path=artifacts / "reader-phone.png")
+    opener.click()
+    expect(dock.panel).to_be_visible()
     context.close()
 
 
@@ -289,7 +297,8 @@ def test_a_citation_of_a_table_cell_opens_its_table_with_the_cell_marked(
     on_page = focus.first.locator("xpath=ancestor::*[@data-page][1]")
     assert on_page.get_attribute("data-page") == str(page_start)
     label, value = (focus.nth(i).bounding_box() for i in range(2))
-    assert label is not None and value is not None
+    assert label is not None
+    assert value is not None
     assert value["x"] > label["x"] + label["width"]
     assert value["width"] < label["width"] / 2
     assert evidence(page, chunk).count() > 2

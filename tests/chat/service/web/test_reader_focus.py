@@ -29,7 +29,8 @@ def _chunk(api: Api, paper_id: str, kind: str, holding: str) -> sqlite3.Row:
         "SELECT * FROM chunks WHERE paper_id = ? AND kind = ? ORDER BY number", (paper_id, kind)
     ).fetchall()
     db.close()
-    return next(row for row in rows if holding in row["text"])
+    found: sqlite3.Row = next(row for row in rows if holding in row["text"])
+    return found
 
 
 def _evidence(api: Api, chunk: str, quote: str | None) -> dict[str, Any]:
