@@ -3,11 +3,13 @@
 The conversation is created on the first message (titled from it); a
 follow-up brings the conversation's earlier turns as history, read once its
 turn is numbered, so that of two follow-ups asked at once the second sees
-the first. The answer is saved as it ends: `complete` with its sources,
-citations and usage, `cancelled` when the client went away (the upstream
-call is closed with it), `error` when the model's server failed or the
-server shut down (the stream then ends with an `error` event
-`shutting_down`). A conversation deleted while its answer streams
+the first. The answer is saved before its stream's last event: `complete`
+with its sources, citations and usage, `cancelled` when the client went
+away (the upstream call is closed with it), `error` when the model's server
+failed or the server shut down (the stream then ends with an `error` event
+`shutting_down`). An answer that cannot be saved ends with the `error` event
+`not_saved` instead of `done`, is kept as `error` if the database still
+takes that, and is logged. A conversation deleted while its answer streams
 stays deleted: the answer and its upstream call stop at once (a delete on
 another worker is seen within `DELETION_CHECK_S`), the stream ends with an
 `error` event `conversation_deleted`, and the user's stream slot is free.
@@ -22,6 +24,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field
+from typing import Literal
 
 import anyio
 from fastapi import APIRouter
@@ -30,7 +33,7 @@ from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answer.answering import Answerer, Question, Turn
-from chat.rag.answer.events import Delta, Done, Error, Gathered, Sources, dispatch
+from chat.rag.answer.events import Delta, Done, Error, Event, Gathered, Sources, dispatch
 from chat.service.metrics import Metrics
 from chat.service.routes.deps import (
     AuthorName,
@@ -64,6 +67,11 @@ router = APIRouter(tags=["chat"])
 
 # How often a streaming answer looks whether its conversation was deleted (on any worker).
 DELETION_CHECK_S = 1.0
+# The stream's last event instead of `done` when the answer could not be saved.
+NOT_SAVED = Error(
+    "not_saved", "the answer could not be saved, so this conversation will not keep it; try again"
+)
+Saving = Literal["saved", "deleted", "failed"]
 
 
 class ChatRequest(BaseModel):
@@ -192,7 +200,8 @@ async def answer_events(
 
     The answer is saved before its `done` or `error` is sent: when its
     conversation was deleted meanwhile the delete wins, nothing is kept, and
-    the stream ends with `CONVERSATION_DELETED` instead.
+    the stream ends with `CONVERSATION_DELETED` instead; when saving failed a
+    `done` becomes `NOT_SAVED`.
     """
     turnout, saved = Turnout(metrics=services.metrics), False
     # Given up with the slot: a delete stops the answer at once until then.
@@ -205,8 +214,8 @@ async def answer_events(
                     dispatch(event, turnout)
                     if turnout.ended:
                         saved = True
-                        if not await _save(services, user_id, question.message_id, turnout):
-                            event = CONVERSATION_DELETED
+                        saving = await _save(services, user_id, question.message_id, turnout)
+                        event = _last_event(event, saving)
                     yield {"event": event.name, "data": json.dumps(event.data())}
     except (anyio.get_cancelled_exc_class(), GeneratorExit):
         # The client went away: closing the answer closed the upstream call too.
@@ -230,20 +239,45 @@ async def answer_events(
                 await slot.aclose()
 
 
-async def _save(services: Services, user_id: str, message_id: str, turnout: Turnout) -> bool:
-    """Save the turn; False when its conversation is gone (deleted while it streamed).
+async def _save(services: Services, user_id: str, message_id: str, turnout: Turnout) -> Saving:
+    """Save the turn: `deleted` when its conversation is gone (deleted while it streamed),
+    `failed` when the database refused it (a full disk, a lost connection).
 
-    Any other failure is logged, not raised: the stream's end must still
-    give back the user's slot and reach the client.
+    A failure is logged, not raised: the stream's end must still give back
+    the user's slot and reach the client. The answer is then marked `error`
+    if the database takes that smaller write, so the conversation does not
+    show it as streaming.
     """
     try:
         await run_in_threadpool(save_turn, services, user_id, message_id, turnout)
     except NotFound:
         logger.info("answer %s not saved: its conversation was deleted", message_id)
-        return False
+        return "deleted"
     except Exception as e:  # the stream's boundary: log it, the answer is lost
         logger.exception("cannot save answer %s: %s", message_id, type(e).__name__)
-    return True
+    else:
+        return "saved"
+    try:
+        await run_in_threadpool(_mark_failed, services, user_id, message_id)
+    except Exception as e:  # the stream's boundary, as above
+        logger.exception("cannot mark answer %s failed either: %s", message_id, type(e).__name__)
+    else:
+        logger.warning("answer %s not saved: it is kept as failed, without its text", message_id)
+    return "failed"
+
+
+def _mark_failed(services: Services, user_id: str, message_id: str) -> None:
+    with services.sessions() as session:
+        update_assistant_message(session, user_id, message_id, status="error")
+
+
+def _last_event(event: Event, saving: Saving) -> Event:
+    """The stream's last event once the answer ending with `event` was saved, or not."""
+    if saving == "deleted":
+        return CONVERSATION_DELETED
+    if saving == "failed" and isinstance(event, Done):
+        return NOT_SAVED
+    return event
 
 
 @router.post(

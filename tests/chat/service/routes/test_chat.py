@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sqlite3
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -553,3 +554,35 @@ def _asks(body: dict[str, Any], question: str) -> bool:
     """Whether `body` is the answer prompt for `question` (not its rewrite)."""
     messages = body["messages"]
     return messages[0]["role"] == "system" and question in messages[-1]["content"]
+
+
+def test_an_answer_the_database_cannot_save_ends_with_not_saved_and_is_kept_as_failed(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    api.fake.default_script = ChatScript(pieces=("FiD encodes", " each passage."))
+
+    def disk_full_for_answers(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("UPDATE messages") and "content" in statement:
+            raise sqlite3.OperationalError("database or disk is full")
+
+    with caplog.at_level("WARNING", logger="paperchat"), api.signed_in() as client:
+        event.listen(api.services.engine, "before_cursor_execute", disk_full_for_answers)
+        try:
+            events = ask(client)
+        finally:
+            event.remove(api.services.engine, "before_cursor_execute", disk_full_for_answers)
+        saved = conversation(client, events)
+
+    names = [e.name for e in events]
+    assert "".join(e.data["text"] for e in events if e.name == "delta") == (
+        "FiD encodes each passage."
+    )
+    assert names[-1] == "error"
+    assert "done" not in names
+    assert events[-1].data["code"] == "not_saved"
+    answer = saved["messages"][-1]
+    assert (answer["status"], answer["content"]) == ("error", "")
+    message_id = events[0].data["message_id"]
+    logged = [r.getMessage() for r in caplog.records]
+    assert any(f"cannot save answer {message_id}" in line for line in logged)
+    assert any(f"answer {message_id} not saved" in line for line in logged)
