@@ -24,7 +24,7 @@ import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import anyio
 from fastapi import APIRouter
@@ -167,7 +167,15 @@ def save_turn(services: Services, user_id: str, message_id: str, turnout: Turnou
             citations=list(done.citations) if done else None,
             usage=done.usage if done else None,
             timings=done.timings if done else None,
+            quotes=[quote.data() for quote in done.quotes] if done else None,
+            scope=_scope(turnout),
         )
+
+
+def _scope(turnout: Turnout) -> dict[str, Any] | None:
+    """The papers a follow-up was asked about, as the sources event said, if it was."""
+    found = turnout.found
+    return found.scope.data() if found is not None and found.scope is not None else None
 
 
 async def watch_deletion(

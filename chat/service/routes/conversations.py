@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, status
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from chat.service.routes.deps import CurrentUser, Services, ServicesDep, SessionDep
@@ -34,6 +34,16 @@ class MessageOut(BaseModel):
     content: str
     sources: list[dict[str, Any]]
     citations: list[str]
+    quotes: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="each citation in the order written: the passage it quotes and its words, "
+        "as the done event gave them",
+    )
+    scope: dict[str, Any] | None = Field(
+        default=None,
+        description="the previous answer's papers a follow-up was asked about, as the "
+        "sources event gave them",
+    )
     status: str
     created_at: datetime
 
@@ -64,6 +74,8 @@ def get_one(conversation_id: str, user: CurrentUser, session: SessionDep) -> Con
             content=m.content,
             sources=list(m.sources or []),
             citations=list(m.citations or []),
+            quotes=list(m.quotes or []),
+            scope=m.scope,
             status=m.status,
             created_at=m.created_at,
         )

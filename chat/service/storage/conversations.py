@@ -132,6 +132,8 @@ def update_assistant_message(
     citations: Sequence[str] | None = None,
     usage: dict[str, Any] | None = None,
     timings: dict[str, Any] | None = None,
+    quotes: Sequence[dict[str, Any]] | None = None,
+    scope: dict[str, Any] | None = None,
 ) -> Message:
     """Set the fields given (None leaves one as it is); `content` replaces the text so far."""
     message = _owned_assistant_message(session, user_id, message_id)
@@ -142,6 +144,8 @@ def update_assistant_message(
         "citations": None if citations is None else list(citations),
         "usage": usage,
         "timings": timings,
+        "quotes": None if quotes is None else list(quotes),
+        "scope": scope,
     }
     for field, value in changes.items():
         if value is not None:

@@ -149,6 +149,10 @@ class Message(Base):
     content: Mapped[str] = mapped_column(Text, default="")
     sources: Mapped[list[dict[str, Any]]] = mapped_column(JSON, default=list)
     citations: Mapped[list[str]] = mapped_column(JSON, default=list)
+    # Each citation in the order written: {"id", "chunk_id", "text"} (the done event's quotes).
+    quotes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+    # The previous answer's papers a follow-up was asked about (the sources event's scope).
+    scope: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     status: Mapped[str] = mapped_column(String(16), default="complete")
     mode: Mapped[str | None] = mapped_column(String(32))
     prompt_version: Mapped[str | None] = mapped_column(String(64))

@@ -1005,6 +1005,12 @@ a { color: var(--accent); }
         }
         const view = new AnswerView();
         view.setSources(message.sources);
+        const previous = log.querySelectorAll(".user");
+        const asked = previous.length ? previous[previous.length - 1].textContent : "";
+        view.setScope(message.scope, () => {
+          if (!state.controller && asked) ask(asked, { followUp: false });
+        });
+        view.quotes = Array.isArray(message.quotes) ? message.quotes : [];
         view.text = message.content;
         if (message.status === "cancelled") view.note("Stopped.");
         if (message.status === "error") view.note("This answer failed.", "alert");
