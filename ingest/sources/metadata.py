@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from collections.abc import Iterator
 from io import BufferedIOBase
 from pathlib import Path
@@ -45,6 +46,11 @@ MAX_AUTHOR_NAME_CHARS: Final = 1_000
 
 class MetadataError(PaperchatError, ValueError):
     """A metadata file that cannot be read at all."""
+
+
+# What reading a file's bytes raises past a broken disk, a truncated gzip stream (EOFError)
+# or a corrupt one (zlib.error).
+_UNREADABLE = (OSError, EOFError, zlib.error)
 
 
 def normalise_space(text: str) -> str:
@@ -166,7 +172,7 @@ def count_records(path: Path) -> int:
         try:
             lines = _lines(stream, MAX_RECORD_BYTES)
             return sum(1 for line in lines if isinstance(line, int) or line.strip())
-        except (OSError, EOFError):
+        except _UNREADABLE:
             return 0
 
 
@@ -215,8 +221,8 @@ def read_metadata(
                     seen.add(item.id)
                     produced += 1
                 yield item
-        except (OSError, EOFError) as e:
-            # A truncated gzip stream or a broken disk: keep what was read.
+        except _UNREADABLE as e:
+            # A truncated or corrupt gzip stream or a broken disk: keep what was read.
             yield Skipped(f"{path.name}", f"file is unreadable past this point: {e}")
 
 
@@ -236,6 +242,10 @@ def _parse_line(line: bytes, source: str, seen: set[str]) -> Paper | Skipped:
         record = json.loads(text)
     except json.JSONDecodeError as e:
         return Skipped(source, f"malformed JSON: {e.msg} at column {e.colno}")
+    except RecursionError:
+        return Skipped(source, "malformed JSON: nested deeper than a record can be")
+    except ValueError as e:  # a number of more digits than Python converts
+        return Skipped(source, f"malformed JSON: {str(e).partition(';')[0]}")
     if not isinstance(record, dict):
         return Skipped(source, "line is not a JSON object")
     try:
