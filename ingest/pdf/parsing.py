@@ -66,6 +66,8 @@ def parse_pdf(path: str) -> ParsedPdf:
         title_lines = _first_page_lines(document) if pages else []
         header_lines = read_lines(document) if pages else []
         metadata = document.get_metadata_dict(skip_empty=True)
+    except pdfium.PdfiumError as e:  # a page the document lists but cannot give
+        raise PdfError(f"cannot parse {path!r}: corrupt PDF ({e})") from e
     finally:
         document.close()
     _require_text_layer(path, [page.text for page in pages])

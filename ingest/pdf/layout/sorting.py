@@ -92,7 +92,9 @@ def _gutter(pages: list[PageGeometry], size: float) -> float | None:
             left += line.box.x0 < middle - 2 * size
             right += line.box.x1 > middle + 2 * size
             for word in line.words:
-                start, end = max(int(word.box.x0), 0), min(int(word.box.x1) + 1, width + 1)
+                # A word set off the page's edge (or a later, wider page's) covers its edge.
+                start = min(max(int(word.box.x0), 0), width + 1)
+                end = min(max(int(word.box.x1) + 1, 0), width + 1)
                 cover[start] += 1
                 cover[end] -= 1
     covered = list(accumulate(cover))
