@@ -1,7 +1,7 @@
 """Byte mutations of real files for fuzzing the parsers, and the budget a fuzz test runs with.
 
 By default a fuzz test runs a few derandomised examples (the same ones on every run, so CI
-is repeatable and quick); `FUZZ_EXAMPLES=2000 pytest tests/ingest -k fuzz` runs that many
+is repeatable and quick); `FUZZ_EXAMPLES=2000 pytest -k fuzz` runs that many
 random ones instead, to look further.
 """
 
