@@ -202,6 +202,9 @@ class Pipeline:
                     statuses.note(work.paper.id, "unchanged")
                     if work.pdf is not None:  # read again by a newer stage, to the same text
                         self.catalog.note_pdf_stage(work.paper, work.pdf[0], work.pdf[3])
+                    if work.references is not None:
+                        with self.catalog.transaction():
+                            self.catalog.replace_references(work.paper.id, work.references)
                     continue
                 else:
                     statuses.note(work.paper.id, "updated")

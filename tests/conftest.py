@@ -21,7 +21,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 INTEGRATION_FIXTURES = frozenset(
     {
         "small_index", "web_index", "models_cache", "chroma_server", "empty_chroma_server",
-        "browser", "redis_prefix", "torch_embedder", "word_pieces", "counter",
+        "browser", "redis_prefix", "torch_embedder", "word_pieces", "counter", "cited_index",
     }
 )  # fmt: skip
 _SHARED_DATA_NAMES = ("SHARED", "ABSTRACTS", "OAI_SAMPLE", "PDFS", "EVAL")
@@ -48,7 +48,7 @@ def needs_integration(item: pytest.Item) -> bool:
 SLOW_FIXTURES = frozenset(
     {
         "small_index", "web_index", "named_index", "reader_index", "chroma_server",
-        "browser", "torch_embedder", "wheel",
+        "browser", "torch_embedder", "wheel", "cited_index",
     }
 )  # fmt: skip
 # The fixtures made once for many tests that are quick to make; tests/test_markers.py

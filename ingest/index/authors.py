@@ -41,7 +41,7 @@ _NOT_NAMES: Final = frozenset({"et al", "al", "others", "et", "and"})
 MAX_NAME_CHARS: Final = 200
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
     """Lower case, without accents or TeX accent commands."""
     if text.isascii() and "\\" not in text and "{" not in text:
         return text.casefold()
@@ -78,7 +78,7 @@ def parse_name(written: str) -> Name | None:
     """`written` keyed, or None when it holds no name (empty, "et al.")."""
     text = " ".join(_PARENTHESES.sub(" ", written[:MAX_NAME_CHARS]).split()).strip(" .\\")
     # A hyphenated name is one name: "Wei-An" is not "Wei".
-    words = _WORD.findall(_fold(text).replace("-", ""))
+    words = _WORD.findall(fold(text).replace("-", ""))
     while len(words) > 1 and words[-1] in _SUFFIXES:
         words.pop()
     if not words or " ".join(words) in _NOT_NAMES:

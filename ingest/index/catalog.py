@@ -12,16 +12,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.errors import PaperchatError
-from ingest.index import authors, schema
+from ingest.index import authors, citations, schema
 from ingest.index.authors import Person
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
-from ingest.index.records import Box, Chunk, Paper
+from ingest.index.records import Box, Chunk, Paper, Reference
 from ingest.index.sqlite import use_wal
 from ingest.private import private_file
 
@@ -138,20 +138,23 @@ class Catalog:
         use_wal(self.db, BUSY_TIMEOUT_S)
         self.db.execute("PRAGMA synchronous = NORMAL")
         schema.upgrade(self.db, where)
-        self._index_authors_once()
+        self._index_once("author_index", authors.INDEX_VERSION, authors.reindex_all)
+        self._index_once("title_index", citations.TITLE_INDEX_VERSION, citations.reindex_titles)
 
-    def _index_authors_once(self) -> None:
-        """A catalog made before the author index (or with older keys) gets it, once: the
-        first process to take the write lock builds it, the others find it built."""
-        if self.get_meta("author_index") == authors.INDEX_VERSION:
+    def _index_once(
+        self, key: str, version: str, reindex: Callable[[sqlite3.Connection], int]
+    ) -> None:
+        """A catalog made before an index of its papers (the authors', the titles'), or with
+        older keys, gets it, once: the first process to take the write lock builds it, the
+        others find it built."""
+        if self.get_meta(key) == version:
             return
         with self.db:
             self.db.execute("BEGIN IMMEDIATE")
-            if self.get_meta("author_index") != authors.INDEX_VERSION:
-                authors.reindex_all(self.db)
+            if self.get_meta(key) != version:
+                reindex(self.db)
                 self.db.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES ('author_index', ?)",
-                    (authors.INDEX_VERSION,),
+                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, version)
                 )
 
     def close(self) -> None:
@@ -239,6 +242,7 @@ class Catalog:
             values,
         )
         authors.index_authors(self.db, merged.id, merged.authors)
+        citations.index_title(self.db, merged.id, merged.title)
 
     # Authors
 
@@ -283,6 +287,22 @@ class Catalog:
             )
             if self.db.execute("SELECT 1 FROM papers WHERE id = ?", (paper.id,)).fetchone():
                 self._upsert_paper(paper, "pdf")
+
+    # References (`ingest/index/citations.py`)
+
+    def replace_references(self, paper_id: str, references: Sequence[Reference]) -> None:
+        """Within the caller's transaction: the references a paper's PDF prints, new for old."""
+        citations.replace_references(self.db, paper_id, references)
+
+    def references_of(self, paper_id: str) -> list[citations.StoredReference]:
+        """The paper's references, each with the library's paper it names (or None)."""
+        return citations.references_of(self.db, paper_id)
+
+    def citing_papers(self, paper_id: str) -> list[Paper]:
+        """The library's papers whose references name this one, by id."""
+        ids = citations.citing_ids(self.db, paper_id)
+        papers = (self.get_paper(citing) for citing in ids)
+        return [paper for paper in papers if paper is not None]
 
     # Chunks
 
@@ -396,6 +416,7 @@ class Catalog:
             self._delete_unit_chunks(paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
         authors.unindex_authors(self.db, paper_id)
+        citations.forget_paper(self.db, paper_id)
         return removed
 
     # Units whose Chroma side may be half written

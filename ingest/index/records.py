@@ -114,6 +114,19 @@ class Block:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """One entry of a paper's reference list as its PDF prints it; "" or None where the entry
+    does not say (`ingest/references/`)."""
+
+    title: str
+    authors: str = ""  # names separated by ", ", as printed ("K. He", "Kaiming He", "et al.")
+    year: int | None = None
+    venue: str = ""
+    arxiv_id: str = ""  # without version
+    doi: str = ""  # lower case, without "doi:" or its URL
+
+
+@dataclass(frozen=True)
 class Header:
     """What a paper's first page says of it; "" where it could not be read."""
 

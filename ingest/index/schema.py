@@ -142,10 +142,37 @@ def _record_references(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE papers ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
 
+_CITATIONS = _statements(
+    """CREATE TABLE IF NOT EXISTS paper_references (
+        paper_id TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        title TEXT NOT NULL,
+        authors TEXT NOT NULL,
+        year INTEGER,
+        venue TEXT NOT NULL,
+        arxiv_id TEXT NOT NULL,
+        doi TEXT NOT NULL,
+        title_key TEXT NOT NULL,
+        PRIMARY KEY (paper_id, position)
+    )""",
+    "CREATE INDEX IF NOT EXISTS paper_references_arxiv ON paper_references (arxiv_id)"
+    " WHERE arxiv_id != ''",
+    "CREATE INDEX IF NOT EXISTS paper_references_doi ON paper_references (doi) WHERE doi != ''",
+    "CREATE INDEX IF NOT EXISTS paper_references_title ON paper_references (title_key)"
+    " WHERE title_key != ''",
+    """CREATE TABLE IF NOT EXISTS paper_titles (
+        paper_id TEXT PRIMARY KEY,
+        title_key TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS paper_titles_key ON paper_titles (title_key) WHERE title_key != ''",
+    "CREATE INDEX IF NOT EXISTS papers_doi ON papers (lower(doi)) WHERE doi != ''",
+)
+
 MIGRATIONS = (
     Migration(1, "papers, chunks, pending units and meta, as first released", _FIRST_RELEASE),
     Migration(2, "PDF files, field sources, chunk boxes, authors and names", _released_additions),
     Migration(3, "where a paper appeared and its DOI, from the record", _record_references),
+    Migration(4, "the papers' references and title keys, who cites whom", _CITATIONS),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -30,7 +30,7 @@ import numpy as np
 from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.name_catalog import NameCatalog
-from ingest.index.records import Chunk, Paper
+from ingest.index.records import Chunk, Paper, Reference
 from ingest.index.store import ChunkStore
 
 
@@ -48,6 +48,8 @@ class UnitWork:
     # version and the file's absolute path.
     pdf: PdfFile | None = None
     pages_fallback: int = 0  # pages of the PDF read as plain text: their layout was unreadable
+    # The references a PDF prints (`ingest/references/`); None for a unit not read from one.
+    references: tuple[Reference, ...] | None = None
 
     @property
     def unit(self) -> Unit:
@@ -95,6 +97,8 @@ class Indexer:
                 self.catalog.replace_unit(
                     work.paper, work.source, work.kind, work.digest, work.chunks, work.pdf
                 )
+                if work.references is not None:
+                    self.catalog.replace_references(work.paper.id, work.references)
             self.names.replace_papers(w.paper.id for w in works)
         self.lexical.replace_units(units, [c for w in works for c in w.chunks])
         new_ids = {c.id for w in works for c in w.chunks}

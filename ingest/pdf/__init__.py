@@ -26,11 +26,12 @@ __all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
 # taken for figures, so the prose inside stays body text; 7: a word set in smaller raised
 # type on page 1 is no affiliation mark, so FlashAttention's abstract keeps its name; 8: four
 # lines or more of two short cells are a table of names and values, not body text; 9: a
-# table's lines have one cell a column, a header spread over the columns it spans).
+# table's lines have one cell a column, a header spread over the columns it spans; 10: the
+# references section keeps its lines, from which the paper's references are read).
 # Raise it when a change alters the text or
 # metadata read from PDFs: `ingest pdfs` then parses again the papers an older version
 # read, and only those.
-PDF_STAGE_VERSION = "9"
+PDF_STAGE_VERSION = "10"
 
 
 def extract_pdfs(

@@ -18,6 +18,7 @@ from ingest.index.writer import UnitWork
 from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
 from ingest.pdf.alignment import keys_of
+from ingest.references import read_references
 from ingest.report import Skipped, Unchanged
 from ingest.sources.arxiv_api import Harvested
 from ingest.sources.dates import finer, first_submission
@@ -145,7 +146,10 @@ def fulltext_work(
     chunks = make_chunks(paper, "fulltext", pieces, digest)
     pdf = (parsed.sha256, parsed.page_count, path.stem, PDF_STAGE, str(path.resolve()))
     fallback = parsed.stats.get("pages_fallback", 0)
-    return UnitWork(paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback)
+    references = read_references(parsed.blocks)
+    return UnitWork(
+        paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback, references
+    )
 
 
 def _without_pdf_fields(known: Paper, catalog: Catalog) -> Paper:

@@ -185,11 +185,13 @@ def _section_blocks(section: _Section) -> list[Block]:
     pages: dict[int, list[str]] = {}
     for line in section.lines:
         pages.setdefault(line.page, []).append(line.text)
+    # A reference list keeps its lines as printed: where its entries start (`ingest/references/`).
     return [
-        Block(section.title, page, _unwrap(texts), section.is_references)
+        Block(section.title, page, "\n".join(texts) if section.is_references else _unwrap(texts),
+              section.is_references)
         for page, texts in pages.items()
         if any(text.strip() for text in texts)
-    ]
+    ]  # fmt: skip
 
 
 def _unwrap(lines: list[str]) -> str:

@@ -1,0 +1,104 @@
+"""Split the lines of a references section into one string per entry.
+
+A numbered list ("[12] ..." or "12. ...") starts an entry at each next number, also where
+two columns' text ran one entry into the line of another. An author-year list starts one
+at a line that begins with a name ("Danqi Chen, Adam Fisch", "Ba, J. L.,", "David A
+Ferrucci. 2012.") when the entry so far is complete (it holds a year and its last line
+ends a sentence) and the new one gives a year within its first lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_BRACKET = re.compile(r"^\[(?P<n>\d{1,4})\]\s*")
+_DOTTED = re.compile(r"^(?P<n>\d{1,4})\.\s+(?=[^\d\s])")
+YEAR = re.compile(r"(?<![\d.])(?:19[5-9]\d|20[0-4]\d)(?![\d]|\.\d)")
+# A line that begins an author list: a name followed by a comma, "and" or its year; or a
+# surname and initials ("Ba, J. L.,"); particles ("van den Oord") allowed.
+_NAME = r"(?:[A-Z][\w'\u2019\-]*\.?|[a-z]{1,5})"
+_AUTHOR_START = re.compile(
+    rf"^(?:[A-Z][\w'\u2019\-]*\.?(?:\s+{_NAME}){{0,4}}"
+    r"(?:,|\s+and\s|\s*&|(?:\s+et\s+al)?\.\s+(?:19|20)\d\d)"
+    rf"|[A-Z][\w'\u2019\-]+,\s+[A-Z]\.)"
+)
+_WORDS_NOT_NAMES = frozenset(
+    ["In", "Proceedings", "Advances", "Conference", "Journal", "Transactions", "Association",
+     "International", "Annual", "Workshop", "The", "A", "An", "Technical", "URL", "Available",
+     "IEEE", "ACM", "Springer", "Curran", "MIT", "Nature", "Science", "Computational", "Neural",
+     "Association", "Pages", "Volume", "Vol", "Online", "Retrieved", "Accessed", "Machine",
+     "Empirical", "North", "European", "Findings", "Long", "Short", "Papers", "Language"]
+)  # fmt: skip
+_ENDS_SENTENCE = re.compile(r"[.)\]\d]$")
+_LOOKAHEAD_LINES = 4
+_MAX_SKIPPED = 3
+# Accents a PDF draws apart from their letters ("Oguz,  \u0306 Sewon", "Sedivy. `"): dropped
+# with the space before them, so names read as words again.
+_ACCENT_DEBRIS = re.compile(r"\s?[`\u00a8\u00b4\u02c6-\u02dd\u0300-\u036f]")
+_INLINE_BRACKET = r"(?<=[.)\d])\s+(?=\[{n}\]\s)"
+
+
+def split_entries(lines: Sequence[str]) -> list[str]:
+    """The section's entries, each its lines joined with single spaces."""
+    lines = [" ".join(_ACCENT_DEBRIS.sub("", line).split()) for line in lines if line.strip()]
+    for marker in (_BRACKET, _DOTTED):
+        if _numbers(lines, marker)[:3] == [1, 2, 3]:
+            return _numbered(lines, marker)
+    return _author_year(lines)
+
+
+def _number(line: str, marker: re.Pattern[str]) -> int | None:
+    match = marker.match(line)
+    return int(match["n"]) if match else None
+
+
+def _numbers(lines: Sequence[str], marker: re.Pattern[str]) -> list[int]:
+    return [n for line in lines[:200] if (n := _number(line, marker)) is not None]
+
+
+def _numbered(lines: Sequence[str], marker: re.Pattern[str]) -> list[str]:
+    """Entries at each line that starts with the next number (a few may be skipped where a
+    column's first line was lost)."""
+    entries: list[list[str]] = []
+    expected = 1
+    for line in lines:
+        pieces = _inline_entries(line, expected) if marker is _BRACKET else [line]
+        for piece in pieces:
+            number = _number(piece, marker)
+            if number is not None and expected <= number <= expected + _MAX_SKIPPED:
+                entries.append([marker.sub("", piece, count=1)])
+                expected = number + 1
+            elif entries:
+                entries[-1].append(piece)
+    return [" ".join(entry) for entry in entries]
+
+
+def _inline_entries(line: str, expected: int) -> list[str]:
+    """A line cut where the next bracketed numbers start inside it ("... 2017. [4] Jianpeng")."""
+    pieces = [line]
+    for number in range(expected, expected + 3):
+        parts = re.split(_INLINE_BRACKET.format(n=number), pieces[-1], maxsplit=1)
+        if len(parts) == 2:
+            pieces[-1:] = parts
+    return pieces
+
+
+def _author_year(lines: Sequence[str]) -> list[str]:
+    entries: list[list[str]] = []
+    for index, line in enumerate(lines):
+        if not entries or _starts_entry(lines, index, entries[-1]):
+            entries.append([line])
+        else:
+            entries[-1].append(line)
+    return [" ".join(entry) for entry in entries]
+
+
+def _starts_entry(lines: Sequence[str], index: int, current: list[str]) -> bool:
+    line = lines[index]
+    if not _ENDS_SENTENCE.search(current[-1]) or YEAR.search(" ".join(current)) is None:
+        return False
+    if _AUTHOR_START.match(line) is None or line.split()[0].rstrip(",.") in _WORDS_NOT_NAMES:
+        return False
+    ahead = " ".join(lines[index : index + _LOOKAHEAD_LINES])
+    return YEAR.search(ahead) is not None

@@ -1,0 +1,140 @@
+"""Read one reference entry into its fields: authors, title, year, venue, arXiv id, DOI.
+
+Two layouts cover most papers: author-year ("Kenton Lee, Ming-Wei Chang, and Kristina
+Toutanova. 2019. Latent retrieval for ... In Proc. ACL.") and authors-title-venue with the
+year at the end ("K. He, X. Zhang, S. Ren, and J. Sun. Deep residual learning for image
+recognition. In CVPR, 2016."). An entry with neither a year nor an identifier, or whose
+title cannot be told, is no reference.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ingest.index.records import Reference
+from ingest.references.entries import YEAR
+
+_ARXIV = re.compile(
+    r"(?:arXiv\s*:?\s*|abs/|arxiv\.org/(?:abs|pdf)/)"
+    r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
+    re.I,
+)
+_DOI = re.compile(r"\b(?:doi\s*:?\s*|doi\.org/)?(?P<doi>10\.\d{4,9}/[^\s,;\"<>]+)", re.I)
+# "Authors. 2019. Title" and "Authors. 2019a. Title": the year right after the authors.
+_YEAR_AFTER_AUTHORS = re.compile(
+    r"^(?P<authors>.+?)[.,]\s+\(?(?P<year>(?:19|20)\d\d)[a-z]?\)?\.\s+"
+)
+# A sentence's end inside a title or venue: a period, "?" or "!" and a space.
+_SENTENCE_END = re.compile(r"(?<=[^\s.])[.?!](?=\s|$)")
+_INITIALS = re.compile(r"^(?:[A-Z]\.-?)+(?:[A-Z]\.)?,?$|^[A-Z]\.-[A-Z]\.,?$")
+_LEADING_IN = re.compile(r"^(?:In\s*:?\s+)", re.I)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_VENUE_TAIL = re.compile(
+    rf"(?:,?\s*(?:pages|pp\.|vol\.|volume)\b.*|,?\s*(?:{_MONTH}\s+)?(?:19|20)\d\d[a-z]?\.?$)", re.I
+)
+_URL = re.compile(r"\bURL\b.*|https?:\s*\S+", re.I)
+_MIN_TITLE_LETTERS = 4
+_MAX_NAME_WORDS = 5
+_MAX_FIELD_CHARS = 500
+
+
+def read_reference(entry: str) -> Reference | None:
+    """The fields of one entry, or None for text that is no reference."""
+    text = " ".join(entry.split())
+    arxiv = _ARXIV.search(text)
+    doi = _DOI.search(text)
+    year = _year(text)
+    if year is None and arxiv is None and doi is None:
+        return None
+    authors, title, venue = _parts(text)
+    if sum(char.isalpha() for char in title) < _MIN_TITLE_LETTERS:
+        return None
+    return Reference(
+        title=title[:_MAX_FIELD_CHARS],
+        authors=_authors(authors)[:_MAX_FIELD_CHARS],
+        year=year,
+        venue=venue[:_MAX_FIELD_CHARS],
+        arxiv_id=arxiv["id"] if arxiv else "",
+        doi=doi["doi"].rstrip(".").lower() if doi else "",
+    )
+
+
+def _year_after_authors(text: str) -> re.Match[str] | None:
+    """The match of "Authors. 2019. " when what precedes the year is a list of names."""
+    found = _YEAR_AFTER_AUTHORS.match(text)
+    if found is None:
+        return None
+    names = re.split(r",|\band\b|&", found["authors"])
+    return found if all(len(name.split()) <= _MAX_NAME_WORDS for name in names) else None
+
+
+def _year(text: str) -> int | None:
+    """The year after the authors, else the last year the entry writes (outside ids)."""
+    found = _year_after_authors(text)
+    if found is not None:
+        return int(found["year"])
+    without_ids = _DOI.sub(" ", _ARXIV.sub(" ", _URL.sub(" ", text)))
+    years = YEAR.findall(without_ids)
+    return int(years[-1]) if years else None
+
+
+def _parts(text: str) -> tuple[str, str, str]:
+    """(authors, title, venue) of an entry."""
+    found = _year_after_authors(text)
+    if found is not None:
+        authors, rest = found["authors"], text[found.end() :]
+    else:
+        cut = _authors_end(text)
+        authors, rest = text[:cut], text[cut:].lstrip(". ")
+    title, venue = _first_sentence(rest)
+    return authors.strip(" .,"), title, _venue(venue)
+
+
+def _authors_end(text: str) -> int:
+    """Where the author list ends: at the first period after a word that is no initial,
+    or after initials that no further name follows."""
+    words = list(re.finditer(r"\S+", text))
+    for index, word in enumerate(words):
+        token = word.group()
+        if not token.endswith("."):
+            continue
+        following = words[index + 1].group() if index + 1 < len(words) else ""
+        if (_INITIALS.match(token) or token in {"Jr.", "Sr."}) and _continues_names(following):
+            continue
+        return word.end()
+    return 0
+
+
+def _continues_names(word: str) -> bool:
+    """Does `word`, after an initial, still belong to the author list?"""
+    return word in {"and", "&"} or word.endswith((",", ".")) or bool(_INITIALS.match(word))
+
+
+def _first_sentence(text: str) -> tuple[str, str]:
+    """The title (up to its sentence's end; a question mark kept) and what follows."""
+    for match in _SENTENCE_END.finditer(text):
+        before = text[: match.start()].rsplit(" ", 1)[-1]
+        if len(before) == 1 and before.isupper():
+            continue  # an initial inside the title ("Vitamin C. ...") is rare; a name's is not
+        title = text[: match.end()] if match.group() in "?!" else text[: match.start()]
+        return _clean_title(title), text[match.end() :].strip()
+    return _clean_title(text), ""
+
+
+def _clean_title(title: str) -> str:
+    title = _URL.sub("", title)
+    return " ".join(title.strip(" ,.;:\u201c\u201d\"'").split())
+
+
+def _venue(text: str) -> str:
+    venue = _URL.sub("", _DOI.sub("", text))
+    venue = _LEADING_IN.sub("", venue.strip())
+    venue = _ARXIV.sub("", venue) if venue.lower().startswith(("arxiv", "corr")) else venue
+    venue = _VENUE_TAIL.sub("", venue)
+    return " ".join(venue.strip(" ,.;:").split())
+
+
+def _authors(text: str) -> str:
+    """The names as "A, B, C": "and" and "&" become commas, "et al." is kept."""
+    names = re.split(r",\s*(?:and\s+|&\s*)?|\s+and\s+|\s*&\s*", text)
+    return ", ".join(name.strip(" .") for name in names if name.strip(" ."))
