@@ -48,6 +48,12 @@ _NAME = 3
 # Letters closer than this share of the spaces around them belong to one word.
 _TIGHT = 0.5
 _LEVEL = 0.25  # and sit on one baseline: their boxes' bottoms this share of a size apart
+# A footnote mark set apart is this share of the line's size or smaller.
+_MARK_SIZE = 0.8
+# A word that may end in a footnote mark: digits after letters or a sentence's punctuation.
+_MARKED = re.compile(r"(?:[^\W\d_]{3}|[.,;:\u201d\"')])\d{1,2}$")
+# What a footnote mark follows: a word of three letters or more, or punctuation after one.
+_MARK_HOST = re.compile(r"[^\W\d_]{3}$|\w[)\]\"'\u201d]?[.,;:]$|\w[\"'\u201d]$")
 
 Rect = tuple[float, float, float, float]  # left, bottom, right, top
 
@@ -77,7 +83,24 @@ def read_lines(textpage: pdfium.PdfTextPage) -> list[Line]:
             groups.append([piece])
         else:
             groups[-1].append(piece)
-    return [Line(_retype(group)) for group in groups]
+    return [Line(_without_marks(_retype(group))) for group in groups]
+
+
+def _without_marks(words: list[Word]) -> list[Word]:
+    """The line's words but its footnote marks set apart from the word they follow ("heads
+    as A. 3": a raised, smaller "3"); a mark that opens the line is a footnote's own."""
+    if len(words) < 2:
+        return words
+    size = max(w.size for w in words)
+    bottom = min(w.box.y0 for w in words if w.size >= _SMALLER * size)
+    kept = [words[0]]
+    for word in words[1:]:
+        raised = word.box.y0 - bottom > _HIGHER * size and word.size < _MARK_SIZE * size
+        if raised and word.text.isdigit() and len(word.text) <= 2:
+            if _MARK_HOST.search(kept[-1].text):
+                continue
+        kept.append(word)
+    return kept
 
 
 def _page_text(handle: pdfium_c.FPDF_TEXTPAGE, count: int) -> str:
@@ -127,8 +150,11 @@ def _pieces(handle: pdfium_c.FPDF_TEXTPAGE, text: str) -> Iterator[_Piece]:
 
 
 def _may_change_size(word: str) -> bool:
-    """Could the word hold a subscript name or small capitals? Only with a capital letter
-    in it (most words have none, and their characters' boxes are not read)."""
+    """Could the word hold a subscript name or small capitals (only with a capital letter
+    in it), or end in a footnote mark? Most words cannot, and their characters' boxes are
+    not read."""
+    if _MARKED.search(word):
+        return True
     return len(word) >= 3 and any(char.isupper() for char in word)
 
 
@@ -194,6 +220,8 @@ def _typeset(text: str, kinds: Sequence[str]) -> str:
         index += len(part)
         letters = part.replace(_PAIR_TAIL, "")
         name = _name_at_end(out)
+        if _marked_at(out, letters, kind, at_end=index == len(text)):
+            continue
         if kind == "sub" and letters.isalpha() and len(letters) >= _NAME and name:
             # Capitals under capitals name a variant (BERT_LARGE: "BERT-large"); under a
             # word in lower case, an acronym (join_BERT: "join-BERT").
@@ -203,6 +231,13 @@ def _typeset(text: str, kinds: Sequence[str]) -> str:
         else:
             out += part
     return out
+
+
+def _marked_at(out: str, part: str, kind: str, at_end: bool) -> bool:
+    """Whether `part` is a footnote mark to leave out: raised digits ending the word, after
+    a word of letters ("library.1", "documents1") or a sentence's punctuation; never after
+    a digit or a symbol's single letter (10^-8, x^2 stay)."""
+    return kind == "sup" and at_end and part.isdigit() and _MARK_HOST.search(out) is not None
 
 
 def _name_at_end(text: str) -> str:

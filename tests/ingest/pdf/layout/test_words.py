@@ -82,3 +82,24 @@ def test_close_italic_words_stay_apart() -> None:
 
     assert any(line.startswith("Lemma 10.2. If a function f") for line in lines)
     assert any(line.startswith("Definition 10.1. A function f") for line in lines)
+
+
+def test_footnote_marks_are_left_out_of_the_sentences_they_follow() -> None:
+    bert = _body(parse_pdf(str(PDFS / "1810.04805v2.pdf")), 3)
+    dpr = " ".join(b.text for b in parse_pdf(str(PDFS / "2004.04906v3.pdf")).blocks)
+
+    assert "released in the tensor2tensor library. Because the use" in bert
+    assert "heads as A. We primarily report results" in bert
+    assert "passages in the end. Each passage" in dpr
+    assert "as the basic retrieval units and get M total passages" in dpr
+
+
+def test_raised_digits_that_are_exponents_or_a_symbols_index_stay() -> None:
+    adam = " ".join(b.text for b in parse_pdf(str(ADAM)).blocks)
+    attention = parse_pdf(str(PDFS / "1706.03762v7.pdf"))
+    tables = " ".join(e.text for e in attention.blocks if e.kind == "table")
+
+    assert "= 10\u22128" in adam
+    assert "\u03b21 = 0.9, \u03b22 = 0.999" in adam
+    assert "2.3 \u00b7 1019" in tables
+    assert "1.0 \u00b7 1020" in tables
