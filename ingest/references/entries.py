@@ -28,7 +28,8 @@ _WORDS_NOT_NAMES = frozenset(
      "International", "Annual", "Workshop", "The", "A", "An", "Technical", "URL", "Available",
      "IEEE", "ACM", "Springer", "Curran", "MIT", "Nature", "Science", "Computational", "Neural",
      "Association", "Pages", "Volume", "Vol", "Online", "Retrieved", "Accessed", "Machine",
-     "Empirical", "North", "European", "Findings", "Long", "Short", "Papers", "Language"]
+     "Empirical", "North", "European", "Findings", "Long", "Short", "Papers", "Language",
+     "ArXiv", "arXiv", "CoRR", "Foundations", "Trends", "Communications"]
 )  # fmt: skip
 _ENDS_SENTENCE = re.compile(r"[.)\]\d]$")
 _LOOKAHEAD_LINES = 4

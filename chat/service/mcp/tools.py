@@ -19,13 +19,21 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
 
+from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
 from chat.rag.answer import answering
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Gathered, gather
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.sources import Source
-from chat.service.routes.papers import Paper, SearchHit
+from chat.service.routes.papers import (
+    Citations,
+    CitedWork,
+    CitingPaper,
+    Paper,
+    References,
+    SearchHit,
+)
 from chat.wiring import Wiring
 from ingest.errors import PaperchatError
 from ingest.index.filters import Filters
@@ -192,6 +200,20 @@ class PaperTools:
         except PaperchatError as e:
             raise ToolError(f"not a paper id: {paper_id!r}: {e}") from e
 
+    def get_references(self, paper_id: PaperId) -> References:
+        try:
+            found = paper_references(self.wiring.catalog, paper_id)
+        except PaperchatError as e:
+            raise ToolError(str(e)) from e
+        return References(references=[CitedWork(**reference) for reference in found])
+
+    def get_citations(self, paper_id: PaperId) -> Citations:
+        try:
+            found = paper_citations(self.wiring.catalog, paper_id)
+        except PaperchatError as e:
+            raise ToolError(str(e)) from e
+        return Citations(citations=[CitingPaper(**paper) for paper in found])
+
     def retrieve(
         self,
         query: Query,
@@ -224,6 +246,11 @@ def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
         "first, optionally within arXiv categories and a publication date range.",
         "get_paper": "One paper's record: title, authors, abstract, categories, date, links; "
         "an unknown id is an error.",
+        "get_references": "The references a paper's PDF prints (title, authors, year, venue, "
+        "arXiv id, DOI), each with resolved_id: the id of the paper of this index it names, or "
+        "null; empty for a paper without a PDF; an unknown id is an error.",
+        "get_citations": "The papers of this index whose references name a paper (id, title); "
+        "an unknown id is an error.",
         "retrieve": "The passages (chunks of abstracts and full text) that best match a query, "
         "with their scores, chunk ids, sections and pages, and no answer.",
         "ask": f"A grounded answer citing its sources as [arXiv:ID], with the sources (a "
@@ -235,7 +262,7 @@ def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
 
 
 def build_server(wiring: Wiring, max_question_chars: int) -> MCPServer[Any]:
-    """The MCP server with the four read-only tools, described for the index `wiring` opens."""
+    """The MCP server with the six read-only tools, described for the index `wiring` opens."""
     corpus = Corpus.of(wiring).describe()
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,

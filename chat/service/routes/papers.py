@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
+from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.access.ratelimit import over_limit
@@ -47,6 +48,47 @@ class SearchResults(BaseModel):
     # True when the query passes the answers' relevance bar with no paper: "No papers match".
     no_match: bool = False
     no_match_reason: str | None = None
+
+
+class CitedWork(BaseModel):
+    """One entry of a paper's reference list; null where the entry does not say."""
+
+    title: str
+    authors: str  # names separated by ", ", as printed
+    year: int | None
+    venue: str | None
+    arxiv_id: str | None
+    doi: str | None
+    resolved_id: str | None  # the library's paper the entry names; null when not in it
+
+
+class References(BaseModel):
+    references: list[CitedWork]
+
+
+class CitingPaper(BaseModel):
+    id: str
+    title: str
+
+
+class Citations(BaseModel):
+    citations: list[CitingPaper]
+
+
+# Declared before `get_paper`, whose `{arxiv_id:path}` would take these paths too.
+@router.get("/api/papers/{arxiv_id:path}/references", responses=errors(401, 404, 422))
+def get_references(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> References:
+    """The references the paper's PDF prints, in order, each with the library's paper it
+    names; an empty list for a paper without a PDF; 404 if unknown."""
+    found = paper_references(services.index.catalog, arxiv_id)
+    return References(references=[CitedWork(**reference) for reference in found])
+
+
+@router.get("/api/papers/{arxiv_id:path}/citations", responses=errors(401, 404, 422))
+def get_citations(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Citations:
+    """The library's papers whose references name this one; 404 if unknown."""
+    found = paper_citations(services.index.catalog, arxiv_id)
+    return Citations(citations=[CitingPaper(**paper) for paper in found])
 
 
 @router.get("/api/papers/{arxiv_id:path}", responses=errors(401, 404, 422))

@@ -7,13 +7,14 @@ the dock (`/dock.js`) talks to the API from the page that loaded it.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
 from chat.library.authors import AuthorNotFound, author_page
+from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import PaperNotFound, paper_details
 from chat.library.tex import readable_paragraphs, readable_tex
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -70,7 +71,20 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         abstract=readable_paragraphs(paper["abstract"]),
         from_pdf=[name for name, origin in paper["field_sources"].items() if origin == "pdf"],
         reader=_reader(services, paper["id"]) if paper["has_fulltext"] else None,
+        references=[_shown(r) for r in paper_references(services.index.catalog, paper["id"])],
+        citations=paper_citations(services.index.catalog, paper["id"]),
     )
+
+
+# A reference's authors as the page lists them: the first few, then "et al.".
+_SHOWN_AUTHORS = 3
+
+
+def _shown(reference: dict[str, Any]) -> dict[str, Any]:
+    """A reference as the paper page lists it: its title readable, its first authors."""
+    names = [n for n in reference["authors"].split(", ") if n and n != "et al"]
+    authors = ", ".join(names[:_SHOWN_AUTHORS]) + (" et al." if len(names) > _SHOWN_AUTHORS else "")
+    return {**reference, "title": readable_tex(reference["title"]), "authors": authors}
 
 
 @router.get("/authors/{name:path}", response_class=HTMLResponse, include_in_schema=False)

@@ -29,7 +29,7 @@ from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(300)
 
 FID = "How does Fusion-in-Decoder combine the retrieved passages?"
-TOOLS = {"search_papers", "get_paper", "retrieve", "ask"}
+TOOLS = {"search_papers", "get_paper", "get_references", "get_citations", "retrieve", "ask"}
 # A JSON-RPC tools/call as a client sends it, for the tests that look at the HTTP exchange.
 CALL = {
     "jsonrpc": "2.0",
@@ -64,7 +64,7 @@ def error_text(result: CallToolResult) -> str:
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-async def test_the_four_read_only_tools_are_listed_with_their_corpus(api: Api, mode: str) -> None:
+async def test_the_read_only_tools_are_listed_with_their_corpus(api: Api, mode: str) -> None:
     stats = api.services.index.catalog.stats()
 
     async with mcp_client(api, mode=mode) as client:
