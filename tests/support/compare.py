@@ -1,0 +1,89 @@
+"""The comparison's world: an index of two real PDFs (DPR and Fusion-in-Decoder) and a few
+real abstracts, served on a real uvicorn twice: without a model (quoting) and with the fake
+OpenAI-compatible upstream."""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
+from tests.fakes.openai import FakeOpenAI
+from tests.support.data import ABSTRACTS, PDFS
+from tests.support.net import serving, unused_port
+from tests.support.server import Api, served_settings
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+
+DPR = "2004.04906"  # Dense Passage Retrieval: evaluated on Natural Questions and four more
+FID = "2007.01282"  # Fusion-in-Decoder
+COMPARED_PDFS = (f"{DPR}v3.pdf", f"{FID}v2.pdf")
+ABSTRACT_LINES = 6
+
+
+@pytest.fixture(scope="session", name="compare_index")
+def compare_index_fixture(
+    tmp_path_factory: pytest.TempPathFactory, models_cache: Path
+) -> Iterator[Wiring]:
+    from chat.settings import Settings
+    from chat.wiring import Wiring
+    from ingest.pipeline import Pipeline
+    from ingest.progress import NoProgress
+    from ingest.report import IngestReport
+    from ingest.sources.units import metadata_items, pdf_items
+
+    root = tmp_path_factory.mktemp("compare-index")
+    pdfs = root / "pdfs"
+    pdfs.mkdir()
+    for name in COMPARED_PDFS:
+        shutil.copy(PDFS / name, pdfs / name)
+    abstracts = root / "abstracts.jsonl"
+    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as source:
+        abstracts.write_text("".join(next(source) for _ in range(ABSTRACT_LINES)), "utf-8")
+    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
+    embedder = index.embedder
+    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
+    pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())
+    pipeline.run(pdf_items([pdfs], index.open_catalog(), embedder.count_tokens), IngestReport())
+    yield index
+    index.close()
+
+
+def _served(index: Wiring, fake: FakeOpenAI, folder: Path, llm: str) -> Iterator[Api]:
+    settings = served_settings(index, fake, folder / "paperchat.sqlite", llm=llm)
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake)
+
+
+@pytest.fixture(scope="session", name="compare_api")
+def compare_api_fixture(
+    compare_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    """The app with no model: cells are quoted from the papers."""
+    yield from _served(compare_index, fake_llm, tmp_path_factory.mktemp("compare-db"), "extractive")
+
+
+@pytest.fixture(scope="session", name="compare_model_api")
+def compare_model_api_fixture(
+    compare_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    """The app answering each cell with the fake model."""
+    yield from _served(compare_index, fake_llm, tmp_path_factory.mktemp("compare-llm-db"), "openai")
+
+
+__all__ = [
+    "DPR",
+    "FID",
+    "compare_api_fixture",
+    "compare_index_fixture",
+    "compare_model_api_fixture",
+]
