@@ -1,4 +1,5 @@
-"""The read-only tools agents call over MCP: search, one paper, passages, a cited answer.
+"""The read-only tools agents call over MCP: search, one paper, passages, a cited answer,
+a table comparing papers.
 
 One `MCPServer` of the official SDK serves both transports: Streamable HTTP
 at `/mcp` in the app (`chat/service/mcp/endpoint.py`) and stdio for
@@ -24,6 +25,9 @@ from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details
 from chat.rag.answer import answering
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Gathered, gather
+from chat.rag.answer.llm import UpstreamError
+from chat.rag.compare.aspects import DEFAULT_ASPECTS, MAX_ASPECT_CHARS, MAX_ASPECTS, aspects_of
+from chat.rag.compare.table import Comparer, Filled, papers_of
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.sources import Source
 from chat.service.routes.papers import (
@@ -98,6 +102,42 @@ class Answer(BaseModel):
     sources: list[dict[str, Any]]
     mode: str
     finish_reason: str
+
+
+class Comparison(BaseModel):
+    aspects: list[str]
+    mode: str
+    rows: list[dict[str, Any]]
+
+
+ComparedIds = Annotated[
+    list[PaperId],
+    Field(min_length=1, max_length=MAX_PAPER_IDS, description="the papers to compare"),
+]
+Aspects = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=MAX_ASPECT_CHARS)]],
+    Field(
+        max_length=MAX_ASPECTS,
+        description=f"what to compare them on; none for {', '.join(DEFAULT_ASPECTS)}",
+    ),
+]
+
+
+async def comparison(wiring: Wiring, paper_ids: list[str], aspects: list[str]) -> Comparison:
+    """The table of `/api/compare`; unknown papers, bad aspects or a failed model are tool
+    errors, in the route's words."""
+    comparer = Comparer.of(wiring.answerer)
+    filled = Filled()
+    try:
+        papers = papers_of(wiring.catalog, paper_ids)
+        asked = aspects_of(aspects)
+        async for _ in comparer.fill(papers, asked, filled):
+            pass
+    except PaperchatError as e:
+        message = e.public_message if isinstance(e, UpstreamError) else str(e)
+        raise ToolError(message) from e
+    names = [a.name for a in asked]
+    return Comparison(aspects=names, mode=comparer.mode, rows=filled.rows(papers, asked))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -238,6 +278,11 @@ class PaperTools:
         filters = filters_of(paper_ids or [], [], "", "")
         return await answer(self.wiring, Question(text=text, filters=filters))
 
+    async def compare_papers(
+        self, paper_ids: ComparedIds, aspects: Aspects | None = None
+    ) -> Comparison:
+        return await comparison(self.wiring, paper_ids, aspects or [])
+
 
 def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
     """Each tool's description, ending with the corpus it covers."""
@@ -257,6 +302,10 @@ def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
         f"question of at most {max_question_chars} characters). Every citation is checked "
         "against the retrieved sources: made-up ones are removed and listed in "
         "dropped_citations; when the papers do not cover the question the answer says so.",
+        "compare_papers": "A table comparing papers on aspects (by default task, method, "
+        "datasets, metrics, main result, code availability): one cell per paper and aspect, "
+        "taken from that paper's own passages, citing the chunk id it comes from, or 'not "
+        "found in the paper' with a null citation.",
     }
     return {name: f"{text} {corpus}" for name, text in described.items()}
 

@@ -29,7 +29,10 @@ from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
 pytestmark = pytest.mark.timeout(300)
 
 FID = "How does Fusion-in-Decoder combine the retrieved passages?"
-TOOLS = {"search_papers", "get_paper", "get_references", "get_citations", "retrieve", "ask"}
+TOOLS = {
+    "search_papers", "get_paper", "get_references", "get_citations", "retrieve", "ask",
+    "compare_papers",
+}  # fmt: skip
 # A JSON-RPC tools/call as a client sends it, for the tests that look at the HTTP exchange.
 CALL = {
     "jsonrpc": "2.0",
@@ -291,3 +294,20 @@ def test_the_apps_middlewares_hold_on_the_mcp_path(api: Api) -> None:
 
 def _bearer(key: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+async def test_compare_papers_gives_the_table_and_names_unknown_papers(api: Api) -> None:
+    api.fake.script_chat(ChatScript(pieces=("Exact match (EM) [arXiv:2007.01282]",)))
+    arguments = {"paper_ids": ["arXiv:2007.01282v2"], "aspects": ["metrics"]}
+
+    async with mcp_client(api) as client:
+        result = await client.call_tool("compare_papers", arguments)
+        unknown = await client.call_tool("compare_papers", {"paper_ids": ["9999.99999"]})
+
+    table = structured(result)
+    assert table["aspects"] == ["metrics"]
+    assert [row["paper_id"] for row in table["rows"]] == ["2007.01282"]
+    cell = table["rows"][0]["cells"]["metrics"]
+    assert cell == {"text": "Exact match (EM)", "citation": "[arXiv:2007.01282]"}
+    assert unknown.is_error
+    assert "no such paper in the index: 9999.99999" in error_text(unknown)

@@ -61,7 +61,7 @@ def test_every_public_route_and_every_tool_is_listed(api: Api) -> None:
             assert re.search(rf"\[([A-Z]+, )*{method.upper()}(, [A-Z]+)* {re.escape(path)}\]", text)
     for page in PAGES:
         assert f" {page}](" in text, page
-    for tool in ("search_papers", "get_paper", "retrieve", "ask"):
+    for tool in ("search_papers", "get_paper", "retrieve", "ask", "compare_papers"):
         assert f"- `{tool}`: " in text
     assert f"[POST /mcp]({api.base_url}/mcp)" in text
     assert f"[OpenAPI document]({api.base_url}/openapi.json)" in text
