@@ -32,7 +32,7 @@ _METRIC = re.compile(
 )
 _METHOD = re.compile(
     r"\bwe (?:propose|introduce|present|develop|describe|design|show)\b"
-    r"|\b(?:our|this|the proposed) (?:method|model|approach|framework|architecture|system)\b"
+    r"|\b(?:our|the proposed) (?:method|model|approach|framework|architecture|system)\b"
     r"|\b(?:called|named|dubbed)\b",
     re.IGNORECASE,
 )
@@ -67,6 +67,8 @@ _OWN_CODE = re.compile(
     r"\b(?:our|the|all) (?:code|implementation|models?|source code)\b|\bwe (?:release|open)",
     re.IGNORECASE,
 )
+_PUTS_FORWARD = re.compile(r"\bwe (?:propose|introduce|present)\b", re.IGNORECASE)
+_NAMING = re.compile(r"\b(?:called|named|dubbed)\b|\bwhich stands for\b", re.IGNORECASE)
 _OTHERS_CODE = re.compile(r"\bbased on\b|\b(?:released|provided) (?:in|by)\b|\bwe use", re.I)
 
 
@@ -110,6 +112,11 @@ def _dataset_weight(text: str, section: str) -> int:
     return min(len(names), _NAMES_COUNTED) + _SECTION_BONUS * bool(_DATA_SECTION.search(section))
 
 
+def _method_weight(text: str, _section: str) -> int:
+    """What the paper itself puts forward counts more than what it says of its model."""
+    return 2 * bool(_PUTS_FORWARD.search(text)) + bool(_NAMING.search(text))
+
+
 def _code_weight(text: str, _section: str) -> int:
     """An address counts, the paper's own code more; another's code it uses counts less."""
     own = _OWN_CODE.search(text) is not None
@@ -130,6 +137,7 @@ _KNOWN = {
         "Which method or model does this paper propose?",
         _METHOD,
         opening=True,
+        weigh=_method_weight,
     ),
     "datasets": Aspect(
         "datasets",
