@@ -28,11 +28,12 @@ __all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
 # lines or more of two short cells are a table of names and values, not body text; 9: a
 # table's lines have one cell a column, a header spread over the columns it spans; 10: the
 # references section keeps its lines, from which the paper's references are read; 11: a
-# footnote mark raised after a word or a sentence's end is left out: "library.1 Because").
+# footnote mark raised after a word or a sentence's end is left out: "library.1 Because";
+# 12: a power of ten set as a superscript reads "10^20", not "1020").
 # Raise it when a change alters the text or
 # metadata read from PDFs: `ingest pdfs` then parses again the papers an older version
 # read, and only those.
-PDF_STAGE_VERSION = "11"
+PDF_STAGE_VERSION = "12"
 
 
 def extract_pdfs(

@@ -48,6 +48,13 @@ _NAME = 3
 # Letters closer than this share of the spaces around them belong to one word.
 _TIGHT = 0.5
 _LEVEL = 0.25  # and sit on one baseline: their boxes' bottoms this share of a size apart
+# A word that may end in a power of ten set as a superscript ("1020" printed as 10^20).
+_POWER = re.compile(r"10[\u2212-]?\d{1,3}$")
+# What a power's exponent follows: a digit, or a minus sign after one.
+_MINUS = "\u2212-"
+_POWER_BASE = re.compile(r"\d[\u2212-]?$")
+# A superscript that is an exponent: digits, with a minus sign or not.
+_EXPONENT = re.compile(r"[\u2212-]?\d{1,3}")
 # A footnote mark set apart is this share of the line's size or smaller.
 _MARK_SIZE = 0.8
 # A word that may end in a footnote mark: digits after letters or a sentence's punctuation.
@@ -96,9 +103,9 @@ def _without_marks(words: list[Word]) -> list[Word]:
     kept = [words[0]]
     for word in words[1:]:
         raised = word.box.y0 - bottom > _HIGHER * size and word.size < _MARK_SIZE * size
-        if raised and word.text.isdigit() and len(word.text) <= 2:
-            if _MARK_HOST.search(kept[-1].text):
-                continue
+        mark = raised and word.text.isdigit() and len(word.text) <= 2
+        if mark and _MARK_HOST.search(kept[-1].text):
+            continue
         kept.append(word)
     return kept
 
@@ -153,7 +160,7 @@ def _may_change_size(word: str) -> bool:
     """Could the word hold a subscript name or small capitals (only with a capital letter
     in it), or end in a footnote mark? Most words cannot, and their characters' boxes are
     not read."""
-    if _MARKED.search(word):
+    if _MARKED.search(word) or _POWER.search(word):
         return True
     return len(word) >= 3 and any(char.isupper() for char in word)
 
@@ -165,7 +172,11 @@ def _piece(
     if first is None or last is None:
         raise LayoutUnreadable(f"character {start} or {start + len(rects) - 1} has no box")
     heights = [r[3] - r[1] for r in rects if r is not None]
-    largest = max(heights)
+    # The largest of its letters and digits: a math font's minus sign (10^-8) may stand taller.
+    largest = max(
+        (r[3] - r[1] for r, c in zip(rects, text, strict=False) if r is not None and c.isalnum()),
+        default=max(heights),
+    )
     if min(heights) >= _SMALLER * largest:
         return _Piece(_word(text.replace(_PAIR_TAIL, ""), first, last))
     kinds = _kinds(handle, start, rects, largest)
@@ -221,6 +232,11 @@ def _typeset(text: str, kinds: Sequence[str]) -> str:
         letters = part.replace(_PAIR_TAIL, "")
         name = _name_at_end(out)
         if _marked_at(out, letters, kind, at_end=index == len(text)):
+            continue
+        if kind == "sup" and _EXPONENT.fullmatch(letters) and _POWER_BASE.search(out):
+            # A power: "1.0 · 10^20", "10^-8" (its minus sign may sit on the line), not "1020".
+            sign = out[-1] if out[-1] in _MINUS else ""
+            out = out[: len(out) - len(sign)] + "^" + sign + part
             continue
         if kind == "sub" and letters.isalpha() and len(letters) >= _NAME and name:
             # Capitals under capitals name a variant (BERT_LARGE: "BERT-large"); under a

@@ -293,5 +293,5 @@ def test_a_tables_lines_have_a_cell_a_column_headers_spread_over_their_columns(
     ]
     assert "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1 | 56.7 | 63.2" in results
     # Cells the table leaves empty stay in their place: 38.1 is EN-FR's BLEU.
-    assert "Transformer (base model) | 27.3 | 38.1 |  | 3.3 \u00b7 1018" in costs
+    assert "Transformer (base model) | 27.3 | 38.1 |  | 3.3 \u00b7 10^18" in costs
     assert "ByteNet [18] | 23.75 |  |  |" in costs
