@@ -88,6 +88,8 @@ _ITEM_PREFIX_PAST_LINE = _item_prefix(f"{BARE_ID_PREFIX}?")
 # made up.
 _SHAPED = re.compile(rf"\s*(?:(?:arxiv|doc)\s*:|arxiv\s*\d|{BARE_ID})", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[,;]")
+# White space around the point of an id after "arXiv:", before its digits go on (or yet come).
+_ID_GAP = re.compile(r"(arxiv\s*:\s*\d{4})\s*\.\s*(?=\d|$)", re.IGNORECASE)
 # What `_name` takes off an item before listing it: its kind, if any (always matches).
 _KIND_PREFIX = re.compile(r"\s*(?:(?:arxiv|doc)\s*:?)?", re.IGNORECASE)
 # What each bracket that may hold a citation reads as, and what closes it (folded).
@@ -254,7 +256,7 @@ class CitationGuard:
     def _parse(self, inner: str, opener: str) -> _Cited | None:
         """What `[inner]` or `(inner)` cites (`inner` folded), or None if it is not a
         citation at all (a parenthesis is one only when it holds nothing but ids)."""
-        items = _SEPARATOR.split(inner)
+        items = _SEPARATOR.split(_closed_gaps(inner))
         shaped = any(_SHAPED.match(item) for item in items)
         cited = _Cited()
         for item in items:
@@ -351,9 +353,15 @@ def _name(item: str) -> str:
     return normalise_paper_id(rest)[:MAX_CITATION]
 
 
+def _closed_gaps(inner: str) -> str:
+    """`inner` with the white space inside an id after `arXiv:` taken out: a line break or
+    spaces around its point ("arxiv:9999.\n99999", "arxiv:9999 .99999") do not split it."""
+    return _ID_GAP.sub(r"\1.", inner)
+
+
 def _could_begin(inner: str, item_prefix: re.Pattern[str] = _ITEM_PREFIX) -> bool:
     """Whether `[inner` could still grow into a citation (its last item as `item_prefix`)."""
-    *complete, last = _SEPARATOR.split(inner)
+    *complete, last = _SEPARATOR.split(_closed_gaps(inner))
     if any(_ITEM.fullmatch(item) is None for item in complete):
         return False
     return item_prefix.fullmatch(last) is not None

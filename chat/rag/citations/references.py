@@ -57,8 +57,10 @@ _CLOSED = re.compile(r"\s*[\])]")
 _ARRIVING = re.compile(
     r"\(?\s*" + _HEAD + r"[\w./\-]*\s*\)?" + rf"|{BARE_ID_PREFIX}", re.IGNORECASE
 )
+# Marks that wrap a link or an id, removed with a made-up one.
+_WRAPPERS = {"<": ">", "{": "}"}
 # Where a reference can begin: a head, or an id written alone (a digit, an archive).
-_HEAD_LETTERS = frozenset("ahd1we(0123456789cgmnpqs")
+_HEAD_LETTERS = frozenset("ahd1we(0123456789cgmnpqs<{")
 _URL_HEADS = [
     f"{scheme}{host}arxiv.org/{kind}"
     for scheme in ("", "http://", "https://")
@@ -136,16 +138,26 @@ class BareReferences:
                 break  # more may follow that belongs to it (digits, ".pdf", ")", "]")
             if _is_chip(folded.text, match) or not _reads_as_id(folded.text, match):
                 continue
+            wrapped = folded.text[match.start() - 1 : match.start()] in _WRAPPERS
+            if wrapped and not final and match.end() == len(folded.text):
+                break  # its closing ">" or "}" may come next, to go with it
             begin = folded.raw_index(match.start(), len(whole))
             end = folded.raw_index(match.end(), len(whole))
             before = whole[start:begin]
             replacement = self._judge(match["id"] or match["bare"])
+            if replacement is not None and (
+                match["bare"] is not None or folded.text[match.start() - 1 : match.start()] == "["
+            ):
+                # A source's id written alone, or in a bracket left open, stays as written.
+                replacement = whole[begin:end]
+            else:
+                opener = whole[begin - 1 : begin] if begin > start else ""
+                if opener in _WRAPPERS and whole[end : end + 1] == _WRAPPERS[opener]:
+                    # The angle brackets or braces around it go with it: "<arXiv:...>".
+                    before, end = before[:-1], end + 1
             if replacement is None:
                 # Made up: out with the space before it (the one after it stays).
                 before, replacement = before.rstrip(_SPACES), ""
-            elif match["bare"] is not None or folded.text[match.start() - 1 : match.start()] == "[":
-                # A source's id written alone, or in a bracket left open, stays as written.
-                replacement = whole[begin:end]
             out.append(before + replacement)
             start = end
         held = 0 if final else _arriving(whole, folded, start, then)
@@ -190,9 +202,11 @@ def _arriving(text: str, folded: _Folded, start: int, then: str = "") -> int:
         if index > 0 and re.match(r"[\w/.@-]", folded.text[index - 1]):
             continue
         candidate = folded.text[index:] + then
-        bare = candidate.lstrip("( ").lower()
+        bare = candidate.lstrip("(<{ ").lower()
         if _ARRIVING.fullmatch(candidate) or any(head.startswith(bare) for head in _HEADS):
             begin = folded.raw_index(index, len(text))
+            if begin > start and text[begin - 1] in _WRAPPERS:
+                begin -= 1  # "<" or "{" waits with what it may wrap
             begin = max(start, len(text[:begin].rstrip(_SPACES)))
             return len(text) - begin
     return 0

@@ -143,3 +143,24 @@ def test_every_arxiv_id_left_in_the_output_is_a_cited_source() -> None:
     assert left == set(cited) == {"2203.12533", "hep-th/9901001"}
     assert {"9999.99999", "1706.03762", "1111.22222"} <= set(dropped)
     assert all(m.group(2) in cited for m in re.finditer(CITATION_PATTERN, out))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "dropped"),
+    [
+        ("Claim [arXiv:9999.\n99999] more.", "Claim more.", ["9999.99999"]),
+        ("Claim [arXiv:9999 .\n 99999] more.", "Claim more.", ["9999.99999"]),
+        ("Claim [arXiv:2203.\n12533] more.", "Claim [arXiv:2203.12533] more.", []),
+        ("Claim <arXiv:9999.99999> more.", "Claim more.", ["9999.99999"]),
+        ("Claim {arXiv:9999.99999} more.", "Claim more.", ["9999.99999"]),
+        ("See <https://arxiv.org/abs/2203.12533> now.", "See [arXiv:2203.12533] now.", []),
+        ("If a<b and {x} then <c>.", "If a<b and {x} then <c>.", []),
+    ],
+)
+def test_an_id_split_at_its_point_or_wrapped_in_angle_brackets_is_judged_whole(
+    text: str, expected: str, dropped: list[str]
+) -> None:
+    for pieces in ([text], list(text)):
+        out, _, missing = _run(pieces)
+
+        assert (out, missing) == (expected, dropped)
