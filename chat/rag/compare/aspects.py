@@ -46,10 +46,10 @@ _RESULT = re.compile(
     r"|reduc|match|exceed)",
     re.IGNORECASE,
 )
-# An address of the code (a repository, a project page) or a sentence saying it is out.
+# A sentence saying the code is out (an address alone may be a tool the paper used); a
+# footnote's number may stick to its first word ("1Code").
 _CODE = re.compile(
-    r"(?:github\.com|gitlab\.com|bitbucket\.org|huggingface\.co|/code\b|\bgit\b)"
-    r"|\b(?:code|implementation|source|models?|checkpoints?|data|library)\b[^.]{0,80}"
+    r"(?<![^\W\d_])(?:code|implementation|source|models?|checkpoints?|data|library)\b[^.]{0,80}"
     r"\b(?:(?:is|are) (?:publicly |freely )?available|released|open[- ]sourced?|publicly"
     r" available|will be made available)",
     re.IGNORECASE,

@@ -165,6 +165,19 @@ a { color: var(--accent); }
 .history time { display: block; color: var(--muted); font-size: 12px; }
 .sessions li { display: flex; gap: 8px; align-items: center; justify-content: space-between; }
 .sessions li span { overflow-wrap: anywhere; }
+.compare-open { margin-top: 8px; }
+.panel.wide { width: min(980px, 100vw); }
+.compare-wrap { overflow: auto; border: 1px solid var(--border); border-radius: 8px; margin: 10px 0; }
+table.compare { border-collapse: collapse; font-size: 13px; line-height: 1.45; }
+table.compare th, table.compare td {
+  padding: 6px 8px; border-bottom: 1px solid var(--border); text-align: left; vertical-align: top;
+  min-width: 150px; max-width: 280px; overflow-wrap: anywhere;
+}
+table.compare thead th { position: sticky; top: 0; background: var(--surface); }
+table.compare tbody th { min-width: 120px; font-weight: 600; }
+table.compare td a { color: inherit; text-decoration: none; border-bottom: 1px dotted var(--accent); }
+table.compare td a:hover { border-bottom-style: solid; }
+table.compare td .note { font-style: italic; }
 `;
 
   /* ---------- small helpers ---------- */
@@ -226,8 +239,9 @@ a { color: var(--accent); }
     }
   }
 
-  function request(path, { method = "GET", body, signal } = {}) {
+  function request(path, { method = "GET", body, signal, accept } = {}) {
     const headers = {};
+    if (accept) headers.Accept = accept;
     if (body !== undefined) headers["Content-Type"] = "application/json";
     if (API_KEY) headers.Authorization = `Bearer ${API_KEY}`;
     else if (state.csrf && method !== "GET") headers["X-CSRF-Token"] = state.csrf;
@@ -511,7 +525,7 @@ a { color: var(--accent); }
     }
     const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
     const label = `Sources: ${count(papers.length, "paper")}, ${count(sources.length, "passage")}`;
-    return h("details", { class: "sources", open: true }, h("summary", {}, label), list);
+    return h("details", { class: "sources", open: true }, h("summary", {}, label), list, compareButton(papers));
   }
 
   /* ---------- evidence: a citation or a source opens the paper's reader at its passage ---------- */
@@ -695,6 +709,131 @@ a { color: var(--accent); }
     return h("div", { class: "msg user" }, h("div", { class: "bubble", text }));
   }
 
+  /* ---------- comparing the papers of an answer ---------- */
+
+  // The table being filled: its papers, the aspects its cells named so far (the server's
+  // defaults: the dock asks for none), a row per paper, and the stream filling it.
+  const compare = { papers: [], aspects: [], rows: new Map(), controller: null };
+
+  /** "Compare these papers" under an answer's sources that name more than one paper. */
+  function compareButton(papers) {
+    if (papers.length < 2) return null;
+    const chosen = papers.map((paper) => ({ id: paper.id, title: paper.title }));
+    return h("button", { class: "ghost compare-open", type: "button", onclick: () => openCompare(chosen) }, "Compare these papers");
+  }
+
+  /** The Compare view: the table (papers as rows, aspects as columns) and its downloads. */
+  function compareSection() {
+    compare.title = h("h3", { text: "Compare papers" });
+    compare.status = h("p", { class: "note", role: "status" });
+    compare.table = h("table", { class: "compare" });
+    const download = (format, label) => h("button", { class: "ghost", type: "button", onclick: () => downloadTable(format) }, label);
+    return h(
+      "section",
+      { class: "view pad", "aria-label": "Compare papers", hidden: true },
+      h("div", { class: "row" }, h("button", { class: "ghost", type: "button", onclick: () => showView("chat") }, "← Back")),
+      compare.title,
+      compare.status,
+      h("div", { class: "compare-wrap" }, compare.table),
+      h("div", { class: "row" }, download("csv", "Download CSV"), download("markdown", "Download Markdown")),
+    );
+  }
+
+  /** Shows or hides the Compare view; leaving it stops the table filling. */
+  function showCompare(shown) {
+    compareView.hidden = !shown;
+    panel.classList.toggle("wide", shown);
+    if (!shown && compare.controller) compare.controller.abort();
+  }
+
+  /** Opens the Compare view and fills its table from `POST /api/compare`, cell by cell as the
+   * server streams them. */
+  async function openCompare(papers) {
+    if (compare.controller) compare.controller.abort();
+    const controller = new AbortController();
+    Object.assign(compare, { papers, aspects: [], rows: new Map(), controller });
+    compare.head = h("tr", {}, h("th", { scope: "col" }, "Paper"));
+    const body = h("tbody");
+    for (const paper of papers) {
+      const title = h("a", { href: paperUrl(paper.id), title: paper.title || paper.id }, shortTitle(paper.title || paper.id));
+      const row = h("tr", { "data-paper": paper.id }, h("th", { scope: "row" }, title));
+      compare.rows.set(paper.id, row);
+      body.append(row);
+    }
+    compare.table.replaceChildren(h("thead", {}, compare.head), body);
+    compare.title.textContent = `Compare ${papers.length} papers`;
+    compare.status.textContent = "Filling the table…";
+    showView("compare");
+    compareView.querySelector("button").focus();
+    let ended = false;
+    try {
+      const request_ = { method: "POST", body: { paper_ids: papers.map((p) => p.id) }, signal: controller.signal, accept: "text/event-stream" };
+      const response = await request("/api/compare", request_);
+      if (!response.ok) throw await failure(response);
+      await readEvents(response, (name, data) => {
+        if (name === "cell") fillCell(data);
+        else if (name === "done" || name === "error") {
+          ended = true;
+          compare.status.textContent = name === "error" ? `Error: ${data.message || "the table failed"}`
+            : data.mode === "extractive" ? "Each cell is quoted from its paper (no model); a cell links to its passage."
+              : "Each cell is answered from its paper's passages; a cell links to the paper.";
+        }
+      });
+      if (!ended) compare.status.textContent = "The table was cut off.";
+      announce(ended ? "Table complete." : "The table failed.");
+    } catch (error) {
+      if (!controller.signal.aborted) compare.status.textContent = `Error: ${await unreachable(error)}`;
+    } finally {
+      if (compare.controller === controller) compare.controller = null;
+    }
+  }
+
+  /** The column of `aspect`, added (with an empty cell in every row) when it is new. */
+  function aspectColumn(aspect) {
+    const known = compare.aspects.indexOf(aspect);
+    if (known >= 0) return known;
+    compare.aspects.push(aspect);
+    compare.head.append(h("th", { scope: "col", text: aspect }));
+    for (const row of compare.rows.values()) row.append(h("td", { class: "pending" }));
+    return compare.aspects.length - 1;
+  }
+
+  /** One streamed cell: its text, linked to the reader at its passage (a chunk id) or to
+   * its paper (`[arXiv:ID]`); "not found in the paper" as a note, unlinked. */
+  function fillCell(cell) {
+    const row = compare.rows.get(String(cell.paper_id));
+    if (!row) return;
+    const td = row.children[1 + aspectColumn(String(cell.aspect))];
+    const text = String(cell.text || "");
+    td.classList.remove("pending");
+    if (!cell.citation) {
+      td.replaceChildren(h("span", { class: "note", text }));
+      return;
+    }
+    const citation = String(cell.citation);
+    const source = { id: String(cell.paper_id), chunk_id: citation.startsWith("[") ? null : citation, quote: text };
+    td.replaceChildren(h("a", { href: evidenceUrl(source), title: citation, onclick: (event) => openEvidence(event, source) }, text));
+  }
+
+  /** Saves the table as the server writes it (`?format=csv` or `markdown`). */
+  async function downloadTable(format) {
+    if (!compare.papers.length) return;
+    try {
+      const body = { paper_ids: compare.papers.map((p) => p.id), aspects: compare.aspects };
+      const response = await request(`/api/compare?format=${format}`, { method: "POST", body });
+      if (!response.ok) throw await failure(response);
+      const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+      const url = URL.createObjectURL(await response.blob());
+      const link = h("a", { href: url, download: named ? named[1] : `comparison.${format === "csv" ? "csv" : "md"}`, hidden: true });
+      shadow.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (error) {
+      compare.status.textContent = `Cannot download the table: ${await unreachable(error)}`;
+    }
+  }
+
   /* ---------- the panel ---------- */
 
   const host = document.createElement("paperchat-dock");
@@ -776,6 +915,9 @@ a { color: var(--accent); }
     h("p", { class: "note", text: "Sign out everywhere ends every session of this account, this one too. API keys keep working." }),
   );
 
+  // A table comparing the papers of an answer.
+  const compareView = compareSection();
+
   // Past conversations.
   const historyList = h("ul", { class: "history" });
   const historyView = h(
@@ -795,6 +937,7 @@ a { color: var(--accent); }
     chatView,
     historyView,
     accountView,
+    compareView,
     announcer,
   );
   root.append(launcher, panel, tip);
@@ -810,6 +953,7 @@ a { color: var(--accent); }
     chatView.hidden = view !== "chat";
     historyView.hidden = view !== "history";
     accountView.hidden = view !== "account";
+    showCompare(view === "compare");
     newChatButton.hidden = !signedIn;
     historyButton.hidden = !signedIn;
     if (view === "history") loadHistory();

@@ -61,3 +61,10 @@ def test_an_aspect_not_known_is_asked_as_written() -> None:
     assert asked.name == "training cost"
     assert asked.query == "training cost"
     assert asked.fits("Anything at all.")
+
+
+def test_code_availability_needs_words_saying_so_not_a_tools_address() -> None:
+    code = aspect("code availability")
+
+    assert code.fits("1Code to run experiments has been open-sourced at https://github.com/x/y.")
+    assert not code.fits("4github.com/huggingface/transformers")
