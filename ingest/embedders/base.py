@@ -11,8 +11,10 @@ are always MiniLM word pieces, the unit the chunk sizes are set in.
 
 from __future__ import annotations
 
+import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
@@ -118,3 +120,16 @@ def embed_length_sorted(
         window = order[start : start + batch_size]
         out[window] = embed_batch([texts[i] for i in window])
     return out
+
+
+@contextmanager
+def quiet_logger(logger_name: str) -> Iterator[None]:
+    """Only errors from `logger_name` while the block runs ("" for the root logger): the
+    exporter logs skipped operators, the quantiser a hint for other models."""
+    logger = logging.getLogger(logger_name)
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)

@@ -8,7 +8,6 @@ transformers does for this model.
 
 from __future__ import annotations
 
-import logging
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,8 +15,9 @@ from pathlib import Path
 
 import torch
 from transformers import AutoModel, PreTrainedModel
+from transformers.utils import logging as hf_logging
 
-from ingest.embedders.base import EmbedderError, stay_offline
+from ingest.embedders.base import EmbedderError, quiet_logger, stay_offline
 
 INPUT_NAMES = ("input_ids", "attention_mask")
 OUTPUT_NAME = "sentence_embedding"
@@ -50,7 +50,7 @@ def export_onnx(model_dir: Path, target: Path) -> None:
     batch = torch.export.Dim("batch")
     sequence = torch.export.Dim("sequence", max=512)
     axes = {0: batch, 1: sequence}
-    with warnings.catch_warnings(), _quiet("torch.onnx"):
+    with warnings.catch_warnings(), quiet_logger("torch.onnx"):
         # The exporter warns about its own internals (shared axis names, pytree
         # API deprecations); none concerns the graph it writes.
         warnings.simplefilter("ignore", UserWarning)
@@ -72,24 +72,24 @@ def export_onnx(model_dir: Path, target: Path) -> None:
             raise EmbedderError(f"cannot export {str(model_dir)!r} to ONNX: {e}") from e
 
 
+@contextmanager
+def quiet_progress_bars() -> Iterator[None]:
+    """No "Loading weights" bar of the library's own while the model loads: the ingest
+    shows its own progress."""
+    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        hf_logging.enable_progress_bar()  # type: ignore[no-untyped-call]
+
+
 def _load_transformer(model_dir: Path) -> PreTrainedModel:
     stay_offline()
     try:
-        model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
+        with quiet_progress_bars():
+            model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
     except (OSError, ValueError) as e:
         raise EmbedderError(f"cannot load model from {str(model_dir)!r}: {e}") from e
     if not isinstance(model, PreTrainedModel):
         raise EmbedderError(f"{str(model_dir)!r} holds no transformer model")
     return model
-
-
-@contextmanager
-def _quiet(logger_name: str) -> Iterator[None]:
-    """Only errors from `logger_name` (the exporter logs skipped torchvision ops)."""
-    logger = logging.getLogger(logger_name)
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ingest.embedders.base import EmbedderError
+from ingest.embedders.base import EmbedderError, quiet_logger
 
 if TYPE_CHECKING:
     import onnx
@@ -97,14 +97,16 @@ def quantise_int8(source: Path, target: Path, recipe: Int8Recipe = INT8) -> None
 
     try:
         ffn_out = ffn_output_matmuls(onnx.load(str(source)))
-        quantize_dynamic(
-            source,
-            target,
-            weight_type=QuantType.QInt8,
-            per_channel=recipe.per_channel,
-            op_types_to_quantize=list(recipe.op_types) or None,
-            nodes_to_exclude=[ffn_out[layer] for layer in recipe.float_ffn_out_layers],
-        )
+        # Its one warning (pre-process before quantising) is for image models' graphs.
+        with quiet_logger(""):
+            quantize_dynamic(
+                source,
+                target,
+                weight_type=QuantType.QInt8,
+                per_channel=recipe.per_channel,
+                op_types_to_quantize=list(recipe.op_types) or None,
+                nodes_to_exclude=[ffn_out[layer] for layer in recipe.float_ffn_out_layers],
+            )
     except (
         RuntimeError,
         ValueError,
