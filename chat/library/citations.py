@@ -11,7 +11,8 @@ from ingest.index.catalog import Catalog
 from ingest.index.records import normalise_paper_id
 
 
-def _known(catalog: Catalog, value: str) -> str:
+def known_paper_id(catalog: Catalog, value: str) -> str:
+    """The paper's id without its version; PaperNotFound when the library lacks it."""
     paper_id = normalise_paper_id(value)
     if catalog.get_paper(paper_id) is None:
         raise PaperNotFound(f"no paper {value!r} in the index")
@@ -30,11 +31,11 @@ def paper_references(catalog: Catalog, value: str) -> list[dict[str, Any]]:
             "doi": stored.reference.doi or None,
             "resolved_id": stored.resolved_id,
         }
-        for stored in catalog.references_of(_known(catalog, value))
+        for stored in catalog.references_of(known_paper_id(catalog, value))
     ]
 
 
 def paper_citations(catalog: Catalog, value: str) -> list[dict[str, Any]]:
     """The library's papers whose references name this one."""
-    citing = catalog.citing_papers(_known(catalog, value))
+    citing = catalog.citing_papers(known_paper_id(catalog, value))
     return [{"id": paper.id, "title": paper.title} for paper in citing]

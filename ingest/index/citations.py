@@ -27,6 +27,8 @@ TITLE_INDEX_VERSION: Final = "1"
 MIN_TITLE_KEY_LETTERS: Final = 20
 MIN_TITLE_KEY_WORDS: Final = 3
 _NOT_KEYED: Final = re.compile(r"[^\w]+|_")
+# Keys looked up per query: well under SQLite's limit of bound values.
+_LOOKUP_BATCH: Final = 500
 
 _INSERT: Final = (
     "INSERT INTO paper_references (paper_id, position, title, authors, year, venue,"
@@ -124,6 +126,34 @@ def citing_ids(db: sqlite3.Connection, paper_id: str) -> list[str]:
     ).fetchall()
     citing = {str(c[0]) for c in candidates if _resolve(db, str(c[0]), c[1:]) == paper_id}
     return sorted(citing)
+
+
+def shared_reference_counts(db: sqlite3.Connection, paper_id: str) -> dict[str, int]:
+    """The library's other papers that cite works this paper cites, each with how many of
+    this paper's references it shares (the same arXiv id, DOI or title key), in or out of
+    the library. One indexed lookup per key column, over the paper's own references."""
+    rows = db.execute(
+        "SELECT position, arxiv_id, doi, title_key FROM paper_references WHERE paper_id = ?",
+        (paper_id,),
+    ).fetchall()
+    shared: dict[str, set[int]] = {}
+    for column, at in (("arxiv_id", 1), ("doi", 2), ("title_key", 3)):
+        positions: dict[str, set[int]] = {}
+        for row in rows:
+            if row[at]:
+                positions.setdefault(str(row[at]), set()).add(int(row[0]))
+        values = sorted(positions)
+        for start in range(0, len(values), _LOOKUP_BATCH):
+            batch = values[start : start + _LOOKUP_BATCH]
+            marks = ",".join("?" * len(batch))
+            found = db.execute(
+                f"SELECT DISTINCT paper_id, {column} FROM paper_references"
+                f" WHERE {column} IN ({marks}) AND paper_id != ?",
+                (*batch, paper_id),
+            )
+            for other, value in found:
+                shared.setdefault(str(other), set()).update(positions[str(value)])
+    return {other: len(matched) for other, matched in shared.items()}
 
 
 def _reference(row: Sequence[object]) -> Reference:

@@ -167,6 +167,18 @@ class ChunkStore:
     def count(self) -> int:
         return int(self.collection.count())
 
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """The stored vectors of these chunks, by id; ids the collection lacks are left out."""
+        self._follow()
+        found = self.collection.get(ids=list(ids), include=["embeddings"])
+        embeddings = found["embeddings"]
+        if embeddings is None:
+            return {}
+        return {
+            chunk_id: np.asarray(vector, dtype=np.float32)
+            for chunk_id, vector in zip(found["ids"], embeddings, strict=True)
+        }
+
     def search(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         """The `k` chunks nearest to `vector`: (chunk id, cosine similarity), best first.
 

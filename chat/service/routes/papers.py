@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
+from chat.library.related import related_papers
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
@@ -89,6 +90,27 @@ def get_citations(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> C
     """The library's papers whose references name this one; 404 if unknown."""
     found = paper_citations(services.index.catalog, arxiv_id)
     return Citations(citations=[CitingPaper(**paper) for paper in found])
+
+
+class RelatedPaper(BaseModel):
+    id: str
+    title: str
+    # Why, strongest link first: "cited by it", "cites it", "cited together with it by 2
+    # papers", "cites 4 of the same papers", "similar abstract".
+    reasons: list[str]
+
+
+class Related(BaseModel):
+    related: list[RelatedPaper]
+
+
+@router.get("/api/papers/{arxiv_id:path}/related", responses=errors(401, 404, 422))
+def get_related(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Related:
+    """At most 10 of the library's papers related to this one, the most related first, each
+    with its reasons: citations either way, co-citation, shared references, a similar
+    abstract (an abstract-only paper's come from the last); 404 if unknown."""
+    found = related_papers(services.index.catalog, services.index.store, arxiv_id)
+    return Related(related=[RelatedPaper(**paper) for paper in found])
 
 
 @router.get("/api/papers/{arxiv_id:path}", responses=errors(401, 404, 422))

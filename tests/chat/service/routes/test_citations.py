@@ -77,7 +77,7 @@ def test_a_paper_without_a_pdf_has_no_references(cited_api: Api, cited_index: Wi
     assert response.json() == {"references": []}
 
 
-@pytest.mark.parametrize("route", ["references", "citations"])
+@pytest.mark.parametrize("route", ["references", "citations", "related"])
 def test_an_unknown_paper_is_404_and_a_stranger_is_401(cited_api: Api, route: str) -> None:
     with cited_api.key_client() as client:
         unknown = client.get(f"/api/papers/9999.99999/{route}")
@@ -87,6 +87,19 @@ def test_an_unknown_paper_is_404_and_a_stranger_is_401(cited_api: Api, route: st
     assert unknown.status_code == 404
     assert "9999.99999" in unknown.json()["detail"]
     assert anonymous.status_code == 401
+
+
+def test_related_papers_of_fid_are_dpr_and_rag_with_their_reasons(cited_api: Api) -> None:
+    with cited_api.key_client() as client:
+        response = client.get(f"/api/papers/arXiv:{FID}v2/related")
+
+    assert response.status_code == 200
+    related = response.json()["related"]
+    assert all(set(paper) == {"id", "title", "reasons"} for paper in related)
+    by_id = {paper["id"]: paper for paper in related}
+    assert {DPR, RAG} <= set(by_id)
+    assert all("cited by it" in by_id[other]["reasons"] for other in (DPR, RAG))
+    assert all(by_id[other]["title"] for other in (DPR, RAG))
 
 
 def test_the_mcp_tools_answer_as_the_routes_do(cited_index: Wiring) -> None:
