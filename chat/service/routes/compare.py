@@ -19,7 +19,7 @@ from contextlib import AsyncExitStack
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, HTTPException, Query, Request, Response, status
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -59,7 +59,6 @@ from chat.service.routes.deps import (
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from chat.service.storage.tables import User
 from chat.service.streams import SHUTDOWN_GRACE_S, SSE_HEADERS
-from ingest.text import check_text
 
 logger = logging.getLogger("paperchat.compare")
 router = APIRouter(tags=["compare"])
@@ -78,13 +77,8 @@ EXAMPLE_REQUEST = {
 }
 
 
-def _readable(value: str) -> str:
-    return check_text(value, "the aspect")
-
-
-AspectText = Annotated[
-    str, StringConstraints(max_length=MAX_ASPECT_CHARS), AfterValidator(_readable)
-]
+# Text that is not valid Unicode (a lone surrogate) is refused by the parser already: a 422.
+AspectText = Annotated[str, StringConstraints(max_length=MAX_ASPECT_CHARS)]
 
 
 class CompareRequest(BaseModel):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from typing import Any
 
@@ -31,6 +32,7 @@ from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
 
 pytestmark = pytest.mark.timeout(600)  # the first test of a run builds the index
 
+JSON = {"Content-Type": "application/json"}
 # Nothing in either paper is about this.
 ABSENT = "protein folding"
 
@@ -164,13 +166,17 @@ def test_a_paper_named_twice_is_compared_once(compare_api: Api) -> None:
         ({"paper_ids": [DPR], "aspects": ["x" * 81]}, 422, "aspects.0"),
         ({"paper_ids": [DPR], "aspects": ["  "]}, 422, "blank"),
         ({"paper_ids": [DPR], "colour": "blue"}, 422, "colour"),
+        ({"paper_ids": ["\ud800"]}, 422, "paper_ids.0"),
+        ({"paper_ids": [DPR], "aspects": ["x\udfff"]}, 422, "aspects.0"),
     ],
 )
 def test_requests_out_of_bounds_are_refused_saying_why(
     compare_api: Api, body: dict[str, Any], status: int, words: str
 ) -> None:
     with compare_api.key_client() as client:
-        response = client.post("/api/compare", json=body)
+        # As JSON text, escapes and all: a lone surrogate is sent as the client wrote it.
+        sent = json.dumps(body)
+        response = client.post("/api/compare", content=sent, headers=JSON)
 
     assert response.status_code == status
     assert words in response.json()["detail"]
