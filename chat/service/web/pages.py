@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from chat.library.authors import AuthorNotFound, author_page
 from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import PaperNotFound, paper_details
+from chat.library.related import related_papers
 from chat.library.tex import readable_paragraphs, readable_tex
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
@@ -73,6 +74,10 @@ def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
         reader=_reader(services, paper["id"]) if paper["has_fulltext"] else None,
         references=[_shown(r) for r in paper_references(services.index.catalog, paper["id"])],
         citations=paper_citations(services.index.catalog, paper["id"]),
+        related=[
+            {**r, "title": readable_tex(r["title"])}
+            for r in related_papers(services.index.catalog, services.index.store, paper["id"])
+        ],
     )
 
 

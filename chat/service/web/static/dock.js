@@ -221,6 +221,33 @@ table.compare td .note { font-style: italic; }
     return `${ORIGIN}/papers/${encodeURIComponent(id).replace(/%2F/gi, "/")}`;
   }
 
+  /* ---------- related papers (on a paper's page) ---------- */
+
+  /** The line "Related: A · B · C" under the scope; hidden until `loadRelated` fills it. */
+  function relatedNote() {
+    return h("p", { class: "note related", hidden: true, "data-related": "" });
+  }
+
+  /** The paper's related papers (/api/papers/{id}/related), each linked to its page, the
+   * reasons in its tooltip; the line stays hidden when there are none or the call fails. */
+  async function loadRelated(line) {
+    if (!PAPER) return;
+    let found;
+    try {
+      found = (await call(`/api/papers/${encodeURIComponent(PAPER).replace(/%2F/gi, "/")}/related`)).related;
+    } catch {
+      return;
+    }
+    const shown = found.slice(0, 3);
+    if (!shown.length) return;
+    const links = shown.flatMap((paper, i) => [
+      i ? " · " : null,
+      h("a", { href: paperUrl(paper.id), title: paper.reasons.join("; "), text: shortTitle(paper.title) }),
+    ]);
+    line.replaceChildren("Related: ", ...links);
+    line.hidden = false;
+  }
+
   /* ---------- the API ---------- */
 
   const state = {
@@ -890,10 +917,12 @@ table.compare td .note { font-style: italic; }
   const accountButton = h("button", { class: "ghost", type: "button" }, "Account");
   // While the server reads PDFs in the background: "38 PDFs: 12 read" (from /api/health).
   const reading = h("p", { class: "note reading", hidden: true });
+  const related = relatedNote();
   const chatView = h(
     "section",
     { class: "view", "aria-label": "Chat" },
     PAPER || AUTHOR ? scope : null,
+    related,
     reading,
     log,
     composer,
@@ -988,6 +1017,8 @@ table.compare td .note { font-style: italic; }
     state.csrf = csrf;
     who.textContent = user ? (API_KEY ? `${user.email} (API key)` : user.email) : "";
     if (!user && forget) newChat();
+    if (user) loadRelated(related);
+    else related.hidden = true;
     showView("chat");
   }
 

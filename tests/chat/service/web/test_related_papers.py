@@ -1,0 +1,68 @@
+"""Related papers on a paper's page and in its dock, in Chromium, over FiD, DPR and RAG read
+from their real PDFs: each listed with its reasons and linked to its page."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from chat.service.app import create_app
+from chat.service.bootstrap import prepare_service
+from tests.fakes.openai import FakeOpenAI
+from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
+from tests.support.dock import WAIT_MS, Dock
+from tests.support.net import serving, unused_port
+from tests.support.server import Api, served_settings
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module", name="related_api")
+def related_api_fixture(
+    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    database = tmp_path_factory.mktemp("related-db") / "paperchat.sqlite"
+    settings = served_settings(cited_index, fake_llm, database)
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake_llm)
+
+
+def test_the_paper_page_lists_related_papers_with_their_reasons(
+    related_api: Api, page: Page, artifacts: Path
+) -> None:
+    page.goto(f"{related_api.base_url}/papers/{FID}")
+
+    block = page.get_by_role("region", name="Related papers")
+    block.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / "paper-related.png"))
+
+    expect(block).to_be_visible()
+    items = block.get_by_role("listitem")
+    hrefs = [items.nth(i).get_by_role("link").get_attribute("href") for i in range(items.count())]
+    assert {f"/papers/{DPR}", f"/papers/{RAG}"} <= set(hrefs)
+    dpr = items.nth(hrefs.index(f"/papers/{DPR}"))
+    assert "cited by it" in dpr.inner_text()
+    assert "of the same papers" in dpr.inner_text()
+
+
+def test_the_dock_on_a_paper_page_offers_its_related_papers(related_api: Api, page: Page) -> None:
+    page.goto(f"{related_api.base_url}/papers/{FID}")
+    dock = Dock(page)
+
+    dock.sign_in(related_api.new_user())
+
+    line = page.locator("paperchat-dock").locator("[data-related]")
+    expect(line).to_be_visible(timeout=WAIT_MS)
+    expect(line).to_contain_text("Related:")
+    hrefs = [link.get_attribute("href") for link in line.get_by_role("link").all()]
+    assert f"{related_api.base_url}/papers/{DPR}" in hrefs
+    assert f"{related_api.base_url}/papers/{RAG}" in hrefs
