@@ -1,11 +1,14 @@
 """One cell of a comparison, and the cell quoted from a paper's passages without a model.
 
-The quoted cell is the first sentence or table cell the extractive answerer
-(`chat/rag/extractive/answerer.compose`) chooses for the aspect's question that fits
-the aspect (`Aspect.fits`: dataset names for "datasets", a number for "main
-result"); failing that, the first quotable sentence of the passages, best
-passage first, that fits it (for "code availability" any piece of text, an
-address or a footnote too). A cell cites the chunk it is quoted from; when
+A table whose first column is headed by what the aspect asks for ("Dataset")
+gives its row labels. Otherwise the cell is a sentence: of those the extractive
+answerer (`compose` in `chat/rag/extractive/answerer.py`) chooses for the
+aspect's question, and, for an aspect that wants a kind of answer, of every
+quotable sentence of the passages (every piece of text for "code
+availability", footnotes too), those that fit the aspect (`Aspect.fits`:
+dataset names, a number, words saying the code is out), the first that weighs
+most (`Aspect.weight`: the most dataset names, say). Task and method are looked
+for in the abstract first. A cell cites the chunk it is quoted from; when
 nothing fits it says `NOT_FOUND` and cites nothing.
 """
 
