@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 
 from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
+from chat.library.related import related_papers
 from chat.rag.answer import answering
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Gathered, gather
@@ -36,6 +37,8 @@ from chat.service.routes.papers import (
     CitingPaper,
     Paper,
     References,
+    Related,
+    RelatedPaper,
     SearchHit,
 )
 from chat.wiring import Wiring
@@ -254,6 +257,13 @@ class PaperTools:
             raise ToolError(str(e)) from e
         return Citations(citations=[CitingPaper(**paper) for paper in found])
 
+    def related_papers(self, paper_id: PaperId) -> Related:
+        try:
+            found = related_papers(self.wiring.catalog, self.wiring.store, paper_id)
+        except PaperchatError as e:
+            raise ToolError(str(e)) from e
+        return Related(related=[RelatedPaper(**paper) for paper in found])
+
     def retrieve(
         self,
         query: Query,
@@ -296,6 +306,9 @@ def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
         "null; empty for a paper without a PDF; an unknown id is an error.",
         "get_citations": "The papers of this index whose references name a paper (id, title); "
         "an unknown id is an error.",
+        "related_papers": "At most 10 papers of this index related to a paper (id, title, "
+        "reasons), the most related first: it cites them or they cite it, cited together "
+        "with it, sharing its references, or with a similar abstract; an unknown id is an error.",
         "retrieve": "The passages (chunks of abstracts and full text) that best match a query, "
         "with their scores, chunk ids, sections and pages, and no answer.",
         "ask": f"A grounded answer citing its sources as [arXiv:ID], with the sources (a "

@@ -41,8 +41,8 @@ async def test_the_tools_answer_over_stdio_from_the_local_index(
         unknown = await client.call_tool("get_paper", {"paper_id": "9999.99999"})
 
     assert {t.name for t in listed.tools} == {
-        "search_papers", "get_paper", "get_references", "get_citations", "retrieve", "ask",
-        "compare_papers",
+        "search_papers", "get_paper", "get_references", "get_citations", "related_papers",
+        "retrieve", "ask", "compare_papers",
     }  # fmt: skip
     assert all(f"the {stats['papers']} papers" in (t.description or "") for t in listed.tools)
     assert "2007.01282" in [hit["id"] for hit in (found.structured_content or {})["results"]]

@@ -30,8 +30,8 @@ pytestmark = pytest.mark.timeout(300)
 
 FID = "How does Fusion-in-Decoder combine the retrieved passages?"
 TOOLS = {
-    "search_papers", "get_paper", "get_references", "get_citations", "retrieve", "ask",
-    "compare_papers",
+    "search_papers", "get_paper", "get_references", "get_citations", "related_papers",
+    "retrieve", "ask", "compare_papers",
 }  # fmt: skip
 # A JSON-RPC tools/call as a client sends it, for the tests that look at the HTTP exchange.
 CALL = {

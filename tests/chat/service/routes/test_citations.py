@@ -107,11 +107,16 @@ def test_the_mcp_tools_answer_as_the_routes_do(cited_index: Wiring) -> None:
 
     references = tools.get_references(FID).references
     citations = tools.get_citations(DPR).citations
+    related = tools.related_papers(FID).related
 
     assert {r.resolved_id for r in references if r.resolved_id} == {DPR, RAG}
     assert {c.id for c in citations} == {FID, RAG}
+    assert {DPR, RAG} <= {r.id for r in related}
+    assert all(r.reasons for r in related)
     with pytest.raises(ToolError, match=r"9999\.99999"):
         tools.get_citations("9999.99999")
+    with pytest.raises(ToolError, match=r"9999\.99999"):
+        tools.related_papers("9999.99999")
 
 
 def test_the_paper_page_lists_references_and_citing_papers(cited_api: Api) -> None:
