@@ -162,3 +162,55 @@ class Message(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
     conversation: Mapped[Conversation] = relationship(back_populates="messages")
+
+
+FOLLOW_KINDS = ("researcher", "category", "search", "paper")
+
+
+class Follow(Base):
+    """What a user follows: a researcher (by name), an arXiv category, a saved search (its
+    words), or a paper (its new versions)."""
+
+    __tablename__ = "follows"
+    __table_args__ = (
+        UniqueConstraint("user_id", "kind", "value"),
+        CheckConstraint(f"kind IN {FOLLOW_KINDS!r}", name="kind"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    value: Mapped[str] = mapped_column(String(500))
+    # The catalog's papers up to this rowid have been compared with the follow.
+    checked_rowid: Mapped[int] = mapped_column(Integer, default=0)
+    # A followed paper's version when last compared ("" for the other kinds).
+    seen_version: Mapped[str] = mapped_column(String(16), default="", server_default="")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Alert(Base):
+    """A paper new to a follow (or a followed paper's new version), read or not."""
+
+    __tablename__ = "alerts"
+    __table_args__ = (UniqueConstraint("follow_id", "paper_id", "version"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    follow_id: Mapped[str] = mapped_column(ForeignKey("follows.id", ondelete="CASCADE"))
+    paper_id: Mapped[str] = mapped_column(String(64))
+    version: Mapped[str] = mapped_column(String(16), default="")
+    read: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class FeedToken(Base):
+    """The secret in a user's private feed address; only its SHA-256 is kept. One per user:
+    a new one replaces it, deleting it revokes the address."""
+
+    __tablename__ = "feed_tokens"
+
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

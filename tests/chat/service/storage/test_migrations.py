@@ -16,7 +16,16 @@ from chat.service.storage.db import create_database_engine, normalize_url, sessi
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.service.storage.tables import Base, Conversation, Message, User
 
-TABLES = {"users", "api_keys", "sessions", "conversations", "messages"}
+TABLES = {
+    "users",
+    "api_keys",
+    "sessions",
+    "conversations",
+    "messages",
+    "follows",
+    "alerts",
+    "feed_tokens",
+}
 
 
 @pytest.fixture
