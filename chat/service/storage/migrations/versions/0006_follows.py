@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.schema import SchemaItem
 
 revision: str = "0006"
 down_revision: str | None = "0005"
@@ -17,7 +18,7 @@ branch_labels: str | None = None
 depends_on: str | None = None
 
 
-def _user_column(table: str) -> list[sa.SchemaItem]:
+def _user_column(table: str) -> list[SchemaItem]:
     return [
         sa.Column("user_id", sa.String(36), nullable=False),
         sa.ForeignKeyConstraint(
