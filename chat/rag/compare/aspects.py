@@ -38,7 +38,13 @@ _METHOD = re.compile(
 )
 _TASK = re.compile(
     r"\b(?:task|problem|challenge|goal)s?\b|\bwe (?:study|address|tackle|consider|focus)"
-    r"|\baims? to\b|\brelies on\b",
+    r"|\baims? to\b|\brelies on\b|\b(?:difficult|hard|challenging) to\b",
+    re.IGNORECASE,
+)
+# What states the problem a paper takes on, rather than a task it was tried on.
+_PROBLEM = re.compile(
+    r"\b(?:task|problem) of\b|\bwe (?:study|address|tackle|consider|focus)|\baims? to\b"
+    r"|\brelies on\b|\b(?:difficult|hard|challenging) to\b|\bremains? (?:an open|challenging)",
     re.IGNORECASE,
 )
 _RESULT = re.compile(
@@ -112,6 +118,11 @@ def _dataset_weight(text: str, section: str) -> int:
     return min(len(names), _NAMES_COUNTED) + _SECTION_BONUS * bool(_DATA_SECTION.search(section))
 
 
+def _task_weight(text: str, _section: str) -> int:
+    """A sentence stating the problem counts more than one naming a task in passing."""
+    return bool(_PROBLEM.search(text))
+
+
 def _method_weight(text: str, _section: str) -> int:
     """What the paper itself puts forward counts more than what it says of its model."""
     return 2 * bool(_PUTS_FORWARD.search(text)) + bool(_NAMING.search(text))
@@ -130,6 +141,7 @@ _KNOWN = {
         "What task or problem does this paper address?",
         _TASK,
         opening=True,
+        weigh=_task_weight,
     ),
     "method": Aspect(
         "method",
@@ -160,6 +172,7 @@ _KNOWN = {
         "What is the main result: how much does the method outperform, what score?",
         _RESULT,
         NUMBER,
+        opening=True,
     ),
     "code availability": Aspect(
         "code availability",
