@@ -106,11 +106,14 @@ class Counts:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def row(self, paper: str, split: str) -> list[results.Cell]:
-        share = lambda n, d: n / d if d else None  # noqa: E731
         return [paper, split, self.found, self.true, self.matched,
                 share(self.title, self.matched), share(self.year, self.matched),
                 share(self.arxiv, self.matched), share(self.resolved_right, self.resolved),
                 share(self.recalled, self.resolvable)]  # fmt: skip
+
+
+def share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
 
 
 def score(
