@@ -7,8 +7,8 @@ aspect's question, and, for an aspect that wants a kind of answer, of every
 quotable sentence of the passages (every piece of text for "code
 availability", footnotes too), those that fit the aspect (`Aspect.fits`:
 dataset names, a number, words saying the code is out), the first that weighs
-most (`Aspect.weight`: the most dataset names, say). Task and method are looked
-for in the abstract first. A cell cites the chunk it is quoted from; when
+most (`Aspect.weight`: the most dataset names, say). Task, method and main
+result are looked for in the abstract first. A cell cites the chunk it is quoted from; when
 nothing fits it says `NOT_FOUND` and cites nothing.
 """
 
