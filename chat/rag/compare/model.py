@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from chat.rag.answer.llm import ChatModel
 from chat.rag.answer.prompts import DEFAULT_DIRECTORY, Prompts, VersionedPrompt, format_sources
@@ -31,8 +32,9 @@ _DECLINES = re.compile(
 )
 
 
+@cache
 def load_prompt() -> VersionedPrompt:
-    """The cell's prompt, `prompts/compare.txt`."""
+    """The cell's prompt, `prompts/compare.txt`, read once."""
     return load_prompt_file(DEFAULT_DIRECTORY / "compare.txt")
 
 
