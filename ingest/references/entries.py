@@ -33,6 +33,14 @@ _WORDS_NOT_NAMES = frozenset(
 )  # fmt: skip
 _ENDS_SENTENCE = re.compile(r"[.)\]\d]$")
 _LOOKAHEAD_LINES = 4
+# An author list runs over at most this many lines before its year.
+_MAX_AUTHOR_LINES = 12
+# A line of names only: "Danielle Epstein, Illia Polosukhin, Matthew Kelcey," (its last
+# one may end in its year: "and Slav Petrov. 2019. Natu-").
+_NAMES_LINE = re.compile(
+    r"^(?:(?:and\s+)?[A-Z][\w'\u2019\-]*\.?(?:\s+(?:[A-Z][\w'\u2019\-]*\.?|[a-z]{1,3}))*"
+    r"(?:,\s*|\s+and\s+|\s*$))+$"
+)
 _MAX_SKIPPED = 3
 # Accents a PDF draws apart from their letters ("Oguz,  \u0306 Sewon", "Sedivy. `"): dropped
 # with the space before them, so names read as words again.
@@ -101,5 +109,15 @@ def _starts_entry(lines: Sequence[str], index: int, current: list[str]) -> bool:
         return False
     if _AUTHOR_START.match(line) is None or line.split()[0].rstrip(",.") in _WORDS_NOT_NAMES:
         return False
-    ahead = " ".join(lines[index : index + _LOOKAHEAD_LINES])
-    return YEAR.search(ahead) is not None
+    return YEAR.search(" ".join(_lines_to_year(lines, index))) is not None
+
+
+def _lines_to_year(lines: Sequence[str], index: int) -> Sequence[str]:
+    """The lines in which a new entry gives its year: the first few, and past them as
+    long as they list names (a long author list: "Tom Kwiatkowski, ... 2019. Natural")."""
+    end = index + _LOOKAHEAD_LINES
+    while end < min(len(lines), index + _MAX_AUTHOR_LINES) and all(
+        _NAMES_LINE.match(line) for line in lines[index + 1 : end]
+    ):
+        end += 1
+    return lines[index:end]

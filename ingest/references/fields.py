@@ -32,9 +32,15 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _VENUE_TAIL = re.compile(
     rf"(?:,?\s*(?:pages|pp\.|vol\.|volume)\b.*|,?\s*(?:{_MONTH}\s+)?(?:19|20)\d\d[a-z]?\.?$)", re.I
 )
+# A year the title's sentence ran on to ("... vision algorithms, 2008."): no part of it.
+_TRAILING_YEAR = re.compile(r",\s*(?:19|20)\d\d[a-z]?\s*$")
 _URL = re.compile(r"\bURL\b.*|https?:\s*\S+", re.I)
 _MIN_TITLE_LETTERS = 4
 _MAX_NAME_WORDS = 5
+# A surname after an initial: up to this many words ("Van Gool"), the last ending the name.
+_MAX_SURNAME_WORDS = 3
+_SURNAME_END = r"[A-Z][\w'\u2019\-]*[,.]"
+_PARTICLES = frozenset(["van", "von", "der", "den", "de", "da", "dos", "del", "la", "le"])
 _MAX_FIELD_CHARS = 500
 
 
@@ -98,16 +104,27 @@ def _authors_end(text: str) -> int:
         token = word.group()
         if not token.endswith("."):
             continue
-        following = words[index + 1].group() if index + 1 < len(words) else ""
+        following = [w.group() for w in words[index + 1 : index + 2 + _MAX_SURNAME_WORDS]]
         if (_INITIALS.match(token) or token in {"Jr.", "Sr."}) and _continues_names(following):
             continue
         return word.end()
     return 0
 
 
-def _continues_names(word: str) -> bool:
-    """Does `word`, after an initial, still belong to the author list?"""
-    return word in {"and", "&"} or word.endswith((",", ".")) or bool(_INITIALS.match(word))
+def _continues_names(following: list[str]) -> bool:
+    """Do the words after an initial still belong to the author list: "and", a name's
+    end ("Xu,", "Hinton."), more initials, or a surname before one ("S. Gidaris and N.",
+    "L. Van Gool, C. K.")?"""
+    word = following[0] if following else ""
+    if word in {"and", "&"} or word.endswith((",", ".")) or _INITIALS.match(word):
+        return True
+    for index, name in enumerate(following[:_MAX_SURNAME_WORDS]):
+        if not (name[0].isupper() or name in _PARTICLES) or not name[-1].isalpha():
+            return False
+        after = following[index + 1] if index + 1 < len(following) else ""
+        if after in {"and", "&", "et"} or re.fullmatch(_SURNAME_END, after):
+            return True
+    return False
 
 
 def _first_sentence(text: str) -> tuple[str, str]:
@@ -122,7 +139,7 @@ def _first_sentence(text: str) -> tuple[str, str]:
 
 
 def _clean_title(title: str) -> str:
-    title = _URL.sub("", title)
+    title = _TRAILING_YEAR.sub("", _URL.sub("", title))
     return " ".join(title.strip(" ,.;:\u201c\u201d\"'").split())
 
 

@@ -1,0 +1,53 @@
+"""Reference lists read from real PDFs: the entries and fields their layouts make hard."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import pytest
+
+from ingest.index.records import Reference
+from ingest.pdf.parsing import parse_pdf
+from ingest.references import read_references
+from tests.support.data import PDFS
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@cache
+def _references(name: str) -> tuple[Reference, ...]:
+    return read_references(parse_pdf(str(PDFS / name)).blocks)
+
+
+def _by_title(name: str, title: str) -> Reference:
+    return next(r for r in _references(name) if r.title.lower() == title.lower())
+
+
+def test_a_surname_after_initials_stays_in_the_author_list() -> None:
+    pascal = _by_title("1512.03385v1.pdf", "The Pascal Visual Object Classes (VOC) Challenge")
+    gidaris = _by_title(
+        "1512.03385v1.pdf",
+        "Object detection via a multi-region & semantic segmentation-aware cnn model",
+    )
+
+    assert pascal.authors.startswith("M. Everingham, L. Van Gool, C. K. Williams")
+    assert gidaris.authors == "S. Gidaris, N. Komodakis"
+
+
+def test_a_year_after_the_title_is_no_part_of_it() -> None:
+    vlfeat = [r for r in _references("1512.03385v1.pdf") if r.title.startswith("VLFeat")]
+
+    assert [(r.title, r.year) for r in vlfeat] == [
+        ("VLFeat: An open and portable library of computer vision algorithms", 2008)
+    ]
+
+
+def test_an_entry_whose_year_follows_five_lines_of_authors_is_its_own() -> None:
+    questions = _by_title(
+        "2007.01282v2.pdf", "Natural Questions: a benchmark for question answering research"
+    )
+    narrative = _by_title("2007.01282v2.pdf", "The NarrativeQA reading comprehension challenge")
+
+    assert questions.year == 2019
+    assert questions.authors.startswith("Tom Kwiatkowski, Jennimaria Palomaki")
+    assert "Kwiatkowski" not in narrative.authors
