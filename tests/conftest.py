@@ -59,7 +59,7 @@ QUICK_SHARED_FIXTURES = frozenset(
     {
         "count_tokens", "models_cache", "fake_llm", "prompts", "host_port", "artifacts",
         "abstracts", "int8_embedder", "int8_graph", "word_pieces", "counter", "fid",
-        "transformer", "adam", "bert", "short_pieces", "short_text", "retro",
+        "transformer", "adam", "bert", "short_pieces", "short_text", "retro", "unstamped",
     }
 )  # fmt: skip
 _SLOW_PARAMS = frozenset({"server"})

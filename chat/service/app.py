@@ -56,13 +56,14 @@ from chat.service.routes import (
     keys,
     openai_compat,
     papers,
+    researchers,
     retrieve,
     sessions,
 )
 from chat.service.routes.deps import Limits, Services
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.streams import RunningTurns
-from chat.service.web import api_docs, llms, pages, reader
+from chat.service.web import api_docs, llms, pages, profiles, reader
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
@@ -136,6 +137,7 @@ def create_app(settings: Settings) -> FastAPI:
         bibtex,
         papers,
         authors,
+        researchers,
         chat,
         compare,
         retrieve,
@@ -143,6 +145,7 @@ def create_app(settings: Settings) -> FastAPI:
         openai_compat,
         llms,
         reader,
+        profiles,
         pages,
         api_docs,
     )

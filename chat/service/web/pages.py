@@ -13,7 +13,6 @@ from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel
 
-from chat.library.authors import AuthorNotFound, author_page
 from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import PaperNotFound, paper_details
 from chat.library.related import related_papers
@@ -90,31 +89,6 @@ def _shown(reference: dict[str, Any]) -> dict[str, Any]:
     names = [n for n in reference["authors"].split(", ") if n and n != "et al"]
     authors = ", ".join(names[:_SHOWN_AUTHORS]) + (" et al." if len(names) > _SHOWN_AUTHORS else "")
     return {**reference, "title": readable_tex(reference["title"]), "authors": authors}
-
-
-@router.get("/authors/{name:path}", response_class=HTMLResponse, include_in_schema=False)
-def author_page_html(name: str, services: ServicesDep) -> HTMLResponse:
-    """The author's papers, newest first, with counts; the dock asks about them only."""
-    wanted = " ".join(name.split())[:MAX_QUERY_CHARS]
-    try:
-        page = author_page(services.index.catalog, wanted)
-    except AuthorNotFound as e:
-        return render_page(
-            "author_not_found.html", 404, wanted=wanted, query=wanted, maybe=e.suggestions
-        )
-    papers = [
-        {
-            "id": p.id,
-            "title": readable_tex(p.title),
-            "authors": [readable_tex(n) for n in written_names(p.authors)],
-            "published": p.published,
-            "categories": p.categories,
-        }
-        for p in page.papers
-    ]
-    return render_page(
-        "author.html", author=page, name=readable_tex(page.name), papers=papers, author_name=wanted
-    )
 
 
 def _reader(services: ServicesDep, paper_id: str) -> PdfInfo | None:
