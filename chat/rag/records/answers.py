@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from chat.rag.records.questions import AUTHORS, PAPERS_BY, asked_field
+from chat.rag.records.graph import graph_answer
+from chat.rag.records.questions import AUTHORS, GRAPH_FIELDS, PAPERS_BY, asked_field
 from chat.rag.records.sources import FIELD_OPENINGS, KIND
 from chat.rag.sources import Source
 
@@ -20,6 +21,8 @@ def record_answer(question: str, sources: Sequence[Source]) -> list[str]:
     field = asked_field(question)
     if not records or field is None:
         return []
+    if field in GRAPH_FIELDS:
+        return graph_answer(records)
     if field == PAPERS_BY:
         return [f"{s.text} {s.citation}\n" for s in records]
     pieces = []

@@ -19,6 +19,9 @@ VENUE = "venue"
 CATEGORY = "category"
 VERSION = "version"
 PAPERS_BY = "papers-by"
+CITES = "cites"  # the library's papers a paper cites ("What does RETRO build on?")
+CITED_BY = "cited-by"  # the library's papers citing it ("Which papers cite DPR?")
+GRAPH_FIELDS = (CITES, CITED_BY)
 
 _FIELDS = (
     (AUTHORS, r"\bwho (?:wrote|authored|are the authors|is the author|were the authors)\b"
@@ -35,6 +38,18 @@ _PAPERS_BY = re.compile(
     r"|\bwhat (?:has|did|have) (?P<who2>.+?) (?:written|write|published|publish)\b",
     re.IGNORECASE,
 )
+# Questions about the citation graph, each with the words that name the paper (`paper`).
+_END = r"\s*[?.!]*\s*$"
+_GRAPH = (
+    (CITES, r"\b(?:what|which)\b.*?\b(?:does|did|do)\s+(?P<paper>.+?)\s+(?:cite|build"
+     r"(?:s)? (?:up)?on|rely on|reference)\b"),
+    (CITES, rf"\b(?:references|bibliography) of (?P<paper>.+?){_END}"),
+    (CITES, rf"\b(?:papers|works) (?:cited|referenced) (?:by|in) (?P<paper>.+?){_END}"),
+    (CITED_BY, rf"\bwho (?:cites|cited|has cited|builds on|built on) (?P<paper>.+?){_END}"),
+    (CITED_BY, r"\b(?:which|what) (?:papers?|works?|articles?)\b.*?\b(?:cite|cites|cited"
+     rf"|have cited|build on|builds on|built on) (?P<paper>.+?){_END}"),
+    (CITED_BY, rf"\b(?:citations (?:of|to)|papers citing) (?P<paper>.+?){_END}"),
+)  # fmt: skip
 _ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IGNORECASE)
 _QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
 _MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
@@ -54,11 +69,22 @@ class RecordQuestion:
 
 def asked_field(question: str) -> str | None:
     """The record field a question asks for, or None when it asks about the content."""
+    if graph := graph_match(question):
+        return graph[0]
     if _PAPERS_BY.search(question):
         return PAPERS_BY
     for field, pattern in _FIELDS:
         if re.search(pattern, question, re.IGNORECASE):
             return field
+    return None
+
+
+def graph_match(question: str) -> tuple[str, str] | None:
+    """A citation graph question's field and the words naming its paper, else None."""
+    for field, pattern in _GRAPH:
+        match = re.search(pattern, question, re.IGNORECASE)
+        if match:
+            return field, match["paper"].strip(" \"'\u201c\u201d")
     return None
 
 
@@ -87,6 +113,9 @@ def read_question(
             and catalog.get_paper(papers[0]) is not None
         ):
             return RecordQuestion(field, (papers[0],), asked_name=name.asked)
+    headed = _title_starting(question, catalog)
+    if headed:
+        return RecordQuestion(field, (headed,))
     scoped = [i for i in scope[:_MAX_SCOPED] if catalog.get_paper(i) is not None]
     return RecordQuestion(field, tuple(scoped)) if scoped else None
 
@@ -138,6 +167,22 @@ def _titled(
     ).fetchall()
     titled = [r for r in rows if fits(r["title"])]
     return str(max(titled, key=lambda r: len(r["title"]))["id"]) if titled else None
+
+
+def _title_starting(question: str, catalog: Catalog) -> str | None:
+    """The one paper whose title begins with the words a citation graph question names its
+    paper by ("Who cites Dense Passage Retrieval?"): three words at least."""
+    matched = graph_match(question)
+    written = matched[1].lower() if matched else ""
+    words = _fold(written)
+    if len(words.split()) < _MIN_TITLE_WORDS - 1 or len(words) < _MIN_TITLE:
+        return None
+    escaped = re.sub(r"([\\%_])", r"\\\1", written)
+    rows = catalog.db.execute(
+        "SELECT id, title FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'", (f"{escaped}%",)
+    ).fetchall()
+    ids = [r["id"] for r in rows if f"{_fold(r['title'])} ".startswith(f"{words} ")]
+    return str(ids[0]) if len(ids) == 1 else None
 
 
 def _title_row(catalog: Catalog, title: str) -> str | None:

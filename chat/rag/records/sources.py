@@ -81,17 +81,18 @@ def record_sources(asked: RecordQuestion, catalog: Catalog) -> list[Source]:
     `MAX_PAPERS`), numbered from 1."""
     papers = [p for i in asked.paper_ids if (p := catalog.get_paper(i)) is not None]
     if asked.field == PAPERS_BY:
-        texts = [_listed(p) for p in papers[:MAX_PAPERS]]
+        texts = [listed_text(p) for p in papers[:MAX_PAPERS]]
         papers = papers[:MAX_PAPERS]
     else:
         texts = [record_text(p) for p in papers]
     return [
-        _source(n, paper, text)
+        paper_source(n, paper, text)
         for n, (paper, text) in enumerate(zip(papers, texts, strict=True), 1)
     ]
 
 
-def _listed(paper: Paper) -> str:
+def listed_text(paper: Paper) -> str:
+    """The paper as a list of papers states it: title, id, authors, first submission."""
     when = readable_date(paper.published) or readable_date(paper.updated)
     dated = f", first submitted in {when}" if readable_date(paper.published) else ""
     if not dated and when:
@@ -99,7 +100,8 @@ def _listed(paper: Paper) -> str:
     return f"{paper.title} (arXiv:{paper.id}) is by {_authors(paper)}{dated}."
 
 
-def _source(n: int, paper: Paper, text: str) -> Source:
+def paper_source(n: int, paper: Paper, text: str) -> Source:
+    """A record source numbered `n`: `text` about `paper`, citable as the paper."""
     return Source(
         n=n,
         id=paper.id,

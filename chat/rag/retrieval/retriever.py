@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from chat.rag.names.matches import Recognised
 from chat.rag.names.recognition import NameRecogniser, boost
-from chat.rag.records.questions import paper_titled, read_question
+from chat.rag.records.graph import graph_sources
+from chat.rag.records.questions import GRAPH_FIELDS, paper_titled, read_question
 from chat.rag.records.sources import record_sources
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.config import RetrievalConfig
@@ -179,11 +180,14 @@ class Retriever:
         sources: Sequence[Source],
         scope: Sequence[str] = (),
     ) -> list[Source]:
-        """The record of the paper a record question asks about (its authors, date, venue:
-        `chat/rag/records`; the `scope`'s papers when it names none) first, the passages
-        after it, numbered again."""
+        """The record of the paper a record question asks about (its authors, date, venue,
+        whom it cites or who cites it: `chat/rag/records`; the `scope`'s papers when it
+        names none) first, the passages after it, numbered again."""
         asked = read_question(question, self.catalog, names, scope)
-        records = record_sources(asked, self.catalog) if asked is not None else []
+        records = []
+        if asked is not None:
+            by_field = graph_sources if asked.field in GRAPH_FIELDS else record_sources
+            records = by_field(asked, self.catalog)
         rest = [s for s in sources if s.chunk_id not in {r.chunk_id for r in records}]
         return [replace(s, n=n) for n, s in enumerate([*records, *rest], start=1)]
 

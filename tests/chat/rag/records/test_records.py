@@ -15,7 +15,7 @@ from chat.rag.records.questions import (
     asked_field,
     paper_titled,
 )
-from chat.rag.records.sources import _source, readable_date, record_text
+from chat.rag.records.sources import paper_source, readable_date, record_text
 from ingest.index.catalog import Catalog
 from ingest.index.records import Chunk, Paper
 from tests.support.data import ABSTRACTS
@@ -50,7 +50,7 @@ def test_dates_read_as_a_month_or_a_day() -> None:
 
 def test_the_venue_and_date_are_answered_from_the_record() -> None:
     paper = _record("1907.00326")
-    source = _source(1, paper, record_text(paper))
+    source = paper_source(1, paper, record_text(paper))
 
     venue = "".join(record_answer("Which venue was 1907.00326 accepted to?", [source]))
     date = "".join(record_answer("When was 1907.00326 submitted?", [source]))
@@ -67,7 +67,7 @@ def test_the_venue_and_date_are_answered_from_the_record() -> None:
 
 def test_a_content_question_gets_no_record_answer() -> None:
     paper = _record("1907.00326")
-    source = _source(1, paper, record_text(paper))
+    source = paper_source(1, paper, record_text(paper))
 
     assert record_answer("What does the dialogue observer forecast?", [source]) == []
 
