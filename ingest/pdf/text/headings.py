@@ -188,7 +188,11 @@ def _looks_like_title(title: str, in_references: bool) -> bool:
         return False
     if letters < 0.7 * len(title.replace(" ", "")):
         return False
-    return not in_references or ("," not in title and len(words) <= 10)
+    if not in_references:
+        return True
+    # In a reference list, a line ending in "for" or "of" is a title wrapped mid-phrase
+    # ("A Dataset and Evaluation Platform for"), not a heading.
+    return "," not in title and len(words) <= 10 and words[-1] not in _SMALL_WORDS
 
 
 def _is_appendix_title(title: str) -> bool:

@@ -51,3 +51,13 @@ def test_an_entry_whose_year_follows_five_lines_of_authors_is_its_own() -> None:
     assert questions.year == 2019
     assert questions.authors.startswith("Tom Kwiatkowski, Jennimaria Palomaki")
     assert "Kwiatkowski" not in narrative.authors
+
+
+def test_a_title_wrapped_after_a_capital_a_does_not_end_the_list() -> None:
+    titles = [r.title for r in _references("2023.eacl-main.121.pdf")]
+
+    assert titles[0].endswith(
+        "A Dataset and Evaluation Platform for Machine-in-the-Loop Story Generation"
+    )
+    assert "Re-evaluating evaluation in text summarization" in titles
+    assert titles[-1] == "Bertscore: Evaluating text generation with bert"
