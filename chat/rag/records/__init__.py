@@ -1,2 +1,2 @@
-"""Questions about a paper's record (authors, date, venue, categories, version, an author's papers),
-answered from the catalog's record as a source of kind "record"."""
+"""Questions about a paper's record (authors, date, venue, categories, version, an author's papers,
+whom it cites and who cites it), answered from the catalog as sources of kind "record"."""
