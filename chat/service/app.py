@@ -20,7 +20,6 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
-from fastapi.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -38,13 +37,13 @@ from chat.service.access.ratelimit import (
     StreamSlots,
     build_rate_limiter,
 )
+from chat.service.bodies import BodyLimits
 from chat.service.bootstrap import check_database, secret_key
 from chat.service.error_handlers import add_error_handlers
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
 from chat.service.mcp.tools import build_server
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
-from chat.service.openai.errors import error_payload
 from chat.service.routes import (
     auth,
     authors,
@@ -217,7 +216,7 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             ],
         )
     app.add_middleware(ForeignOrigins, allowed=origins)
-    app.add_middleware(BodySizeLimit, max_bytes=services.limits.max_body_bytes)
+    app.add_middleware(BodyLimits, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
     # Outermost: everything inside, the access log too, sees the client it decides.
     app.add_middleware(ClientAddress, proxies=proxies)
@@ -290,36 +289,3 @@ class RequestContext:
 def _route_template(scope: Scope) -> str:
     path = getattr(scope.get("route"), "path", None)
     return path if isinstance(path, str) else UNMATCHED_ROUTE
-
-
-class BodySizeLimit:
-    """Reads a request body up to `max_bytes` before the app sees it; 413 beyond that."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        received: list[Message] = []
-        total = 0
-        while True:
-            message = await receive()
-            received.append(message)
-            if message["type"] != "http.request":
-                break
-            total += len(message.get("body", b""))
-            if total > self.max_bytes:
-                detail = f"the request body is larger than {self.max_bytes} bytes"
-                status, body = error_payload(scope["path"], 413, detail)
-                await JSONResponse(body, status_code=status)(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
-
-        async def replay() -> Message:
-            return received.pop(0) if received else await receive()
-
-        await self.app(scope, replay, send)
