@@ -41,6 +41,7 @@ from chat.service.routes.papers import (
     RelatedPaper,
     SearchHit,
 )
+from chat.service.routes.retrieve import IsoDate, check_date_range
 from chat.wiring import Wiring
 from ingest.errors import PaperchatError
 from ingest.index.filters import Filters
@@ -70,10 +71,8 @@ Categories = Annotated[
     list[Annotated[str, Field(min_length=1, max_length=32)]],
     Field(max_length=MAX_CATEGORIES, description="arXiv categories, e.g. `cs.CL`"),
 ]
-Day = Annotated[
-    str,
-    Field(pattern=r"^(\d{4}-\d{2}-\d{2})?$", description="ISO date, inclusive, e.g. 2021-01-31"),
-]
+# The dates of `/api/retrieve`, checked by the same type.
+Day = Annotated[IsoDate | None, Field(description="ISO date, inclusive, e.g. 2021-01-31")]
 
 
 class SearchResults(BaseModel):
@@ -163,14 +162,19 @@ class Corpus:
 
 
 def filters_of(
-    paper_ids: list[str], categories: list[str], published_from: str, published_to: str
+    paper_ids: list[str],
+    categories: list[str],
+    published_from: str | None = None,
+    published_to: str | None = None,
 ) -> Filters:
-    """The tools' restrictions as the indexes read them; a bad paper id is a tool error."""
+    """The tools' restrictions as the indexes read them; a bad paper id, or a date range
+    that ends before it begins, is a tool error (in the words of `/api/retrieve`'s 422)."""
     try:
         papers = tuple(normalise_paper_id(p) for p in paper_ids)
-    except PaperchatError as e:
+        check_date_range(published_from, published_to)
+    except (PaperchatError, ValueError) as e:
         raise ToolError(str(e)) from e
-    return Filters(papers, tuple(categories), published_from, published_to)
+    return Filters(papers, tuple(categories), published_from or "", published_to or "")
 
 
 def check_question(text: str, max_chars: int) -> str:
@@ -228,8 +232,8 @@ class PaperTools:
         query: Query,
         limit: Annotated[int, Field(ge=1, le=MAX_SEARCH_RESULTS)] = 10,
         categories: Categories | None = None,
-        published_from: Day = "",
-        published_to: Day = "",
+        published_from: Day = None,
+        published_to: Day = None,
     ) -> SearchResults:
         filters = filters_of([], categories or [], published_from, published_to)
         hits = search_papers(self.wiring.retriever, query, limit, filters)
@@ -270,8 +274,8 @@ class PaperTools:
         k: Annotated[int, Field(ge=1, le=MAX_PASSAGES)] = 8,
         paper_ids: PaperIds | None = None,
         categories: Categories | None = None,
-        published_from: Day = "",
-        published_to: Day = "",
+        published_from: Day = None,
+        published_to: Day = None,
     ) -> Passages:
         filters = filters_of(paper_ids or [], categories or [], published_from, published_to)
         retriever = self.wiring.retriever
@@ -285,7 +289,7 @@ class PaperTools:
         paper_ids: PaperIds | None = None,
     ) -> Answer:
         text = check_question(question, self.max_question_chars)
-        filters = filters_of(paper_ids or [], [], "", "")
+        filters = filters_of(paper_ids or [], [])
         return await answer(self.wiring, Question(text=text, filters=filters))
 
     async def compare_papers(

@@ -11,12 +11,12 @@ from typing import Annotated, Self
 
 from fastapi import APIRouter
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
     StringConstraints,
     WithJsonSchema,
-    field_validator,
     model_validator,
 )
 
@@ -32,12 +32,31 @@ from ingest.index.records import normalise_paper_id
 router = APIRouter(tags=["retrieve"])
 
 Category = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^\S+$")]
-# A date as `2024-03-01`, and nothing else (no timestamps, no times of day; no year 0).
+
+
+def _a_real_date(value: str) -> str:
+    """`value` if it is a day of the calendar (not `2020-13-45`)."""
+    try:
+        date.fromisoformat(value)
+    except ValueError as e:
+        raise ValueError(f"{value!r} is not a date") from e
+    return value
+
+
+# A date as `2024-03-01`, and nothing else (no timestamps, no times of day; no year 0), that
+# is a real day. The one date type of the filters, here and in the MCP tools.
 IsoDate = Annotated[
     str,
     StringConstraints(pattern=r"^([1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])-\d{2}-\d{2}$"),
+    AfterValidator(_a_real_date),
     WithJsonSchema({"type": "string", "format": "date"}),
 ]
+
+
+def check_date_range(published_from: str | None, published_to: str | None) -> None:
+    """ValueError naming the fields when the range is empty, its first day after its last."""
+    if published_from and published_to and published_from > published_to:
+        raise ValueError("published_from is after published_to")
 
 
 class RetrieveRequest(BaseModel):
@@ -57,22 +76,11 @@ class RetrieveRequest(BaseModel):
     published_from: IsoDate | None = Field(default=None, description="first version on or after")
     published_to: IsoDate | None = Field(default=None, description="first version on or before")
 
-    @field_validator("published_from", "published_to")
-    @classmethod
-    def a_real_date(cls, value: str | None) -> str | None:
-        if value is not None:
-            try:
-                date.fromisoformat(value)
-            except ValueError as e:
-                raise ValueError(f"{value!r} is not a date") from e
-        return value
-
     @model_validator(mode="after")
     def a_real_query_and_range(self) -> Self:
         if not self.query.strip():
             raise ValueError("the query is empty")
-        if self.published_from and self.published_to and self.published_from > self.published_to:
-            raise ValueError("published_from is after published_to")
+        check_date_range(self.published_from, self.published_to)
         return self
 
     def filters(self, catalog: Catalog) -> Filters:

@@ -208,6 +208,39 @@ async def test_arguments_outside_the_schema_are_refused(
     assert f"\n{named}\n" in error_text(result)
 
 
+@pytest.mark.parametrize(
+    ("dates", "named", "words"),
+    [
+        ({"published_from": "2020-13-01"}, "published_from", "'2020-13-01' is not a date"),
+        ({"published_to": "2021-02-30"}, "published_to", "'2021-02-30' is not a date"),
+        ({"published_from": "last year"}, "published_from", "String should match pattern"),
+        (
+            {"published_from": "2021-06-01", "published_to": "2020-06-01"},
+            "published_from",
+            "published_from is after published_to",
+        ),
+    ],
+    ids=["month", "day", "not-a-date", "from-after-to"],
+)
+async def test_a_bad_date_filter_is_refused_by_the_tools_as_by_api_retrieve(
+    api: Api, dates: dict[str, str], named: str, words: str
+) -> None:
+    with api.key_client() as http:
+        retrieved = http.post("/api/retrieve", json={"query": "attention", **dates})
+
+    async with mcp_client(api) as client:
+        searched = await client.call_tool("search_papers", {"query": "attention", **dates})
+        passages = await client.call_tool("retrieve", {"query": "attention", **dates})
+
+    assert retrieved.status_code == 422
+    assert named in retrieved.json()["detail"]
+    assert words in retrieved.json()["detail"]
+    for result in (searched, passages):
+        assert result.is_error
+        assert named in error_text(result)
+        assert words in error_text(result)
+
+
 def test_a_missing_or_bad_key_is_refused_before_any_tool_runs(api: Api) -> None:
     email = api.new_user()
     revoked = api.key_for(email)
