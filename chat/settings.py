@@ -225,6 +225,13 @@ class Settings(BaseSettings):
         description="seconds between the `: ping` comments that keep an idle answer stream "
         "open through proxies",
     )
+    mcp_idle_timeout_s: float = Field(
+        300.0,
+        gt=0,
+        description="seconds an event stream of `/mcp` (a `GET`, or a `subscriptions/listen` "
+        "call) stays open with no event to send before the server ends it; each open one "
+        "holds one of the user's `PAPERCHAT_MAX_STREAMS_PER_USER`",
+    )
     history_messages: int = Field(
         HISTORY_MESSAGES,
         ge=0,

@@ -5,7 +5,11 @@ Every request needs `Authorization: Bearer pc_...`, checked by the key store
 body, so no tool runs. Each `tools/call` counts one request against the
 key owner's chat budget, as a `/v1` completion does (429 with `Retry-After`
 beyond), and an `ask` holds one of the owner's stream slots while it
-answers (429 when they are all open). The transport is stateless and
+answers (429 when they are all open). So does a server-to-client event
+stream (a `GET`, or a `subscriptions/listen` call) while it is open; it
+ends after `PAPERCHAT_MCP_IDLE_TIMEOUT_S` without an event (in this
+stateless transport it never has one) or when the client leaves, and gives
+its slot back. The transport is stateless and
 answers JSON, so any worker of `paperchat serve --workers N` can take any
 request and no session outlives it; the SDK's session manager runs in the
 app's lifespan (`run()`).
@@ -28,16 +32,19 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.responses import JSONResponse
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.access.auth import bearer_token
 from chat.service.access.ratelimit import TooManyStreams
+from chat.service.bodies import read_body
 from chat.service.routes.deps import Services, enforce_chat_limit
 from chat.service.storage.tables import User
 
 MCP_PATH = "/mcp"
 _NO_KEY = "send an API key as 'Authorization: Bearer <key>'"
+# The call whose answer is a stream of the server's events, as a GET is (MCP 2026-07-28).
+LISTEN = "subscriptions/listen"
 
 
 class McpEndpoint:
@@ -76,8 +83,9 @@ class McpEndpoint:
             await _refuse(401, "invalid or revoked API key", scope, receive, send)
             return
         user, key_id = found
-        body, replay = await _read_body(receive)
-        tools = _called_tools(body)
+        body, replay = await read_body(receive)
+        messages = _messages(body)
+        tools = _called_tools(messages)
         if tools:
             try:
                 # The key's own budget (`PAPERCHAT_API_RATE_LIMIT`), as on /v1.
@@ -86,6 +94,9 @@ class McpEndpoint:
                 await _refuse(e.status_code, str(e.detail), scope, receive, send, e.headers)
                 return
         scope.setdefault("state", {})["user_id"] = user.id
+        if scope["method"] == "GET" or any(m.get("method") == LISTEN for m in messages):
+            await self._stream(user.id, scope, replay, send)
+            return
         if "ask" not in tools:
             await self.manager.handle_request(scope, replay, send)
             return
@@ -95,6 +106,17 @@ class McpEndpoint:
                 await self.manager.handle_request(scope, replay, send)
         except TooManyStreams as e:
             detail = f"too many open answers: at most {e.max_per_user} at a time"
+            await _refuse(429, detail, scope, receive, send, {"Retry-After": "1"})
+
+    async def _stream(self, user_id: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A server-to-client event stream: one of the user's stream slots while it is open
+        (429 when they are all taken), ended after the idle timeout."""
+        try:
+            async with self.services.slots.acquire(user_id):
+                idle_s = self.services.settings.mcp_idle_timeout_s
+                await until_idle(self.manager.handle_request, idle_s, scope, receive, send)
+        except TooManyStreams as e:
+            detail = f"too many open streams: at most {e.max_per_user} at a time"
             await _refuse(429, detail, scope, receive, send, {"Retry-After": "1"})
 
     def _key_user(self, token: str) -> tuple[User, str] | None:
@@ -120,35 +142,49 @@ async def _refuse(
     await response(scope, receive, send)
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
-    """The whole request body (the app's body limit has already capped it), and a `receive`
-    that hands the same messages to the transport."""
-    received: list[Message] = []
-    chunks: list[bytes] = []
-    while True:
-        message = await receive()
-        received.append(message)
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
+async def until_idle(
+    app: ASGIApp, idle_s: float, scope: Scope, receive: Receive, send: Send
+) -> None:
+    """`app`'s answer, ended once `idle_s` seconds pass without an event on it (comments, such
+    as the transport's pings, are not events)."""
+    started = ended = False
+    with anyio.CancelScope(deadline=anyio.current_time() + idle_s) as idle:
 
-    async def replay() -> Message:
-        return received.pop(0) if received else await receive()
+        async def watched(message: Message) -> None:
+            nonlocal started, ended
+            if message["type"] == "http.response.start":
+                started = True
+            elif message["type"] == "http.response.body":
+                ended = not message.get("more_body", False)
+                if _has_event(message.get("body", b"")):
+                    idle.deadline = anyio.current_time() + idle_s
+            await send(message)
 
-    return b"".join(chunks), replay
+        await app(scope, receive, watched)
+    if idle.cancelled_caught and started and not ended:
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-def _called_tools(body: bytes) -> set[str]:
-    """The tools a JSON-RPC body calls (one message, or any of a batch)."""
+def _has_event(chunk: bytes) -> bool:
+    """Whether a chunk of an event stream holds more than comments and blank lines."""
+    return any(line and not line.startswith(b":") for line in chunk.splitlines())
+
+
+def _messages(body: bytes) -> list[dict[str, Any]]:
+    """The JSON-RPC messages of a body (one, or a batch); none when it is not JSON, which
+    the transport answers with a parse error (the app's body check has already refused
+    JSON nested too deep to parse)."""
     try:
         parsed = json.loads(body) if body else None
     except ValueError:
-        return set()  # the transport answers it with a parse error
-    messages = parsed if isinstance(parsed, list) else [parsed]
+        return []
+    return [m for m in (parsed if isinstance(parsed, list) else [parsed]) if isinstance(m, dict)]
+
+
+def _called_tools(messages: list[dict[str, Any]]) -> set[str]:
+    """The tools the messages call."""
     return {
-        str((m.get("params") or {}).get("name", "")) if isinstance(m.get("params"), dict) else ""
+        str(m["params"].get("name", "")) if isinstance(m.get("params"), dict) else ""
         for m in messages
-        if isinstance(m, dict) and m.get("method") == "tools/call"
+        if m.get("method") == "tools/call"
     }
