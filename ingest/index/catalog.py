@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.errors import PaperchatError
-from ingest.index import authors, citations, schema
+from ingest.index import authors, citations, researchers, schema
 from ingest.index.authors import Person
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Box, Chunk, Paper, Reference
@@ -140,6 +140,7 @@ class Catalog:
         schema.upgrade(self.db, where)
         self._index_once("author_index", authors.INDEX_VERSION, authors.reindex_all)
         self._index_once("title_index", citations.TITLE_INDEX_VERSION, citations.reindex_titles)
+        self._index_once("researcher_ids", researchers.IDS_VERSION, researchers.record_all)
 
     def _index_once(
         self, key: str, version: str, reindex: Callable[[sqlite3.Connection], int]
@@ -242,6 +243,7 @@ class Catalog:
             values,
         )
         authors.index_authors(self.db, merged.id, merged.authors)
+        researchers.record_ids(self.db, (n.key for n in authors.split_authors(merged.authors)))
         citations.index_title(self.db, merged.id, merged.title)
 
     # Authors
@@ -252,6 +254,14 @@ class Catalog:
 
     def paper_ids_of(self, person: Person) -> list[str]:
         return authors.person_paper_ids(self.db, person)
+
+    def researcher_key(self, researcher_id: str) -> str | None:
+        """The name key a researcher id was made from (`ingest/index/researchers.py`)."""
+        return researchers.key_of(self.db, researcher_id)
+
+    def bylines(self, paper_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+        """Each paper's authors in order: (as written, given names, surname), keyed."""
+        return researchers.bylines(self.db, paper_ids)
 
     def papers_of(self, person: Person) -> list[Paper]:
         """The person's papers, newest first (by first version, else last update)."""

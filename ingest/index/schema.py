@@ -168,11 +168,33 @@ _CITATIONS = _statements(
     "CREATE INDEX IF NOT EXISTS papers_doi ON papers (lower(doi)) WHERE doi != ''",
 )
 
+_RESEARCHERS_AND_INSTITUTIONS = _statements(
+    "CREATE TABLE IF NOT EXISTS researcher_ids (id TEXT PRIMARY KEY, key TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS institutions (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        parent_id TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS paper_institutions (
+        paper_id TEXT NOT NULL,
+        institution_id TEXT NOT NULL,
+        source TEXT NOT NULL,
+        PRIMARY KEY (paper_id, institution_id)
+    )""",
+    "CREATE INDEX IF NOT EXISTS paper_institutions_institution"
+    " ON paper_institutions (institution_id, paper_id)",
+)
+
 MIGRATIONS = (
     Migration(1, "papers, chunks, pending units and meta, as first released", _FIRST_RELEASE),
     Migration(2, "PDF files, field sources, chunk boxes, authors and names", _released_additions),
     Migration(3, "where a paper appeared and its DOI, from the record", _record_references),
     Migration(4, "the papers' references and title keys, who cites whom", _CITATIONS),
+    Migration(
+        5,
+        "researchers' ids, institutions and the papers' affiliations",
+        _RESEARCHERS_AND_INSTITUTIONS,
+    ),
 )
 LATEST = MIGRATIONS[-1].version
 

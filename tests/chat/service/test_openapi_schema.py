@@ -84,6 +84,8 @@ def _binding(dictionary: str, probability: float = REAL_VALUE_PROBABILITY) -> st
 GLOBAL_BINDINGS = {
     "path.arxiv_id": "papers",
     "path.name": "authors",
+    "path.researcher_id": "researchers",
+    "query.name": "authors",
     "path.conversation_id": "conversations",
     "path.message_id": "answers",
     "body.email": "emails",
@@ -126,10 +128,14 @@ def seed(client: httpx.Client, email: str) -> Seeds:
     authors = [hit["authors"].split(",")[0].strip() for hit in found[:3]]
     assert papers, found
     assert all(client.get(f"/api/authors/{a}").status_code == 200 for a in authors), authors
+    matches = (client.get("/api/researchers", params={"name": a}).json() for a in authors)
+    researchers = [r["id"] for found in matches for r in found["results"]]
+    assert researchers, authors
     return Seeds(
         {
             "papers": papers,
             "authors": authors,
+            "researchers": researchers,
             "conversations": [kept],
             "answers": [answer],
             "doomed": [doomed],

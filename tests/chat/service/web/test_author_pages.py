@@ -1,7 +1,10 @@
-"""Author pages in Chromium: the author's papers, links to them, and a dock scoped to them."""
+"""Researcher pages in Chromium: an author's name leads there; the papers, links to them,
+the co-author graph, and a dock scoped to them."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -30,14 +33,15 @@ def test_author_page_lists_the_papers_and_its_dock_cites_only_them(
     expect(page.locator("h1")).to_have_text(PRANGE)
     expect(page.locator(".result")).to_have_count(3)
     dock.sign_in(web.new_user())
-    scope = page.get_by_label("Only this author's papers (J. Prange)")
+    expect(page).to_have_url(re.compile(r"/researchers/[a-z2-7]{8}-jakob-prange$"))
+    scope = page.get_by_label(f"Only this author's papers ({PRANGE})")
     expect(scope).to_be_checked()
 
     with page.expect_request(lambda r: r.url.endswith("/api/chat")) as sent:
         dock.ask("What does this author study?")
     answer = dock.wait_answered()
 
-    assert json_body(sent.value)["author"] == "J. Prange"
+    assert json_body(sent.value)["author"] == PRANGE
     papers = answer.locator(".sources .paper-source")
     listed = {papers.nth(i).get_attribute("data-paper") for i in range(papers.count())}
     assert listed
@@ -51,7 +55,7 @@ def test_paper_pages_and_search_results_link_each_author(web: Api, page: Page) -
 
     page.locator(".result .authors a", has_text=PRANGE).first.click()
 
-    expect(page).to_have_url(f"{web.base_url}/authors/Jakob%20Prange")
+    expect(page).to_have_url(re.compile(r"/researchers/[a-z2-7]{8}-jakob-prange$"))
     page.locator(".result h3 a").first.click()
     expect(page.locator(".paper .authors a", has_text=PRANGE)).to_have_attribute(
         "href", "/authors/Jakob%20Prange"
@@ -82,3 +86,20 @@ def test_an_author_page_works_on_a_phone(web: Api, page: Page, artifacts: Path) 
     dock.ask("What does he work on?")
     dock.wait_answered()
     page.screenshot(path=artifacts / "author-page-phone-dock.png")
+
+
+def test_a_researcher_page_draws_the_coauthor_graph_and_describes_the_person(
+    web: Api, page: Page, artifacts: Path
+) -> None:
+    page.goto(f"{web.base_url}/authors/{PRANGE}")
+
+    graph = page.locator("svg.network")
+    expect(graph).to_be_visible()
+    coauthors = page.locator(".coauthor-list li")
+    expect(graph.locator("a")).to_have_count(coauthors.count())
+    assert coauthors.count() > 0
+    expect(page.locator(".result .position").first).to_have_text("first author")
+    ld = json.loads(page.locator('script[type="application/ld+json"]').text_content() or "")
+    assert (ld["@type"], ld["name"]) == ("Person", PRANGE)
+    graph.screenshot(path=artifacts / "researcher-graph.png")
+    page.screenshot(path=artifacts / "researcher-page.png", full_page=True)

@@ -1,0 +1,183 @@
+"""Researchers as the paper site and the API show them: a stable id, papers with the
+researcher's place in each byline, counts, dates and co-authors.
+
+Researchers are authors matched by name (`chat/library/authors.py`); their ids
+come from the catalog (`ingest/index/researchers.py`). A name that several
+indexed people could have is a chooser, not a page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from chat.library.authors import AuthorNotFound, find_author
+from ingest.index.authors import Person, parse_name
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper
+from ingest.index.researchers import ID_RE, person_id
+
+# An arXiv category (cs.CL, hep-th); metadata also lists MSC and ACM classes there.
+_CATEGORY = re.compile(r"^[a-z-]+(?:\.[A-Za-z-]+)?$")
+_SLUG_RE = re.compile(r"[^a-z0-9]+")
+MAX_COAUTHORS = 50  # the most co-authors a profile lists, most shared papers first
+
+
+class ResearcherNotFound(AuthorNotFound):
+    """No indexed researcher has that id (several people may have its name: `suggestions`)."""
+
+    def __init__(self, researcher_id: str, suggestions: tuple[str, ...] = ()) -> None:
+        super().__init__(researcher_id, suggestions)
+        self.args = (f"no researcher {researcher_id!r} in the index",)
+
+
+@dataclass(frozen=True)
+class Coauthor:
+    id: str
+    name: str
+    shared: int  # papers in the index both are authors of
+
+
+@dataclass(frozen=True)
+class Authored:
+    paper: Paper
+    position: Literal["first", "middle", "last"]  # in the byline; a sole author is "first"
+
+
+@dataclass(frozen=True)
+class Researcher:
+    id: str
+    name: str  # the spelling shown: with a full first name, on the most papers
+    slug: str
+    spellings: tuple[str, ...]  # every indexed spelling taken to be this researcher
+    papers: tuple[Authored, ...]  # newest first
+    categories: tuple[tuple[str, int], ...]  # (category, papers), most first
+    years: tuple[tuple[str, int], ...]  # (year, papers), newest first
+    coauthors: tuple[Coauthor, ...]  # most shared papers first
+    # Spellings that may be this researcher but also someone else with the same initial.
+    maybe: tuple[str, ...]
+
+    @property
+    def path(self) -> str:
+        return f"/researchers/{self.id}-{self.slug}"
+
+    @property
+    def first_published(self) -> str:
+        return min((_date(a.paper) for a in self.papers if _date(a.paper)), default="")
+
+    @property
+    def latest_published(self) -> str:
+        return max((_date(a.paper) for a in self.papers if _date(a.paper)), default="")
+
+
+def slug(name: str) -> str:
+    """The name as a URL's readable part: "Jean-Pierre Müller" -> "jean-pierre-muller"."""
+    key = parse_name(name)
+    folded = " ".join((*key.given, key.surname)) if key else name.casefold()
+    return _SLUG_RE.sub("-", folded).strip("-") or "researcher"
+
+
+def person_by_id(catalog: Catalog, researcher_id: str) -> Person:
+    """The indexed person whose id, or one of whose names' ids, is `researcher_id`."""
+    key = catalog.researcher_key(researcher_id) if ID_RE.match(researcher_id) else None
+    if key is None:
+        raise ResearcherNotFound(researcher_id)
+    try:
+        return find_author(catalog, key)
+    except AuthorNotFound as e:
+        raise ResearcherNotFound(researcher_id, e.suggestions) from e
+
+
+def researcher_path(person: Person) -> str:
+    """The researcher's page: `/researchers/<id>-<name>`."""
+    return f"/researchers/{person_id(person)}-{slug(person.display)}"
+
+
+def researcher(catalog: Catalog, person: Person) -> Researcher:
+    authored = [
+        Authored(paper, _position(catalog, person, paper.id)) for paper in catalog.papers_of(person)
+    ]
+    papers = [a.paper for a in authored]
+    categories = Counter(c for p in papers for c in p.categories if _CATEGORY.match(c))
+    years = Counter(_date(p)[:4] for p in papers if _date(p))
+    return Researcher(
+        id=person_id(person),
+        name=person.display,
+        slug=slug(person.display),
+        spellings=tuple(sorted({n.written for n in person.names})),
+        papers=tuple(authored),
+        categories=tuple(sorted(categories.items(), key=lambda item: (-item[1], item[0]))),
+        years=tuple(sorted(years.items(), reverse=True)),
+        coauthors=coauthors(catalog, person, [p.id for p in papers]),
+        maybe=tuple(sorted({n.written for n in person.ambiguous})),
+    )
+
+
+def _date(paper: Paper) -> str:
+    return paper.published or paper.updated
+
+
+def _keys(person: Person) -> set[tuple[str, str]]:
+    return {(" ".join(n.given), n.surname) for n in person.names}
+
+
+def _position(
+    catalog: Catalog, person: Person, paper_id: str
+) -> Literal["first", "middle", "last"]:
+    byline = catalog.bylines([paper_id]).get(paper_id, [])
+    keys = _keys(person)
+    at = next((i for i, (_, g, s) in enumerate(byline) if (g, s) in keys), 0)
+    if at == 0:
+        return "first"
+    return "last" if at == len(byline) - 1 else "middle"
+
+
+def coauthors(catalog: Catalog, person: Person, paper_ids: list[str]) -> tuple[Coauthor, ...]:
+    """The people the researcher wrote with, each with the number of shared papers: names
+    that stand for one person (an initial for a full first name) counted once per paper."""
+    keys = _keys(person)
+    people: dict[str, str | None] = {}  # a written name -> its researcher id
+    names: dict[str, str] = {}
+    shared: Counter[str] = Counter()
+    for byline in catalog.bylines(paper_ids).values():
+        ids = set()
+        for written, given, surname in byline:
+            if (given, surname) in keys:
+                continue
+            if written not in people:
+                other = catalog.person(written)
+                people[written] = person_id(other) if other and other.names else None
+                if other and other.names:
+                    names.setdefault(person_id(other), other.display)
+            if (rid := people[written]) is not None:
+                ids.add(rid)
+        shared.update(ids)
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], names[item[0]]))
+    return tuple(Coauthor(rid, names[rid], n) for rid, n in ranked[:MAX_COAUTHORS])
+
+
+def search_researchers(catalog: Catalog, name: str) -> list[dict[str, object]]:
+    """The researchers a name may stand for: the one it matches, else every person who
+    could be meant."""
+    person = catalog.person(name)
+    if person is None:
+        return []
+    if person.names:
+        found = [person]
+    else:
+        found = [p for n in person.ambiguous if (p := catalog.person(n.written)) and p.names]
+    results: dict[str, dict[str, object]] = {}
+    for each in found:
+        rid = person_id(each)
+        results.setdefault(
+            rid,
+            {
+                "id": rid,
+                "name": each.display,
+                "path": researcher_path(each),
+                "papers": len(catalog.paper_ids_of(each)),
+            },
+        )
+    return list(results.values())

@@ -1,0 +1,155 @@
+"""The researcher pages: `/researchers/<id>-<name>`, the bare id and `/authors/<name>`
+redirecting there (308), a chooser for a name several researchers have, and the form that
+reports a wrong match."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+from urllib.parse import quote
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from chat.library.authors import AuthorNotFound, find_author
+from chat.library.researchers import (
+    Coauthor,
+    ResearcherNotFound,
+    person_by_id,
+    researcher,
+    researcher_path,
+)
+from chat.library.tex import readable_tex
+from chat.rag.retrieval.config import MAX_QUERY_CHARS
+from chat.service.match_reports import MAX_NOTE_CHARS, record_match_report
+from chat.service.routes.deps import ServicesDep, client_address
+from chat.service.web.network import network
+from chat.service.web.rendering import render_page
+from ingest.index.authors import written_names
+
+router = APIRouter(tags=["dock"])
+
+
+def _redirect(path: str) -> RedirectResponse:
+    return RedirectResponse(path, status_code=308)
+
+
+@router.get("/authors/{name:path}", include_in_schema=False)
+def author_redirect(name: str, services: ServicesDep) -> Response:
+    """An author's name leads to their researcher page; a name several researchers may have
+    shows them to choose from (404, as no one page is the name's)."""
+    wanted = " ".join(name.split())[:MAX_QUERY_CHARS]
+    try:
+        person = find_author(services.index.catalog, wanted)
+    except AuthorNotFound as e:
+        return _not_found(services, wanted, e.suggestions)
+    return _redirect(researcher_path(person))
+
+
+@router.get("/researchers/{wanted}", response_class=HTMLResponse, include_in_schema=False)
+def researcher_page(wanted: str, request: Request, services: ServicesDep) -> Response:
+    """`<id>-<name>`: the page; the bare id, another spelling's id or an outdated name:
+    a redirect to it."""
+    researcher_id, _, _ = wanted.partition("-")
+    try:
+        person = person_by_id(services.index.catalog, researcher_id)
+    except ResearcherNotFound as e:
+        return _not_found(services, researcher_id, e.suggestions)
+    path = researcher_path(person)
+    if request.url.path != path:
+        return _redirect(path)
+    page = researcher(services.index.catalog, person)
+    name = readable_tex(page.name)
+    base = str(request.base_url).rstrip("/")
+    papers = [
+        {
+            "id": a.paper.id,
+            "title": readable_tex(a.paper.title),
+            "authors": [readable_tex(n) for n in written_names(a.paper.authors)],
+            "published": a.paper.published or a.paper.updated,
+            "categories": a.paper.categories,
+            "position": a.position,
+        }
+        for a in page.papers
+    ]
+    description = _description(name, len(page.papers), page.categories)
+    return render_page(
+        "researcher.html",
+        researcher=page,
+        name=name,
+        papers=papers,
+        graph=network(name, page.coauthors),
+        description=description,
+        canonical=base + path,
+        json_ld=_person_json_ld(base, page.id, path, name, page.spellings, page.coauthors),
+        reported=request.query_params.get("reported") == "1",
+        note_chars=MAX_NOTE_CHARS,
+        author_name=page.name,
+    )
+
+
+@router.post("/researchers/{wanted}/reports", include_in_schema=False)
+def report_match(
+    wanted: str,
+    request: Request,
+    services: ServicesDep,
+    paper: Annotated[str, Form(max_length=64)] = "",
+    note: Annotated[str, Form(max_length=MAX_NOTE_CHARS)] = "",
+) -> Response:
+    """A visitor's report that a paper, or the whole page, is not this researcher's: recorded
+    in the data dir, then back to the page (303). Limited per client as searches are."""
+    researcher_id, _, _ = wanted.partition("-")
+    try:
+        person = person_by_id(services.index.catalog, researcher_id)
+    except ResearcherNotFound as e:
+        return _not_found(services, researcher_id, e.suggestions)
+    decision = services.search_limiter.hit(f"report:{client_address(request)}")
+    if not decision.allowed:
+        return Response(
+            "too many reports", 429, {"Retry-After": str(decision.retry_after_s)}, "text/plain"
+        )
+    record_match_report(services.settings.data_dir, researcher_id, paper.strip(), note.strip())
+    return RedirectResponse(researcher_path(person) + "?reported=1", status_code=303)
+
+
+def _not_found(services: ServicesDep, wanted: str, maybe: tuple[str, ...]) -> HTMLResponse:
+    choices = []
+    for other in maybe:
+        person = services.index.catalog.person(other)
+        if person is not None and person.names:
+            choices.append({"name": other, "href": researcher_path(person)})
+        else:
+            choices.append({"name": other, "href": "/authors/" + quote(other)})
+    # Several researchers may have the name: 300, Multiple Choices; nobody has it: 404.
+    status = 300 if choices else 404
+    return render_page("author_not_found.html", status, wanted=wanted, query=wanted, maybe=choices)
+
+
+def _description(name: str, count: int, categories: tuple[tuple[str, int], ...]) -> str:
+    fields = ", ".join(c for c, _ in categories[:3])
+    papers = f"{count} paper{'' if count == 1 else 's'}"
+    return f"{name}: {papers} in this index" + (f", in {fields}" if fields else "") + "."
+
+
+def _person_json_ld(
+    base: str,
+    researcher_id: str,
+    path: str,
+    name: str,
+    spellings: tuple[str, ...],
+    coauthors: tuple[Coauthor, ...],
+) -> str:
+    """schema.org/Person, as a script block's text: `</` escaped, so it cannot close it."""
+    data = {
+        "@context": "https://schema.org",
+        "@type": "Person",
+        "@id": f"{base}/researchers/{researcher_id}",
+        "name": name,
+        "url": base + path,
+        "alternateName": [s for s in spellings if s != name],
+        "colleague": [
+            {"@type": "Person", "name": c.name, "url": f"{base}/researchers/{c.id}"}
+            for c in coauthors[:10]
+        ],
+    }
+    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
