@@ -31,11 +31,12 @@ __all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
 # footnote mark raised after a word or a sentence's end is left out: "library.1 Because";
 # 12: a power of ten set as a superscript reads "10^20", not "1020"; 13: a line of a
 # reference list that ends mid-phrase ("A Dataset and Evaluation Platform for") is no
-# appendix heading, so the list goes on past it).
+# appendix heading, so the list goes on past it; 14: the last pages of a references
+# section that list no references are an appendix).
 # Raise it when a change alters the text or
 # metadata read from PDFs: `ingest pdfs` then parses again the papers an older version
 # read, and only those.
-PDF_STAGE_VERSION = "13"
+PDF_STAGE_VERSION = "14"
 
 
 def extract_pdfs(

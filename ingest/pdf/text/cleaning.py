@@ -33,6 +33,13 @@ _EDGE_LINES = 3
 _MIN_REPEATS = 3
 _REPEAT_SHARE = 0.2
 _SHORT_LINE_SHARE = 0.8
+# A page of a references section lists references when at least this share of its lines
+# give a year or start a numbered entry ("[12]", "12."); one of fewer lines, when one does.
+_REFERENCE_MARK_RE = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)|^\s*\[?\d{1,3}[\].]\s")
+_MIN_MARKED_SHARE = 0.05
+_MIN_APPENDIX_LINES = 8
+# The section of pages after a reference list that list no references.
+_UNFOUND_APPENDIX = "Appendix"
 
 
 @dataclass
@@ -185,13 +192,35 @@ def _section_blocks(section: _Section) -> list[Block]:
     pages: dict[int, list[str]] = {}
     for line in section.lines:
         pages.setdefault(line.page, []).append(line.text)
-    # A reference list keeps its lines as printed: where its entries start (`ingest/references/`).
+    if section.is_references:
+        return _references_blocks(section.title, pages)
+    return [Block(section.title, page, _unwrap(texts)) for page, texts in pages.items()
+            if any(text.strip() for text in texts)]  # fmt: skip
+
+
+def _references_blocks(title: str, pages: dict[int, list[str]]) -> list[Block]:
+    """A reference list keeps its lines as printed: where its entries start
+    (`ingest/references/`). Its last pages that list no references (an appendix whose
+    heading was not found, as in a figure: "Attention Visualizations") are an appendix."""
+    listing = [page for page, texts in pages.items() if not _lists_no_references(texts)]
+    last = max(listing, default=min(pages, default=0))
     return [
-        Block(section.title, page, "\n".join(texts) if section.is_references else _unwrap(texts),
-              section.is_references)
+        Block(title, page, "\n".join(texts), True)
+        if page <= last
+        else Block(_UNFOUND_APPENDIX, page, _unwrap(texts))
         for page, texts in pages.items()
         if any(text.strip() for text in texts)
-    ]  # fmt: skip
+    ]
+
+
+def _lists_no_references(texts: list[str]) -> bool:
+    """A page of a references section with lines enough, few of which give a year or
+    start a numbered entry."""
+    lines = [text for text in texts if text.strip()]
+    marked = sum(bool(_REFERENCE_MARK_RE.search(text)) for text in lines)
+    return marked == 0 or (
+        len(lines) >= _MIN_APPENDIX_LINES and marked < _MIN_MARKED_SHARE * len(lines)
+    )
 
 
 def _unwrap(lines: list[str]) -> str:

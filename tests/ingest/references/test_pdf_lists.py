@@ -61,3 +61,16 @@ def test_a_title_wrapped_after_a_capital_a_does_not_end_the_list() -> None:
     )
     assert "Re-evaluating evaluation in text summarization" in titles
     assert titles[-1] == "Bertscore: Evaluating text generation with bert"
+
+
+def test_pages_after_the_list_that_list_no_references_are_an_appendix() -> None:
+    blocks = parse_pdf(str(PDFS / "1706.03762v7.pdf")).blocks
+    listing = {block.page for block in blocks if block.is_references}
+    appendix = {block.page for block in blocks if block.section == "Appendix"}
+    references = _references("1706.03762v7.pdf")
+
+    assert max(listing) < min(appendix)
+    assert "Attention Visualizations" in " ".join(
+        block.text for block in blocks if block.page in appendix
+    )
+    assert references[-1].title == "Fast and accurate shift-reduce constituent parsing"
