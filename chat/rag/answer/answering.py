@@ -223,7 +223,13 @@ class Answerer:
         if not {"prompt_tokens", "completion_tokens"} <= usage.keys():
             usage = self._counted(question, retrieved.sources, "".join(streamed))
         yield self._done(
-            finish, guard, clock, usage, quoted=quotes("".join(streamed), retrieved.sources)
+            finish,
+            guard,
+            clock,
+            usage,
+            quoted=quotes(
+                "".join(streamed), retrieved.sources, self.retriever.catalog.references_of
+            ),
         )
 
     def _counted(

@@ -6,18 +6,26 @@ The words of a citation are the answer's text since the previous citation (or th
 its paragraph); citations written side by side share them. The passage is the cited
 paper's source holding the most of their terms (at least half), the better ranked on a tie,
 else the paper's best ranked; an extractive answer quotes its source word for word, a
-model's answer is matched by its terms alike.
+model's answer is matched by its terms alike. When the words carry the quoted paper's own
+citation markers ("[12]", "(Lewis et al., 2020)"), the quote names the references they
+stand for (`chat/rag/citations/markers.py`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from chat.rag.citations.guard import CITATION_PATTERN
+from chat.rag.citations.markers import CitedReference, cited_references, has_markers
 from chat.rag.sources import Source
 from ingest.index.analysis import terms
+from ingest.index.citations import StoredReference
+
+# A paper's reference list, in the order printed (`Catalog.references_of`).
+ReferencesOf = Callable[[str], Sequence[StoredReference]]
 
 _CITED = re.compile(CITATION_PATTERN)
 # The words kept of a long stretch before a citation: its end, which the citation follows.
@@ -33,13 +41,21 @@ class Quote:
     paper_id: str  # as cited
     chunk_id: str  # the passage holding the words
     text: str  # the words the citation follows
+    # The references the words' own markers stand for; listed in `data` only when some are.
+    references: tuple[CitedReference, ...] = ()
 
-    def data(self) -> dict[str, str]:
-        return {"id": self.paper_id, "chunk_id": self.chunk_id, "text": self.text}
+    def data(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"id": self.paper_id, "chunk_id": self.chunk_id, "text": self.text}
+        if self.references:
+            found["references"] = [r.data() for r in self.references]
+        return found
 
 
-def quotes(answer: str, sources: Sequence[Source]) -> tuple[Quote, ...]:
-    """Every citation of `answer` that names one of `sources`, with its words and passage."""
+def quotes(
+    answer: str, sources: Sequence[Source], references_of: ReferencesOf | None = None
+) -> tuple[Quote, ...]:
+    """Every citation of `answer` that names one of `sources`, with its words and passage,
+    and, with `references_of`, the references the words' markers stand for."""
     found: list[Quote] = []
     words, start = "", 0
     for match in _CITED.finditer(answer):
@@ -49,8 +65,18 @@ def quotes(answer: str, sources: Sequence[Source]) -> tuple[Quote, ...]:
             words = _last_paragraph(between)
         own = [s for s in sources if s.id == match.group(2)]
         if own:
-            found.append(Quote(match.group(2), _holding(words, own).chunk_id, words))
+            paper = match.group(2)
+            cited = _cited(words, paper, references_of)
+            found.append(Quote(paper, _holding(words, own).chunk_id, words, cited))
     return tuple(found)
+
+
+def _cited(
+    words: str, paper: str, references_of: ReferencesOf | None
+) -> tuple[CitedReference, ...]:
+    if references_of is None or not has_markers(words):
+        return ()
+    return cited_references(words, references_of(paper))
 
 
 def _last_paragraph(text: str) -> str:

@@ -118,6 +118,7 @@ a { color: var(--accent); }
 .answer pre { background: var(--surface); padding: 8px; border-radius: 6px; overflow-x: auto; }
 .answer code { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
 .pending::after { content: "…"; color: var(--muted); }
+.quote-refs { color: var(--muted); font-size: 12px; }
 .cite {
   display: inline-block; padding: 0 6px; margin: 0 1px; border-radius: 999px; background: var(--chip);
   font-size: 12px; font-weight: 600; text-decoration: none; vertical-align: 1px; line-height: 1.6;
@@ -487,7 +488,25 @@ table.compare td .note { font-style: italic; }
     link.addEventListener("focus", show);
     link.addEventListener("mouseleave", hideTip);
     link.addEventListener("blur", hideTip);
-    return link;
+    const followed = quote && String(quote.id) === id ? quoteReferences(quote.references) : null;
+    return followed ? [link, followed] : link;
+  }
+
+  /**
+   * The references the quoted words themselves cite ("[26]", "Karpukhin et al., 2020"), as
+   * the done event's quote names them: " (cites [26] Dense passage retrieval…)", each linked
+   * to its page when the library holds it; null when the words cite none.
+   */
+  function quoteReferences(references) {
+    if (!Array.isArray(references) || !references.length) return null;
+    const items = references.flatMap((reference, i) => {
+      const label = `${reference.marker} ${shortTitle(String(reference.title || ""))}`;
+      const item = reference.resolved_id
+        ? h("a", { href: paperUrl(String(reference.resolved_id)), text: label })
+        : h("span", { text: label });
+      return [i ? "; " : null, item];
+    });
+    return h("span", { class: "quote-refs", "data-quote-references": "" }, " (cites ", items, ")");
   }
 
   function where(source) {

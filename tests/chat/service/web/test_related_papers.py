@@ -1,5 +1,6 @@
 """Related papers on a paper's page and in its dock, in Chromium, over FiD, DPR and RAG read
-from their real PDFs: each listed with its reasons and linked to its page."""
+from their real PDFs: each listed with its reasons and linked to its page; and an answer's
+quoted sentence followed to the reference it cites itself."""
 
 from __future__ import annotations
 
@@ -36,6 +37,18 @@ def related_api_fixture(
         yield Api(base_url, app, fake_llm)
 
 
+@pytest.fixture(scope="module", name="extractive_api")
+def extractive_api_fixture(
+    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    database = tmp_path_factory.mktemp("quoted-db") / "paperchat.sqlite"
+    settings = served_settings(cited_index, fake_llm, database, llm="extractive")
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake_llm)
+
+
 def test_the_paper_page_lists_related_papers_with_their_reasons(
     related_api: Api, page: Page, artifacts: Path
 ) -> None:
@@ -66,3 +79,20 @@ def test_the_dock_on_a_paper_page_offers_its_related_papers(related_api: Api, pa
     hrefs = [link.get_attribute("href") for link in line.get_by_role("link").all()]
     assert f"{related_api.base_url}/papers/{DPR}" in hrefs
     assert f"{related_api.base_url}/papers/{RAG}" in hrefs
+
+
+def test_the_dock_links_the_reference_a_quoted_sentence_cites(
+    extractive_api: Api, page: Page
+) -> None:
+    page.goto(f"{extractive_api.base_url}/")
+    dock = Dock(page)
+    dock.sign_in(extractive_api.new_user())
+
+    dock.ask("How does FiD retrieve passages?")
+    answer = dock.wait_answered()
+
+    cited = answer.locator("[data-quote-references]")
+    expect(cited.first).to_be_visible(timeout=WAIT_MS)
+    hrefs = [link.get_attribute("href") for link in cited.get_by_role("link").all()]
+    assert f"{extractive_api.base_url}/papers/{DPR}" in hrefs
+    assert "(cites " in cited.first.inner_text()
