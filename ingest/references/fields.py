@@ -19,10 +19,19 @@ _ARXIV = re.compile(
     r"(?P<id>\d{4}\.\d{4,5}|[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?",
     re.I,
 )
+# An arXiv id printed bare, as an entry's venue ("Training very deep networks. 1507.06228,
+# 2015."): a year from 2007 and a month, after the title's sentence.
+_BARE_ARXIV = re.compile(
+    r"(?<=\.\s)(?P<id>(?:0[7-9]|[1-9]\d)(?:0[1-9]|1[0-2])\.\d{4,5})(?=[,.]?(?:\s|$))"
+)
 _DOI = re.compile(r"\b(?:doi\s*:?\s*|doi\.org/)?(?P<doi>10\.\d{4,9}/[^\s,;\"<>]+)", re.I)
 # "Authors. 2019. Title" and "Authors. 2019a. Title": the year right after the authors.
 _YEAR_AFTER_AUTHORS = re.compile(
     r"^(?P<authors>.+?)[.,]\s+\(?(?P<year>(?:19|20)\d\d)[a-z]?\)?\.\s+"
+)
+# IEEE's layout: 'A. Author and B. Author, “The title,” in Venue, 2016.'
+_QUOTED_TITLE = re.compile(
+    r"^(?P<authors>[^\u201c\u201d\"]+?),?\s*[\u201c\"](?P<title>[^\u201d\"]{4,}?)[,.]?[\u201d\"]"
 )
 # A sentence's end inside a title or venue: a period, "?" or "!" and a space.
 _SENTENCE_END = re.compile(r"(?<=[^\s.])[.?!](?=\s|$)")
@@ -40,6 +49,8 @@ _MAX_NAME_WORDS = 5
 # A surname after an initial: up to this many words ("Van Gool"), the last ending the name.
 _MAX_SURNAME_WORDS = 3
 _SURNAME_END = r"[A-Z][\w'\u2019\-]*[,.]"
+# "Bengio, Y. Deep Learning ...": surnames first, so a word after initials is the title's.
+_SURNAME_FIRST = re.compile(r"^[A-Z][\w'\u2019\-]+,\s+(?:[A-Z]\.\s?)+")
 _PARTICLES = frozenset(["van", "von", "der", "den", "de", "da", "dos", "del", "la", "le"])
 _MAX_FIELD_CHARS = 500
 
@@ -47,7 +58,7 @@ _MAX_FIELD_CHARS = 500
 def read_reference(entry: str) -> Reference | None:
     """The fields of one entry, or None for text that is no reference."""
     text = " ".join(entry.split())
-    arxiv = _ARXIV.search(text)
+    arxiv = _ARXIV.search(text) or _BARE_ARXIV.search(text)
     doi = _DOI.search(text)
     year = _year(text)
     if year is None and arxiv is None and doi is None:
@@ -70,8 +81,12 @@ def _year_after_authors(text: str) -> re.Match[str] | None:
     found = _YEAR_AFTER_AUTHORS.match(text)
     if found is None:
         return None
-    names = re.split(r",|\band\b|&", found["authors"])
-    return found if all(len(name.split()) <= _MAX_NAME_WORDS for name in names) else None
+    return found if _names_only(found["authors"]) else None
+
+
+def _names_only(text: str) -> bool:
+    names = re.split(r",|\band\b|&", text)
+    return all(len(name.split()) <= _MAX_NAME_WORDS for name in names)
 
 
 def _year(text: str) -> int | None:
@@ -87,8 +102,15 @@ def _year(text: str) -> int | None:
 def _parts(text: str) -> tuple[str, str, str]:
     """(authors, title, venue) of an entry."""
     found = _year_after_authors(text)
+    quoted = _QUOTED_TITLE.match(text)
     if found is not None:
         authors, rest = found["authors"], text[found.end() :]
+    elif quoted is not None and _names_only(quoted["authors"]):
+        return (
+            quoted["authors"].strip(" .,"),
+            _clean_title(quoted["title"]),
+            _venue(text[quoted.end() :]),
+        )
     else:
         cut = _authors_end(text)
         authors, rest = text[:cut], text[cut:].lstrip(". ")
@@ -105,19 +127,23 @@ def _authors_end(text: str) -> int:
         if not token.endswith("."):
             continue
         following = [w.group() for w in words[index + 1 : index + 2 + _MAX_SURNAME_WORDS]]
-        if (_INITIALS.match(token) or token in {"Jr.", "Sr."}) and _continues_names(following):
+        if (_INITIALS.match(token) or token in {"Jr.", "Sr."}) and _continues_names(
+            following, surname_first=_SURNAME_FIRST.match(text) is not None
+        ):
             continue
         return word.end()
     return 0
 
 
-def _continues_names(following: list[str]) -> bool:
+def _continues_names(following: list[str], *, surname_first: bool) -> bool:
     """Do the words after an initial still belong to the author list: "and", a name's
-    end ("Xu,", "Hinton."), more initials, or a surname before one ("S. Gidaris and N.",
-    "L. Van Gool, C. K.")?"""
+    end ("Xu,", "Hinton."), more initials, or, where initials come before surnames, a
+    surname ("S. Gidaris and N.", "L. Van Gool, C. K.")?"""
     word = following[0] if following else ""
     if word in {"and", "&"} or word.endswith((",", ".")) or _INITIALS.match(word):
         return True
+    if surname_first:
+        return False
     for index, name in enumerate(following[:_MAX_SURNAME_WORDS]):
         if not (name[0].isupper() or name in _PARTICLES) or not name[-1].isalpha():
             return False

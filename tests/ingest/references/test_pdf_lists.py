@@ -74,3 +74,27 @@ def test_pages_after_the_list_that_list_no_references_are_an_appendix() -> None:
         block.text for block in blocks if block.page in appendix
     )
     assert references[-1].title == "Fast and accurate shift-reduce constituent parsing"
+
+
+def test_an_arxiv_id_printed_bare_is_read() -> None:
+    training = _by_title("1512.03385v1.pdf", "Training very deep networks")
+
+    assert training.arxiv_id == "1507.06228"
+    assert training.year == 2015
+
+
+def test_a_word_after_initials_written_after_a_surname_starts_the_title() -> None:
+    harms = _by_title("2204.02311v1.pdf", "Ethical and social risks of harm from language models")
+
+    assert harms.authors.startswith("Weidinger, L, Mellor, J")
+    assert harms.authors.endswith("Gabriel, I")
+
+
+def test_a_title_in_quotation_marks_is_read_between_them() -> None:
+    edges = _by_title(
+        "Zhu et al. - 2020 - Zero-Shot Detection.pdf",
+        "Edge boxes: Locating object proposals from edges",
+    )
+
+    assert edges.authors == "C. L. Zitnick, P. Dollar"
+    assert edges.year == 2014
