@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import re
+import unicodedata
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chat.library.tex import readable_tex
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import find_name
 from chat.rag.names.matches import Recognised
@@ -17,9 +20,17 @@ from chat.rag.sources import Source
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
-from ingest.index.records import Paper, arxiv_pdf_url, arxiv_url, normalise_paper_id
+from ingest.index.records import (
+    ARXIV_ID_RE,
+    Paper,
+    arxiv_pdf_url,
+    arxiv_url,
+    normalise_paper_id,
+)
 
 MAX_SEARCH_RESULTS = 50
+# A title slug's length at most, cut at a word: enough to read, short enough to share.
+MAX_SLUG_CHARS = 60
 
 
 class PaperNotFound(PaperchatError, LookupError):
@@ -36,6 +47,61 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
         "has_fulltext": row.has_fulltext,
         "field_sources": row.field_sources,
     }
+
+
+def title_slug(title: str) -> str:
+    """A title as a URL reads it: its TeX made readable, in ASCII lower case, words joined by
+    `-`, at most `MAX_SLUG_CHARS` long (cut at a word); "" for a title with no such word."""
+    ascii_title = unicodedata.normalize("NFKD", readable_tex(title)).encode("ascii", "ignore")
+    words = re.findall(r"[a-z0-9]+", ascii_title.decode().lower())
+    slug = ""
+    for word in words:
+        longer = f"{slug}-{word}" if slug else word
+        if len(longer) > MAX_SLUG_CHARS:
+            break
+        slug = longer
+    return slug or "-".join(words)[:MAX_SLUG_CHARS]
+
+
+def paper_path(paper_id: str, title: str, is_arxiv: bool = True) -> str:
+    """A paper page's canonical path: `/papers/<id>-<title-slug>` for an arXiv paper
+    (`/papers/hep-th/9901001-strings-on-ads5-s5`); a document without an arXiv id, whose
+    own id may hold a `-`, is `/papers/<id>`."""
+    slug = title_slug(title) if is_arxiv else ""
+    return f"/papers/{paper_id}-{slug}" if slug else f"/papers/{paper_id}"
+
+
+# A paper page's path after `/papers/` as people write it: an arXiv id, maybe with `arXiv:`
+# and a version, maybe followed by `-` and a title slug (any, right or not).
+_PAGE_PATH = re.compile(rf"^(?:arxiv:)?{ARXIV_ID_RE.pattern}(?:-[A-Za-z0-9-]*)?$", re.I)
+
+
+def page_paper_id(path: str) -> str:
+    """The id of the paper a page path names (`2203.12533v2`, `arXiv:hep-th/9901001`,
+    `2203.12533-any-slug`); anything else as `normalise_paper_id` reads it."""
+    match = _PAGE_PATH.match(path.strip())
+    return match["id"] if match else normalise_paper_id(path)
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A paper as a list of every page reads it: its id, title and last change."""
+
+    id: str
+    title: str
+    is_arxiv: bool
+    updated: str  # the last version, or the record's last change; "" when unknown
+
+
+def every_paper(catalog: Catalog) -> Iterator[Listed]:
+    """Every paper in the catalog, by id."""
+    rows = catalog.db.execute(
+        "SELECT id, title, is_arxiv, published, updated FROM papers ORDER BY id"
+    ).fetchall()
+    for row in rows:
+        yield Listed(
+            row["id"], row["title"], bool(row["is_arxiv"]), row["updated"] or row["published"]
+        )
 
 
 def paper_record(paper: Paper) -> dict[str, Any]:

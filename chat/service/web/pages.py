@@ -8,19 +8,28 @@ the dock (`/dock.js`) talks to the API from the page that loaded it.
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import quote
 
-from fastapi import APIRouter, Header, Query, Request, Response
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, Header, Query, Request, Response, status
+from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel
 
 from chat.library.citations import paper_citations, paper_references
-from chat.library.papers import PaperNotFound, paper_details
+from chat.library.papers import PaperNotFound, page_paper_id, paper_details, paper_path
 from chat.library.related import related_papers
 from chat.library.tex import readable_paragraphs, readable_tex
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
+from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import search_listing
+from chat.service.web.markdown import (
+    VARY_ACCEPT,
+    markdown_response,
+    paper_markdown,
+    wants_markdown,
+)
+from chat.service.web.metadata import paper_metadata
 from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
@@ -28,6 +37,9 @@ from ingest.index.authors import written_names
 router = APIRouter(tags=["dock"])
 
 SEARCH_PAGE_RESULTS = 20
+SITE_NAME = "paperchat"
+# A page's path with this at its end is the page as Markdown: `/papers/2203.12533.md`.
+MARKDOWN_SUFFIX = ".md"
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -57,27 +69,65 @@ def search_page(
 
 
 @router.get("/papers/{arxiv_id:path}", response_class=HTMLResponse, include_in_schema=False)
-def paper_page(arxiv_id: str, services: ServicesDep) -> HTMLResponse:
+def paper_page(
+    arxiv_id: str,
+    request: Request,
+    services: ServicesDep,
+    accept: Annotated[str, Header()] = "",
+) -> Response:
+    """At its canonical path, `/papers/<id>-<title-slug>`; any other form of its id (a bare
+    id, a version, `arXiv:`, another slug) redirects there (308). As Markdown with
+    `Accept: text/markdown` or a `.md` suffix."""
+    as_markdown = arxiv_id.endswith(MARKDOWN_SUFFIX)
+    wanted = arxiv_id.removesuffix(MARKDOWN_SUFFIX) if as_markdown else arxiv_id
     try:
-        paper = paper_details(services.index.catalog, arxiv_id)
+        paper = paper_details(services.index.catalog, page_paper_id(wanted))
     except PaperNotFound:
-        return render_page("not_found.html", 404, wanted=arxiv_id, query=arxiv_id)
-    return render_page(
+        response = render_page("not_found.html", 404, wanted=wanted, query=wanted)
+        response.headers.update(VARY_ACCEPT)
+        return response
+    canonical = paper_path(paper["id"], paper["title"], paper["url"] is not None)
+    if not as_markdown and f"/papers/{arxiv_id}" != canonical:
+        return _moved(canonical, request)
+    base = site_address(request, services.settings)
+    page = _paper_context(services, paper)
+    if as_markdown or wants_markdown(accept):
+        return markdown_response(paper_markdown(page, base))
+    response = render_page(
         "paper.html",
-        paper=paper,
-        paper_id=paper["id"],
-        title=readable_tex(paper["title"]),
-        authors=[readable_tex(name) for name in written_names(paper["authors"])],
-        abstract=readable_paragraphs(paper["abstract"]),
-        from_pdf=[name for name, origin in paper["field_sources"].items() if origin == "pdf"],
-        reader=_reader(services, paper["id"]) if paper["has_fulltext"] else None,
-        references=[_shown(r) for r in paper_references(services.index.catalog, paper["id"])],
-        citations=paper_citations(services.index.catalog, paper["id"]),
-        related=[
+        **page,
+        canonical_url=f"{base}{quote(canonical)}",
+        markdown_url=f"{quote(canonical)}{MARKDOWN_SUFFIX}",
+        metadata=paper_metadata(paper, page["authors"], f"{base}{quote(canonical)}", SITE_NAME),
+    )
+    response.headers.update(VARY_ACCEPT)
+    return response
+
+
+def _moved(path: str, request: Request) -> RedirectResponse:
+    """308 to `path`, with the request's query string (a reader's `?chunk=`)."""
+    query = request.url.query
+    location = quote(path) + (f"?{query}" if query else "")
+    return RedirectResponse(location, status.HTTP_308_PERMANENT_REDIRECT, headers=VARY_ACCEPT)
+
+
+def _paper_context(services: ServicesDep, paper: dict[str, Any]) -> dict[str, Any]:
+    """What the paper page shows, in HTML or Markdown."""
+    return {
+        "paper": paper,
+        "paper_id": paper["id"],
+        "title": readable_tex(paper["title"]),
+        "authors": [readable_tex(name) for name in written_names(paper["authors"])],
+        "abstract": readable_paragraphs(paper["abstract"]),
+        "from_pdf": [name for name, origin in paper["field_sources"].items() if origin == "pdf"],
+        "reader": _reader(services, paper["id"]) if paper["has_fulltext"] else None,
+        "references": [_shown(r) for r in paper_references(services.index.catalog, paper["id"])],
+        "citations": paper_citations(services.index.catalog, paper["id"]),
+        "related": [
             {**r, "title": readable_tex(r["title"])}
             for r in related_papers(services.index.catalog, services.index.store, paper["id"])
         ],
-    )
+    }
 
 
 # A reference's authors as the page lists them: the first few, then "et al.".

@@ -47,7 +47,7 @@ def test_search_page_without_a_query_shows_the_box_and_the_index_size(web: Api) 
 
 def test_paper_page_shows_metadata_links_and_readable_tex(web: Api) -> None:
     with web.client() as client:
-        response = client.get(f"/papers/{OLD_STYLE_ID}v2")
+        response = client.get(f"/papers/{OLD_STYLE_ID}v2", follow_redirects=True)
 
     assert response.status_code == 200
     page = response.text
@@ -67,7 +67,7 @@ def test_paper_page_shows_metadata_links_and_readable_tex(web: Api) -> None:
 
 def test_paper_page_escapes_markup_in_metadata(web: Api) -> None:
     with web.client() as client:
-        response = client.get(f"/papers/arXiv:{XSS_ID}")
+        response = client.get(f"/papers/arXiv:{XSS_ID}", follow_redirects=True)
 
     assert response.status_code == 200
     assert XSS not in response.text
@@ -77,7 +77,7 @@ def test_paper_page_escapes_markup_in_metadata(web: Api) -> None:
 
 def test_pages_forbid_inline_scripts(web: Api) -> None:
     with web.client() as client:
-        response = client.get(f"/papers/{PAPER_ID}")
+        response = client.get(f"/papers/{PAPER_ID}", follow_redirects=True)
 
     policy = response.headers["content-security-policy"]
     assert "script-src 'self'" in policy
@@ -160,7 +160,7 @@ def test_html_pages_stay_out_of_the_openapi_schema(web: Api) -> None:
 
 
 def test_pages_need_no_sign_in(web: Api) -> None:
-    response = httpx.get(f"{web.base_url}/papers/{PAPER_ID}", timeout=20)
+    response = httpx.get(f"{web.base_url}/papers/{PAPER_ID}", timeout=20, follow_redirects=True)
 
     assert response.status_code == 200
     title = "Improving the Performance of Unimodal Dynamic Hand-Gesture Recognition with"

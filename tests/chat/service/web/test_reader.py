@@ -104,7 +104,7 @@ def test_a_citation_of_another_paper_opens_its_page_at_the_passage(
 
     chip.click()
 
-    page.wait_for_url(f"**/papers/{FID_PDF}?chunk=*", timeout=WAIT_MS)
+    page.wait_for_url(f"**/papers/{FID_PDF}-*?chunk=*", timeout=WAIT_MS)
     _mark_on_its_page(page, reader_web, chunk)
     page.screenshot(path=artifacts / "reader-other-paper.png")
 
@@ -258,7 +258,7 @@ def test_an_address_naming_another_papers_passage_goes_to_that_paper(
 
     page.goto(f"{reader_web.base_url}/papers/{SHORT_PDF}?chunk={quote(chunk)}")
 
-    page.wait_for_url(f"**/papers/{FID_PDF}?chunk=*", timeout=WAIT_MS)
+    page.wait_for_url(f"**/papers/{FID_PDF}-*?chunk=*", timeout=WAIT_MS)
     _mark_on_its_page(page, reader_web, chunk)
 
 

@@ -32,7 +32,7 @@ def _get_paths(web: Api) -> list[str]:
 
 def test_every_html_page_sends_the_security_headers(web: Api) -> None:
     with web.client() as client:
-        responses = {path: client.get(path) for path in _get_paths(web)}
+        responses = {path: client.get(path, follow_redirects=True) for path in _get_paths(web)}
     pages = {
         path: response.headers
         for path, response in responses.items()

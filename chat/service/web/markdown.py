@@ -1,0 +1,122 @@
+"""The pages as Markdown, for language models and agents: what `Accept: text/markdown` or a
+`.md` suffix gets instead of the HTML, the same content without the page around it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from fastapi.responses import Response
+
+from chat.library.dates import dated, shown
+
+MARKDOWN_TYPE = "text/markdown; charset=utf-8"
+# Pages that answer in HTML or Markdown by the request's `Accept` say so to caches.
+VARY_ACCEPT = {"Vary": "Accept"}
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+
+
+def wants_markdown(accept: str) -> bool:
+    """Whether an `Accept` header prefers `text/markdown` to `text/html` (a browser's, which
+    names no Markdown, does not)."""
+    weights: dict[str, float] = {}
+    for part in accept.lower().split(","):
+        kind, *params = (p.strip() for p in part.split(";"))
+        weight = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        weights[kind] = max(weight, weights.get(kind, 0.0))
+    markdown = weights.get("text/markdown", 0.0)
+    return markdown > 0 and markdown >= weights.get("text/html", 0.0)
+
+
+def markdown_response(text: str, status_code: int = 200) -> Response:
+    return Response(text, status_code=status_code, media_type=MARKDOWN_TYPE, headers=VARY_ACCEPT)
+
+
+def escaped(text: str) -> str:
+    """`text` on one line, with Markdown's and HTML's special characters escaped."""
+    return _SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def _link(text: str, url: str) -> str:
+    return f"[{escaped(text)}](<{url.replace('>', '%3E')}>)"
+
+
+def _section(title: str, lines: Iterable[str]) -> list[str]:
+    listed = list(lines)
+    return [f"## {title}", "", *listed, ""] if listed else []
+
+
+def paper_markdown(page: dict[str, Any], base: str) -> str:
+    """The paper page's content (the context `paper.html` is rendered with) as Markdown."""
+    paper = page["paper"]
+    facts = [f"- arXiv: {_link(paper['id'], paper['url'])}" if paper["url"] else ""]
+    facts += [
+        f"- Authors: {', '.join(escaped(n) for n in page['authors'])}" if page["authors"] else "",
+        f"- Date: {dated(paper['published'], paper['updated'])}" if paper["published"] else "",
+        f"- Categories: {', '.join(paper['categories'])}" if paper["categories"] else "",
+        f"- PDF: <{paper['pdf_url']}>" if paper["pdf_url"] else "",
+        f"- DOI: {escaped(paper['doi'])}" if paper["doi"] else "",
+        f"- Journal reference: {escaped(paper['journal_ref'])}" if paper["journal_ref"] else "",
+        f"- BibTeX: <{base}/papers/{paper['id']}/bibtex>",
+        f"- Full text indexed: {'yes' if paper['has_fulltext'] else 'no, abstract only'}",
+    ]
+    lines = [f"# {escaped(page['title'])}", "", *(f for f in facts if f), ""]
+    lines += _section("Abstract", (f"{escaped(p)}\n" for p in page["abstract"]))
+    lines += _section(
+        f"References ({len(page['references'])})",
+        (
+            f"{n}. {_paper_link(r['title'], r['resolved_id'], base)}"
+            + (f". {escaped(r['authors'])}" if r["authors"] else "")
+            + (f" ({r['year']})" if r["year"] else "")
+            for n, r in enumerate(page["references"], 1)
+        ),
+    )
+    lines += _section(
+        "Cited by (in this library)",
+        (f"- {_paper_link(c['title'], c['id'], base)}" for c in page["citations"]),
+    )
+    lines += _section(
+        "Related papers",
+        (
+            f"- {_paper_link(r['title'], r['id'], base)} ({escaped('; '.join(r['reasons']))})"
+            for r in page["related"]
+        ),
+    )
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _paper_link(title: str, paper_id: str | None, base: str) -> str:
+    return _link(title, f"{base}/papers/{paper_id}") if paper_id else escaped(title)
+
+
+def listed_paper(paper: Mapping[str, Any], base: str) -> list[str]:
+    """One paper of a list as Markdown list lines: its `id`, `title`, `names` (its authors),
+    `published`, `categories` and, for a search result, `snippet`."""
+    details = [
+        escaped(", ".join(paper["names"])),
+        shown(paper["published"]),
+        ", ".join(paper["categories"]),
+    ]
+    url = f"{base}/papers/{paper['id']}"
+    lines = [f"- {_link(paper['title'], url)} ({paper['id']})"]
+    lines.append(f"  {' · '.join(d for d in details if d)}")
+    if paper.get("snippet"):
+        lines.append(f"  > {escaped(paper['snippet'])}")
+    return lines
+
+
+def listing_markdown(title: str, intro: str, papers: Sequence[Mapping[str, Any]], base: str) -> str:
+    """A page that lists papers (search results, an author's papers) as Markdown."""
+    lines = [f"# {escaped(title)}", "", intro, ""]
+    for paper in papers:
+        lines += listed_paper(paper, base)
+    return "\n".join(lines).rstrip() + "\n"
