@@ -214,8 +214,8 @@ def _references_blocks(title: str, pages: dict[int, list[str]]) -> list[Block]:
 
 
 def _lists_no_references(texts: list[str]) -> bool:
-    """A page of a references section with lines enough, few of which give a year or
-    start a numbered entry."""
+    """Does a page of a references section list none: no line of it gives a year or
+    starts a numbered entry, or too few of its many lines do?"""
     lines = [text for text in texts if text.strip()]
     marked = sum(bool(_REFERENCE_MARK_RE.search(text)) for text in lines)
     return marked == 0 or (
