@@ -42,7 +42,7 @@ _PAPERS_BY = re.compile(
 _END = r"\s*[?.!]*\s*$"
 _GRAPH = (
     (CITES, r"\b(?:what|which)\b.*?\b(?:does|did|do)\s+(?P<paper>.+?)\s+(?:cite|build"
-     r"(?:s)? (?:up)?on|rely on|reference)\b"),
+     r"(?:s)? (?:up)?on|reference)\b"),
     (CITES, rf"\b(?:references|bibliography) of (?P<paper>.+?){_END}"),
     (CITES, rf"\b(?:papers|works) (?:cited|referenced) (?:by|in) (?P<paper>.+?){_END}"),
     (CITED_BY, rf"\bwho (?:cites|cited|has cited|builds on|built on) (?P<paper>.+?){_END}"),
