@@ -160,13 +160,20 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true", help="Print each miss.")
     parser.add_argument("--split", choices=SPLITS, help="Only this part's papers (not recorded).")
     args = parser.parse_args()
+    index_catalog = args.data_dir / "catalog.sqlite"
+    if not index_catalog.is_file():
+        raise SystemExit(
+            f"no catalog at {index_catalog}: build the development index with"
+            f" `python -m bench.dev_index --data-dir {args.data_dir}` or name another index"
+        )
     labelled = json.loads(LABELS.read_text(encoding="utf-8"))["papers"]
-    print(f"command: {results.command('references')}\n")
+    print(f"command: {results.command('references')}")
+    print(f"resolving in a copy of {index_catalog}\n")
     rows: list[list[results.Cell]] = []
     totals = {split: Counts() for split in SPLITS}
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / "catalog.sqlite"
-        shutil.copy(args.data_dir / "catalog.sqlite", copy)
+        shutil.copy(index_catalog, copy)
         catalog = Catalog(copy)
         papers = catalog.db.execute("SELECT count(*) FROM papers").fetchone()[0]
         for name, paper in labelled.items():
