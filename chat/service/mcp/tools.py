@@ -328,7 +328,7 @@ def descriptions(corpus: str, max_question_chars: int) -> dict[str, str]:
 
 
 def build_server(wiring: Wiring, max_question_chars: int) -> MCPServer[Any]:
-    """The MCP server with the six read-only tools, described for the index `wiring` opens."""
+    """The MCP server with its eight read-only tools, described for the index `wiring` opens."""
     corpus = Corpus.of(wiring).describe()
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
