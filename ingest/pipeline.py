@@ -202,9 +202,13 @@ class Pipeline:
                     statuses.note(work.paper.id, "unchanged")
                     if work.pdf is not None:  # read again by a newer stage, to the same text
                         self.catalog.note_pdf_stage(work.paper, work.pdf[0], work.pdf[3])
-                    if work.references is not None:
-                        with self.catalog.transaction():
+                    with self.catalog.transaction():
+                        if work.references is not None:
                             self.catalog.replace_references(work.paper.id, work.references)
+                        if work.affiliations is not None:
+                            self.catalog.replace_affiliations(
+                                work.paper.id, "pdf", work.affiliations
+                            )
                     continue
                 else:
                     statuses.note(work.paper.id, "updated")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ingest.errors import PaperchatError
-from ingest.index import authors, citations, researchers, schema
+from ingest.index import authors, citations, institutions, researchers, schema
 from ingest.index.authors import Person
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Box, Chunk, Paper, Reference
@@ -244,6 +244,8 @@ class Catalog:
         )
         authors.index_authors(self.db, merged.id, merged.authors)
         researchers.record_ids(self.db, (n.key for n in authors.split_authors(merged.authors)))
+        affiliations = institutions.record_affiliations(merged.authors)
+        institutions.replace_affiliations(self.db, merged.id, "record", affiliations)
         citations.index_title(self.db, merged.id, merged.title)
 
     # Authors
@@ -262,6 +264,12 @@ class Catalog:
     def bylines(self, paper_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
         """Each paper's authors in order: (as written, given names, surname), keyed."""
         return researchers.bylines(self.db, paper_ids)
+
+    def replace_affiliations(
+        self, paper_id: str, source: str, affiliations: Sequence[institutions.Affiliation]
+    ) -> None:
+        """Within the caller's transaction: the institutions a paper's PDF or record names."""
+        institutions.replace_affiliations(self.db, paper_id, source, affiliations)
 
     def papers_of(self, person: Person) -> list[Paper]:
         """The person's papers, newest first (by first version, else last update)."""
@@ -426,6 +434,7 @@ class Catalog:
             self._delete_unit_chunks(paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
         authors.unindex_authors(self.db, paper_id)
+        institutions.unindex_institutions(self.db, paper_id)
         citations.forget_paper(self.db, paper_id)
         return removed
 

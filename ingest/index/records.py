@@ -135,6 +135,8 @@ class Header:
     abstract: str = ""
     published: str = ""  # ISO date: a first version's arXiv stamp, or the PDF's own date
     updated: str = ""  # ISO date: a later version's arXiv stamp
+    # Institutions named under the authors: (name, its parent as printed or "").
+    affiliations: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ class UnitWork:
     pages_fallback: int = 0  # pages of the PDF read as plain text: their layout was unreadable
     # The references a PDF prints (`ingest/references/`); None for a unit not read from one.
     references: tuple[Reference, ...] | None = None
+    # The institutions its page 1 names (`ingest/pdf/front/affiliations.py`); None likewise.
+    affiliations: tuple[tuple[str, str], ...] | None = None
 
     @property
     def unit(self) -> Unit:
@@ -99,6 +101,8 @@ class Indexer:
                 )
                 if work.references is not None:
                     self.catalog.replace_references(work.paper.id, work.references)
+                if work.affiliations is not None:
+                    self.catalog.replace_affiliations(work.paper.id, "pdf", work.affiliations)
             self.names.replace_papers(w.paper.id for w in works)
         self.lexical.replace_units(units, [c for w in works for c in w.chunks])
         new_ids = {c.id for w in works for c in w.chunks}

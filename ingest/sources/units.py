@@ -148,8 +148,9 @@ def fulltext_work(
     fallback = parsed.stats.get("pages_fallback", 0)
     references = read_references(parsed.blocks)
     return UnitWork(
-        paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback, references
-    )
+        paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback, references,
+        parsed.header.affiliations,
+    )  # fmt: skip
 
 
 def _without_pdf_fields(known: Paper, catalog: Catalog) -> Paper:

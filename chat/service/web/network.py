@@ -54,7 +54,7 @@ def network(name: str, coauthors: Sequence[Coauthor]) -> Network:
     nodes, edges = [], []
     for i, coauthor in enumerate(drawn):
         angle = -math.pi / 2 + 2 * math.pi * i / max(len(drawn), 1)
-        x = round(cx + 1.6 * _RING * math.cos(angle), 1)
+        x = round(cx + 1.2 * _RING * math.cos(angle), 1)
         y = round(cy + _RING * math.sin(angle), 1)
         anchor = "middle" if abs(x - cx) < 20 else ("start" if x > cx else "end")
         label = coauthor.name if len(coauthor.name) <= _LABEL_CHARS else _initialled(coauthor.name)

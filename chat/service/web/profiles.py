@@ -1,6 +1,6 @@
-"""The researcher pages: `/researchers/<id>-<name>`, the bare id and `/authors/<name>`
-redirecting there (308), a chooser for a name several researchers have, and the form that
-reports a wrong match."""
+"""The researcher and institution pages: `/researchers/<id>-<name>`, the bare id and
+`/authors/<name>` redirecting there (308), a chooser for a name several researchers have,
+the form that reports a wrong match; `/institutions` and `/institutions/<id>-<name>`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from chat.library.authors import AuthorNotFound, find_author
+from chat.library.institutions import InstitutionNotFound, find_institutions, institution
 from chat.library.researchers import (
     Coauthor,
     ResearcherNotFound,
@@ -153,3 +154,58 @@ def _person_json_ld(
         ],
     }
     return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+
+
+@router.get("/institutions", response_class=HTMLResponse, include_in_schema=False)
+def institutions_page(services: ServicesDep, q: str = "") -> HTMLResponse:
+    """Every institution the papers' affiliations name, most papers first."""
+    wanted = q.strip()[:MAX_QUERY_CHARS]
+    return render_page(
+        "institutions.html",
+        institutions=find_institutions(services.index.catalog, wanted),
+        wanted=wanted,
+    )
+
+
+@router.get("/institutions/{wanted}", response_class=HTMLResponse, include_in_schema=False)
+def institution_page(wanted: str, request: Request, services: ServicesDep) -> Response:
+    """`<id>-<name>`: the page; the bare id or an outdated name: a redirect to it."""
+    institution_id, _, _ = wanted.partition("-")
+    try:
+        found = institution(services.index.catalog, institution_id)
+    except InstitutionNotFound:
+        return render_page("not_found.html", 404, wanted=wanted, query="")
+    if request.url.path != found.path:
+        return _redirect(found.path)
+    from_pdf = sum(source == "pdf" for _, source in found.papers)
+    papers = [
+        {
+            "id": p.id,
+            "title": readable_tex(p.title),
+            "authors": [readable_tex(n) for n in written_names(p.authors)],
+            "published": p.published or p.updated,
+            "source": source,
+        }
+        for p, source in found.papers
+    ]
+    count = len(papers)
+    description = f"{found.name}: {count} paper{'' if count == 1 else 's'} in this index."
+    base = str(request.base_url).rstrip("/")
+    json_ld: dict[str, object] = {
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        "@id": f"{base}/institutions/{found.id}",
+        "name": found.name,
+        "url": base + found.path,
+    }
+    if found.parent:
+        json_ld["parentOrganization"] = {"@type": "Organization", "name": found.parent.name}
+    return render_page(
+        "institution.html",
+        institution=found,
+        papers=papers,
+        from_pdf=from_pdf,
+        description=description,
+        canonical=base + found.path,
+        json_ld=json.dumps(json_ld, ensure_ascii=False).replace("</", "<\\/"),
+    )

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 
 from ingest.index.records import Header
+from ingest.pdf.front.affiliations import read_affiliations
 from ingest.pdf.front.bylines import author_names
 from ingest.pdf.front.glyphs import Line
 
@@ -67,6 +68,7 @@ def read_header(lines: Sequence[Line], stamp: str, pdf_dates: Sequence[str]) -> 
         else _unheaded_abstract(lines, end),
         published=published,
         updated=updated,
+        affiliations=read_affiliations(after_title),
     )
 
 

@@ -1,0 +1,96 @@
+"""`GET /api/institutions?name=` and `GET /api/institutions/{id}`: institutions read from
+the papers' affiliations (page 1 of the PDFs, and the records' authors)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel
+
+from chat.library.institutions import MAX_LISTED, find_institutions, institution
+from chat.service.routes.deps import CurrentUser, ServicesDep
+from chat.service.routes.errors import errors
+
+router = APIRouter(tags=["papers"])
+MAX_INSTITUTION_NAME_CHARS = 200
+
+
+class InstitutionMatch(BaseModel):
+    id: str
+    name: str
+    papers: int
+
+
+class InstitutionMatches(BaseModel):
+    results: list[InstitutionMatch]
+
+
+class InstitutionPaper(BaseModel):
+    id: str
+    title: str
+    published: str | None
+    source: Literal["pdf", "record"]  # where the affiliation was read
+
+
+class InstitutionResearcher(BaseModel):
+    id: str
+    name: str
+    papers: int
+
+
+class Related(BaseModel):
+    id: str
+    name: str
+
+
+class Institution(BaseModel):
+    id: str
+    name: str
+    path: str
+    parent: Related | None
+    units: list[Related]
+    papers: list[InstitutionPaper]
+    researchers: list[InstitutionResearcher]
+
+
+@router.get("/api/institutions", responses=errors(401, 422))
+def list_institutions(
+    _user: CurrentUser,
+    services: ServicesDep,
+    name: Annotated[str, Query(max_length=MAX_INSTITUTION_NAME_CHARS)] = "",
+) -> InstitutionMatches:
+    """The institutions whose name holds `name` (without case; all without it), most papers
+    first, at most 1000."""
+    found = find_institutions(services.index.catalog, name)[:MAX_LISTED]
+    return InstitutionMatches(
+        results=[InstitutionMatch(id=i.id, name=i.name, papers=i.papers) for i in found]
+    )
+
+
+@router.get("/api/institutions/{institution_id}", responses=errors(401, 404, 422))
+def get_institution(institution_id: str, _user: CurrentUser, services: ServicesDep) -> Institution:
+    """The institution's papers, newest first, each with where its affiliation was read
+    (`pdf`: page 1 of the PDF; `record`: the record's authors), the researchers on those
+    papers (most papers first; which author is at which institution is not read), and
+    the parent and units the PDFs name."""
+    found = institution(services.index.catalog, institution_id)
+    return Institution(
+        id=found.id,
+        name=found.name,
+        path=found.path,
+        parent=Related(id=found.parent.id, name=found.parent.name) if found.parent else None,
+        units=[Related(id=u.id, name=u.name) for u in found.units],
+        papers=[
+            InstitutionPaper(
+                id=p.id,
+                title=p.title,
+                published=p.published or p.updated or None,
+                source="pdf" if source == "pdf" else "record",
+            )
+            for p, source in found.papers
+        ],
+        researchers=[
+            InstitutionResearcher(id=r.id, name=r.name, papers=r.papers) for r in found.researchers
+        ],
+    )

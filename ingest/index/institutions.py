@@ -1,0 +1,123 @@
+"""Institutions in the catalog: their stable ids, their parents, and the papers naming them.
+
+An institution comes from a paper's affiliations: page 1 of its PDF
+(`ingest/pdf/front/affiliations.py`, source "pdf") or the parentheses after a
+name in the record's authors ("Noam Shazeer (Google)", source "record").
+Names are kept as printed, white space normalised, and keyed without case,
+accents or punctuation: "Google Research", "Google Brain" and "Google, Inc."
+are three institutions; "GOOGLE RESEARCH" is the first. An institution's id
+is the first 40 bits of the SHA-256 of its key in lower-case base 32, like a
+researcher's (`researchers.py`): other papers never change it. A parent is
+recorded where a PDF names a unit and then its organisation on one line
+("Google Brain, Google Inc.").
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Sequence
+from typing import Final
+
+from ingest.index.authors import fold
+from ingest.index.researchers import researcher_id
+
+Affiliation = tuple[str, str]  # (institution as printed, its parent as printed or "")
+
+_NOT_KEY_RE: Final = re.compile(r"[^\w]+")
+_RECORD_PARENTHESES: Final = re.compile(r"\(([^()]{3,120})\)")
+MAX_NAME_CHARS: Final = 120
+
+
+def institution_key(name: str) -> str:
+    return " ".join(_NOT_KEY_RE.sub(" ", fold(name)).split())
+
+
+def institution_id(name: str) -> str:
+    """The id of an institution's name: its key's, made as researchers' ids are."""
+    return researcher_id("institution " + institution_key(name))
+
+
+def record_affiliations(authors: str) -> tuple[Affiliation, ...]:
+    """The affiliations a record's authors string gives in parentheses, each once."""
+    found = (" ".join(m.split())[:MAX_NAME_CHARS] for m in _RECORD_PARENTHESES.findall(authors))
+    names = dict.fromkeys(n for part in found for n in part.split(";") if n.strip())
+    return tuple((name.strip(), "") for name in names)
+
+
+def replace_affiliations(
+    db: sqlite3.Connection, paper_id: str, source: str, affiliations: Sequence[Affiliation]
+) -> None:
+    """Within the caller's transaction: the paper's institutions from `source`, new for old."""
+    db.execute(
+        "DELETE FROM paper_institutions WHERE paper_id = ? AND source = ?", (paper_id, source)
+    )
+    for name, parent in affiliations:
+        if not institution_key(name):
+            continue
+        parent_id = institution_id(parent) if institution_key(parent) else ""
+        if parent_id:
+            _record(db, parent, "")
+        _record(db, name, parent_id)
+        db.execute(
+            "INSERT OR IGNORE INTO paper_institutions (paper_id, institution_id, source)"
+            " VALUES (?, ?, ?)",
+            (paper_id, institution_id(name), source),
+        )
+
+
+def _record(db: sqlite3.Connection, name: str, parent_id: str) -> None:
+    """The institution's row: its first printed name kept, a parent once one is known."""
+    db.execute(
+        "INSERT INTO institutions (id, name, parent_id) VALUES (?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET parent_id = excluded.parent_id"
+        " WHERE institutions.parent_id = '' AND excluded.parent_id != ''",
+        (institution_id(name), name[:MAX_NAME_CHARS], parent_id),
+    )
+
+
+def unindex_institutions(db: sqlite3.Connection, paper_id: str) -> None:
+    db.execute("DELETE FROM paper_institutions WHERE paper_id = ?", (paper_id,))
+
+
+# Reading
+
+
+def find_institution(db: sqlite3.Connection, iid: str) -> tuple[str, str, str] | None:
+    """(id, name, parent id) of an institution, None for an id none has."""
+    row = db.execute("SELECT id, name, parent_id FROM institutions WHERE id = ?", (iid,)).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]), str(row[2]))
+
+
+def institution_papers(db: sqlite3.Connection, iid: str) -> list[tuple[str, str]]:
+    """(paper id, source: "pdf" or "record") of each paper naming the institution."""
+    rows = db.execute(
+        "SELECT paper_id, source FROM paper_institutions WHERE institution_id = ?"
+        " ORDER BY paper_id",
+        (iid,),
+    )
+    return [(str(p), str(s)) for p, s in rows]
+
+
+def units_of(db: sqlite3.Connection, iid: str) -> list[tuple[str, str]]:
+    """(id, name) of the institutions whose parent it is."""
+    rows = db.execute("SELECT id, name FROM institutions WHERE parent_id = ? ORDER BY name", (iid,))
+    return [(str(i), str(n)) for i, n in rows]
+
+
+def listed_institutions(
+    db: sqlite3.Connection, contains: str = "", limit: int = 1000
+) -> list[tuple[str, str, int]]:
+    """(id, name, papers) of the institutions with papers, most papers first; with
+    `contains`, only those whose name holds it (without case)."""
+    rows = db.execute(
+        "SELECT i.id, i.name, COUNT(p.paper_id) AS papers FROM institutions i"
+        " JOIN paper_institutions p ON p.institution_id = i.id"
+        " WHERE i.name LIKE ? ESCAPE '\\' GROUP BY i.id ORDER BY papers DESC, i.name LIMIT ?",
+        (f"%{_like(contains)}%", limit),
+    )
+    return [(str(i), str(n), int(c)) for i, n, c in rows]
+
+
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -1,0 +1,86 @@
+"""Institutions in the catalog: from a record's authors and from a PDF's page 1, their ids,
+their parents, and what a paper's deletion leaves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.index import institutions
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Catalog:
+    return Catalog(tmp_path / "catalog.sqlite")
+
+
+def _add(catalog: Catalog, paper_id: str, authors: str) -> None:
+    paper = Paper(id=paper_id, title=f"Paper {paper_id}", authors=authors, published="2024-01-01")
+    with catalog.transaction():
+        catalog.replace_unit(paper, "metadata", "abstract", "digest", [])
+
+
+def _listed(catalog: Catalog, name: str = "") -> dict[str, int]:
+    return {n: c for _, n, c in institutions.listed_institutions(catalog.db, name)}
+
+
+def test_a_records_parenthesised_affiliations_are_institutions(catalog: Catalog) -> None:
+    _add(catalog, "2001.00001", 'Noam Shazeer (Google), J\\"urgen M\\"uller (ETH Zurich)')
+    _add(catalog, "2001.00002", "Ada Lovelace (GOOGLE)")
+
+    google = institutions.institution_id("Google")
+
+    assert _listed(catalog) == {"Google": 2, "ETH Zurich": 1}
+    assert institutions.institution_papers(catalog.db, google) == [
+        ("2001.00001", "record"),
+        ("2001.00002", "record"),
+    ]
+
+
+def test_a_unit_links_to_the_parent_its_pdf_names_and_stays_distinct(catalog: Catalog) -> None:
+    _add(catalog, "1706.03762", "Ashish Vaswani, Niki Parmar")
+    pdf = [("Google Brain", "Google, Inc."), ("Google Research", ""), ("Google, Inc.", "")]
+
+    with catalog.transaction():
+        catalog.replace_affiliations("1706.03762", "pdf", pdf)
+
+    brain = institutions.find_institution(catalog.db, institutions.institution_id("Google Brain"))
+    inc = institutions.institution_id("Google, Inc.")
+    assert brain is not None
+    assert brain[1:] == ("Google Brain", inc)
+    assert institutions.units_of(catalog.db, inc) == [
+        (institutions.institution_id("Google Brain"), "Google Brain")
+    ]
+    assert _listed(catalog, "google") == {
+        "Google Brain": 1,
+        "Google Research": 1,
+        "Google, Inc.": 1,
+    }
+
+
+def test_reading_a_pdf_again_replaces_its_affiliations_but_not_the_records(
+    catalog: Catalog,
+) -> None:
+    _add(catalog, "2001.00001", "Noam Shazeer (Google)")
+    with catalog.transaction():
+        catalog.replace_affiliations("2001.00001", "pdf", [("Google Brain", "")])
+        catalog.replace_affiliations("2001.00001", "pdf", [("Google Research", "")])
+
+    assert _listed(catalog) == {"Google": 1, "Google Research": 1}
+    with catalog.transaction():
+        catalog.delete_paper("2001.00001")
+    assert _listed(catalog) == {}
+
+
+def test_an_institutions_id_comes_from_its_name_alone(catalog: Catalog) -> None:
+    _add(catalog, "2001.00001", "Noam Shazeer (Google Research)")
+    before = institutions.listed_institutions(catalog.db)[0][0]
+
+    for n in range(20):
+        _add(catalog, f"2002.{n:05d}", f"Person{n} Other (University {n})")
+
+    assert institutions.listed_institutions(catalog.db, "Google")[0][0] == before
+    assert before == institutions.institution_id("google  research")
