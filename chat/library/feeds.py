@@ -1,0 +1,94 @@
+"""Atom feeds (RFC 4287) of papers: the newest overall, in a category, by a researcher, for
+a saved search, and a user's private feed of the papers new to their follows.
+
+Built with ElementTree, so every title, name and abstract is escaped; any
+characters XML 1.0 forbids (control characters from a PDF) are dropped first.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from chat.library.tex import readable_tex
+from ingest.index.authors import written_names
+from ingest.index.records import Paper, arxiv_url
+
+ATOM = "http://www.w3.org/2005/Atom"
+MEDIA_TYPE = "application/atom+xml"
+# Entries in one feed: a reader polls it, it is not an archive.
+FEED_ENTRIES = 50
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_EPOCH = "1970-01-01T00:00:00Z"
+
+
+@dataclass(frozen=True)
+class Feed:
+    """What a feed is about: its title, its own address, and the page it follows."""
+
+    title: str
+    self_url: str
+    page_url: str
+
+
+def timestamp(iso: str) -> str:
+    """A catalog date (`2019-07-03`, `2019-07`, or a full time) as an RFC 3339 time in UTC."""
+    value = iso.strip()
+    if len(value) == len("YYYY-MM"):
+        value += "-01"
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return _EPOCH
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _text(value: str) -> str:
+    return _NOT_XML.sub("", value)
+
+
+def _add(parent: ET.Element, tag: str, text: str = "", **attributes: str) -> ET.Element:
+    element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attributes)
+    if text:
+        element.text = _text(text)
+    return element
+
+
+def atom_feed(feed: Feed, papers: Sequence[Paper], site_url: str) -> bytes:
+    """The feed of `papers` (newest first), each entry linking to its page on `site_url`."""
+    ET.register_namespace("", ATOM)
+    root = ET.Element(f"{{{ATOM}}}feed")
+    _add(root, "id", feed.self_url)
+    _add(root, "title", feed.title)
+    stamps = [timestamp(p.updated or p.published) for p in papers]
+    _add(root, "updated", max(stamps, default=_EPOCH))
+    _add(root, "link", rel="self", type=MEDIA_TYPE, href=feed.self_url)
+    _add(root, "link", rel="alternate", type="text/html", href=feed.page_url)
+    _add(_add(root, "author"), "name", "paperchat")
+    _add(root, "generator", "paperchat")
+    for paper, stamp in zip(papers, stamps, strict=True):
+        _entry(root, paper, stamp, site_url.rstrip("/"))
+    document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    return document
+
+
+def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str) -> None:
+    entry = _add(root, "entry")
+    page = f"{site_url}/papers/{paper.id}"
+    _add(entry, "id", arxiv_url(paper.id) if paper.is_arxiv else page)
+    _add(entry, "title", readable_tex(paper.title) or paper.id)
+    _add(entry, "updated", stamp)
+    if paper.published:
+        _add(entry, "published", timestamp(paper.published))
+    for name in written_names(paper.authors) or ["unknown"]:
+        _add(_add(entry, "author"), "name", readable_tex(name))
+    _add(entry, "link", rel="alternate", type="text/html", href=page)
+    for category in paper.categories:
+        _add(entry, "category", term=category)
+    if paper.abstract:
+        _add(entry, "summary", readable_tex(paper.abstract), type="text")

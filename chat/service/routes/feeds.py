@@ -1,0 +1,108 @@
+"""Atom feeds of papers, public but for the private one: the newest papers, a category's,
+a researcher's, a saved search's, and a user's follows' behind a revocable token."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, HTTPException, Request, Response, status
+
+from chat.library.authors import _CATEGORY
+from chat.library.feeds import FEED_ENTRIES, MEDIA_TYPE, Feed, atom_feed
+from chat.library.follows import followed_person, search_words
+from chat.library.researchers import researcher_path
+from chat.service.routes.deps import ServicesDep, SessionDep
+from chat.service.routes.errors import errors
+from chat.service.storage.alerts import list_alerts, refresh_alerts
+from chat.service.storage.follows import feed_owner
+from chat.service.storage.tables import Follow
+from ingest.index.arrivals import newest_ids
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper
+
+router = APIRouter(tags=["feeds"])
+
+_ATOM: dict[int | str, dict[str, Any]] = {
+    200: {"content": {MEDIA_TYPE: {"schema": {"type": "string"}}}, "description": "an Atom feed"}
+}
+_ATOM_OR_404 = {**_ATOM, **errors(404, 422)}
+
+
+def _papers(catalog: Catalog, ids: list[str]) -> list[Paper]:
+    return [p for p in (catalog.get_paper(i) for i in ids) if p is not None]
+
+
+def _answer(request: Request, title: str, page: str, papers: list[Paper]) -> Response:
+    site = str(request.base_url).rstrip("/")
+    feed = Feed(title=title, self_url=str(request.url), page_url=f"{site}{page}")
+    return Response(atom_feed(feed, papers, site), media_type=MEDIA_TYPE)
+
+
+@router.get("/feeds/latest.atom", response_class=Response, responses=_ATOM)
+def latest_feed(request: Request, services: ServicesDep) -> Response:
+    """The newest papers in the index (by first version)."""
+    catalog = services.index.catalog
+    papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES))
+    return _answer(request, "paperchat: the newest papers", "/", papers)
+
+
+@router.get("/feeds/categories/{category}.atom", response_class=Response, responses=_ATOM_OR_404)
+def category_feed(category: str, request: Request, services: ServicesDep) -> Response:
+    """The newest papers in an arXiv category (`cs.CL`); 404 for what is not a category."""
+    if not _CATEGORY.match(category):
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"{category!r} is not an arXiv category")
+    catalog = services.index.catalog
+    papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, category=category))
+    page = f"/?q={quote(category)}"
+    return _answer(request, f"paperchat: the newest papers in {category}", page, papers)
+
+
+@router.get(
+    "/feeds/researchers/{researcher_id}.atom", response_class=Response, responses=_ATOM_OR_404
+)
+def researcher_feed(researcher_id: str, request: Request, services: ServicesDep) -> Response:
+    """A researcher's newest papers: the researcher by id (as in `/researchers/<id>-<name>`)
+    or by an author name; 404 when neither is in the index."""
+    catalog = services.index.catalog
+    person = followed_person(catalog, researcher_id)
+    papers = catalog.papers_of(person)[:FEED_ENTRIES]
+    title = f"paperchat: papers by {person.display}"
+    return _answer(request, title, researcher_path(person), papers)
+
+
+@router.get("/feeds/searches/{follow_id}.atom", response_class=Response, responses=_ATOM_OR_404)
+def search_feed(
+    follow_id: str, request: Request, services: ServicesDep, session: SessionDep
+) -> Response:
+    """The newest papers whose title or abstract hold every word of a saved search (a follow
+    of kind `search`, by its id); 404 for any other id."""
+    saved = session.get(Follow, follow_id)
+    if saved is None or saved.kind != "search":
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no saved search {follow_id!r}")
+    catalog = services.index.catalog
+    words = search_words(saved.value)
+    papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, words=words))
+    page = f"/?q={quote(saved.value)}"
+    return _answer(request, f"paperchat: papers on “{saved.value}”", page, papers)
+
+
+@router.get(
+    "/feeds/private/{token}.atom",
+    response_class=Response,
+    responses=_ATOM_OR_404,
+    name="private_feed",
+)
+def private_feed(
+    token: str, request: Request, services: ServicesDep, session: SessionDep
+) -> Response:
+    """The papers new to a user's follows, the newest first, behind the token the user made
+    (`POST /api/feeds/private`); 404 once it is revoked or replaced."""
+    user_id = feed_owner(session, token)
+    if user_id is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, "no such feed: revoked or mistyped")
+    catalog = services.index.catalog
+    refresh_alerts(session, catalog, user_id)
+    ids = list(dict.fromkeys(a.paper_id for a in list_alerts(session, user_id)))
+    papers = _papers(catalog, ids[:FEED_ENTRIES])
+    return _answer(request, "paperchat: latest for you", "/latest", papers)
