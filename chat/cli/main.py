@@ -37,6 +37,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 # Command name -> "module:attribute" of its click command.
 COMMANDS = {
     "ingest": "chat.cli.ingest:ingest",
+    "harvest": "chat.cli.harvest:harvest",
     "index": "chat.cli.index:index",
     "ask": "chat.cli.ask:ask",
     "serve": "chat.cli.serve:serve",
