@@ -114,13 +114,14 @@ def test_an_overlong_author_name_is_422(api: Api) -> None:
 
 def test_author_page_lists_the_papers_and_unknown_is_a_404_page_with_search(api: Api) -> None:
     with api.client() as client:
-        page = client.get("/authors/J.%20Prange")
+        page = client.get("/authors/J.%20Prange", follow_redirects=True)
         unknown = client.get("/authors/Nobody%20Atall")
         paper = client.get("/papers/2302.08150")
 
     assert page.status_code == 200
+    assert page.history[0].status_code == 308
     assert page.text.count('class="result"') == 3
-    assert 'data-author="J. Prange"' in page.text
+    assert 'data-author="Jakob Prange"' in page.text
     assert "<h1>Jakob Prange</h1>" in page.text
     assert unknown.status_code == 404
     assert 'role="search"' in unknown.text
