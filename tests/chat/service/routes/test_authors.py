@@ -116,7 +116,7 @@ def test_author_page_lists_the_papers_and_unknown_is_a_404_page_with_search(api:
     with api.client() as client:
         page = client.get("/authors/J.%20Prange", follow_redirects=True)
         unknown = client.get("/authors/Nobody%20Atall")
-        paper = client.get("/papers/2302.08150")
+        paper = client.get("/papers/2302.08150", follow_redirects=True)
 
     assert page.status_code == 200
     assert page.history[0].status_code == 308
