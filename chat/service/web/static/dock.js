@@ -59,6 +59,11 @@ a { color: var(--accent); }
   border-radius: 999px; background: var(--accent); color: var(--accent-text); font-weight: 650;
   box-shadow: 0 6px 24px rgba(0, 0, 0, 0.22);
 }
+.launcher .unread {
+  min-width: 1.5em; padding: 1px 6px; border-radius: 999px; background: var(--bg);
+  color: var(--accent); font-size: 0.85em; text-align: center;
+}
+.unread-link { display: block; margin: 8px 16px 0; font-weight: 600; }
 .panel {
   position: fixed; top: 0; right: 0; bottom: 0; width: 420px; max-width: 100vw;
   z-index: 2147483601; display: flex; flex-direction: column; background: var(--bg);
@@ -1038,6 +1043,7 @@ table.compare td .note { font-style: italic; }
     if (!user && forget) newChat();
     if (user) loadRelated(related);
     else related.hidden = true;
+    watchAlerts();
     showView("chat");
   }
 
@@ -1309,6 +1315,41 @@ table.compare td .note { font-style: italic; }
     setSignedIn(null, null);
     announce("Signed out everywhere.");
     email.focus();
+  }
+
+  /* ---------- alerts: the count of papers new to the user's follows ---------- */
+
+  // How often the count is asked for again while the page stays open.
+  const ALERTS_POLL_MS = 60000;
+  const unreadBadge = h("span", { class: "unread", hidden: true });
+  const unreadLink = h("a", { class: "unread-link", href: `${ORIGIN}/latest`, hidden: true });
+  launcher.append(unreadBadge);
+  related.before(unreadLink);
+  let alertsTimer = null;
+
+  /** The unread count on the launcher and, linking to "Latest for you", in the chat view. */
+  async function showUnread() {
+    let unread = 0;
+    if (state.user) {
+      try {
+        unread = (await call("/api/alerts")).unread;
+      } catch {
+        return; // the count stays as it was; the next poll tries again
+      }
+    }
+    const words = unread === 1 ? "1 new paper for you" : `${unread} new papers for you`;
+    unreadBadge.textContent = String(unread);
+    unreadBadge.setAttribute("aria-label", words);
+    unreadBadge.hidden = unread === 0;
+    unreadLink.textContent = words;
+    unreadLink.hidden = unread === 0;
+  }
+
+  /** Count now and every ALERTS_POLL_MS while signed in; stop when signed out. */
+  function watchAlerts() {
+    clearInterval(alertsTimer);
+    alertsTimer = state.user ? setInterval(showUnread, ALERTS_POLL_MS) : null;
+    showUnread();
   }
 
   async function start() {

@@ -1,0 +1,77 @@
+"""The signed-in user's pages of following: "Latest for you" (the papers new to their
+follows) and the settings of what they follow, with each follow's feed. Signed out, each
+page says to sign in (the dock does it)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse
+
+from chat.library.tex import readable_tex
+from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
+from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_count
+from chat.service.storage.follows import has_feed_token, list_follows
+from chat.service.storage.tables import Follow
+from chat.service.web.rendering import render_page
+
+router = APIRouter(tags=["dock"])
+
+
+def follow_feed(follow: Follow) -> str | None:
+    """The address of the feed of what `follow` follows; None for a paper."""
+    if follow.kind == "category":
+        return f"/feeds/categories/{quote(follow.value, safe='')}.atom"
+    if follow.kind == "researcher":
+        return f"/feeds/researchers/{quote(follow.value, safe='')}.atom"
+    if follow.kind == "search":
+        return f"/feeds/searches/{follow.id}.atom"
+    return None
+
+
+@router.get("/latest", response_class=HTMLResponse, include_in_schema=False)
+def latest_page(request: Request, services: ServicesDep, session: SessionDep) -> HTMLResponse:
+    signed_in = cookie_session(request, services, session)
+    if signed_in is None:
+        return render_page("latest.html", signed_in=False, alerts=[], unread=0)
+    user = signed_in[1]
+    catalog = services.index.catalog
+    refresh_alerts(session, catalog, user.id)
+    follows = {f.id: f for f in list_follows(session, user.id)}
+    alerts: list[dict[str, Any]] = []
+    for alert in list_alerts(session, user.id):
+        paper = catalog.get_paper(alert.paper_id)
+        follow = follows.get(alert.follow_id)
+        if paper is None or follow is None:
+            continue
+        alerts.append(
+            {
+                "paper": paper,
+                "title": readable_tex(paper.title),
+                "version": alert.version,
+                "read": alert.read,
+                "because": f"{follow.kind}: {follow.value}",
+            }
+        )
+    unread = unread_count(session, user.id)
+    return render_page("latest.html", signed_in=True, alerts=alerts, unread=unread)
+
+
+@router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
+def settings_page(request: Request, services: ServicesDep, session: SessionDep) -> HTMLResponse:
+    signed_in = cookie_session(request, services, session)
+    if signed_in is None:
+        return render_page("follow_settings.html", signed_in=False, follows=[])
+    user = signed_in[1]
+    follows = [
+        {"id": f.id, "kind": f.kind, "value": f.value, "feed": follow_feed(f)}
+        for f in list_follows(session, user.id)
+    ]
+    return render_page(
+        "follow_settings.html",
+        signed_in=True,
+        follows=follows,
+        private_feed=has_feed_token(session, user.id),
+    )

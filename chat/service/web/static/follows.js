@@ -1,0 +1,48 @@
+// The buttons of "Latest for you" and "What you follow": mark alerts read, unfollow, make or
+// revoke the private feed's address. They call the API with the browser session's CSRF token.
+(() => {
+  "use strict";
+
+  async function csrf() {
+    const response = await fetch("/dock/session", { credentials: "same-origin", cache: "no-store" });
+    return (await response.json()).csrf_token;
+  }
+
+  async function send(method, path) {
+    const response = await fetch(path, {
+      method,
+      credentials: "same-origin",
+      headers: { "X-CSRF-Token": await csrf() },
+    });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    return response.status === 204 ? null : response.json();
+  }
+
+  const actions = {
+    read: () => send("POST", "/api/alerts/read").then(() => location.reload()),
+    unfollow: (button) =>
+      send("DELETE", `/api/follows/${encodeURIComponent(button.dataset.follow)}`).then(() =>
+        button.closest("li").remove(),
+      ),
+    "new-feed": async () => {
+      const made = await send("POST", "/api/feeds/private");
+      const shown = document.querySelector(".feed-address");
+      shown.querySelector(".feed-url").value = made.url;
+      shown.hidden = false;
+    },
+    "revoke-feed": () => send("DELETE", "/api/feeds/private").then(() => location.reload()),
+  };
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-follows-action]");
+    if (!button) return;
+    button.disabled = true;
+    actions[button.dataset.followsAction](button)
+      .catch((error) => {
+        button.after(` Failed: ${error.message}`);
+      })
+      .finally(() => {
+        button.disabled = false;
+      });
+  });
+})();

@@ -1,0 +1,69 @@
+"""The dock's count of papers new to the user's follows, in Chromium, and the pages of
+following: "Latest for you" and "What you follow", each with its Atom feeds linked."""
+
+from __future__ import annotations
+
+import re
+
+import feedparser
+import pytest
+from playwright.sync_api import Page, expect
+
+from chat.library.follows import Target
+from chat.service.access.accounts import get_user
+from chat.service.storage.follows import add_follow
+from tests.chat.service.web.conftest import PAPER_ID
+from tests.support.dock import WAIT_MS, Dock
+from tests.support.server import Api
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def _follow_an_older_version(web: Api, email: str) -> None:
+    """A follow of PAPER_ID made when it was at a version before the index's: one alert."""
+    with web.services.sessions() as session:
+        user = get_user(session, email)
+        add_follow(session, user.id, Target("paper", PAPER_ID, "v0"), 0)
+
+
+def test_dock_shows_the_unread_count_until_the_alerts_are_read(web: Api, page: Page) -> None:
+    email = web.new_user()
+    _follow_an_older_version(web, email)
+    page.goto(f"{web.base_url}/papers/{PAPER_ID}")
+    dock = Dock(page)
+    badge = page.locator("paperchat-dock .launcher .unread")
+    expect(badge).to_be_hidden()
+
+    dock.sign_in(email)
+
+    link = page.locator("paperchat-dock .unread-link")
+    expect(link).to_have_text("1 new paper for you", timeout=WAIT_MS)
+    expect(link).to_have_attribute("href", f"{web.base_url}/latest")
+    with web.signed_in(email) as client:
+        assert client.post("/api/alerts/read").json()["unread"] == 0
+    page.reload()
+    expect(page.locator("paperchat-dock .who")).to_have_text(email, timeout=WAIT_MS)
+    expect(link).to_be_hidden(timeout=WAIT_MS)
+    expect(badge).to_be_hidden()
+
+
+def test_latest_and_settings_pages_list_alerts_and_follows_with_feeds(web: Api) -> None:
+    email = web.new_user()
+    _follow_an_older_version(web, email)
+    with web.signed_in(email) as client, web.client() as anonymous:
+        category = client.post("/api/follows", json={"kind": "category", "value": "cs.CL"})
+        latest = client.get("/latest").text
+        settings = client.get("/settings").text
+        signed_out = anonymous.get("/latest").text
+        feeds = re.findall(
+            r'<link rel="alternate" type="application/atom\+xml"[^>]* href="([^"]+)"', settings
+        )
+        parsed = [feedparser.parse(anonymous.get(f).content) for f in feeds]
+
+    assert f'href="/papers/{PAPER_ID}"' in latest
+    assert "for paper: " + PAPER_ID in latest
+    assert 'href="/feeds/latest.atom"' in latest
+    assert feeds == ["/feeds/categories/cs.CL.atom"]
+    assert [bool(p.bozo) for p in parsed] == [False]
+    assert f'data-follow="{category.json()["id"]}"' in settings
+    assert "Sign in" in signed_out
