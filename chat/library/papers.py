@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from chat.library.tex import readable_tex
 from chat.rag.extractive.sentences import split_sentences
@@ -29,6 +29,10 @@ from ingest.index.records import (
 )
 
 MAX_SEARCH_RESULTS = 50
+# The most papers one search ranks and counts, over all its pages.
+MAX_SEARCH_MATCHES = 200
+# How a search's papers are ordered: best match first, or latest first submission first.
+SearchSort = Literal["relevance", "newest"]
 # A title slug's length at most, cut at a word: enough to read, short enough to share.
 MAX_SLUG_CHARS = 60
 
@@ -158,7 +162,53 @@ def find_papers(
     policy: RelevancePolicy | None = None,
 ) -> PaperSearch:
     """`search_papers`, with the reason when nothing matches."""
-    limit = max(1, min(limit, MAX_SEARCH_RESULTS))
+    return _ranked(retriever, query, max(1, min(limit, MAX_SEARCH_RESULTS)), filters, policy)
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of a search's papers, and how many there are on all its pages."""
+
+    results: list[SearchResult]
+    total: int
+    no_match_reason: str | None = None
+
+
+def search_page(
+    retriever: Retriever,
+    query: str,
+    filters: Filters | None = None,
+    sort: SearchSort = "relevance",
+    page: int = 1,
+    limit: int = 10,
+    policy: RelevancePolicy | None = None,
+) -> SearchPage:
+    """Page `page` (from 1) of `limit` papers of a search within `filters`, best match first
+    or (`sort="newest"`) latest first submission first; `total` counts the papers of every
+    page, at most `MAX_SEARCH_MATCHES`."""
+    found = _ranked(retriever, query, MAX_SEARCH_MATCHES, filters, policy)
+    results = found.results
+    if sort == "newest":
+        results = sorted(
+            results, key=lambda hit: _first_day(retriever.catalog, hit.id), reverse=True
+        )
+    start = (max(1, page) - 1) * limit
+    return SearchPage(results[start : start + limit], len(results), found.no_match_reason)
+
+
+def _first_day(catalog: Catalog, paper_id: str) -> str:
+    paper = catalog.get_paper(paper_id)
+    return (paper.published or paper.updated) if paper else ""
+
+
+def _ranked(
+    retriever: Retriever,
+    query: str,
+    limit: int,
+    filters: Filters | None,
+    policy: RelevancePolicy | None,
+) -> PaperSearch:
+    """At most `limit` papers for `query`, one result each, best first."""
     # One result per paper: no paper fills another's place.
     config = dataclasses.replace(
         retriever.config, k=limit, per_paper=1, leader_per_paper=1, cap_floor=0.0

@@ -7,13 +7,24 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
 
+from chat.library.authors import author_filter
 from chat.library.citations import paper_citations, paper_references
-from chat.library.papers import MAX_SEARCH_RESULTS, find_papers, paper_details
+from chat.library.papers import (
+    MAX_SEARCH_MATCHES,
+    MAX_SEARCH_RESULTS,
+    SearchResult,
+    SearchSort,
+    paper_details,
+    search_page,
+)
 from chat.library.related import related_papers
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.access.ratelimit import over_limit
-from chat.service.routes.deps import CurrentUser, ServicesDep, client_address
+from chat.service.routes.deps import AuthorName, CurrentUser, ServicesDep, client_address
 from chat.service.routes.errors import errors
+from chat.service.routes.retrieve import Category, IsoDate, check_date_range
+from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
 
 router = APIRouter(tags=["papers"])
 
@@ -42,6 +53,8 @@ class SearchHit(BaseModel):
     authors: str
     snippet: str
     score: float
+    published: str | None = None  # the first submission, as `Paper.published`
+    categories: list[str] = []
 
 
 class SearchResults(BaseModel):
@@ -49,6 +62,9 @@ class SearchResults(BaseModel):
     # True when the query passes the answers' relevance bar with no paper: "No papers match".
     no_match: bool = False
     no_match_reason: str | None = None
+    total: int = 0  # the papers on every page of this search (at most MAX_SEARCH_MATCHES)
+    page: int = 1
+    limit: int = 10
 
 
 class CitedWork(BaseModel):
@@ -119,16 +135,27 @@ def get_paper(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Paper
     return Paper(**paper_details(services.index.catalog, arxiv_id))
 
 
-@router.get("/api/search", responses=errors(401, 422, 429))
+@router.get("/api/search", responses=errors(401, 404, 422, 429))
 def search(
     q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     request: Request,
     user: CurrentUser,
     services: ServicesDep,
+    category: Annotated[list[Category], Query(max_length=20)] = [],  # noqa: B006
+    published_from: Annotated[IsoDate | None, Query(alias="from")] = None,
+    published_to: Annotated[IsoDate | None, Query(alias="to")] = None,
+    author: AuthorName | None = None,
+    sort: SearchSort = "relevance",
+    page: Annotated[int, Query(ge=1, le=MAX_SEARCH_MATCHES)] = 1,
     limit: Annotated[int, Query(ge=1, le=MAX_SEARCH_RESULTS)] = 10,
 ) -> SearchResults:
-    """Limited per user and per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`), 429 beyond.
-    Empty, with `no_match` and its reason, when no paper passes the answers' relevance bar."""
+    """Papers for `q`, one result each, within the filters: categories (`category`, any of
+    them), the first submission's dates (`from`, `to`, inclusive; none when `from` is after
+    `to`) and an author (404 for an
+    unknown one); best match first or (`sort=newest`) latest first, `limit` a page, with
+    the `total` over every page. Limited per user and per client address
+    (`PAPERCHAT_SEARCH_RATE_LIMIT`), 429 beyond. Empty, with `no_match` and its reason, when
+    no paper passes the answers' relevance bar."""
     for key in (f"search:user:{user.id}", f"search:{client_address(request)}"):
         decision = services.search_limiter.hit(key)
         if not decision.allowed:
@@ -137,9 +164,42 @@ def search(
                 over_limit("searches", services.settings.search_rate_limit, decision),
                 headers={"Retry-After": str(decision.retry_after_s)},
             )
-    found = find_papers(services.index.retriever, q, limit, policy=services.settings.relevance)
+    try:
+        check_date_range(published_from, published_to)
+    except ValueError as e:  # an empty range: no paper, said so
+        return SearchResults(
+            results=[], no_match=True, no_match_reason=f"{e}", page=page, limit=limit
+        )
+    catalog = services.index.catalog
+    filters = Filters(
+        categories=tuple(category),
+        published_from=published_from or "",
+        published_to=published_to or "",
+        author=author or "",
+    )
+    found = search_page(
+        services.index.retriever,
+        q,
+        author_filter(catalog, filters),
+        sort,
+        page,
+        limit,
+        policy=services.settings.relevance,
+    )
     return SearchResults(
-        results=[SearchHit(**vars(hit)) for hit in found.results],
-        no_match=not found.results,
+        results=[_hit(catalog, hit) for hit in found.results],
+        no_match=not found.total,
         no_match_reason=found.no_match_reason,
+        total=found.total,
+        page=page,
+        limit=limit,
+    )
+
+
+def _hit(catalog: Catalog, hit: SearchResult) -> SearchHit:
+    paper = catalog.get_paper(hit.id)
+    return SearchHit(
+        **vars(hit),
+        published=(paper.published or None) if paper else None,
+        categories=list(paper.categories) if paper else [],
     )

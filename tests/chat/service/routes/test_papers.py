@@ -55,7 +55,9 @@ def test_search_returns_one_result_per_paper_best_first(api: Api) -> None:
     assert "1503.02531" in ids
     scores = [r["score"] for r in results]
     assert scores == sorted(scores, reverse=True)
-    assert set(results[0]) == {"id", "title", "authors", "snippet", "score"}
+    assert set(results[0]) == {
+        "id", "title", "authors", "snippet", "score", "published", "categories",
+    }  # fmt: skip
 
 
 def test_search_limit_above_50_is_422(api: Api) -> None:
