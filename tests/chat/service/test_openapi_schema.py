@@ -85,6 +85,7 @@ GLOBAL_BINDINGS = {
     "path.arxiv_id": "papers",
     "path.name": "authors",
     "path.researcher_id": "researchers",
+    "path.institution_id": "institutions",
     "query.name": "authors",
     "path.conversation_id": "conversations",
     "path.message_id": "answers",
@@ -131,11 +132,14 @@ def seed(client: httpx.Client, email: str) -> Seeds:
     matches = (client.get("/api/researchers", params={"name": a}).json() for a in authors)
     researchers = [r["id"] for found in matches for r in found["results"]]
     assert researchers, authors
+    institutions = [i["id"] for i in client.get("/api/institutions").json()["results"][:3]]
+    assert institutions
     return Seeds(
         {
             "papers": papers,
             "authors": authors,
             "researchers": researchers,
+            "institutions": institutions,
             "conversations": [kept],
             "answers": [answer],
             "doomed": [doomed],
