@@ -63,7 +63,27 @@ def test_latest_and_settings_pages_list_alerts_and_follows_with_feeds(web: Api) 
     assert f'href="/papers/{PAPER_ID}"' in latest
     assert "for paper: " + PAPER_ID in latest
     assert 'href="/feeds/latest.atom"' in latest
-    assert feeds == ["/feeds/categories/cs.CL.atom"]
-    assert [bool(p.bozo) for p in parsed] == [False]
+    assert feeds == ["/feeds/latest.atom", "/feeds/categories/cs.CL.atom"]
+    assert [bool(p.bozo) for p in parsed] == [False, False]
     assert f'data-follow="{category.json()["id"]}"' in settings
     assert "Sign in" in signed_out
+
+
+def test_researcher_page_links_its_feed_and_every_page_the_latest(web: Api) -> None:
+    with web.key_client() as client:
+        name = client.get(f"/api/papers/{PAPER_ID}").json()["authors"].split(",")[0].strip()
+        found = client.get("/api/researchers", params={"name": name}).json()["results"][0]
+    with web.client() as anonymous:
+        page = anonymous.get(f"/researchers/{found['id']}", follow_redirects=True).text
+        feeds = re.findall(
+            r'<link rel="alternate" type="application/atom\+xml"[^>]* href="([^"]+)"', page
+        )
+        parsed = {f: feedparser.parse(anonymous.get(f).content) for f in feeds}
+        missing = anonymous.get("/papers/9999.99999")
+
+    assert feeds == ["/feeds/latest.atom", f"/feeds/researchers/{found['id']}.atom"]
+    assert {f: bool(p.bozo) for f, p in parsed.items()} == dict.fromkeys(feeds, False)
+    researcher = parsed[feeds[1]]
+    assert PAPER_ID in " ".join(e.id for e in researcher.entries)
+    assert missing.status_code == 404
+    assert "harvested continuously" in missing.text
