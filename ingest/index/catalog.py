@@ -141,6 +141,9 @@ class Catalog:
         self._index_once("author_index", authors.INDEX_VERSION, authors.reindex_all)
         self._index_once("title_index", citations.TITLE_INDEX_VERSION, citations.reindex_titles)
         self._index_once("researcher_ids", researchers.IDS_VERSION, researchers.record_all)
+        self._index_once(
+            "record_affiliations", institutions.RECORD_INDEX_VERSION, institutions.reindex_records
+        )
 
     def _index_once(
         self, key: str, version: str, reindex: Callable[[sqlite3.Connection], int]

@@ -27,6 +27,8 @@ Affiliation = tuple[str, str]  # (institution as printed, its parent as printed 
 _NOT_KEY_RE: Final = re.compile(r"[^\w]+")
 _RECORD_PARENTHESES: Final = re.compile(r"\(([^()]{3,120})\)")
 MAX_NAME_CHARS: Final = 120
+# Bumped when record affiliations are read differently: the catalog reads them all again.
+RECORD_INDEX_VERSION: Final = "1"
 
 
 def institution_key(name: str) -> str:
@@ -74,6 +76,15 @@ def _record(db: sqlite3.Connection, name: str, parent_id: str) -> None:
         " WHERE institutions.parent_id = '' AND excluded.parent_id != ''",
         (institution_id(name), name[:MAX_NAME_CHARS], parent_id),
     )
+
+
+def reindex_records(db: sqlite3.Connection) -> int:
+    """Within the caller's transaction: every paper's record affiliations read again; how
+    many papers there are."""
+    papers = db.execute("SELECT id, authors FROM papers").fetchall()
+    for paper_id, authors in papers:
+        replace_affiliations(db, paper_id, "record", record_affiliations(authors))
+    return len(papers)
 
 
 def unindex_institutions(db: sqlite3.Connection, paper_id: str) -> None:

@@ -84,3 +84,17 @@ def test_an_institutions_id_comes_from_its_name_alone(catalog: Catalog) -> None:
 
     assert institutions.listed_institutions(catalog.db, "Google")[0][0] == before
     assert before == institutions.institution_id("google  research")
+
+
+def test_a_catalog_made_before_institutions_reads_its_records_as_it_opens(tmp_path: Path) -> None:
+    path = tmp_path / "catalog.sqlite"
+    catalog = Catalog(path)
+    _add(catalog, "2001.00001", "Noam Shazeer (Google Brain)")
+    with catalog.transaction() as db:
+        db.execute("DELETE FROM paper_institutions")
+        db.execute("DELETE FROM meta WHERE key = 'record_affiliations'")
+    catalog.close()
+
+    reopened = Catalog(path)
+
+    assert _listed(reopened) == {"Google Brain": 1}
