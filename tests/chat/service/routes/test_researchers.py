@@ -156,3 +156,17 @@ def test_a_reported_wrong_match_is_recorded(api: Api, api_settings: Settings) ->
         "2302.08150",
         "a namesake's paper",
     )
+
+
+def test_a_name_several_researchers_may_have_shows_a_chooser(api: Api) -> None:
+    # Lei Fan and Ling Fan are both among the first 150 real abstracts: "L. Fan" is either.
+    with api.key_client() as client:
+        found = client.get("/api/researchers", params={"name": "L. Fan"}).json()["results"]
+    with api.client() as client:
+        chooser = client.get("/authors/L.%20Fan")
+
+    names = {r["name"] for r in found}
+    assert {"Lei Fan", "Ling Fan"} <= names
+    assert chooser.status_code == 300
+    for researcher in found:
+        assert f'<a href="{researcher["path"]}">' in chooser.text
