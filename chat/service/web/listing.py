@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chat.library.papers import search_papers
+from chat.library.papers import SearchSort, search_page
 from chat.library.tex import readable_tex
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
 from ingest.index.authors import written_names
+from ingest.index.filters import Filters
 
 
 @dataclass(frozen=True)
@@ -24,13 +25,29 @@ class Listed:
     author_names: list[str]  # each a link to the author's page
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One page of a search's results, and how many there are on every page."""
+
+    results: list[Listed]
+    total: int
+
+
 def search_listing(
-    retriever: Retriever, query: str, limit: int = 10, policy: RelevancePolicy | None = None
-) -> list[Listed]:
-    """Hybrid search with one result per paper, best first, with each paper's date and
-    categories; none when no paper passes `policy`, the answers' relevance bar."""
+    retriever: Retriever,
+    query: str,
+    limit: int = 10,
+    policy: RelevancePolicy | None = None,
+    filters: Filters | None = None,
+    sort: SearchSort = "relevance",
+    page: int = 1,
+) -> Listing:
+    """Page `page` of a hybrid search within `filters`, one result per paper, best first or
+    newest first, with each paper's date and categories; none when no paper passes
+    `policy`, the answers' relevance bar."""
+    found = search_page(retriever, query, filters, sort, page, limit, policy)
     listed = []
-    for hit in search_papers(retriever, query, limit, policy=policy):
+    for hit in found.results:
         paper = retriever.catalog.get_paper(hit.id)
         published = (paper.published or paper.updated or None) if paper else None
         categories = list(paper.categories) if paper else []
@@ -40,4 +57,4 @@ def search_listing(
                 hit.id, hit.title, hit.authors, hit.snippet, hit.score, published, categories, names
             )
         )
-    return listed
+    return Listing(listed, found.total)

@@ -25,6 +25,7 @@ from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.mcp.endpoint import MCP_PATH
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.api_docs import DOCS_PATH
+from chat.service.web.markdown import MARKDOWN_TYPE, VARY_ACCEPT
 from chat.settings import Settings, env_name
 
 router = APIRouter(tags=["llms"])
@@ -45,7 +46,7 @@ async def llms_txt(request: Request, services: ServicesDep) -> PlainTextResponse
     stats = await anyio.to_thread.run_sync(services.index.catalog.stats)
     tools = await request.app.state.mcp.server.list_tools()
     text = llms_text(request.app, services.settings, base, stats, tools)
-    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(text, media_type=MARKDOWN_TYPE, headers=VARY_ACCEPT)
 
 
 def llms_text(

@@ -120,3 +120,22 @@ def listing_markdown(title: str, intro: str, papers: Sequence[Mapping[str, Any]]
     for paper in papers:
         lines += listed_paper(paper, base)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def search_markdown(search: Any, listing: Any, papers: int, base: str) -> str:
+    """The search page (a `SearchForm` and its `Listing`) as Markdown."""
+    if not search.query:
+        intro = f"{papers} papers indexed. Search them with `{base}/?q=...`."
+        return listing_markdown("Search the papers", intro, [], base)
+    shown_from = (search.page - 1) * len(listing.results) + 1 if listing.results else 0
+    intro = (
+        f"{listing.total} papers match, sorted by {search.sort}; page {search.page}"
+        f" (from result {shown_from})."
+        if listing.total
+        else "No papers match."
+    )
+    rows = [
+        {**vars(hit), "names": hit.author_names, "published": hit.published}
+        for hit in listing.results
+    ]
+    return listing_markdown(f"Search: {search.query}", escaped(intro), rows, base)

@@ -14,25 +14,34 @@ from fastapi import APIRouter, Header, Query, Request, Response, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel
 
+from chat.library.authors import AuthorNotFound, author_filter
 from chat.library.citations import paper_citations, paper_references
-from chat.library.papers import PaperNotFound, page_paper_id, paper_details, paper_path
+from chat.library.papers import (
+    MAX_SEARCH_MATCHES,
+    PaperNotFound,
+    page_paper_id,
+    paper_details,
+    paper_path,
+)
 from chat.library.related import related_papers
 from chat.library.tex import readable_paragraphs, readable_tex
-from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
-from chat.service.web.listing import search_listing
+from chat.service.web.listing import Listing, search_listing
 from chat.service.web.markdown import (
     VARY_ACCEPT,
     markdown_response,
     paper_markdown,
+    search_markdown,
     wants_markdown,
 )
 from chat.service.web.metadata import paper_metadata
 from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
+from chat.service.web.search_form import SearchForm
 from ingest.index.authors import written_names
+from ingest.index.filters import Filters
 
 router = APIRouter(tags=["dock"])
 
@@ -44,28 +53,65 @@ MARKDOWN_SUFFIX = ".md"
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
 def search_page(
-    request: Request, services: ServicesDep, q: Annotated[str, Query()] = ""
-) -> HTMLResponse:
-    """Public, so searches are limited per client address (`PAPERCHAT_SEARCH_RATE_LIMIT`)."""
-    query = q.strip()[:MAX_QUERY_CHARS]
+    request: Request,
+    services: ServicesDep,
+    q: Annotated[str, Query()] = "",
+    category: Annotated[str, Query(max_length=32)] = "",
+    published_from: Annotated[str, Query(alias="from", max_length=10)] = "",
+    published_to: Annotated[str, Query(alias="to", max_length=10)] = "",
+    author: Annotated[str, Query()] = "",
+    sort: Annotated[str, Query()] = "relevance",
+    page: Annotated[int, Query(ge=1, le=MAX_SEARCH_MATCHES)] = 1,
+    accept: Annotated[str, Header()] = "",
+) -> Response:
+    """Search with filters (category, first submission from/to, author), a sort (relevance,
+    newest) and pages. Public, so searches are limited per client address
+    (`PAPERCHAT_SEARCH_RATE_LIMIT`). As Markdown with `Accept: text/markdown`."""
+    search = SearchForm.read(q, category, published_from, published_to, author, sort, page)
     papers = services.index.catalog.stats()["papers"]
-    if query:
+    if search.query:
         decision = services.search_limiter.hit(f"search:{client_address(request)}")
         if not decision.allowed:
             wait = decision.retry_after_s
             response = render_page(
-                "search.html", 429, query=query, results=[], papers=papers, busy=wait
-            )
+                "search.html", 429, query=search.query, search=search, results=[], total=0,
+                papers=papers, busy=wait,
+            )  # fmt: skip
             response.headers["Retry-After"] = str(wait)
             return response
-    results = (
-        search_listing(
-            services.index.retriever, query, SEARCH_PAGE_RESULTS, services.settings.relevance
-        )
-        if query
-        else []
+    listing = _listing(services, search) if search.query else Listing([], 0)
+    if wants_markdown(accept):
+        base = site_address(request, services.settings)
+        return markdown_response(search_markdown(search, listing, papers, base))
+    response = render_page(
+        "search.html",
+        query=search.query,
+        search=search,
+        results=listing.results,
+        total=listing.total,
+        papers=papers,
+        pages=search.pages(listing.total, SEARCH_PAGE_RESULTS),
     )
-    return render_page("search.html", query=query, results=results, papers=papers)
+    response.headers.update(VARY_ACCEPT)
+    return response
+
+
+def _listing(services: ServicesDep, search: SearchForm) -> Listing:
+    """The page of results the form asks for; none for an author not in the index."""
+    filters = Filters(
+        categories=(search.category,) if search.category else (),
+        published_from=search.published_from,
+        published_to=search.published_to,
+        author=search.author,
+    )
+    try:
+        filters = author_filter(services.index.catalog, filters)
+    except AuthorNotFound:
+        return Listing([], 0)
+    retriever, policy = services.index.retriever, services.settings.relevance
+    return search_listing(
+        retriever, search.query, SEARCH_PAGE_RESULTS, policy, filters, search.sort, search.page
+    )
 
 
 @router.get("/papers/{arxiv_id:path}", response_class=HTMLResponse, include_in_schema=False)

@@ -29,6 +29,7 @@ def fetch(api: Api) -> str:
         response = anonymous.get("/llms.txt")
     assert response.status_code == 200
     assert response.headers["content-type"] == "text/markdown; charset=utf-8"
+    assert "Accept" in response.headers["vary"].split(", ")  # Markdown, as the pages by Accept
     return response.text
 
 
