@@ -122,7 +122,7 @@ def test_text_that_cannot_begin_a_reference_is_not_held_back() -> None:
 
 
 def test_a_word_ended_by_a_space_is_not_held_as_the_start_of_an_old_style_id() -> None:
-    """"so" begins "solv-int/...", "cs" an id under cs/; followed by a space they cannot,
+    """ "so" begins "solv-int/...", "cs" an id under cs/; followed by a space they cannot,
     so a model that stalls after them has shown them already."""
     guard = CitationGuard(SOURCES)
 
