@@ -12,6 +12,8 @@ from fastapi.responses import Response
 from chat.library.dates import dated, shown
 
 MARKDOWN_TYPE = "text/markdown; charset=utf-8"
+# A page's path with this at its end is the page as Markdown: `/papers/2203.12533.md`.
+MARKDOWN_SUFFIX = ".md"
 # Pages that answer in HTML or Markdown by the request's `Accept` say so to caches.
 VARY_ACCEPT = {"Vary": "Accept"}
 
@@ -139,3 +141,25 @@ def search_markdown(search: Any, listing: Any, papers: int, base: str) -> str:
         for hit in listing.results
     ]
     return listing_markdown(f"Search: {search.query}", escaped(intro), rows, base)
+
+
+def researcher_markdown(
+    name: str, papers: Sequence[Mapping[str, Any]], coauthors: Iterable[Any], base: str
+) -> str:
+    """A researcher's page (its papers, each with its `authors`, and its co-authors) as
+    Markdown."""
+    intro = escaped(
+        f"{len(papers)} paper{'' if len(papers) == 1 else 's'} in this index, newest first; "
+        "matched by name: older work may be missing."
+    )
+    rows = [{**paper, "names": paper["authors"]} for paper in papers]
+    text = listing_markdown(name, intro, rows, base)
+    lines = _section(
+        "Co-authors",
+        (
+            f"- {_link(c.name, f'{base}/researchers/{c.id}')}: {c.shared} shared "
+            f"paper{'' if c.shared == 1 else 's'}"
+            for c in coauthors
+        ),
+    )
+    return text + ("\n" + "\n".join(lines).rstrip() + "\n" if lines else "")

@@ -30,6 +30,7 @@ from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
 from chat.service.web.listing import Listing, search_listing
 from chat.service.web.markdown import (
+    MARKDOWN_SUFFIX,
     VARY_ACCEPT,
     markdown_response,
     paper_markdown,
@@ -47,8 +48,6 @@ router = APIRouter(tags=["dock"])
 
 SEARCH_PAGE_RESULTS = 20
 SITE_NAME = "paperchat"
-# A page's path with this at its end is the page as Markdown: `/papers/2203.12533.md`.
-MARKDOWN_SUFFIX = ".md"
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)

@@ -8,7 +8,7 @@ import json
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Header, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from chat.library.authors import AuthorNotFound, find_author
@@ -24,6 +24,14 @@ from chat.library.tex import readable_tex
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.match_reports import MAX_NOTE_CHARS, record_match_report
 from chat.service.routes.deps import ServicesDep, client_address
+from chat.service.web.address import site_address
+from chat.service.web.markdown import (
+    MARKDOWN_SUFFIX,
+    VARY_ACCEPT,
+    markdown_response,
+    researcher_markdown,
+    wants_markdown,
+)
 from chat.service.web.network import network
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
@@ -48,16 +56,20 @@ def author_redirect(name: str, services: ServicesDep) -> Response:
 
 
 @router.get("/researchers/{wanted}", response_class=HTMLResponse, include_in_schema=False)
-def researcher_page(wanted: str, request: Request, services: ServicesDep) -> Response:
+def researcher_page(
+    wanted: str, request: Request, services: ServicesDep, accept: Annotated[str, Header()] = ""
+) -> Response:
     """`<id>-<name>`: the page; the bare id, another spelling's id or an outdated name:
-    a redirect to it."""
+    a redirect to it. As Markdown with `Accept: text/markdown` or a `.md` suffix."""
+    as_markdown = wanted.endswith(MARKDOWN_SUFFIX)
+    wanted = wanted.removesuffix(MARKDOWN_SUFFIX)
     researcher_id, _, _ = wanted.partition("-")
     try:
         person = person_by_id(services.index.catalog, researcher_id)
     except ResearcherNotFound as e:
         return _not_found(services, researcher_id, e.suggestions)
     path = researcher_path(person)
-    if request.url.path != path:
+    if request.url.path != path and not as_markdown:
         return _redirect(path)
     page = researcher(services.index.catalog, person)
     name = readable_tex(page.name)
@@ -73,8 +85,11 @@ def researcher_page(wanted: str, request: Request, services: ServicesDep) -> Res
         }
         for a in page.papers
     ]
+    if as_markdown or wants_markdown(accept):
+        address = site_address(request, services.settings)
+        return markdown_response(researcher_markdown(name, papers, page.coauthors, address))
     description = _description(name, len(page.papers), page.categories)
-    return render_page(
+    response = render_page(
         "researcher.html",
         researcher=page,
         name=name,
@@ -87,6 +102,8 @@ def researcher_page(wanted: str, request: Request, services: ServicesDep) -> Res
         note_chars=MAX_NOTE_CHARS,
         author_name=page.name,
     )
+    response.headers.update(VARY_ACCEPT)
+    return response
 
 
 @router.post("/researchers/{wanted}/reports", include_in_schema=False)
