@@ -96,3 +96,19 @@ def test_markdown_by_accept_or_suffix_is_the_same_page(web: Api, paper_id: str) 
     assert "## Abstract" in by_accept.text
     assert f"https://arxiv.org/pdf/{paper_id}" in by_accept.text
     assert "<" not in by_accept.text.replace("<http", "")
+
+
+@pytest.mark.parametrize("written", [OLD_STYLE_ID, f"{OLD_STYLE_ID}v2", f"arXiv:{OLD_STYLE_ID}"])
+def test_an_old_style_id_works_across_the_api(web: Api, written: str) -> None:
+    with web.key_client() as client:
+        record = client.get(f"/api/papers/{written}")
+        bibtex = client.get(f"/api/papers/{written}/bibtex")
+        citations = client.get(f"/api/papers/{written}/citations")
+        found = client.get("/api/search", params={"q": "Schrodinger AdS strings", "limit": 3})
+
+    assert record.status_code == 200
+    assert record.json()["id"] == OLD_STYLE_ID
+    assert record.json()["pdf_url"] == f"https://arxiv.org/pdf/{OLD_STYLE_ID}"
+    assert f"eprint = {{{OLD_STYLE_ID}}}" in bibtex.text
+    assert citations.json() == {"citations": []}
+    assert OLD_STYLE_ID in [hit["id"] for hit in found.json()["results"]]
