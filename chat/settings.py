@@ -283,6 +283,15 @@ class Settings(BaseSettings):
     arxiv_interval_s: float = Field(
         3.0, description="seconds between two arXiv requests (arXiv asks for 3)"
     )
+    smtp_url: SecretStr | None = Field(
+        None,
+        description="the SMTP server that sends the e-mail digests of alerts, "
+        "`smtp://[user:password@]host:port` (`smtps://` for TLS from the start); unset: no "
+        "digests. `paperchat harvest` sends the digests that are due after each round",
+    )
+    smtp_sender: str = Field(
+        "paperchat@localhost", description="the From address of the e-mail digests"
+    )
     workers: int = Field(1, description="PDF parser processes when `--workers` is not given")
     reranker_url: str = Field(
         "",

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from ingest.report import IngestReport
     from ingest.sources.arxiv_api import ArxivClient
 
+# The digests' links without PAPERCHAT_PUBLIC_URL: `paperchat serve`'s default address.
+DIGEST_SITE_URL = "http://127.0.0.1:8000"
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -79,6 +81,8 @@ def harvest(
             _round(data_dir, settings, categories, max_results, keep_going=every is not None)
         else:
             click.echo("harvest: no category is followed; nothing to ask arXiv for")
+        if settings.smtp_url is not None:
+            _digests(data_dir, settings)
         done += 1
         if every is None or (rounds is not None and done >= rounds):
             return
@@ -107,6 +111,32 @@ def _round(
     finally:
         index.close()
     click.echo(f"harvest: {', '.join(categories)}: {report.summary()}")
+
+
+def _digests(data_dir: Path | None, settings: Settings) -> None:
+    """Send the e-mail digests that are due (`chat/service/mail.py`)."""
+    import asyncio
+
+    from chat.service.mail import send_digests
+    from chat.service.storage.db import create_database_engine, session_factory
+
+    assert settings.smtp_url is not None
+    engine = create_database_engine(settings.resolved_database_url)
+    index = wiring_for(data_dir)
+    try:
+        sent = asyncio.run(
+            send_digests(
+                session_factory(engine),
+                index.catalog,
+                settings.smtp_url.get_secret_value(),
+                settings.smtp_sender,
+                settings.public_url or DIGEST_SITE_URL,
+            )
+        )
+    finally:
+        index.close()
+        engine.dispose()
+    click.echo(f"harvest: {sent} e-mail digests sent")
 
 
 def followed_categories(settings: Settings) -> list[str]:

@@ -24,6 +24,7 @@ from chat.service.storage.alerts import (
     start_rowid,
     unread_count,
 )
+from chat.service.storage.digests import digest_frequency, set_digest_frequency
 from chat.service.storage.follows import (
     TooManyFollows,
     add_follow,
@@ -84,6 +85,13 @@ class ReadRequest(BaseModel):
 class ReadResult(BaseModel):
     marked: int = Field(description="alerts that were unread and are read now")
     unread: int
+
+
+class DigestChoice(BaseModel):
+    frequency: Literal["off", "daily", "weekly"] = Field(
+        description="how often the e-mail digest of unread alerts is sent (when the server "
+        "has PAPERCHAT_SMTP_URL)"
+    )
 
 
 class FeedAddress(BaseModel):
@@ -194,3 +202,15 @@ def revoke_private_feed(user: CurrentUser, session: SessionDep) -> None:
     """The private feed's address stops working."""
     if not revoke_feed_token(session, user.id):
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no private feed to revoke")
+
+
+@router.get("/api/digest", responses=errors(401))
+def get_digest(user: CurrentUser, session: SessionDep) -> DigestChoice:
+    """How often the user is sent the e-mail digest; "off" until they choose."""
+    return DigestChoice.model_validate({"frequency": digest_frequency(session, user.id)})
+
+
+@router.put("/api/digest", responses=errors(*BODY, *SIGNED_IN))
+def put_digest(body: DigestChoice, user: CurrentUser, session: SessionDep) -> DigestChoice:
+    set_digest_frequency(session, user.id, body.frequency)
+    return body

@@ -203,6 +203,22 @@ class Alert(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+DIGEST_FREQUENCIES = ("off", "daily", "weekly")
+
+
+class Digest(Base):
+    """How often a user is sent the e-mail digest of their unread alerts, and when it last was."""
+
+    __tablename__ = "digests"
+    __table_args__ = (CheckConstraint(f"frequency IN {DIGEST_FREQUENCIES!r}", name="frequency"),)
+
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    frequency: Mapped[str] = mapped_column(String(8), default="off")
+    last_sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
 class FeedToken(Base):
     """The secret in a user's private feed address; only its SHA-256 is kept. One per user:
     a new one replaces it, deleting it revokes the address."""

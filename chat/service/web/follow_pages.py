@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from chat.library.tex import readable_tex
 from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
 from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_count
+from chat.service.storage.digests import digest_frequency
 from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
 from chat.service.web.rendering import render_page
@@ -74,4 +75,6 @@ def settings_page(request: Request, services: ServicesDep, session: SessionDep) 
         signed_in=True,
         follows=follows,
         private_feed=has_feed_token(session, user.id),
+        digest=digest_frequency(session, user.id),
+        mail=services.settings.smtp_url is not None,
     )

@@ -8,11 +8,14 @@
     return (await response.json()).csrf_token;
   }
 
-  async function send(method, path) {
+  async function send(method, path, body) {
+    const headers = { "X-CSRF-Token": await csrf() };
+    if (body !== undefined) headers["Content-Type"] = "application/json";
     const response = await fetch(path, {
       method,
       credentials: "same-origin",
-      headers: { "X-CSRF-Token": await csrf() },
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     return response.status === 204 ? null : response.json();
@@ -29,6 +32,11 @@
       const shown = document.querySelector(".feed-address");
       shown.querySelector(".feed-url").value = made.url;
       shown.hidden = false;
+    },
+    digest: async (button) => {
+      const frequency = document.querySelector(".digest-frequency").value;
+      await send("PUT", "/api/digest", { frequency });
+      button.after(" Saved.");
     },
     "revoke-feed": () => send("DELETE", "/api/feeds/private").then(() => location.reload()),
   };

@@ -131,3 +131,17 @@ def test_papers_a_command_line_ingest_adds_become_alerts_on_both_workers(
     assert {a["paper_id"] for a in strangers["alerts"]} == {
         r["id"] for r in later[:-1] if "hep-ph" in r["categories"]
     }
+
+
+def test_digest_frequency_is_off_until_chosen(follows_server: FollowsServer) -> None:
+    with follows_server.api.key_client() as client, follows_server.api.client() as anonymous:
+        before = client.get("/api/digest").json()
+        chosen = client.put("/api/digest", json={"frequency": "weekly"}).json()
+        after = client.get("/api/digest").json()
+        wrong = client.put("/api/digest", json={"frequency": "hourly"})
+        signed_out = anonymous.put("/api/digest", json={"frequency": "daily"})
+
+    assert before == {"frequency": "off"}
+    assert chosen == after == {"frequency": "weekly"}
+    assert wrong.status_code == 422
+    assert signed_out.status_code == 401

@@ -25,6 +25,7 @@ TABLES = {
     "follows",
     "alerts",
     "feed_tokens",
+    "digests",
 }
 
 

@@ -1,0 +1,91 @@
+"""The e-mail digest of alerts: each due user's unread alerts, one line a paper, sent over
+SMTP (`PAPERCHAT_SMTP_URL`) with aiosmtplib."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email.message import EmailMessage
+from urllib.parse import unquote, urlsplit
+
+import aiosmtplib
+from sqlalchemy.orm import Session, sessionmaker
+
+from chat.library.tex import readable_tex
+from chat.service.storage.alerts import list_alerts, refresh_alerts
+from chat.service.storage.digests import digest_sent, due_digests
+from ingest.errors import PaperchatError
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper
+
+# Papers listed in one digest; Latest for you has the rest.
+DIGEST_PAPERS = 50
+
+
+class MailError(PaperchatError):
+    """The SMTP server cannot be reached or refused a digest."""
+
+
+def digest_message(sender: str, to: str, papers: list[Paper], site_url: str) -> EmailMessage:
+    """The digest of `papers` for `to`, each linked to its page on `site_url`."""
+    site = site_url.rstrip("/")
+    lines = [f"{len(papers)} new papers for you on paperchat:", ""]
+    for paper in papers[:DIGEST_PAPERS]:
+        lines += [
+            readable_tex(paper.title),
+            f"  {paper.authors}",
+            f"  {site}/papers/{paper.id}",
+            "",
+        ]
+    lines += [f"All of them: {site}/latest", f"What you follow and this digest: {site}/settings"]
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = f"paperchat: {len(papers)} new papers for you"
+    message.set_content("\n".join(lines))
+    return message
+
+
+async def send_message(smtp_url: str, message: EmailMessage) -> None:
+    """Send `message` through the server of `smtp_url`; MailError when it fails."""
+    parts = urlsplit(smtp_url)
+    if parts.scheme not in ("smtp", "smtps") or not parts.hostname:
+        raise MailError("PAPERCHAT_SMTP_URL must look like smtp://host:port or smtps://host:port")
+    try:
+        await aiosmtplib.send(
+            message,
+            hostname=parts.hostname,
+            port=parts.port or (465 if parts.scheme == "smtps" else 25),
+            username=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password else None,
+            use_tls=parts.scheme == "smtps",
+            timeout=30,
+        )
+    except aiosmtplib.SMTPException as e:
+        raise MailError(f"cannot send the digest to {message['To']}: {e}") from e
+
+
+async def send_digests(
+    sessions: sessionmaker[Session],
+    catalog: Catalog,
+    smtp_url: str,
+    sender: str,
+    site_url: str,
+    now: datetime | None = None,
+) -> int:
+    """Send every due digest that has unread alerts made since the last one; how many were
+    sent."""
+    moment = now or datetime.now(UTC)
+    sent = 0
+    with sessions() as session:
+        for user, last in due_digests(session, moment):
+            refresh_alerts(session, catalog, user.id)
+            alerts = list_alerts(session, user.id)
+            fresh = [a for a in alerts if not a.read and (last is None or a.created_at > last)]
+            ids = dict.fromkeys(a.paper_id for a in fresh)
+            papers = [p for p in map(catalog.get_paper, ids) if p is not None]
+            if papers:
+                await send_message(smtp_url, digest_message(sender, user.email, papers, site_url))
+                sent += 1
+            # The alerts written while comparing are after `moment`: covered all the same.
+            digest_sent(session, user.id, max([moment, *(a.created_at for a in alerts)]))
+    return sent
