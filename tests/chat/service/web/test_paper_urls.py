@@ -5,6 +5,7 @@ id redirects there for good (308), old-style ids too; the page as Markdown by `A
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import Page, expect
 
 from chat.library.papers import paper_path
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID
@@ -112,3 +113,21 @@ def test_an_old_style_id_works_across_the_api(web: Api, written: str) -> None:
     assert f"eprint = {{{OLD_STYLE_ID}}}" in bibtex.text
     assert citations.json() == {"citations": []}
     assert OLD_STYLE_ID in [hit["id"] for hit in found.json()["results"]]
+
+
+def test_a_browser_lands_on_the_canonical_page_and_reads_its_metadata(web: Api, page: Page) -> None:
+    refused: list[str] = []
+    page.on("console", lambda m: refused.append(m.text) if m.type == "error" else None)
+
+    page.goto(f"{web.base_url}/papers/arXiv:{OLD_STYLE_ID}v2?chunk=x")
+
+    assert page.url == f"{web.base_url}{canonical(web, OLD_STYLE_ID)}?chunk=x"
+    canonical_link = page.evaluate("() => document.querySelector('link[rel=canonical]').href")
+    assert canonical_link == page.url.split("?")[0]
+    article = page.evaluate(
+        "() => JSON.parse(document.querySelector('script[type=\"application/ld+json\"]').text)"
+    )
+    assert article["@type"] == "ScholarlyArticle"
+    assert article["url"] == canonical_link
+    expect(page.locator("h1")).to_have_text(article["headline"])
+    assert not [m for m in refused if "Content Security Policy" in m]
