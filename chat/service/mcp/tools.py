@@ -31,6 +31,7 @@ from chat.rag.compare.aspects import DEFAULT_ASPECTS, MAX_ASPECT_CHARS, MAX_ASPE
 from chat.rag.compare.table import Comparer, Filled, papers_of
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.sources import Source
+from chat.service.routes.deps import IsoDate, check_date_range
 from chat.service.routes.papers import (
     Citations,
     CitedWork,
@@ -41,7 +42,6 @@ from chat.service.routes.papers import (
     RelatedPaper,
     SearchHit,
 )
-from chat.service.routes.retrieve import IsoDate, check_date_range
 from chat.wiring import Wiring
 from ingest.errors import PaperchatError
 from ingest.index.filters import Filters

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import date
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, status
-from pydantic import BaseModel, BeforeValidator, StringConstraints
+from pydantic import AfterValidator, BaseModel, BeforeValidator, StringConstraints, WithJsonSchema
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -258,6 +259,33 @@ MessageText = Annotated[str, BeforeValidator(readable_text)]
 
 PaperId = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 AuthorName = Annotated[str, StringConstraints(strip_whitespace=True, max_length=MAX_AUTHOR_CHARS)]
+
+Category = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^\S+$")]
+
+
+def _a_real_date(value: str) -> str:
+    """`value` if it is a day of the calendar (not `2020-13-45`)."""
+    try:
+        date.fromisoformat(value)
+    except ValueError as e:
+        raise ValueError(f"{value!r} is not a date") from e
+    return value
+
+
+# A date as `2024-03-01`, and nothing else (no timestamps, no times of day; no year 0), that
+# is a real day. The one date type of the filters: /api/retrieve, /api/search, the MCP tools.
+IsoDate = Annotated[
+    str,
+    StringConstraints(pattern=r"^([1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])-\d{2}-\d{2}$"),
+    AfterValidator(_a_real_date),
+    WithJsonSchema({"type": "string", "format": "date"}),
+]
+
+
+def check_date_range(published_from: str | None, published_to: str | None) -> None:
+    """ValueError naming the fields when the range is empty, its first day after its last."""
+    if published_from and published_to and published_from > published_to:
+        raise ValueError("published_from is after published_to")
 
 
 def request_filters(services: Services, paper_ids: list[str], author: str | None) -> Filters:

@@ -20,9 +20,16 @@ from chat.library.papers import (
 from chat.library.related import related_papers
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.access.ratelimit import over_limit
-from chat.service.routes.deps import AuthorName, CurrentUser, ServicesDep, client_address
+from chat.service.routes.deps import (
+    AuthorName,
+    Category,
+    CurrentUser,
+    IsoDate,
+    ServicesDep,
+    check_date_range,
+    client_address,
+)
 from chat.service.routes.errors import errors
-from chat.service.routes.retrieve import Category, IsoDate, check_date_range
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
 

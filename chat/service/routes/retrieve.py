@@ -6,57 +6,35 @@ key's (`PAPERCHAT_API_RATE_LIMIT`) or the user's (`PAPERCHAT_RATE_LIMIT`).
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Annotated, Self
+from typing import Self
 
 from fastapi import APIRouter
 from pydantic import (
-    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
-    StringConstraints,
-    WithJsonSchema,
     model_validator,
 )
 
 from chat.library.authors import author_filter
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.rag.retrieval.passages import MAX_PASSAGES, RetrievedPassage, retrieve_passages
-from chat.service.routes.deps import AuthorName, ChattingUser, MessageText, PaperId, ServicesDep
+from chat.service.routes.deps import (
+    AuthorName,
+    Category,
+    ChattingUser,
+    IsoDate,
+    MessageText,
+    PaperId,
+    ServicesDep,
+    check_date_range,
+)
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
 router = APIRouter(tags=["retrieve"])
-
-Category = Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^\S+$")]
-
-
-def _a_real_date(value: str) -> str:
-    """`value` if it is a day of the calendar (not `2020-13-45`)."""
-    try:
-        date.fromisoformat(value)
-    except ValueError as e:
-        raise ValueError(f"{value!r} is not a date") from e
-    return value
-
-
-# A date as `2024-03-01`, and nothing else (no timestamps, no times of day; no year 0), that
-# is a real day. The one date type of the filters, here and in the MCP tools.
-IsoDate = Annotated[
-    str,
-    StringConstraints(pattern=r"^([1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])-\d{2}-\d{2}$"),
-    AfterValidator(_a_real_date),
-    WithJsonSchema({"type": "string", "format": "date"}),
-]
-
-
-def check_date_range(published_from: str | None, published_to: str | None) -> None:
-    """ValueError naming the fields when the range is empty, its first day after its last."""
-    if published_from and published_to and published_from > published_to:
-        raise ValueError("published_from is after published_to")
 
 
 class RetrieveRequest(BaseModel):
