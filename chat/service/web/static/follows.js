@@ -1,5 +1,6 @@
 // The buttons of "Latest for you" and "What you follow": mark alerts read, unfollow, make or
-// revoke the private feed's address. They call the API with the browser session's CSRF token.
+// revoke the private feed's address; and "Follow" on the pages of what can be followed (a
+// researcher, a paper). They call the API with the browser session's CSRF token.
 (() => {
   "use strict";
 
@@ -17,7 +18,7 @@
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    if (!response.ok) throw Object.assign(new Error(`HTTP ${response.status}`), { status: response.status });
     return response.status === 204 ? null : response.json();
   }
 
@@ -39,6 +40,20 @@
       button.after(" Saved.");
     },
     "revoke-feed": () => send("DELETE", "/api/feeds/private").then(() => location.reload()),
+    follow: async (button) => {
+      const note = button.parentElement.querySelector(".follow-note");
+      try {
+        await send("POST", "/api/follows", { kind: button.dataset.kind, value: button.dataset.value });
+      } catch (error) {
+        if (error.status !== 401 && error.status !== 403) throw error;
+        note.textContent = "Sign in (open the chat panel with Ask) to follow: new papers then come to “Latest for you”.";
+        return;
+      }
+      button.textContent = "Following";
+      button.setAttribute("aria-pressed", "true");
+      const latest = Object.assign(document.createElement("a"), { href: "/latest", textContent: "Latest for you" });
+      note.replaceChildren("New papers come to ", latest, ".");
+    },
   };
 
   document.addEventListener("click", (event) => {

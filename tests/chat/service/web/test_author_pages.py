@@ -103,3 +103,23 @@ def test_a_researcher_page_draws_the_coauthor_graph_and_describes_the_person(
     assert (ld["@type"], ld["name"]) == ("Person", PRANGE)
     graph.screenshot(path=artifacts / "researcher-graph.png")
     page.screenshot(path=artifacts / "researcher-page.png", full_page=True)
+
+
+def test_a_researcher_is_followed_from_their_page_once_signed_in(web: Api, page: Page) -> None:
+    page.goto(f"{web.base_url}/authors/J.%20Prange")
+    follow = page.get_by_role("button", name="Follow", exact=True)
+    note = page.locator(".follow-note")
+
+    follow.click()
+
+    expect(note).to_contain_text("Sign in")
+    expect(follow).to_have_attribute("aria-pressed", "false")
+    email = web.new_user()
+    Dock(page).sign_in(email)
+    follow.click()
+    expect(page.get_by_role("button", name="Following")).to_have_attribute("aria-pressed", "true")
+    expect(note.get_by_role("link", name="Latest for you")).to_have_attribute("href", "/latest")
+    researcher = page.url.rsplit("/", 1)[-1].split("-", 1)[0]
+    with web.signed_in(email) as client:
+        follows = client.get("/api/follows").json()
+    assert [(f["kind"], f["value"]) for f in follows["follows"]] == [("researcher", researcher)]
