@@ -174,7 +174,7 @@ class SearchPage:
     no_match_reason: str | None = None
 
 
-def search_page(
+def paged_search(
     retriever: Retriever,
     query: str,
     filters: Filters | None = None,

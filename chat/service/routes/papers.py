@@ -14,8 +14,8 @@ from chat.library.papers import (
     MAX_SEARCH_RESULTS,
     SearchResult,
     SearchSort,
+    paged_search,
     paper_details,
-    search_page,
 )
 from chat.library.related import related_papers
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -184,7 +184,7 @@ def search(
         published_to=published_to or "",
         author=author or "",
     )
-    found = search_page(
+    found = paged_search(
         services.index.retriever,
         q,
         author_filter(catalog, filters),

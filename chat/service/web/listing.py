@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chat.library.papers import SearchSort, search_page
+from chat.library.papers import SearchSort, paged_search
 from chat.library.tex import readable_tex
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
@@ -45,7 +45,7 @@ def search_listing(
     """Page `page` of a hybrid search within `filters`, one result per paper, best first or
     newest first, with each paper's date and categories; none when no paper passes
     `policy`, the answers' relevance bar."""
-    found = search_page(retriever, query, filters, sort, page, limit, policy)
+    found = paged_search(retriever, query, filters, sort, page, limit, policy)
     listed = []
     for hit in found.results:
         paper = retriever.catalog.get_paper(hit.id)
