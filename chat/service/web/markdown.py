@@ -163,3 +163,15 @@ def researcher_markdown(
         ),
     )
     return text + ("\n" + "\n".join(lines).rstrip() + "\n" if lines else "")
+
+
+def institution_markdown(name: str, papers: Sequence[Mapping[str, Any]], base: str) -> str:
+    """An institution's page (the papers that name it, each with its `authors` and where
+    the name was read, `source`: "pdf" or "record") as Markdown."""
+    from_pdf = sum(paper["source"] == "pdf" for paper in papers)
+    intro = escaped(
+        f"{len(papers)} paper{'' if len(papers) == 1 else 's'} in this index name it: "
+        f"{from_pdf} on their PDF's first page, {len(papers) - from_pdf} in their record."
+    )
+    rows = [{"categories": [], **paper, "names": paper["authors"]} for paper in papers]
+    return listing_markdown(name, intro, rows, base)

@@ -28,6 +28,7 @@ from chat.service.web.address import site_address
 from chat.service.web.markdown import (
     MARKDOWN_SUFFIX,
     VARY_ACCEPT,
+    institution_markdown,
     markdown_response,
     researcher_markdown,
     wants_markdown,
@@ -185,14 +186,19 @@ def institutions_page(services: ServicesDep, q: str = "") -> HTMLResponse:
 
 
 @router.get("/institutions/{wanted}", response_class=HTMLResponse, include_in_schema=False)
-def institution_page(wanted: str, request: Request, services: ServicesDep) -> Response:
-    """`<id>-<name>`: the page; the bare id or an outdated name: a redirect to it."""
+def institution_page(
+    wanted: str, request: Request, services: ServicesDep, accept: Annotated[str, Header()] = ""
+) -> Response:
+    """`<id>-<name>`: the page; the bare id or an outdated name: a redirect to it. As
+    Markdown with `Accept: text/markdown` or a `.md` suffix."""
+    as_markdown = wanted.endswith(MARKDOWN_SUFFIX)
+    wanted = wanted.removesuffix(MARKDOWN_SUFFIX)
     institution_id, _, _ = wanted.partition("-")
     try:
         found = institution(services.index.catalog, institution_id)
     except InstitutionNotFound:
         return render_page("not_found.html", 404, wanted=wanted, query="")
-    if request.url.path != found.path:
+    if request.url.path != found.path and not as_markdown:
         return _redirect(found.path)
     from_pdf = sum(source == "pdf" for _, source in found.papers)
     papers = [
@@ -205,6 +211,9 @@ def institution_page(wanted: str, request: Request, services: ServicesDep) -> Re
         }
         for p, source in found.papers
     ]
+    if as_markdown or wants_markdown(accept):
+        address = site_address(request, services.settings)
+        return markdown_response(institution_markdown(found.name, papers, address))
     count = len(papers)
     description = f"{found.name}: {count} paper{'' if count == 1 else 's'} in this index."
     base = str(request.base_url).rstrip("/")
@@ -217,7 +226,7 @@ def institution_page(wanted: str, request: Request, services: ServicesDep) -> Re
     }
     if found.parent:
         json_ld["parentOrganization"] = {"@type": "Organization", "name": found.parent.name}
-    return render_page(
+    response = render_page(
         "institution.html",
         institution=found,
         papers=papers,
@@ -226,3 +235,5 @@ def institution_page(wanted: str, request: Request, services: ServicesDep) -> Re
         canonical=base + found.path,
         json_ld=json.dumps(json_ld, ensure_ascii=False).replace("</", "<\\/"),
     )
+    response.headers.update(VARY_ACCEPT)
+    return response
