@@ -7,6 +7,7 @@ from pathlib import Path
 from chat.library.papers import Matched, paper_details, result_snippet
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.sources import Source
+from chat.service.web.metadata import paper_metadata
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
 from ingest.index.catalog import Catalog
@@ -38,9 +39,12 @@ def _write(catalog: Catalog, paper: Paper, source: str, kind: str) -> None:
 def _page(catalog: Catalog) -> str:
     paper = paper_details(catalog, FROM_PDF.id)
     from_pdf = [name for name, origin in paper["field_sources"].items() if origin == "pdf"]
+    authors = written_names(paper["authors"])
+    url = f"http://127.0.0.1/papers/{paper['id']}"
     response = render_page(
         "paper.html", paper=paper, paper_id=paper["id"], title=paper["title"],
-        authors=written_names(paper["authors"]), abstract=[paper["abstract"]], from_pdf=from_pdf,
+        authors=authors, abstract=[paper["abstract"]], from_pdf=from_pdf, canonical_url=url,
+        markdown_url=f"{url}.md", metadata=paper_metadata(paper, authors, url, "paperchat"),
     )  # fmt: skip
     return bytes(response.body).decode()
 

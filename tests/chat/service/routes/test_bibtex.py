@@ -67,7 +67,7 @@ def test_the_api_copy_needs_a_sign_in_and_an_unknown_paper_is_a_404(api: Api) ->
 
 def test_the_paper_page_links_its_public_bibtex(api: Api) -> None:
     with api.client() as anonymous:
-        page = anonymous.get("/papers/2007.01282")
+        page = anonymous.get("/papers/2007.01282", follow_redirects=True)
         linked = anonymous.get("/papers/2007.01282/bibtex")
 
     assert 'href="/papers/2007.01282/bibtex"' in page.text
