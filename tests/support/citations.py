@@ -4,15 +4,13 @@ PDFs, and a few real abstracts beside them."""
 
 from __future__ import annotations
 
-import gzip
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.data import ABSTRACTS, PDFS
+from tests.support.indexes import pdf_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
@@ -38,25 +36,8 @@ def ingest_pdfs(index: Wiring, folder: Path) -> None:
 def cited_index_fixture(
     tmp_path_factory: pytest.TempPathFactory, models_cache: Path
 ) -> Iterator[Wiring]:
-    from chat.settings import Settings
-    from chat.wiring import Wiring
-    from ingest.pipeline import Pipeline
-    from ingest.progress import NoProgress
-    from ingest.report import IngestReport
-    from ingest.sources.units import metadata_items
-
-    root = tmp_path_factory.mktemp("cited-index")
-    pdfs = root / "pdfs"
-    pdfs.mkdir()
-    for name in CITING_PDFS:
-        shutil.copy(PDFS / name, pdfs / name)
-    abstracts = root / "abstracts.jsonl"
-    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as source:
-        abstracts.write_text("".join(next(source) for _ in range(ABSTRACT_LINES)), "utf-8")
-    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
-    embedder = index.embedder
-    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
-    pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())
-    ingest_pdfs(index, pdfs)
+    index = pdf_index(
+        tmp_path_factory.mktemp("cited-index"), CITING_PDFS, ABSTRACT_LINES, models_cache
+    )
     yield index
     index.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,7 +17,8 @@ from playwright.sync_api import Locator, Page
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from tests.fakes.openai import FakeOpenAI
-from tests.support.data import ABSTRACTS, PDFS
+from tests.support.data import ABSTRACTS
+from tests.support.indexes import pdf_index
 from tests.support.net import serving, unused_port
 from tests.support.server import Api, served_settings
 
@@ -49,26 +49,9 @@ COVERED_LINES = """
 
 @pytest.fixture(scope="session")
 def reader_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Iterator[Wiring]:
-    from chat.settings import Settings
-    from chat.wiring import Wiring
-    from ingest.pipeline import Pipeline
-    from ingest.progress import NoProgress
-    from ingest.report import IngestReport
-    from ingest.sources.units import metadata_items, pdf_items
-
-    root = tmp_path_factory.mktemp("reader-index")
-    pdfs = root / "pdfs"
-    pdfs.mkdir()
-    for name in READER_PDFS:
-        shutil.copy(PDFS / name, pdfs / name)
-    abstracts = root / "abstracts.jsonl"
-    with gzip.open(ABSTRACTS, "rt", encoding="utf-8") as source:
-        abstracts.write_text("".join(next(source) for _ in range(ABSTRACT_LINES)), "utf-8")
-    index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
-    embedder = index.embedder
-    pipeline = Pipeline(index.catalog, index.indexer, embedder.embed, NoProgress())
-    pipeline.run(metadata_items(abstracts, embedder.count_tokens), IngestReport())
-    pipeline.run(pdf_items([pdfs], index.open_catalog(), embedder.count_tokens), IngestReport())
+    index = pdf_index(
+        tmp_path_factory.mktemp("reader-index"), READER_PDFS, ABSTRACT_LINES, models_cache
+    )
     yield index
     index.close()
 

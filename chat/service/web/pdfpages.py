@@ -266,26 +266,24 @@ class PdfPages:
         before_render()
         with self._pdfium():
             document = self._document(path)
-            pdf_page = document[page - 1]
-            textpage = pdf_page.get_textpage()
-            try:
-                text = page_text(textpage)
-            finally:
-                textpage.close()
-                pdf_page.close()
-            ranges = ranges_of(text)
+            ranges = ranges_of(_text(document, page))
             return char_range_boxes(document, page, ranges) if ranges else []
+
+
+def _text(document: pdfium.PdfDocument, number: int) -> str:
+    """Page `number`'s text, one character a PDFium character index."""
+    pdf_page = document[number - 1]
+    textpage = pdf_page.get_textpage()
+    try:
+        return page_text(textpage)
+    finally:
+        textpage.close()
+        pdf_page.close()
 
 
 def _lines(document: pdfium.PdfDocument, number: int) -> list[dict[str, Any]]:
     """Each line pdfium sees on a page: its text and one box around it."""
-    pdf_page = document[number - 1]
-    textpage = pdf_page.get_textpage()
-    try:
-        text = page_text(textpage)
-    finally:
-        textpage.close()
-        pdf_page.close()
+    text = _text(document, number)
     pieces: list[tuple[int, str]] = []
     start = 0
     for end in [*(i for i, char in enumerate(text) if char == "\n"), len(text)]:
