@@ -49,7 +49,7 @@
         note.textContent = "Sign in (open the chat panel with Ask) to follow: new papers then come to “Latest for you”.";
         return;
       }
-      button.textContent = "Following";
+      button.textContent = `Following${button.dataset.kind === "category" ? ` ${button.dataset.value}` : ""}`;
       button.setAttribute("aria-pressed", "true");
       const latest = Object.assign(document.createElement("a"), { href: "/latest", textContent: "Latest for you" });
       note.replaceChildren("New papers come to ", latest, ".");

@@ -28,7 +28,7 @@ def test_filters_and_sort_narrow_and_order_the_results(
 
     page.get_by_label("Category").fill("cs.CV")
     page.get_by_label("Sort").select_option("newest")
-    page.get_by_role("button", name="Search").click()
+    page.get_by_role("button", name="Search", exact=True).click()
     page.wait_for_url(re.compile(r"category=cs\.CV.*sort=newest"))
     page.screenshot(path=artifacts / "search-filtered.png", full_page=True)
 
