@@ -10,12 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from chat.service.app import create_app
-from chat.service.bootstrap import prepare_service
 from tests.fakes.openai import FakeOpenAI
 from tests.support.indexes import pdf_index
-from tests.support.net import serving, unused_port
-from tests.support.server import Api, served_settings
+from tests.support.server import Api, serve_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
@@ -37,20 +34,13 @@ def compare_index_fixture(
     index.close()
 
 
-def _served(index: Wiring, fake: FakeOpenAI, folder: Path, llm: str) -> Iterator[Api]:
-    settings = served_settings(index, fake, folder / "paperchat.sqlite", llm=llm)
-    prepare_service(settings)
-    app = create_app(settings)
-    with serving(app, unused_port()) as base_url:
-        yield Api(base_url, app, fake)
-
-
 @pytest.fixture(scope="session", name="compare_api")
 def compare_api_fixture(
     compare_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     """The app with no model: cells are quoted from the papers."""
-    yield from _served(compare_index, fake_llm, tmp_path_factory.mktemp("compare-db"), "extractive")
+    database = tmp_path_factory.mktemp("compare-db") / "paperchat.sqlite"
+    yield from serve_index(compare_index, fake_llm, database, llm="extractive")
 
 
 @pytest.fixture(scope="session", name="compare_model_api")
@@ -58,7 +48,8 @@ def compare_model_api_fixture(
     compare_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     """The app answering each cell with the fake model."""
-    yield from _served(compare_index, fake_llm, tmp_path_factory.mktemp("compare-llm-db"), "openai")
+    database = tmp_path_factory.mktemp("compare-llm-db") / "paperchat.sqlite"
+    yield from serve_index(compare_index, fake_llm, database, llm="openai")
 
 
 __all__ = [

@@ -14,13 +14,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Locator, Page
 
-from chat.service.app import create_app
-from chat.service.bootstrap import prepare_service
 from tests.fakes.openai import FakeOpenAI
 from tests.support.data import ABSTRACTS
 from tests.support.indexes import pdf_index
-from tests.support.net import serving, unused_port
-from tests.support.server import Api, served_settings
+from tests.support.server import Api, serve_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
@@ -61,11 +58,7 @@ def reader_web(
     reader_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     database = tmp_path_factory.mktemp("reader-db") / "paperchat.sqlite"
-    settings = served_settings(reader_index, fake_llm, database)
-    prepare_service(settings)
-    app = create_app(settings)
-    with serving(app, unused_port()) as base_url:
-        yield Api(base_url, app, fake_llm)
+    yield from serve_index(reader_index, fake_llm, database)
 
 
 def reader_link(base_url: str, paper_id: str) -> re.Pattern[str]:

@@ -127,6 +127,16 @@ def served_settings(index: Wiring, fake: FakeOpenAI, database: Path, **more: Any
     )
 
 
+def serve_index(index: Wiring, fake: FakeOpenAI, database: Path, **more: Any) -> Iterator[Api]:
+    """`index` served on a real uvicorn on 127.0.0.1 with `served_settings` (and `more`),
+    its service database prepared in `database`: for a fixture to yield from."""
+    settings = served_settings(index, fake, database, **more)
+    prepare_service(settings)
+    app = create_app(settings)
+    with serving(app, unused_port()) as base_url:
+        yield Api(base_url, app, fake)
+
+
 @pytest.fixture(scope="session", name="api_settings")
 def api_settings_fixture(
     small_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory

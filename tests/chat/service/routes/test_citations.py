@@ -9,17 +9,14 @@ from typing import TYPE_CHECKING
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
-from chat.service.app import create_app
-from chat.service.bootstrap import prepare_service
 from chat.service.mcp.tools import PaperTools
 from tests.fakes.openai import FakeOpenAI
 from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
-from tests.support.net import serving, unused_port
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     fake_llm_fixture,
     fresh_upstream_fixture,
-    served_settings,
+    serve_index,
 )
 
 if TYPE_CHECKING:
@@ -35,11 +32,7 @@ def cited_api_fixture(
     cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     database = tmp_path_factory.mktemp("cited-db") / "paperchat.sqlite"
-    settings = served_settings(cited_index, fake_llm, database)
-    prepare_service(settings)
-    app = create_app(settings)
-    with serving(app, unused_port()) as base_url:
-        yield Api(base_url, app, fake_llm)
+    yield from serve_index(cited_index, fake_llm, database)
 
 
 def test_references_list_every_field_and_resolve_dpr_and_rag(cited_api: Api) -> None:

@@ -11,13 +11,10 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
-from chat.service.app import create_app
-from chat.service.bootstrap import prepare_service
 from tests.fakes.openai import FakeOpenAI
 from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 from tests.support.dock import WAIT_MS, Dock
-from tests.support.net import serving, unused_port
-from tests.support.server import Api, served_settings
+from tests.support.server import Api, serve_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
@@ -30,11 +27,7 @@ def related_api_fixture(
     cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     database = tmp_path_factory.mktemp("related-db") / "paperchat.sqlite"
-    settings = served_settings(cited_index, fake_llm, database)
-    prepare_service(settings)
-    app = create_app(settings)
-    with serving(app, unused_port()) as base_url:
-        yield Api(base_url, app, fake_llm)
+    yield from serve_index(cited_index, fake_llm, database)
 
 
 @pytest.fixture(scope="module", name="extractive_api")
@@ -42,11 +35,7 @@ def extractive_api_fixture(
     cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Api]:
     database = tmp_path_factory.mktemp("quoted-db") / "paperchat.sqlite"
-    settings = served_settings(cited_index, fake_llm, database, llm="extractive")
-    prepare_service(settings)
-    app = create_app(settings)
-    with serving(app, unused_port()) as base_url:
-        yield Api(base_url, app, fake_llm)
+    yield from serve_index(cited_index, fake_llm, database, llm="extractive")
 
 
 def test_the_paper_page_lists_related_papers_with_their_reasons(
