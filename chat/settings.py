@@ -371,6 +371,22 @@ class Settings(BaseSettings):
         return self.data_dir / "catalog.sqlite"
 
     @property
+    def shared_catalog(self) -> bool:
+        """Whether the catalog lives in the database server every node shares
+        (`PAPERCHAT_DATABASE_URL` naming PostgreSQL) rather than in the data dir."""
+        return bool(self.database_url) and not self.database_url.startswith("sqlite")
+
+    @property
+    def catalog_location(self) -> Path | str:
+        """The catalog: the shared database's URL, or the SQLite file in the data dir."""
+        return self.database_url if self.shared_catalog else self.catalog_path
+
+    @property
+    def lexical_replica_path(self) -> Path:
+        """Where this node's lexical index notes the last catalog change it applied."""
+        return self.data_dir / "lexical-replica.json"
+
+    @property
     def models_dir(self) -> Path:
         """Where derived model files (the int8 ONNX embedder) are cached."""
         return self.models_cache or self.data_dir / "models"

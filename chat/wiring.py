@@ -25,6 +25,7 @@ from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex, ensure_complete
 from ingest.index.name_catalog import NameCatalog
+from ingest.index.replica import LexicalReplica
 from ingest.index.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
 
@@ -45,7 +46,7 @@ class Wiring:
 
     def open_catalog(self) -> Catalog:
         """A new connection to the catalog, for a thread of its own."""
-        catalog = Catalog(self.settings.catalog_path)
+        catalog = Catalog(self.settings.catalog_location)
         self._closers.append(catalog)
         return catalog
 
@@ -105,7 +106,14 @@ class Wiring:
 
     @cached_property
     def indexer(self) -> Indexer:
-        return Indexer(self.open_catalog(), self.store, self.lexical)
+        # A shared catalog's lexical indexes are the serving nodes' replicas, not the ingest's.
+        lexical = None if self.settings.shared_catalog else self.lexical
+        return Indexer(self.open_catalog(), self.store, lexical)
+
+    @cached_property
+    def replica(self) -> LexicalReplica:
+        """This node's lexical index as a replica of the shared catalog's change log."""
+        return LexicalReplica(self.open_catalog(), self.lexical, self.settings.lexical_replica_path)
 
     @cached_property
     def lexical(self) -> LexicalIndex:
@@ -115,7 +123,10 @@ class Wiring:
     def retriever(self) -> Retriever:
         """Retrieval with the query embedder, on the collection checked against it; an
         index made before names were mined gets them here, from the catalog alone."""
-        ensure_complete(self.lexical, self.catalog)
+        if self.settings.shared_catalog:
+            self.replica.catch_up()
+        else:
+            ensure_complete(self.lexical, self.catalog)
         names = NameCatalog(self.catalog)
         names.backfill()
         # An embedded Chroma is followed: an ingest beside the server may write to it.

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -216,17 +217,25 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) ->
 POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """An empty database: a SQLite file, or a fresh PostgreSQL schema dropped afterwards."""
+@pytest.fixture(params=["sqlite", "postgresql"], name="catalog_location")
+def catalog_location_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """Where a new catalog goes: a SQLite file, or a fresh PostgreSQL schema (a shared
+    catalog) dropped afterwards."""
+    if request.param == "sqlite":
+        yield str(tmp_path / "catalog.sqlite")
+        return
+    with postgres_schema() as url:
+        yield url
+
+
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    """The URL of a fresh, empty PostgreSQL schema on the local server, dropped after."""
     import uuid
 
     from sqlalchemy import create_engine, text
     from sqlalchemy.exc import OperationalError
 
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'paperchat.sqlite'}"
-        return
     schema = f"test_{uuid.uuid4().hex}"
     server = create_engine(POSTGRES_URL)
     try:
@@ -235,7 +244,20 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     except OperationalError as e:
         server.dispose()
         pytest.fail(f"PostgreSQL is not reachable at {POSTGRES_URL}: {e}")
-    yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
-    with server.begin() as connection:
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    server.dispose()
+    try:
+        yield f"{POSTGRES_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with server.begin() as connection:
+            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        server.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database: a SQLite file, or a fresh PostgreSQL schema dropped afterwards."""
+
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'paperchat.sqlite'}"
+        return
+    with postgres_schema() as url:
+        yield url

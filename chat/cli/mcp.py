@@ -26,7 +26,7 @@ def mcp(data_dir: Path | None) -> None:
     from chat.wiring import Wiring
 
     settings = settings_for(data_dir)
-    if not settings.catalog_path.is_file():
+    if not settings.shared_catalog and not settings.catalog_path.is_file():
         raise CommandError(
             f"no index in {str(settings.data_dir)!r}: run 'paperchat ingest' first, "
             "or give --data-dir"

@@ -54,8 +54,8 @@ def prepare_catalog(settings: Settings) -> None:
     """Open the catalog once, when there is one, so that an older catalog is migrated
     (`ingest/index/schema.py`) and its author index built here, before any worker, and
     not by the first workers that happen to open it."""
-    if settings.catalog_path.exists():
-        Catalog(settings.catalog_path).close()
+    if settings.shared_catalog or settings.catalog_path.exists():
+        Catalog(settings.catalog_location).close()
 
 
 def prepare_database(settings: Settings) -> None:

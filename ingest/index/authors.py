@@ -17,11 +17,13 @@ indexed; otherwise it stays a name of its own.
 from __future__ import annotations
 
 import re
-import sqlite3
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
+
+from ingest.index.database import CatalogDb
+from ingest.index.schema import AUTHOR_NAME_INDEX
 
 # Letters that Unicode does not decompose into a base letter and an accent.
 _LETTERS: Final = str.maketrans(
@@ -202,32 +204,29 @@ def _rows(paper_id: str, authors: str) -> list[tuple[str, int, str, str, str]]:
     ]
 
 
-def index_authors(db: sqlite3.Connection, paper_id: str, authors: str) -> None:
+def index_authors(db: CatalogDb, paper_id: str, authors: str) -> None:
     """Within the caller's transaction: the paper's rows of the author index, new for old."""
     db.execute("DELETE FROM paper_authors WHERE paper_id = ?", (paper_id,))
     db.executemany(_INSERT, _rows(paper_id, authors))
 
 
-def unindex_authors(db: sqlite3.Connection, paper_id: str) -> None:
+def unindex_authors(db: CatalogDb, paper_id: str) -> None:
     db.execute("DELETE FROM paper_authors WHERE paper_id = ?", (paper_id,))
 
 
-def reindex_all(db: sqlite3.Connection) -> int:
+def reindex_all(db: CatalogDb) -> int:
     """Within the caller's transaction: the author index made again from every paper."""
     db.execute("DELETE FROM paper_authors")
     # The name index is made again once at the end, as the schema defines it: faster.
-    (index_sql,) = db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", (_NAME_INDEX,)
-    ).fetchone()
     db.execute(f"DROP INDEX {_NAME_INDEX}")
     papers = db.execute("SELECT id, authors FROM papers").fetchall()
     rows = (row for paper_id, authors in papers for row in _rows(paper_id, authors))
     db.executemany(_INSERT, rows)
-    db.execute(index_sql)
+    db.execute(AUTHOR_NAME_INDEX)
     return len(papers)
 
 
-def find_person(db: sqlite3.Connection, written: str) -> Person | None:
+def find_person(db: CatalogDb, written: str) -> Person | None:
     """Who `written` names among the indexed authors; None when no indexed name may be
     theirs. A Person without `names` but with `ambiguous` ones: several people may be meant."""
     asked = parse_name(written)
@@ -243,7 +242,7 @@ def find_person(db: sqlite3.Connection, written: str) -> Person | None:
     return person if person.names or person.ambiguous else None
 
 
-def person_paper_ids(db: sqlite3.Connection, person: Person) -> list[str]:
+def person_paper_ids(db: CatalogDb, person: Person) -> list[str]:
     """The ids of the papers that list one of the person's names, each once."""
     if not person.names:
         return []

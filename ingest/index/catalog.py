@@ -1,4 +1,4 @@
-"""The catalog: papers and their chunks, in one SQLite file.
+"""The catalog: papers and their chunks, in a SQLite file or a PostgreSQL database.
 
 It is the record of what the index holds: Chroma (vectors) and the lexical
 index (BM25) beside it in the data dir hold the same chunk ids. Every
@@ -17,13 +17,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import psycopg
+from sqlalchemy.exc import SQLAlchemyError
+
 from ingest.errors import PaperchatError
-from ingest.index import authors, citations, institutions, researchers, schema
+from ingest.index import authors, changes, citations, institutions, researchers, schema
 from ingest.index.authors import Person
+from ingest.index.database import CatalogDb, CommitGuard, Row
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Box, Chunk, Paper, Reference
-from ingest.index.sqlite import use_wal
-from ingest.private import private_file
 
 # A unit is what is written at once: a paper's abstract, or everything its PDF gave.
 UNITS = ("abstract", "fulltext")
@@ -96,7 +98,7 @@ class ChunkRow:
 _CHUNK_COLUMNS = ", ".join(field.name for field in dataclasses.fields(ChunkRow))
 
 
-def _paper_from_row(row: sqlite3.Row) -> Paper:
+def _paper_from_row(row: Row) -> Paper:
     return Paper(
         id=row["id"],
         title=row["title"],
@@ -113,30 +115,31 @@ def _paper_from_row(row: sqlite3.Row) -> Paper:
     )
 
 
-# How long a process waits for another's write lock before it gives up.
-BUSY_TIMEOUT_S = 30.0
-
-
 class Catalog:
-    """The catalog file at `path`, brought to the latest schema as it opens
+    """The catalog at `location` (a SQLite file's path, or a database URL such as
+    `postgresql://host/db`), brought to the latest schema as it opens
     (`ingest/index/schema.py`; SchemaError for a catalog newer than this code)."""
 
-    def __init__(self, path: Path) -> None:
-        private_file(path)
+    def __init__(self, location: Path | str) -> None:
         try:
-            self.db = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
-            self.db.row_factory = sqlite3.Row
-            try:
-                self._prepare(str(path))
-            except BaseException:
-                self.db.close()
-                raise
-        except sqlite3.DatabaseError as e:
-            raise CatalogError(f"cannot open the catalog {str(path)!r}: {e}") from e
+            self.db = CatalogDb(location)
+        except (SQLAlchemyError, OSError, ValueError) as e:
+            raise CatalogError(f"cannot open the catalog {str(location)!r}: {e}") from e
+        try:
+            self._prepare(self.db.where)
+        except (sqlite3.DatabaseError, SQLAlchemyError, psycopg.Error) as e:
+            self.db.close()
+            raise CatalogError(f"cannot open the catalog {self.db.where!r}: {e}") from e
+        except BaseException:
+            self.db.close()
+            raise
+
+    @property
+    def shared(self) -> bool:
+        """Whether other machines may write this catalog (a database server, not a file)."""
+        return self.db.dialect != "sqlite"
 
     def _prepare(self, where: str) -> None:
-        use_wal(self.db, BUSY_TIMEOUT_S)
-        self.db.execute("PRAGMA synchronous = NORMAL")
         schema.upgrade(self.db, where)
         self._index_once("author_index", authors.INDEX_VERSION, authors.reindex_all)
         self._index_once("title_index", citations.TITLE_INDEX_VERSION, citations.reindex_titles)
@@ -145,28 +148,34 @@ class Catalog:
             "record_affiliations", institutions.RECORD_INDEX_VERSION, institutions.reindex_records
         )
 
-    def _index_once(
-        self, key: str, version: str, reindex: Callable[[sqlite3.Connection], int]
-    ) -> None:
+    def _index_once(self, key: str, version: str, reindex: Callable[[CatalogDb], int]) -> None:
         """A catalog made before an index of its papers (the authors', the titles'), or with
         older keys, gets it, once: the first process to take the write lock builds it, the
         others find it built."""
         if self.get_meta(key) == version:
             return
         with self.db:
-            self.db.execute("BEGIN IMMEDIATE")
+            self.db.lock("index")
             if self.get_meta(key) != version:
                 reindex(self.db)
                 self.db.execute(
-                    "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, version)
+                    "INSERT INTO meta (key, value) VALUES (?, ?)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (key, version),
                 )
 
     def close(self) -> None:
         self.db.close()
 
     @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self, guard: CommitGuard | None = None) -> Iterator[CatalogDb]:
+        """One write transaction: it holds the catalog's write lock from its start (so the
+        change log's numbers follow the commit order), and `guard`, when given, runs just
+        before it commits and may refuse the commit by raising (a queue's lease lost)."""
         with self.db:
+            self.db.lock("writes")
+            if guard is not None:
+                self.db.guard(guard)
             yield self.db
 
     def get_meta(self, key: str) -> str | None:
@@ -219,6 +228,8 @@ class Catalog:
     def _upsert_paper(self, paper: Paper, source: str) -> None:
         row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
         merged, sources = merge_fields(paper, origin_of(source), row)
+        # A new paper takes its place in the order papers arrived; a known one keeps it.
+        arrival = changes.record(self.db, [(paper.id, changes.ARRIVAL)]) if row is None else None
         if row is not None and SOURCE_RANK[row["source"]] > SOURCE_RANK[source]:
             # A PDF after a record: the record's identity fields stay, gaps are filled.
             kept = _paper_from_row(row)
@@ -230,12 +241,12 @@ class Catalog:
             merged.id, int(merged.is_arxiv), merged.version, merged.title, merged.authors,
             merged.abstract, " ".join(merged.categories), merged.published, merged.updated,
             merged.comments, source, json.dumps(sources, sort_keys=True), merged.journal_ref,
-            merged.doi,
+            merged.doi, arrival,
         )  # fmt: skip
         self.db.execute(
             "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
-            " published, updated, comments, source, field_sources, journal_ref, doi)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+            " published, updated, comments, source, field_sources, journal_ref, doi, arrival)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
             " ON CONFLICT (id) DO UPDATE SET is_arxiv = excluded.is_arxiv,"
             " version = excluded.version, title = excluded.title, authors = excluded.authors,"
             " abstract = excluded.abstract, categories = excluded.categories,"
@@ -301,7 +312,7 @@ class Catalog:
         """Record that this PDF stage read the paper's PDF and found its text unchanged;
         what it read on page 1 replaces the fields an older stage read there (a record's
         fields stay: `merge_fields`)."""
-        with self.db:
+        with self.transaction():
             self.db.execute(
                 "UPDATE papers SET pdf_stage = ? WHERE id = ? AND pdf_sha256 = ?",
                 (stage, paper.id, sha256),
@@ -419,6 +430,7 @@ class Catalog:
         self._upsert_paper(paper, source)
         self._delete_unit_chunks(paper.id, kind)
         self._insert_chunks(chunks)
+        changes.record(self.db, [(paper.id, kind)])
         if kind == "abstract":
             self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
         else:
@@ -436,16 +448,33 @@ class Catalog:
             removed += len(self.chunk_ids(paper_id, unit))
             self._delete_unit_chunks(paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+        changes.record(self.db, [(paper_id, unit) for unit in UNITS])
         authors.unindex_authors(self.db, paper_id)
         institutions.unindex_institutions(self.db, paper_id)
         citations.forget_paper(self.db, paper_id)
         return removed
 
+    # The change log the lexical replicas follow (`ingest/index/changes.py`)
+
+    def note_changed(self, units: Iterable[Unit]) -> None:
+        """Within the caller's transaction: log units whose stored chunks a replica must
+        read again (a unit whose paper's record changed under it)."""
+        changes.record(self.db, units)
+
+    def last_change(self) -> int:
+        return changes.last_seq(self.db)
+
+    def changes_after(self, seq: int, limit: int) -> list[changes.Change]:
+        return changes.changes_after(self.db, seq, limit)
+
     # Units whose Chroma side may be half written
 
     def mark_pending(self, units: Iterable[Unit]) -> None:
         with self.db:
-            self.db.executemany("INSERT OR IGNORE INTO pending VALUES (?, ?)", list(units))
+            self.db.executemany(
+                "INSERT INTO pending (paper_id, kind) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                list(units),
+            )
 
     def clear_pending(self, units: Iterable[Unit]) -> None:
         with self.db:

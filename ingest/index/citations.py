@@ -12,12 +12,12 @@ exactly one paper of the library has it. Every lookup goes through an index.
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from ingest.index.authors import fold
+from ingest.index.database import CatalogDb
 from ingest.index.records import Reference
 
 # Bumped when `title_key` changes: the catalog then keys every title again.
@@ -54,7 +54,7 @@ def title_key(title: str) -> str:
     return key
 
 
-def index_title(db: sqlite3.Connection, paper_id: str, title: str) -> None:
+def index_title(db: CatalogDb, paper_id: str, title: str) -> None:
     """Within the caller's transaction: the paper's title key, new for old."""
     db.execute(
         "INSERT INTO paper_titles (paper_id, title_key) VALUES (?, ?)"
@@ -63,7 +63,7 @@ def index_title(db: sqlite3.Connection, paper_id: str, title: str) -> None:
     )
 
 
-def reindex_titles(db: sqlite3.Connection) -> int:
+def reindex_titles(db: CatalogDb) -> int:
     """Within the caller's transaction: every paper's title key made again."""
     db.execute("DELETE FROM paper_titles")
     papers = db.execute("SELECT id, title FROM papers").fetchall()
@@ -74,9 +74,7 @@ def reindex_titles(db: sqlite3.Connection) -> int:
     return len(papers)
 
 
-def replace_references(
-    db: sqlite3.Connection, paper_id: str, references: Sequence[Reference]
-) -> None:
+def replace_references(db: CatalogDb, paper_id: str, references: Sequence[Reference]) -> None:
     """Within the caller's transaction: the paper's references, new for old."""
     db.execute("DELETE FROM paper_references WHERE paper_id = ?", (paper_id,))
     db.executemany(
@@ -89,13 +87,13 @@ def replace_references(
     )  # fmt: skip
 
 
-def forget_paper(db: sqlite3.Connection, paper_id: str) -> None:
+def forget_paper(db: CatalogDb, paper_id: str) -> None:
     """Within the caller's transaction: the paper's references and title key."""
     db.execute("DELETE FROM paper_references WHERE paper_id = ?", (paper_id,))
     db.execute("DELETE FROM paper_titles WHERE paper_id = ?", (paper_id,))
 
 
-def references_of(db: sqlite3.Connection, paper_id: str) -> list[StoredReference]:
+def references_of(db: CatalogDb, paper_id: str) -> list[StoredReference]:
     """The paper's references in the order printed, each resolved against the library."""
     rows = db.execute(
         "SELECT title, authors, year, venue, arxiv_id, doi, title_key FROM paper_references"
@@ -105,7 +103,7 @@ def references_of(db: sqlite3.Connection, paper_id: str) -> list[StoredReference
     return [StoredReference(_reference(row), _resolve(db, paper_id, row)) for row in rows]
 
 
-def citing_ids(db: sqlite3.Connection, paper_id: str) -> list[str]:
+def citing_ids(db: CatalogDb, paper_id: str) -> list[str]:
     """The library's papers with a reference that resolves to this paper, each once."""
     row = db.execute(
         "SELECT papers.doi, paper_titles.title_key FROM papers"
@@ -128,7 +126,7 @@ def citing_ids(db: sqlite3.Connection, paper_id: str) -> list[str]:
     return sorted(citing)
 
 
-def shared_reference_counts(db: sqlite3.Connection, paper_id: str) -> dict[str, int]:
+def shared_reference_counts(db: CatalogDb, paper_id: str) -> dict[str, int]:
     """The library's other papers that cite works this paper cites, each with how many of
     this paper's references it shares (the same arXiv id, DOI or title key), in or out of
     the library. One indexed lookup per key column, over the paper's own references."""
@@ -164,7 +162,7 @@ def _reference(row: Sequence[object]) -> Reference:
     )  # fmt: skip
 
 
-def _resolve(db: sqlite3.Connection, citing: str, row: Sequence[object]) -> str | None:
+def _resolve(db: CatalogDb, citing: str, row: Sequence[object]) -> str | None:
     """The library's paper a reference (title, authors, year, venue, arXiv id, DOI, title
     key) names: by arXiv id, else DOI, else a title key only one paper has; never the
     citing paper itself."""
@@ -183,5 +181,5 @@ def _resolve(db: sqlite3.Connection, citing: str, row: Sequence[object]) -> str 
     return found[0] if len(found) == 1 and found[0] != citing else None
 
 
-def _ids(db: sqlite3.Connection, query: str, value: str) -> list[str]:
+def _ids(db: CatalogDb, query: str, value: str) -> list[str]:
     return [str(row[0]) for row in db.execute(query, (value,))]

@@ -15,11 +15,11 @@ recorded where a PDF names a unit and then its organisation on one line
 from __future__ import annotations
 
 import re
-import sqlite3
 from collections.abc import Sequence
 from typing import Final
 
 from ingest.index.authors import fold
+from ingest.index.database import CatalogDb
 from ingest.index.researchers import researcher_id
 
 Affiliation = tuple[str, str]  # (institution as printed, its parent as printed or "")
@@ -48,7 +48,7 @@ def record_affiliations(authors: str) -> tuple[Affiliation, ...]:
 
 
 def replace_affiliations(
-    db: sqlite3.Connection, paper_id: str, source: str, affiliations: Sequence[Affiliation]
+    db: CatalogDb, paper_id: str, source: str, affiliations: Sequence[Affiliation]
 ) -> None:
     """Within the caller's transaction: the paper's institutions from `source`, new for old."""
     db.execute(
@@ -62,13 +62,13 @@ def replace_affiliations(
             _record(db, parent, "")
         _record(db, name, parent_id)
         db.execute(
-            "INSERT OR IGNORE INTO paper_institutions (paper_id, institution_id, source)"
-            " VALUES (?, ?, ?)",
+            "INSERT INTO paper_institutions (paper_id, institution_id, source)"
+            " VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
             (paper_id, institution_id(name), source),
         )
 
 
-def _record(db: sqlite3.Connection, name: str, parent_id: str) -> None:
+def _record(db: CatalogDb, name: str, parent_id: str) -> None:
     """The institution's row: its first printed name kept, a parent once one is known."""
     db.execute(
         "INSERT INTO institutions (id, name, parent_id) VALUES (?, ?, ?)"
@@ -78,7 +78,7 @@ def _record(db: sqlite3.Connection, name: str, parent_id: str) -> None:
     )
 
 
-def reindex_records(db: sqlite3.Connection) -> int:
+def reindex_records(db: CatalogDb) -> int:
     """Within the caller's transaction: every paper's record affiliations read again; how
     many papers there are."""
     papers = db.execute("SELECT id, authors FROM papers").fetchall()
@@ -87,20 +87,20 @@ def reindex_records(db: sqlite3.Connection) -> int:
     return len(papers)
 
 
-def unindex_institutions(db: sqlite3.Connection, paper_id: str) -> None:
+def unindex_institutions(db: CatalogDb, paper_id: str) -> None:
     db.execute("DELETE FROM paper_institutions WHERE paper_id = ?", (paper_id,))
 
 
 # Reading
 
 
-def find_institution(db: sqlite3.Connection, iid: str) -> tuple[str, str, str] | None:
+def find_institution(db: CatalogDb, iid: str) -> tuple[str, str, str] | None:
     """(id, name, parent id) of an institution, None for an id none has."""
     row = db.execute("SELECT id, name, parent_id FROM institutions WHERE id = ?", (iid,)).fetchone()
     return None if row is None else (str(row[0]), str(row[1]), str(row[2]))
 
 
-def institution_papers(db: sqlite3.Connection, iid: str) -> list[tuple[str, str]]:
+def institution_papers(db: CatalogDb, iid: str) -> list[tuple[str, str]]:
     """(paper id, source: "pdf" or "record") of each paper naming the institution."""
     rows = db.execute(
         "SELECT paper_id, source FROM paper_institutions WHERE institution_id = ?"
@@ -110,21 +110,22 @@ def institution_papers(db: sqlite3.Connection, iid: str) -> list[tuple[str, str]
     return [(str(p), str(s)) for p, s in rows]
 
 
-def units_of(db: sqlite3.Connection, iid: str) -> list[tuple[str, str]]:
+def units_of(db: CatalogDb, iid: str) -> list[tuple[str, str]]:
     """(id, name) of the institutions whose parent it is."""
     rows = db.execute("SELECT id, name FROM institutions WHERE parent_id = ? ORDER BY name", (iid,))
     return [(str(i), str(n)) for i, n in rows]
 
 
 def listed_institutions(
-    db: sqlite3.Connection, contains: str = "", limit: int = 1000
+    db: CatalogDb, contains: str = "", limit: int = 1000
 ) -> list[tuple[str, str, int]]:
     """(id, name, papers) of the institutions with papers, most papers first; with
     `contains`, only those whose name holds it (without case)."""
     rows = db.execute(
         "SELECT i.id, i.name, COUNT(p.paper_id) AS papers FROM institutions i"
         " JOIN paper_institutions p ON p.institution_id = i.id"
-        " WHERE i.name LIKE ? ESCAPE '\\' GROUP BY i.id ORDER BY papers DESC, i.name LIMIT ?",
+        f" WHERE i.name {db.ilike} ? ESCAPE '\\' GROUP BY i.id"
+        " ORDER BY papers DESC, i.name LIMIT ?",
         (f"%{_like(contains)}%", limit),
     )
     return [(str(i), str(n), int(c)) for i, n, c in rows]

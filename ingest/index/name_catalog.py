@@ -333,8 +333,8 @@ class NameCatalog:
             ]
             rows = mine_paper(paper.title, texts)
             self.db.executemany(
-                "INSERT OR IGNORE INTO names (paper_id, name, folded, long_form, long_key,"
-                " defined, source, count) VALUES (?,?,?,?,?,?,?,?)",
+                "INSERT INTO names (paper_id, name, folded, long_form, long_key,"
+                " defined, source, count) VALUES (?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
                 [(paper_id, *row) for row in rows],
             )
 

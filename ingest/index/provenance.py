@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import sqlite3
 
+from ingest.index.database import Row
 from ingest.index.records import Paper
 
 TRACKED_FIELDS = ("title", "authors", "abstract", "published", "updated")
@@ -23,7 +23,7 @@ def origin_of(source: str) -> str:
     return "pdf" if source == "pdf" else "record"
 
 
-def field_sources(row: sqlite3.Row) -> dict[str, str]:
+def field_sources(row: Row) -> dict[str, str]:
     """Where each non-empty field of a stored paper came from; rows written before
     fields were tracked one by one are taken to have come, whole, from their source."""
     stored = json.loads(row["field_sources"]) if row["field_sources"] else None
@@ -32,9 +32,7 @@ def field_sources(row: sqlite3.Row) -> dict[str, str]:
     return {name: origin_of(row["source"]) for name in TRACKED_FIELDS if row[name]}
 
 
-def merge_fields(
-    paper: Paper, origin: str, row: sqlite3.Row | None
-) -> tuple[Paper, dict[str, str]]:
+def merge_fields(paper: Paper, origin: str, row: Row | None) -> tuple[Paper, dict[str, str]]:
     """The paper as it is to be stored, field by field, and where each field came from.
 
     A record's non-empty field always wins; a PDF's fills only what no record supplied.

@@ -23,11 +23,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-import sqlite3
 from collections.abc import Iterable
 from typing import Final
 
 from ingest.index.authors import Name, Person
+from ingest.index.database import CatalogDb
 
 ID_CHARS: Final = 8
 ID_RE: Final = re.compile(r"^[a-z2-7]{8}$")
@@ -51,15 +51,15 @@ def person_id(person: Person) -> str:
     return researcher_id(canonical_name(person).key)
 
 
-_INSERT: Final = "INSERT OR IGNORE INTO researcher_ids (id, key) VALUES (?, ?)"
+_INSERT: Final = "INSERT INTO researcher_ids (id, key) VALUES (?, ?) ON CONFLICT DO NOTHING"
 
 
-def record_ids(db: sqlite3.Connection, keys: Iterable[str]) -> None:
+def record_ids(db: CatalogDb, keys: Iterable[str]) -> None:
     """Within the caller's transaction: an id row for each key not yet recorded."""
     db.executemany(_INSERT, ((researcher_id(key), key) for key in keys))
 
 
-def record_all(db: sqlite3.Connection) -> int:
+def record_all(db: CatalogDb) -> int:
     """Within the caller's transaction: id rows for every key in the author index; how
     many keys it holds."""
     rows = db.execute("SELECT DISTINCT given, surname FROM paper_authors").fetchall()
@@ -67,13 +67,13 @@ def record_all(db: sqlite3.Connection) -> int:
     return len(rows)
 
 
-def key_of(db: sqlite3.Connection, rid: str) -> str | None:
+def key_of(db: CatalogDb, rid: str) -> str | None:
     """The name key an id was made from, None for an id no indexed author had."""
     row = db.execute("SELECT key FROM researcher_ids WHERE id = ?", (rid,)).fetchone()
     return None if row is None else str(row[0])
 
 
-def bylines(db: sqlite3.Connection, paper_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
+def bylines(db: CatalogDb, paper_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
     """Each paper's authors in order, as (written, given, surname)."""
     found: dict[str, list[tuple[str, str, str]]] = {}
     for start in range(0, len(paper_ids), 500):

@@ -12,7 +12,12 @@ what makes a killed run harmless:
    in Chroma's metadata and the lexical index (a record that arrives after a
    PDF changes what its full-text chunks are filtered and found by);
 7. the pending marks are cleared.
-The papers' names (`ingest/index/name_catalog.py`) are mined again in step 3's transaction.
+The papers' names (`ingest/index/name_catalog.py`) are mined again in step 3's transaction,
+which also logs the changed units (`ingest/index/changes.py`).
+
+When the catalog is shared by several machines (PostgreSQL), the indexer has
+no lexical index: steps 4 and 6's lexical halves are each serving node's
+replica following the change log (`ingest/index/replica.py`).
 A run that starts with pending units first deletes from Chroma whatever the
 catalog does not list for them and rewrites them in the lexical index from
 the catalog, so all three agree again; units whose hash was not recorded
@@ -28,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
+from ingest.index.database import CommitGuard
 from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper, Reference
@@ -59,7 +65,7 @@ class UnitWork:
 
 
 class Indexer:
-    def __init__(self, catalog: Catalog, store: ChunkStore, lexical: LexicalIndex) -> None:
+    def __init__(self, catalog: Catalog, store: ChunkStore, lexical: LexicalIndex | None) -> None:
         self.catalog = catalog
         self.store = store
         self.lexical = lexical
@@ -79,21 +85,26 @@ class Indexer:
             self.store.refresh_metadata(
                 [c for c in self.catalog.unit_chunks(paper_id, kind) if c.id in kept]
             )
-        rebuild_units(self.lexical, self.catalog, pending)
-        if self.lexical.count() != self.catalog.chunk_count():
-            rebuild_all(self.lexical, self.catalog)
+        if self.lexical is not None:
+            rebuild_units(self.lexical, self.catalog, pending)
+            if self.lexical.count() != self.catalog.chunk_count():
+                rebuild_all(self.lexical, self.catalog)
         self.catalog.clear_pending(pending)
         self.names.backfill()
         return removed
 
-    def write(self, works: Sequence[UnitWork], vectors: np.ndarray) -> int:
-        """Write the units; `vectors` holds one row per chunk, in order. Returns chunks deleted."""
+    def write(
+        self, works: Sequence[UnitWork], vectors: np.ndarray, guard: CommitGuard | None = None
+    ) -> int:
+        """Write the units; `vectors` holds one row per chunk, in order. Returns chunks deleted.
+        `guard` may refuse the catalog's commit (`Catalog.transaction`); the units then stay
+        pending, for whoever does them again."""
         units = [w.unit for w in works]
         others = self._other_units(works)
         self.catalog.mark_pending([*units, *others])
         self.store.upsert([c for w in works for c in w.chunks], vectors)
         old_ids: list[str] = []
-        with self.catalog.transaction():
+        with self.catalog.transaction(guard):
             for work in works:
                 old_ids.extend(self.catalog.chunk_ids(*work.unit))
                 self.catalog.replace_unit(
@@ -104,14 +115,17 @@ class Indexer:
                 if work.affiliations is not None:
                     self.catalog.replace_affiliations(work.paper.id, "pdf", work.affiliations)
             self.names.replace_papers(w.paper.id for w in works)
-        self.lexical.replace_units(units, [c for w in works for c in w.chunks])
+            self.catalog.note_changed(others)
+        if self.lexical is not None:
+            self.lexical.replace_units(units, [c for w in works for c in w.chunks])
         new_ids = {c.id for w in works for c in w.chunks}
         stale = [i for i in old_ids if i not in new_ids]
         self.store.delete(stale)
         if others:
             refreshed = [c for unit in others for c in self.catalog.unit_chunks(*unit)]
             self.store.refresh_metadata(refreshed)
-            self.lexical.replace_units(others, refreshed)
+            if self.lexical is not None:
+                self.lexical.replace_units(others, refreshed)
         self.catalog.clear_pending([*units, *others])
         return len(old_ids)
 
@@ -131,7 +145,8 @@ class Indexer:
         with self.catalog.transaction():
             removed = self.catalog.delete_paper(paper_id)
             self.names.replace_papers([paper_id])
-        self.lexical.replace_units(units, [])
+        if self.lexical is not None:
+            self.lexical.replace_units(units, [])
         self.store.delete(self.store.ids_of(paper_id))
         self.catalog.clear_pending(units)
         return removed

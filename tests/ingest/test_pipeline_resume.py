@@ -64,7 +64,9 @@ def _kill_part_way(env: dict[str, str], args: list[str], after_chunks: int) -> b
 
 def _snapshot(data_dir: Path) -> dict[str, Any]:
     db = sqlite3.connect(data_dir / "catalog.sqlite")
-    papers = db.execute("SELECT * FROM papers ORDER BY id").fetchall()
+    # A paper's arrival number counts the changes before it, which a resumed run repeats.
+    columns = [row[1] for row in db.execute("PRAGMA table_info(papers)") if row[1] != "arrival"]
+    papers = db.execute(f"SELECT {', '.join(columns)} FROM papers ORDER BY id").fetchall()
     chunks = db.execute(
         "SELECT id, paper_id, kind, number, section, page_start, page_end, text FROM chunks"
         " ORDER BY id"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,8 +21,8 @@ def _paper(paper_id: str, authors: str, published: str = "2024-01-01") -> Paper:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
+def catalog(catalog_location: str) -> Iterator[Catalog]:
+    catalog = Catalog(catalog_location)
     papers = [
         _paper("1706.03762", "Ashish Vaswani, Noam Shazeer, Niki Parmar", "2017-06-12"),
         _paper("1803.02155", "A. Vaswani and N. Shazeer", "2018-03-06"),
@@ -33,7 +34,8 @@ def catalog(tmp_path: Path) -> Catalog:
     with catalog.transaction():
         for paper in papers:
             catalog.replace_unit(paper, "metadata", "abstract", "digest", [])
-    return catalog
+    yield catalog
+    catalog.close()
 
 
 def _ids(catalog: Catalog, name: str) -> list[str]:

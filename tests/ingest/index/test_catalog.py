@@ -4,6 +4,7 @@ import dataclasses
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,11 +29,12 @@ def _chunk(kind: str, number: int, page: int) -> Chunk:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
+def catalog(catalog_location: str) -> Iterator[Catalog]:
+    catalog = Catalog(catalog_location)
     with catalog.transaction():
         catalog.replace_unit(PAPER, "metadata", "abstract", "d1", [_chunk("abstract", 0, 0)])
-    return catalog
+    yield catalog
+    catalog.close()
 
 
 def test_opening_an_older_catalog_adds_new_columns_and_keeps_rows(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ their parents, and what a paper's deletion leaves."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,10 @@ from ingest.index.records import Paper
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    return Catalog(tmp_path / "catalog.sqlite")
+def catalog(catalog_location: str) -> Iterator[Catalog]:
+    catalog = Catalog(catalog_location)
+    yield catalog
+    catalog.close()
 
 
 def _add(catalog: Catalog, paper_id: str, authors: str) -> None:

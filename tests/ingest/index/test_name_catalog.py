@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 
@@ -121,8 +121,10 @@ def _store(catalog: Catalog, paper: Paper, text: str) -> None:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    return Catalog(tmp_path / "catalog.sqlite")
+def catalog(catalog_location: str) -> Iterator[Catalog]:
+    catalog = Catalog(catalog_location)
+    yield catalog
+    catalog.close()
 
 
 def test_mining_the_same_paper_again_changes_nothing(catalog: Catalog) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -43,8 +44,10 @@ def _write(catalog: Catalog, paper: Paper, source: str, kind: str) -> None:
 
 
 @pytest.fixture
-def catalog(tmp_path: Path) -> Catalog:
-    return Catalog(tmp_path / "catalog.sqlite")
+def catalog(catalog_location: str) -> Iterator[Catalog]:
+    catalog = Catalog(catalog_location)
+    yield catalog
+    catalog.close()
 
 
 def test_fields_from_a_pdf_are_marked_pdf(catalog: Catalog) -> None:

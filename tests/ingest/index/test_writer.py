@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,9 +26,10 @@ def _work(texts: list[str], kind: str = "fulltext", paper: Paper = PAPER) -> Uni
 
 
 @pytest.fixture
-def indexer(tmp_path: Path) -> Indexer:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    return Indexer(catalog, ChunkStore(open_chroma(tmp_path), "m"), LexicalIndex(tmp_path / "lex"))
+def indexer(tmp_path: Path, catalog_location: str) -> Iterator[Indexer]:
+    catalog = Catalog(catalog_location)
+    yield Indexer(catalog, ChunkStore(open_chroma(tmp_path), "m"), LexicalIndex(tmp_path / "lex"))
+    catalog.close()
 
 
 def _both(indexer: Indexer) -> tuple[set[str], set[str]]:
