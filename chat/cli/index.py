@@ -1,4 +1,5 @@
-"""`paperchat index stats | delete`: look at or change the index."""
+"""`paperchat index stats | delete | rebuild-lexical | copy-catalog`: look at or change the
+index."""
 
 from __future__ import annotations
 
@@ -39,6 +40,8 @@ def index_stats(data_dir: Path | None, as_json: bool) -> None:
         "vectors": idx.unchecked_store.count(),
         "lexical": idx.lexical.count(),
     }
+    if idx.settings.shared_catalog:
+        payload["lexical_lag"] = idx.replica.state().lag
     text = (
         f"papers: {payload['papers']} ({payload['papers_with_fulltext']} with full text)\n"
         f"chunks: {payload['chunks']} ({', '.join(f'{k} {stats[k]}' for k in KINDS)}); "
@@ -62,6 +65,59 @@ def index_delete(paper_id: str, data_dir: Path | None) -> None:
     paper_id = normalise_paper_id(paper_id)
     if idx.catalog.get_paper(paper_id) is None:
         raise CommandError(f"no paper {paper_id!r} in the index")
-    removed = Indexer(idx.catalog, idx.unchecked_store, idx.lexical).delete_paper(paper_id)
+    # A shared catalog's lexical indexes follow its change log on each serving node.
+    lexical = None if idx.settings.shared_catalog else idx.lexical
+    removed = Indexer(idx.catalog, idx.unchecked_store, lexical).delete_paper(paper_id)
     click.echo(f"deleted {paper_id}: {removed} chunks")
+    idx.close()
+
+
+@index.command("rebuild-lexical")
+@data_dir_option
+@names_a_full_disk
+def index_rebuild_lexical(data_dir: Path | None) -> None:
+    """Rebuild this node's lexical index from the catalog (a lost or damaged one; with a
+    shared catalog, it then follows the catalog's changes from where the rebuild began)."""
+    from ingest.index.lexical import LexicalIndexError, rebuild_all
+
+    idx = wiring_for(data_dir)
+    try:
+        if idx.settings.shared_catalog:
+            written = idx.replica.rebuild()
+        else:
+            written = rebuild_all(idx.lexical, idx.catalog)
+    except LexicalIndexError as e:
+        raise CommandError(
+            f"{e}: a `paperchat serve` or ingest on this data dir holds the lexical index;"
+            " stop it and run this again"
+        ) from e
+    click.echo(f"lexical index rebuilt: {written} chunks")
+    idx.close()
+
+
+@index.command("copy-catalog")
+@click.option(
+    "--from",
+    "source",
+    required=True,
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="A catalog file (catalog.sqlite) to copy into the configured, empty catalog.",
+)
+@data_dir_option
+def index_copy_catalog(source: Path, data_dir: Path | None) -> None:
+    """Copy a data dir's catalog into the shared one (PAPERCHAT_DATABASE_URL naming
+    PostgreSQL), for a library that moves from one machine to several. Chroma's vectors
+    move with `chroma` itself; each node's lexical index follows the copy."""
+    from ingest.index.catalog import Catalog
+    from ingest.index.copying import copy_catalog
+
+    idx = wiring_for(data_dir)
+    if not idx.settings.shared_catalog:
+        raise CommandError("the catalog is not shared: set PAPERCHAT_DATABASE_URL to PostgreSQL")
+    origin = Catalog(source)
+    try:
+        copied = copy_catalog(origin, idx.catalog)
+    finally:
+        origin.close()
+    click.echo(f"copied {copied['papers']} papers and {copied['chunks']} chunks")
     idx.close()

@@ -44,6 +44,7 @@ from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
 from chat.service.mcp.tools import build_server
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
+from chat.service.replication import following
 from chat.service.routes import (
     auth,
     authors,
@@ -194,8 +195,9 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         # Load the embedder and the lexical index now, not on the first question.
         await asyncio.to_thread(lambda: services.index.answerer)
+        replica = services.index.replica if services.settings.shared_catalog else None
         try:
-            async with mcp.running():  # the MCP transport's task group
+            async with mcp.running(), following(replica):  # the MCP transport's task group
                 yield
         finally:
             await services.index.answerer.aclose()

@@ -24,17 +24,28 @@ class PdfProgress(BaseModel):
     read: int
 
 
+class LexicalReplicaState(BaseModel):
+    """This node's lexical index against a shared catalog's change log."""
+
+    applied: int  # the last change it has applied
+    latest: int  # the catalog's latest change
+    lag: int  # changes not yet applied
+
+
 class Health(BaseModel):
     status: str
     papers: int
     chunks: int
     pdfs: PdfProgress | None = None
+    # Only when the catalog is shared by several nodes (PostgreSQL).
+    lexical_replica: LexicalReplicaState | None = None
 
 
 @router.get("/api/health", responses=errors(503))
 def health(services: ServicesDep, session: SessionDep) -> Health:
-    """The index and the database answer: `ok` with the number of papers and chunks, and
-    `pdfs` while a PDF ingest runs beside the service (null otherwise)."""
+    """The index and the database answer: `ok` with the number of papers and chunks,
+    `pdfs` while a PDF ingest runs beside the service (null otherwise), and with a catalog
+    shared by several nodes, how far this node's lexical index is behind it."""
     try:
         session.execute(text("SELECT 1"))
     except SQLAlchemyError as e:
@@ -44,11 +55,16 @@ def health(services: ServicesDep, session: SessionDep) -> Health:
     except Exception as e:
         raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "index unreachable") from e
     pdfs = running_progress(services.settings.data_dir, "pdfs")
+    replica = None
+    if services.settings.shared_catalog:
+        state = services.index.replica.state()
+        replica = LexicalReplicaState(applied=state.applied, latest=state.latest, lag=state.lag)
     return Health(
         status="ok",
         papers=int(stats["papers"]),
         chunks=int(stats["chunks"]),
         pdfs=PdfProgress(**pdfs) if pdfs is not None else None,
+        lexical_replica=replica,
     )
 
 
