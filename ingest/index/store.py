@@ -27,7 +27,12 @@ from ingest.index.records import Chunk
 from ingest.private import private_dir
 
 COLLECTION = "paperchat_chunks"
-_WRITE_BATCH = 1000
+# Records a write (upsert, update, delete) sends at most: Chroma Cloud refuses more than
+# 300, a local or `chroma run` Chroma more than its `get_max_batch_size()`.
+WRITE_BATCH = 300
+# Fields indexes built before kept on every chunk, now read from the catalog: a chunk's
+# metadata refresh removes them (Chroma deletes a key updated to None).
+DROPPED_FIELDS = ("title", "authors")
 # Candidates the HNSW graph search keeps while it walks. With Chroma's default (100, as
 # many as retrieval asks for) the search returned 0.82 of the exact 100 nearest chunks
 # of the full index; with 400 it returns 0.95, for a few milliseconds more a query
@@ -69,14 +74,14 @@ def open_chroma(path: Path, url: str = "") -> ClientAPI:
 
 
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
-    """The metadata stored with every chunk: everything a filter or a citation needs."""
+    """The metadata stored with every chunk: what Chroma filters on (paper, categories,
+    date, kind) and where the chunk sits. Titles and authors, the bulk of a paper's record,
+    are read from the catalog: repeated on each chunk they were most of its bytes."""
     paper = chunk.paper
     return {
         "paper_id": chunk.paper_id,
         "is_arxiv": paper.is_arxiv,
         "version": paper.version,
-        "title": paper.title,
-        "authors": paper.authors,
         "primary_category": paper.primary_category,
         "categories": " ".join(paper.categories),
         "published": paper.published,
@@ -99,6 +104,7 @@ class ChunkStore:
         """Open or create the collection; `embedder_name` None skips the model check.
         `follow`: the directory of an embedded Chroma to read again when another process
         writes to it (see `_follow`)."""
+        self._client = client
         self._follow_path = follow
         self._stamp = _written(follow) if follow is not None else ()
         self._looked = time.monotonic()
@@ -133,9 +139,14 @@ class ChunkStore:
         value = hnsw.get("ef_search")
         return int(value) if value is not None else None
 
+    def write_batch(self) -> int:
+        """Records one write sends: `WRITE_BATCH`, or fewer if this Chroma takes fewer."""
+        return min(WRITE_BATCH, self._client.get_max_batch_size())
+
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray) -> None:
-        for start in range(0, len(chunks), _WRITE_BATCH):
-            part = chunks[start : start + _WRITE_BATCH]
+        batch = self.write_batch()
+        for start in range(0, len(chunks), batch):
+            part = chunks[start : start + batch]
             self.collection.upsert(
                 ids=[c.id for c in part],
                 embeddings=vectors[start : start + len(part)],
@@ -145,16 +156,19 @@ class ChunkStore:
 
     def refresh_metadata(self, chunks: Sequence[Chunk]) -> None:
         """Store the current metadata of chunks already in the collection (their paper's
-        record changed); their vectors and text stay."""
-        for start in range(0, len(chunks), _WRITE_BATCH):
-            part = chunks[start : start + _WRITE_BATCH]
+        record changed); their vectors and text stay, and `DROPPED_FIELDS` go."""
+        dropped = dict.fromkeys(DROPPED_FIELDS)
+        batch = self.write_batch()
+        for start in range(0, len(chunks), batch):
+            part = chunks[start : start + batch]
             self.collection.update(
-                ids=[c.id for c in part], metadatas=[chunk_metadata(c) for c in part]
+                ids=[c.id for c in part], metadatas=[dropped | chunk_metadata(c) for c in part]
             )
 
     def delete(self, ids: Sequence[str]) -> None:
-        for start in range(0, len(ids), _WRITE_BATCH):
-            self.collection.delete(ids=list(ids[start : start + _WRITE_BATCH]))
+        batch = self.write_batch()
+        for start in range(0, len(ids), batch):
+            self.collection.delete(ids=list(ids[start : start + batch]))
 
     def ids_of(self, paper_id: str, unit: str | None = None) -> list[str]:
         """The ids of a paper's chunks, or of one of its units' ("abstract", "fulltext")."""

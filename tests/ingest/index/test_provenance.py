@@ -153,8 +153,7 @@ def test_a_later_record_reaches_the_full_text_chunks_in_chroma_and_bm25(tmp_path
 
     got = store.collection.get(ids=[c.id for c in fulltext.chunks], include=["metadatas"])
     metadatas = got["metadatas"] or []
-    assert [m["title"] for m in metadatas] == [record.title] * 2
-    assert [m["authors"] for m in metadatas] == [record.authors] * 2
+    assert [(m["categories"], m["version"]) for m in metadatas] == [("cs.CL cs.LG", "v3")] * 2
     hits = indexer.lexical.search("enhanced transformer")
     assert {chunk_id for chunk_id, _, _ in hits} >= {c.id for c in fulltext.chunks}
     assert catalog.pending_units() == []

@@ -4,6 +4,7 @@ import dataclasses
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -12,10 +13,13 @@ from ingest.index.filters import Filters, UnresolvedAuthor
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import (
     COLLECTION,
+    DROPPED_FIELDS,
     SEARCH_EF,
+    WRITE_BATCH,
     ChunkStore,
     EmbedderMismatch,
     IndexUnavailable,
+    chunk_metadata,
     open_chroma,
 )
 from tests.support.vectors import unit_vectors
@@ -71,7 +75,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> ChunkStore:
     return ChunkStore(open_chroma(tmp_path, url), "minilm")
 
 
-def test_upsert_stores_vectors_documents_and_citation_metadata(store: ChunkStore) -> None:
+def test_upsert_stores_vectors_documents_and_filter_metadata_without_the_record(
+    store: ChunkStore,
+) -> None:
     chunks = _chunks(3)
 
     store.upsert(chunks, unit_vectors(3))
@@ -82,9 +88,11 @@ def test_upsert_stores_vectors_documents_and_citation_metadata(store: ChunkStore
     assert meta["paper_id"] == "2112.04426"
     assert meta["primary_category"] == "cs.CL"
     assert meta["published_int"] == 20211208
+    assert meta["categories"] == "cs.CL cs.LG"
     assert (meta["kind"], meta["section"], meta["page_start"], meta["page_end"]) == (
         "fulltext", "2 Method", 3, 4,
     )  # fmt: skip
+    assert not set(DROPPED_FIELDS) & set(meta)  # read from the catalog
     assert store.collection.configuration_json["hnsw"]["space"] == "cosine"
     assert store.search_ef() == SEARCH_EF
 
@@ -229,3 +237,62 @@ def test_a_followed_collection_finds_what_another_process_added_to_it(
     assert {c.id for c in added} <= found
     assert len(found) == 5
     assert not {c.id for c in added} & stale  # what following is for
+
+
+class CountedWrites:
+    """The collection's own write methods, with how many records each call sent."""
+
+    def __init__(self, store: ChunkStore, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.sizes: dict[str, list[int]] = {"upsert": [], "update": [], "delete": []}
+        for name, sizes in self.sizes.items():
+            write = getattr(store.collection, name)
+
+            def counted(*args: Any, _write: Any = write, _sizes: Any = sizes, **kw: Any) -> Any:
+                _sizes.append(len(kw["ids"]))
+                return _write(*args, **kw)
+
+            monkeypatch.setattr(store.collection, name, counted)
+
+
+def test_writes_go_to_chroma_in_batches_of_at_most_300(
+    store: ChunkStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunks = _chunks(2 * WRITE_BATCH + 50)
+    counted = CountedWrites(store, monkeypatch)
+
+    store.upsert(chunks, unit_vectors(len(chunks)))
+    stored = store.count()
+    store.refresh_metadata(chunks)
+    store.delete([c.id for c in chunks[:-1]])
+
+    assert WRITE_BATCH == 300
+    assert counted.sizes == {
+        "upsert": [300, 300, 50],
+        "update": [300, 300, 50],
+        "delete": [300, 300, 49],
+    }
+    assert stored == len(chunks)
+    assert store.ids_of(PAPER.id) == [chunks[-1].id]
+
+
+def test_an_index_built_with_titles_on_its_chunks_is_searched_and_sheds_them_on_refresh(
+    store: ChunkStore,
+) -> None:
+    chunks = _chunks(3)
+    record = {"title": PAPER.title, "authors": PAPER.authors}
+    store.collection.upsert(
+        ids=[c.id for c in chunks],
+        embeddings=unit_vectors(3),
+        documents=[c.text for c in chunks],
+        metadatas=[chunk_metadata(c) | record for c in chunks],
+    )
+
+    hits = store.search(unit_vectors(3)[1], 3, Filters(paper_ids=(PAPER.id,)))
+    store.refresh_metadata(chunks[:2])
+
+    got = store.collection.get(ids=[c.id for c in chunks], include=["metadatas"])
+    metadata = dict(zip(got["ids"], got["metadatas"] or [], strict=True))
+    kept = [set(DROPPED_FIELDS) & set(metadata[c.id]) for c in chunks]
+    assert hits[0][0] == chunks[1].id
+    assert kept == [set(), set(), set(DROPPED_FIELDS)]
+    assert [metadata[c.id]["paper_id"] for c in chunks] == [PAPER.id] * 3
