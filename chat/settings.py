@@ -76,6 +76,12 @@ class Settings(BaseSettings):
         description="how `local` runs: `onnx` (the same model, int8, built once from the "
         "packaged weights), `onnx-fp32` or `torch` (fp32 sentence-transformers)",
     )
+    embedder_model: Path | None = Field(
+        None,
+        description="the folder of a model trained on the library by `paperchat embedder "
+        "train`, run as `embedder_backend` says; empty: the packaged all-MiniLM-L6-v2. The "
+        "index records its embedder: switching re-embeds (`paperchat index reembed`)",
+    )
     embeddings_model: str = Field(
         "text-embedding-3-small", description="model name for `PAPERCHAT_EMBEDDINGS=openai`"
     )

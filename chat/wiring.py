@@ -88,6 +88,7 @@ class Wiring:
             role=role,
             concurrency=settings.embeddings_concurrency,
             batch_size=settings.embeddings_batch,
+            model=settings.embedder_model,
         )
 
     @cached_property

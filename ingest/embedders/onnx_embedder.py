@@ -66,7 +66,11 @@ class OnnxEmbedder:
         threads: int | None = None,
         directory: Path | None = None,
         recipe: Int8Recipe = INT8,
+        name: str = MODEL_NAME,
     ) -> None:
+        """`directory` and `name`: another model of the same architecture (a fine-tuned
+        one, `ingest.embedders.trained`) and the name its index records."""
+        self.name = name
         directory = directory or model_dir()
         self._tokens = WordPieces(directory, self.max_tokens)
         self.model_path = cached_onnx_model(directory, cache_dir, quantize=quantize, recipe=recipe)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import openai
 
@@ -24,6 +25,7 @@ from ingest.embedders.openai_embedder import (
     default_openai_client,
 )
 from ingest.embedders.torch_embedder import TorchEmbedder
+from ingest.embedders.trained import trained_name
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,21 @@ class EmbedderOptions:
     role: Role = "document"
     concurrency: int = 1
     batch_size: int = DEFAULT_BATCH
+    # A model trained by `paperchat embedder train` instead of the packaged one.
+    model: Path | None = None
+
+    def local_model(self) -> dict[str, Any]:
+        """The keyword arguments naming a trained model for the local embedders."""
+        if self.model is None:
+            return {}
+        return {"directory": self.model, "name": trained_name(self.model)}
 
 
 Factory = Callable[[EmbedderOptions], Embedder]
 
 
 def _torch(options: EmbedderOptions) -> Embedder:
-    return TorchEmbedder(threads=options.threads)
+    return TorchEmbedder(threads=options.threads, **options.local_model())
 
 
 def _onnx_int8(options: EmbedderOptions) -> Embedder:
@@ -52,13 +62,17 @@ def _onnx_int8(options: EmbedderOptions) -> Embedder:
     # the torch and openai embedders (and commands that embed nothing) do without.
     from ingest.embedders.onnx_embedder import OnnxEmbedder
 
-    return OnnxEmbedder(options.cache_dir, quantize=True, threads=options.threads)
+    return OnnxEmbedder(
+        options.cache_dir, quantize=True, threads=options.threads, **options.local_model()
+    )
 
 
 def _onnx_fp32(options: EmbedderOptions) -> Embedder:
     from ingest.embedders.onnx_embedder import OnnxEmbedder
 
-    return OnnxEmbedder(options.cache_dir, quantize=False, threads=options.threads)
+    return OnnxEmbedder(
+        options.cache_dir, quantize=False, threads=options.threads, **options.local_model()
+    )
 
 
 def _openai(options: EmbedderOptions) -> Embedder:
@@ -89,10 +103,11 @@ def build_embedder(
     role: Role = "document",
     concurrency: int = 1,
     batch_size: int = DEFAULT_BATCH,
+    model: Path | None = None,
 ) -> Embedder:
     """The embedder registered under `key`; `cache_dir` holds derived model files (ONNX).
     `prefixes`, `role`, `concurrency` and `batch_size` are read by the embeddings-server
-    embedder only."""
+    embedder only; `model`, a trained model's folder, by the local ones."""
     if key not in EMBEDDERS:
         raise EmbedderError(f"unknown embedder {key!r}; known: {', '.join(EMBEDDERS)}")
     options = EmbedderOptions(
@@ -104,5 +119,6 @@ def build_embedder(
         role,
         concurrency,
         batch_size,
+        model,
     )
     return EMBEDDERS[key](options)

@@ -32,7 +32,10 @@ class TorchEmbedder:
     dimension = MODEL_DIMENSION
     max_tokens = MODEL_MAX_TOKENS
 
-    def __init__(self, directory: Path | None = None, *, threads: int | None = None) -> None:
+    def __init__(
+        self, directory: Path | None = None, *, threads: int | None = None, name: str = MODEL_NAME
+    ) -> None:
+        self.name = name
         directory = directory or model_dir()
         self._tokens = WordPieces(directory, self.max_tokens)
         self._model = _load_sentence_transformer(directory, threads)

@@ -12,8 +12,10 @@ from chat.rag.bounds import check_bounds, described
 from chat.rag.names.config import NamesConfig
 from chat.rag.retrieval.caps import cap_per_paper
 from chat.rag.retrieval.coverage import CoverageConfig
-from chat.rag.retrieval.feedback import FeedbackConfig
+from chat.rag.retrieval.expansion import ExpansionConfig
+from chat.rag.retrieval.feedback import FeedbackConfig, Rm3Config
 from chat.rag.retrieval.fusion import Candidate, FusionConfig
+from chat.rag.retrieval.style import StyleConfig
 from chat.rag.retrieval.vocabulary import VocabularyConfig
 
 # The longest search text taken: what the search routes, /api/retrieve and the MCP tools
@@ -65,6 +67,18 @@ class RetrievalConfig:
     feedback: FeedbackConfig = field(
         default_factory=FeedbackConfig,
         metadata=described("pseudo-relevance feedback: terms of the best passages searched too"),
+    )
+    rm3: Rm3Config = field(
+        default_factory=Rm3Config,
+        metadata=described("RM3: the relevance model of BM25's best passages searched too"),
+    )
+    expansion: ExpansionConfig = field(
+        default_factory=ExpansionConfig,
+        metadata=described("the BM25 query expanded from the library's own vocabulary"),
+    )
+    style: StyleConfig = field(
+        default_factory=StyleConfig,
+        metadata=described("fusion weights by how the question is written"),
     )
     coverage: CoverageConfig = field(
         default_factory=CoverageConfig,

@@ -85,3 +85,68 @@ def expansion_terms(
         return []
     top = best[0][1]
     return [(term, score / top) for term, score in best]
+
+
+@dataclass(frozen=True)
+class Rm3Config:
+    """RM3 pseudo-relevance feedback on BM25 (`PAPERCHAT_RETRIEVAL__RM3__*`): the
+    relevance model of BM25's own best passages, searched with the question. Off by
+    default (`terms` 0; docs/adaptation.md has the measurements)."""
+
+    terms: int = field(
+        default=0,
+        metadata=described("expansion terms from the relevance model; 0 turns RM3 off", at_least=0),
+    )
+    passages: int = field(
+        default=8,
+        metadata=described("BM25's best passages read, at most one per paper", at_least=1),
+    )
+    original_weight: float = field(
+        default=0.6,
+        metadata=described(
+            "the question's own share of the expanded query (RM3's lambda)", at_least=0.01
+        ),
+    )
+    min_length: int = field(
+        default=3, metadata=described("shortest stem taken as an expansion term", at_least=0)
+    )
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+        if self.original_weight > 1:
+            raise ValueError("original_weight is a share: at most 1")
+
+
+def relevance_model(
+    passages: Sequence[tuple[str, float]],
+    question_terms: Sequence[str],
+    document_frequency: Callable[[Sequence[str]], Mapping[str, int]],
+    config: Rm3Config,
+) -> list[WeightedTerm]:
+    """RM3's expansion terms for `passages` ((text, BM25 score), best first): each term's
+    probability under the relevance model, the sum over the passages of its share of the
+    passage's terms times the passage's share of the scores, for the `config.terms` most
+    probable terms the question lacks, weighted against a question term's 1 as RM3
+    interpolates them (`original_weight` to the question, the rest to these)."""
+    asked = set(question_terms)
+    total = sum(score for _, score in passages if score > 0)
+    if not asked or total <= 0:
+        return []
+    probability: dict[str, float] = {}
+    for text, score in passages:
+        found = [t for t in terms(text) if len(t) >= config.min_length and not t.isdigit()]
+        if not found or score <= 0:
+            continue
+        for term, count in Counter(found).items():
+            if term not in asked:
+                share = (score / total) * count / len(found)
+                probability[term] = probability.get(term, 0.0) + share
+    frequency = document_frequency(list(probability))
+    kept = {t: p for t, p in probability.items() if frequency.get(t, 0) > 1}
+    best = sorted(kept.items(), key=lambda pair: (-pair[1], pair[0]))[: config.terms]
+    mass = sum(p for _, p in best)
+    if mass <= 0:
+        return []
+    # The question's terms share `original_weight` equally; a term of its own weighs 1.
+    scale = (1 - config.original_weight) / config.original_weight * len(asked)
+    return [(term, scale * p / mass) for term, p in best]

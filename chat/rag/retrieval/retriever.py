@@ -23,10 +23,12 @@ from chat.rag.records.sources import record_sources
 from chat.rag.rerank.reranker import Passage, Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.coverage import CoverageReranker
-from chat.rag.retrieval.feedback import expansion_terms
+from chat.rag.retrieval.expansion import cooccurring_terms, expandable, merged
+from chat.rag.retrieval.feedback import expansion_terms, relevance_model
 from chat.rag.retrieval.fusion import Candidate, Hit, fuse
 from chat.rag.retrieval.leading import definition_first, summary_beside
 from chat.rag.retrieval.retrieved import Retrieved
+from chat.rag.retrieval.style import query_style
 from chat.rag.retrieval.vocabulary import (
     question_words,
     scholarly_terms,
@@ -136,13 +138,20 @@ class Retriever:
         )
         dense = self.dense(steering.expanded(question), filters)
         after_dense = time.perf_counter()
-        expansion = self.expansion(question, steering)
+        expansion = merged(
+            self.expansion(question, self.expanding(names, steering, idf)),
+            self.cooccurrence(question, idf, filters),
+        )
         lexical_hits = self.lexical_search(question, filters, expansion)
+        if self.config.rm3.terms:
+            lexical_hits = self.rm3(question, lexical_hits, filters, expansion)
         after_lexical = time.perf_counter()
         again = (
             self.feedback(question, dense, filters) if self.config.fusion.feedback_weight else []
         )
-        ranked = fuse(question, dense, lexical_hits, self.config.fusion, again, sum(idf.values()))
+        style = query_style(question, idf, scholarly, self.lexical.count(), self.config.style)
+        fusion = self.config.style.fusion_for(style, self.config.fusion)
+        ranked = fuse(question, dense, lexical_hits, fusion, again, sum(idf.values()))
         degraded: list[str] = []
         ranked = self.rerank(
             question, ranked, idf, degraded, names.cased(), steering.long_forms_by_term()
@@ -219,6 +228,15 @@ class Retriever:
                 for t in terms(m.asked)
             ]
         return idf, tuple(dict.fromkeys(t for t in found if t in idf))
+
+    def expanding(
+        self, names: Recognised, steering: Recognised, idf: Mapping[str, float]
+    ) -> Recognised:
+        """The names whose long forms expand the BM25 query: those steering the search, or
+        with `expansion.all_names` every unambiguous one of few enough definers."""
+        if not self.config.expansion.all_names:
+            return steering
+        return names.steering(idf, 0.0, self.config.names.max_steering_definers)
 
     def expansion(self, question: str, names: Recognised) -> list[tuple[str, float]]:
         """The index terms of the question's names' long forms that it lacks, weighted."""
@@ -333,6 +351,53 @@ class Retriever:
         if not found:
             return []
         return self.lexical_search(question, filters, [(t, config.boost * w) for t, w in found])
+
+    def rm3(
+        self,
+        question: str,
+        first: Sequence[Hit],
+        filters: Filters,
+        expansion: Sequence[tuple[str, float]],
+    ) -> list[Hit]:
+        """BM25 hits for the question with RM3's terms (`feedback.relevance_model`) of
+        BM25's own best passages (one per paper) added to `expansion`; `first` when the
+        passages give none."""
+        config = self.config.rm3
+        best: dict[str, tuple[str, float]] = {}
+        for chunk_id, paper_id, score in first:
+            best.setdefault(paper_id, (chunk_id, score))
+            if len(best) == config.passages:
+                break
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in best.values()])
+        passages = [(rows[c].text, score) for c, score in best.values() if c in rows]
+        found = relevance_model(
+            passages, terms(question), self.lexical.document_frequencies, config
+        )
+        if not found:
+            return list(first)
+        return self.lexical_search(question, filters, merged(expansion, found))
+
+    def cooccurrence(
+        self, question: str, idf: Mapping[str, float], filters: Filters
+    ) -> list[tuple[str, float]]:
+        """For each of the question's rarer terms, the terms its passages share
+        (`expansion.cooccurring_terms`); none when this expansion is off."""
+        config = self.config.expansion
+        if not config.cooccurring:
+            return []
+        documents = self.lexical.count()
+        frequency = self.lexical.document_frequencies(list(idf))
+        found: list[list[tuple[str, float]]] = []
+        for term in expandable(idf, frequency, documents, config.max_share):
+            hits = self.lexical.search(term, config.passages, filters, fix_typos=False)
+            rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+            texts = [row.text for row in rows.values()]
+            found.append(
+                cooccurring_terms(
+                    texts, list(idf), self.lexical.document_frequencies, documents, config
+                )
+            )
+        return merged(*found)
 
     def dense(self, question: str, filters: Filters) -> list[Hit]:
         """(chunk id, paper id, cosine similarity), best first.
