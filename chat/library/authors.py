@@ -7,10 +7,10 @@ indexed person has that surname and initial.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 
+from chat.library.categories import CATEGORY_RE
 from ingest.errors import PaperchatError
 from ingest.index.authors import MAX_NAME_CHARS, Person
 from ingest.index.catalog import Catalog
@@ -18,8 +18,6 @@ from ingest.index.filters import Filters
 from ingest.index.records import Paper, arxiv_url
 
 MAX_AUTHOR_CHARS = MAX_NAME_CHARS
-# An arXiv category (cs.CL, hep-th, math.GT); metadata also lists MSC and ACM classes there.
-_CATEGORY = re.compile(r"^[a-z-]+(?:\.[A-Za-z-]+)?$")
 
 
 class AuthorNotFound(PaperchatError, LookupError):
@@ -66,7 +64,7 @@ class AuthorPage:
 def author_page(catalog: Catalog, name: str) -> AuthorPage:
     person = find_author(catalog, name)
     papers = catalog.papers_of(person)
-    categories = Counter(c for p in papers for c in p.categories if _CATEGORY.match(c))
+    categories = Counter(c for p in papers for c in p.categories if CATEGORY_RE.match(c))
     years = Counter((p.published or p.updated)[:4] for p in papers if p.published or p.updated)
     return AuthorPage(
         name=person.display,

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from chat.library.papers import page_path
 from chat.library.tex import readable_tex
 from ingest.index.authors import written_names
 from ingest.index.records import Paper, arxiv_url
@@ -79,7 +80,7 @@ def atom_feed(feed: Feed, papers: Sequence[Paper], site_url: str) -> bytes:
 
 def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str) -> None:
     entry = _add(root, "entry")
-    page = f"{site_url}/papers/{paper.id}"
+    page = f"{site_url}{page_path(paper)}"
     _add(entry, "id", arxiv_url(paper.id) if paper.is_arxiv else page)
     _add(entry, "title", readable_tex(paper.title) or paper.id)
     _add(entry, "updated", stamp)

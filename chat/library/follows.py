@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from chat.library.authors import _CATEGORY, AuthorNotFound, find_author
+from chat.library.authors import AuthorNotFound, find_author
+from chat.library.categories import CATEGORY_RE
 from chat.library.papers import PaperNotFound
 from chat.library.researchers import ResearcherNotFound, person_by_id
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -56,7 +57,7 @@ def follow_target(catalog: Catalog, kind: str, value: str) -> Target:
     if not text:
         raise InvalidFollow(f"a {kind} to follow cannot be blank")
     if kind == "category":
-        if not _CATEGORY.match(text):
+        if not CATEGORY_RE.match(text):
             raise InvalidFollow(f"{text!r} is not an arXiv category such as cs.CL or hep-th")
         return Target(kind, text)
     if kind == "researcher":

@@ -44,6 +44,10 @@ class Member:
     name: str
     papers: int  # of the institution's papers, how many list them
 
+    @property
+    def path(self) -> str:
+        return f"/researchers/{self.id}-{slug(self.name)}"
+
 
 @dataclass(frozen=True)
 class Institution:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import dataclasses
 import re
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
+from urllib.parse import quote
 
 from chat.library.tex import readable_tex
 from chat.rag.extractive.sentences import split_sentences
@@ -73,6 +74,21 @@ def paper_path(paper_id: str, title: str, is_arxiv: bool = True) -> str:
     own id may hold a `-`, is `/papers/<id>`."""
     slug = title_slug(title) if is_arxiv else ""
     return f"/papers/{paper_id}-{slug}" if slug else f"/papers/{paper_id}"
+
+
+def page_path(paper: Paper) -> str:
+    """`paper`'s canonical page path (`paper_path`), as a link's href: escaped."""
+    return quote(paper_path(paper.id, paper.title, paper.is_arxiv))
+
+
+def page_paths(catalog: Catalog, paper_ids: Iterable[str]) -> dict[str, str]:
+    """Each id's canonical page path as a link's href, so that a link to a paper costs no
+    redirect; an id the catalog lacks keeps its bare `/papers/<id>`."""
+    paths = {}
+    for paper_id in dict.fromkeys(paper_ids):
+        paper = catalog.get_paper(paper_id)
+        paths[paper_id] = page_path(paper) if paper else quote(f"/papers/{paper_id}")
+    return paths
 
 
 # A paper page's path after `/papers/` as people write it: an arXiv id, maybe with `arXiv:`

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chat.library.authors import AuthorNotFound, find_author
+from chat.library.categories import CATEGORY_RE
 from ingest.index.authors import Person, parse_name
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.index.researchers import ID_RE, person_id
 
-# An arXiv category (cs.CL, hep-th); metadata also lists MSC and ACM classes there.
-_CATEGORY = re.compile(r"^[a-z-]+(?:\.[A-Za-z-]+)?$")
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
 MAX_COAUTHORS = 50  # the most co-authors a profile lists, most shared papers first
 
@@ -38,6 +37,11 @@ class Coauthor:
     id: str
     name: str
     shared: int  # papers in the index both are authors of
+
+    @property
+    def path(self) -> str:
+        """Their page's path, as `researcher_path` makes it (the name is their display)."""
+        return f"/researchers/{self.id}-{slug(self.name)}"
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ def researcher(catalog: Catalog, person: Person) -> Researcher:
         Authored(paper, _position(catalog, person, paper.id)) for paper in catalog.papers_of(person)
     ]
     papers = [a.paper for a in authored]
-    categories = Counter(c for p in papers for c in p.categories if _CATEGORY.match(c))
+    categories = Counter(c for p in papers for c in p.categories if CATEGORY_RE.match(c))
     years = Counter(_date(p)[:4] for p in papers if _date(p))
     return Researcher(
         id=person_id(person),

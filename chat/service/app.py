@@ -66,7 +66,16 @@ from chat.service.routes import (
 from chat.service.routes.deps import Limits, Services
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.streams import RunningTurns
-from chat.service.web import api_docs, follow_pages, llms, pages, profiles, reader, sitemap
+from chat.service.web import (
+    api_docs,
+    categories,
+    follow_pages,
+    llms,
+    pages,
+    profiles,
+    reader,
+    sitemap,
+)
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
@@ -153,6 +162,7 @@ def create_app(settings: Settings) -> FastAPI:
         sitemap,
         reader,
         profiles,
+        categories,
         follow_pages,
         pages,
         api_docs,

@@ -10,6 +10,7 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from chat.library.papers import page_path
 from chat.library.tex import readable_tex
 from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
 from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_count
@@ -50,6 +51,7 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
         alerts.append(
             {
                 "paper": paper,
+                "href": page_path(paper),
                 "title": readable_tex(paper.title),
                 "version": alert.version,
                 "read": alert.read,

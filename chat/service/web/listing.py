@@ -4,8 +4,9 @@ catalog."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import quote
 
-from chat.library.papers import SearchSort, paged_search
+from chat.library.papers import SearchSort, page_path, paged_search
 from chat.library.tex import readable_tex
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
@@ -23,6 +24,7 @@ class Listed:
     published: str | None
     categories: list[str]
     author_names: list[str]  # each a link to the author's page
+    href: str  # the paper page's canonical path
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,18 @@ def search_listing(
         published = (paper.published or paper.updated or None) if paper else None
         categories = list(paper.categories) if paper else []
         names = [readable_tex(name) for name in written_names(hit.authors)]
+        href = page_path(paper) if paper else quote(f"/papers/{hit.id}")
         listed.append(
             Listed(
-                hit.id, hit.title, hit.authors, hit.snippet, hit.score, published, categories, names
+                hit.id,
+                hit.title,
+                hit.authors,
+                hit.snippet,
+                hit.score,
+                published,
+                categories,
+                names,
+                href,
             )
         )
     return Listing(listed, found.total)

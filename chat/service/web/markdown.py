@@ -76,7 +76,7 @@ def paper_markdown(page: dict[str, Any], base: str) -> str:
     lines += _section(
         f"References ({len(page['references'])})",
         (
-            f"{n}. {_paper_link(r['title'], r['resolved_id'], base)}"
+            f"{n}. {_paper_link(r['title'], r['href'], base)}"
             + (f". {escaped(r['authors'])}" if r["authors"] else "")
             + (f" ({r['year']})" if r["year"] else "")
             for n, r in enumerate(page["references"], 1)
@@ -84,20 +84,21 @@ def paper_markdown(page: dict[str, Any], base: str) -> str:
     )
     lines += _section(
         "Cited by (in this library)",
-        (f"- {_paper_link(c['title'], c['id'], base)}" for c in page["citations"]),
+        (f"- {_paper_link(c['title'], c['href'], base)}" for c in page["citations"]),
     )
     lines += _section(
         "Related papers",
         (
-            f"- {_paper_link(r['title'], r['id'], base)} ({escaped('; '.join(r['reasons']))})"
+            f"- {_paper_link(r['title'], r['href'], base)} ({escaped('; '.join(r['reasons']))})"
             for r in page["related"]
         ),
     )
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _paper_link(title: str, paper_id: str | None, base: str) -> str:
-    return _link(title, f"{base}/papers/{paper_id}") if paper_id else escaped(title)
+def _paper_link(title: str, href: str | None, base: str) -> str:
+    """`title` linked to its page at `href` (a canonical path), or not linked without one."""
+    return _link(title, f"{base}{href}") if href else escaped(title)
 
 
 def listed_paper(paper: Mapping[str, Any], base: str) -> list[str]:
@@ -108,7 +109,7 @@ def listed_paper(paper: Mapping[str, Any], base: str) -> list[str]:
         shown(paper["published"]),
         ", ".join(paper["categories"]),
     ]
-    url = f"{base}/papers/{paper['id']}"
+    url = f"{base}{paper['href']}"
     lines = [f"- {_link(paper['title'], url)} ({paper['id']})"]
     lines.append(f"  {' · '.join(d for d in details if d)}")
     if paper.get("snippet"):
@@ -157,7 +158,7 @@ def researcher_markdown(
     lines = _section(
         "Co-authors",
         (
-            f"- {_link(c.name, f'{base}/researchers/{c.id}')}: {c.shared} shared "
+            f"- {_link(c.name, base + c.path)}: {c.shared} shared "
             f"paper{'' if c.shared == 1 else 's'}"
             for c in coauthors
         ),

@@ -58,7 +58,7 @@ def network(name: str, coauthors: Sequence[Coauthor]) -> Network:
         y = round(cy + _RING * math.sin(angle), 1)
         anchor = "middle" if abs(x - cx) < 20 else ("start" if x > cx else "end")
         label = coauthor.name if len(coauthor.name) <= _LABEL_CHARS else _initialled(coauthor.name)
-        href = f"/researchers/{coauthor.id}"
+        href = coauthor.path
         nodes.append(Node(x, y, label, href, coauthor.shared, anchor))
         edges.append(Edge(x, y, round(1 + (_MAX_EDGE - 1) * coauthor.shared / most, 1)))
     return Network(WIDTH, HEIGHT, cx, cy, name, tuple(nodes), tuple(edges))

@@ -20,6 +20,7 @@ from chat.library.papers import (
     MAX_SEARCH_MATCHES,
     PaperNotFound,
     page_paper_id,
+    page_paths,
     paper_details,
     paper_path,
 )
@@ -157,7 +158,14 @@ def _moved(path: str, request: Request) -> RedirectResponse:
 
 
 def _paper_context(services: ServicesDep, paper: dict[str, Any]) -> dict[str, Any]:
-    """What the paper page shows, in HTML or Markdown."""
+    """What the paper page shows, in HTML or Markdown; every paper it links to with its
+    canonical path (`href`)."""
+    catalog = services.index.catalog
+    references = [_shown(r) for r in paper_references(catalog, paper["id"])]
+    citations = paper_citations(catalog, paper["id"])
+    related = related_papers(catalog, services.index.store, paper["id"])
+    linked = [r["resolved_id"] for r in references if r["resolved_id"]]
+    paths = page_paths(catalog, [*linked, *(c["id"] for c in citations + related)])
     return {
         "paper": paper,
         "paper_id": paper["id"],
@@ -166,11 +174,10 @@ def _paper_context(services: ServicesDep, paper: dict[str, Any]) -> dict[str, An
         "abstract": readable_paragraphs(paper["abstract"]),
         "from_pdf": [name for name, origin in paper["field_sources"].items() if origin == "pdf"],
         "reader": _reader(services, paper["id"]) if paper["has_fulltext"] else None,
-        "references": [_shown(r) for r in paper_references(services.index.catalog, paper["id"])],
-        "citations": paper_citations(services.index.catalog, paper["id"]),
+        "references": [{**r, "href": paths.get(r["resolved_id"] or "")} for r in references],
+        "citations": [{**c, "href": paths[c["id"]]} for c in citations],
         "related": [
-            {**r, "title": readable_tex(r["title"])}
-            for r in related_papers(services.index.catalog, services.index.store, paper["id"])
+            {**r, "title": readable_tex(r["title"]), "href": paths[r["id"]]} for r in related
         ],
     }
 

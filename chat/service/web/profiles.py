@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from chat.library.authors import AuthorNotFound, find_author
 from chat.library.institutions import InstitutionNotFound, find_institutions, institution
+from chat.library.papers import page_path
 from chat.library.researchers import (
     Coauthor,
     ResearcherNotFound,
@@ -78,6 +79,7 @@ def researcher_page(
     papers = [
         {
             "id": a.paper.id,
+            "href": page_path(a.paper),
             "title": readable_tex(a.paper.title),
             "authors": [readable_tex(n) for n in written_names(a.paper.authors)],
             "published": a.paper.published or a.paper.updated,
@@ -167,8 +169,7 @@ def _person_json_ld(
         "url": base + path,
         "alternateName": [s for s in spellings if s != name],
         "colleague": [
-            {"@type": "Person", "name": c.name, "url": f"{base}/researchers/{c.id}"}
-            for c in coauthors[:10]
+            {"@type": "Person", "name": c.name, "url": base + c.path} for c in coauthors[:10]
         ],
     }
     return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
@@ -204,6 +205,7 @@ def institution_page(
     papers = [
         {
             "id": p.id,
+            "href": page_path(p),
             "title": readable_tex(p.title),
             "authors": [readable_tex(n) for n in written_names(p.authors)],
             "published": p.published or p.updated,

@@ -1,23 +1,28 @@
-"""`/sitemap.xml` and `/robots.txt`: every paper page for search engines, by the sitemap
+"""`/sitemap.xml` and `/robots.txt`: the site's pages for search engines, by the sitemap
 protocol (sitemaps.org 0.9): a sitemap index naming files of at most `SITEMAP_URLS` pages
-each (`/sitemaps/papers-1.xml`, ...), each page at its canonical address with the day of
-its record's last change; robots.txt names the index.
+each, by kind (`/sitemaps/papers-1.xml`, `/sitemaps/categories-1.xml`,
+`/sitemaps/institutions-1.xml`), each page at its canonical address with the day of its
+last change where known; robots.txt names the index.
 
 Addresses are absolute, under `PAPERCHAT_PUBLIC_URL` when set.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 from urllib.parse import quote
 from xml.etree import ElementTree
 
 from fastapi import APIRouter, Request, Response
 
-from chat.library.papers import Listed, every_paper, paper_path
+from chat.library.categories import category_path, every_category
+from chat.library.institutions import find_institutions
+from chat.library.papers import every_paper, paper_path
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
+from ingest.index.catalog import Catalog
 
 router = APIRouter(tags=["sitemap"])
 
@@ -30,9 +35,42 @@ XML_TYPE: Final = "application/xml"
 _NOT_PAGES: Final = ("/api/", "/v1/", "/mcp")
 
 
-def sitemap_files(papers: Sequence[Listed], per_file: int = SITEMAP_URLS) -> list[list[Listed]]:
-    """`papers` cut into the sitemap files, `per_file` each; one empty file for none."""
-    return [list(papers[i : i + per_file]) for i in range(0, len(papers), per_file)] or [[]]
+@dataclass(frozen=True)
+class Entry:
+    """One page of the sitemap: its path (escaped) and the day it last changed ("" unknown)."""
+
+    path: str
+    changed: str
+
+
+def paper_entries(catalog: Catalog) -> list[Entry]:
+    """Every paper page at its canonical path, with the day its record last changed."""
+    return [
+        Entry(quote(paper_path(p.id, p.title, p.is_arxiv)), p.updated) for p in every_paper(catalog)
+    ]
+
+
+def category_entries(catalog: Catalog) -> list[Entry]:
+    """Every category page, with the day its newest paper last changed."""
+    return [Entry(quote(category_path(c)), day) for c, _, day in every_category(catalog)]
+
+
+def institution_entries(catalog: Catalog) -> list[Entry]:
+    """Every institution page with a paper."""
+    return [Entry(quote(i.path), "") for i in find_institutions(catalog)]
+
+
+# The sitemap's files by kind of page, each cut into files of at most `SITEMAP_URLS`.
+KINDS: Final = {
+    "papers": paper_entries,
+    "categories": category_entries,
+    "institutions": institution_entries,
+}
+
+
+def sitemap_files(entries: Sequence[Entry], per_file: int = SITEMAP_URLS) -> list[list[Entry]]:
+    """`entries` cut into the sitemap files, `per_file` each; one empty file for none."""
+    return [list(entries[i : i + per_file]) for i in range(0, len(entries), per_file)] or [[]]
 
 
 def _document(root: ElementTree.Element) -> Response:
@@ -44,40 +82,47 @@ def _element(parent: ElementTree.Element, name: str, text: str) -> None:
     ElementTree.SubElement(parent, name).text = text
 
 
-def sitemap_index(files: Sequence[Sequence[Listed]], base: str) -> ElementTree.Element:
+def sitemap_index(files: Mapping[str, Sequence[Sequence[Entry]]], base: str) -> ElementTree.Element:
+    """The index naming each kind's files (`/sitemaps/papers-1.xml`, ...) with the day
+    their newest page changed; a kind without pages is left out."""
     root = ElementTree.Element("sitemapindex", xmlns=SITEMAP_NAMESPACE)
-    for number, papers in enumerate(files, 1):
-        sitemap = ElementTree.SubElement(root, "sitemap")
-        _element(sitemap, "loc", f"{base}/sitemaps/papers-{number}.xml")
-        changed = max((p.updated for p in papers), default="")
-        if changed:
-            _element(sitemap, "lastmod", changed)
+    for kind, parts in files.items():
+        for number, entries in enumerate(parts, 1):
+            if not entries and kind != "papers":
+                continue
+            sitemap = ElementTree.SubElement(root, "sitemap")
+            _element(sitemap, "loc", f"{base}/sitemaps/{kind}-{number}.xml")
+            changed = max((e.changed for e in entries), default="")
+            if changed:
+                _element(sitemap, "lastmod", changed)
     return root
 
 
-def url_set(papers: Sequence[Listed], base: str) -> ElementTree.Element:
+def url_set(entries: Sequence[Entry], base: str) -> ElementTree.Element:
     root = ElementTree.Element("urlset", xmlns=SITEMAP_NAMESPACE)
-    for paper in papers:
+    for entry in entries:
         url = ElementTree.SubElement(root, "url")
-        _element(url, "loc", f"{base}{quote(paper_path(paper.id, paper.title, paper.is_arxiv))}")
-        if paper.updated:
-            _element(url, "lastmod", paper.updated)
+        _element(url, "loc", f"{base}{entry.path}")
+        if entry.changed:
+            _element(url, "lastmod", entry.changed)
     return root
 
 
 @router.get(SITEMAP_PATH, include_in_schema=False)
 def sitemap(request: Request, services: ServicesDep) -> Response:
-    """The sitemap index: the files that list every paper page."""
-    files = sitemap_files(list(every_paper(services.index.catalog)))
+    """The sitemap index: the files that list every paper, category and institution page."""
+    catalog = services.index.catalog
+    files = {kind: sitemap_files(entries(catalog)) for kind, entries in KINDS.items()}
     return _document(sitemap_index(files, site_address(request, services.settings)))
 
 
-@router.get("/sitemaps/papers-{number:int}.xml", include_in_schema=False)
-def papers_sitemap(number: int, request: Request, services: ServicesDep) -> Response:
-    """One sitemap file: its paper pages, each with the day its record last changed."""
-    files = sitemap_files(list(every_paper(services.index.catalog)))
-    if not 1 <= number <= len(files):
-        return Response(f"no sitemap file {number}", status_code=404, media_type="text/plain")
+@router.get("/sitemaps/{kind}-{number:int}.xml", include_in_schema=False)
+def pages_sitemap(kind: str, number: int, request: Request, services: ServicesDep) -> Response:
+    """One sitemap file: its pages, each with the day it last changed when known."""
+    entries = KINDS.get(kind)
+    files = sitemap_files(entries(services.index.catalog)) if entries else []
+    if not 1 <= number <= len(files) or (not files[0] and kind != "papers"):
+        return Response(f"no sitemap file {kind}-{number}", 404, media_type="text/plain")
     return _document(url_set(files[number - 1], site_address(request, services.settings)))
 
 

@@ -28,10 +28,10 @@ def test_search_page_lists_results_with_authors_date_categories_and_links(web: A
 
     assert response.status_code == 200
     page = response.text
-    assert f'href="/papers/{PAPER_ID}"' in page
+    assert f'href="/papers/{PAPER_ID}-improving-the-performance-of-unimodal-' in page
     assert "Improving the Performance of Unimodal Dynamic Hand-Gesture Recognition" in page
     assert "Mahdi Abavisani" in page
-    assert "<li>cs.CV</li>" in page
+    assert '<li><a href="/categories/cs.CV">cs.CV</a></li>' in page
     assert 'class="snippet"' in page
     assert '<time datetime="' in page
 

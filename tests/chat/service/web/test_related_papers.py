@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
+from chat.library.papers import page_path
 from tests.fakes.openai import FakeOpenAI
 from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 from tests.support.dock import WAIT_MS, Dock
@@ -38,6 +39,14 @@ def extractive_api_fixture(
     yield from serve_index(cited_index, fake_llm, database, llm="extractive")
 
 
+def canonical(api: Api, paper_id: str) -> str:
+    """The paper page's canonical path, which links to it name."""
+    paper = api.services.index.catalog.get_paper(paper_id)
+    assert paper is not None
+    assert page_path(paper).startswith(f"/papers/{paper_id}-")
+    return page_path(paper)
+
+
 def test_the_paper_page_lists_related_papers_with_their_reasons(
     related_api: Api, page: Page, artifacts: Path
 ) -> None:
@@ -50,8 +59,9 @@ def test_the_paper_page_lists_related_papers_with_their_reasons(
     expect(block).to_be_visible()
     items = block.get_by_role("listitem")
     hrefs = [items.nth(i).get_by_role("link").get_attribute("href") for i in range(items.count())]
-    assert {f"/papers/{DPR}", f"/papers/{RAG}"} <= set(hrefs)
-    dpr = items.nth(hrefs.index(f"/papers/{DPR}"))
+    dpr_page, rag_page = (canonical(related_api, paper_id) for paper_id in (DPR, RAG))
+    assert {dpr_page, rag_page} <= set(hrefs)
+    dpr = items.nth(hrefs.index(dpr_page))
     assert "cited by it" in dpr.inner_text()
     assert "of the same papers" in dpr.inner_text()
 

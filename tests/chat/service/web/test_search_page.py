@@ -85,5 +85,8 @@ def test_the_search_page_as_markdown_lists_the_same_papers(web: Api) -> None:
     assert "Accept" in html.headers["vary"]
     ids = re.findall(r'<span class="id">([^<]+)</span>', html.text)
     listed = re.findall(r"^- \[.*\]\(<[^>]+/papers/([^>]+)>\)", markdown.text, re.M)
-    assert listed == ids
+    linked = re.findall(r'<h3><a href="/papers/([^"]+)">', html.text)
+    assert listed == linked
+    assert listed
+    assert all(path.startswith(f"{i}-") for i, path in zip(ids, listed, strict=True))
     assert markdown.text.startswith(f"# Search: {QUERY}\n")

@@ -1,0 +1,116 @@
+"""`/categories/<category>` (`cs.CL`): the category's papers, newest first, a page at a time,
+with its Atom feed and a Follow button; as Markdown with `Accept: text/markdown` or a `.md`
+suffix. A category no paper in the index is in is a 404 page that says so."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from chat.library.categories import (
+    MAX_CATEGORY_PAGES,
+    CategoryNotFound,
+    CategoryPage,
+    category_papers,
+    category_path,
+)
+from chat.library.papers import page_path
+from chat.library.tex import readable_tex
+from chat.service.routes.deps import ServicesDep
+from chat.service.web.address import site_address
+from chat.service.web.markdown import (
+    MARKDOWN_SUFFIX,
+    VARY_ACCEPT,
+    escaped,
+    listing_markdown,
+    markdown_response,
+    wants_markdown,
+)
+from chat.service.web.rendering import render_page
+from ingest.index.authors import written_names
+from ingest.index.records import Paper
+
+router = APIRouter(tags=["dock"])
+
+# Page links shown either side of the current page; the first and last are always shown.
+_PAGE_WINDOW = 3
+
+
+def category_feed(category: str) -> str:
+    return f"/feeds/categories/{quote(category, safe='')}.atom"
+
+
+@router.get("/categories/{wanted}", response_class=HTMLResponse, include_in_schema=False)
+def category_page(
+    wanted: str,
+    request: Request,
+    services: ServicesDep,
+    page: Annotated[int, Query(ge=1, le=MAX_CATEGORY_PAGES)] = 1,
+    accept: Annotated[str, Header()] = "",
+) -> Response:
+    """The category's papers, newest first (first version, else last update), 25 a page."""
+    as_markdown = wanted.endswith(MARKDOWN_SUFFIX)
+    category = wanted.removesuffix(MARKDOWN_SUFFIX)
+    try:
+        found = category_papers(services.index.catalog, category, page)
+    except CategoryNotFound:
+        response = render_page("category_not_found.html", 404, wanted=category)
+        response.headers.update(VARY_ACCEPT)
+        return response
+    papers = [_listed(paper) for paper in found.papers]
+    base = site_address(request, services.settings)
+    if as_markdown or wants_markdown(accept):
+        return markdown_response(_markdown(found, papers, base))
+    path = quote(category_path(category))
+    response = render_page(
+        "category.html",
+        category=found,
+        papers=papers,
+        pages=_page_links(found, path),
+        canonical=f"{base}{path}" + (f"?page={page}" if page > 1 else ""),
+        feed=category_feed(category),
+        markdown_url=f"{path}{MARKDOWN_SUFFIX}" + (f"?page={page}" if page > 1 else ""),
+    )
+    response.headers.update(VARY_ACCEPT)
+    return response
+
+
+def _listed(paper: Paper) -> dict[str, Any]:
+    names = [readable_tex(n) for n in written_names(paper.authors)]
+    return {
+        "id": paper.id,
+        "href": page_path(paper),
+        "title": readable_tex(paper.title),
+        "names": names,
+        "published": paper.published or paper.updated,
+        "categories": list(paper.categories),
+    }
+
+
+def _page_links(found: CategoryPage, path: str) -> list[tuple[int | None, str]]:
+    """(number, address) of the pages to link: the first, the last and those near this one;
+    a gap between them as (None, "")."""
+    shown = {1, found.pages, *range(found.page - _PAGE_WINDOW, found.page + _PAGE_WINDOW + 1)}
+    links: list[tuple[int | None, str]] = []
+    for number in sorted(n for n in shown if 1 <= n <= found.pages):
+        if links and links[-1][0] is not None and number - (links[-1][0] or 0) > 1:
+            links.append((None, ""))
+        links.append((number, path if number == 1 else f"{path}?page={number}"))
+    return links
+
+
+def _markdown(found: CategoryPage, papers: list[dict[str, Any]], base: str) -> str:
+    last = found.first + len(papers) - 1
+    intro = escaped(
+        f"{found.total} paper{'' if found.total == 1 else 's'} in this index, newest first;"
+        f" page {found.page} of {found.pages} (papers {found.first} to {last})."
+    )
+    feed = f"Atom feed: <{base}{category_feed(found.category)}>"
+    text = listing_markdown(f"Category {found.category}", f"{intro}\n\n{feed}", papers, base)
+    if found.page < found.pages:
+        following = f"{base}{quote(category_path(found.category))}.md?page={found.page + 1}"
+        text += f"\nNext page: <{following}>\n"
+    return text
