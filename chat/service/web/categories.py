@@ -56,8 +56,8 @@ def category_page(
     category = wanted.removesuffix(MARKDOWN_SUFFIX)
     try:
         found = category_papers(services.index.catalog, category, page)
-    except CategoryNotFound:
-        response = render_page("category_not_found.html", 404, wanted=category)
+    except CategoryNotFound as e:
+        response = render_page("category_not_found.html", 404, wanted=category, reason=str(e))
         response.headers.update(VARY_ACCEPT)
         return response
     papers = [_listed(paper) for paper in found.papers]
