@@ -9,7 +9,9 @@ are three institutions; "GOOGLE RESEARCH" is the first. An institution's id
 is the first 40 bits of the SHA-256 of its key in lower-case base 32, like a
 researcher's (`researchers.py`): other papers never change it. A parent is
 recorded where a PDF names a unit and then its organisation on one line
-("Google Brain, Google Inc.").
+("Google Brain, Google Inc."), and for a team or group whose name holds no
+organisation's, beside the organisation it is printed with ("Google Research,
+Brain Team": Brain Team, part of Google Research).
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ Affiliation = tuple[str, str]  # (institution as printed, its parent as printed 
 _NOT_KEY_RE: Final = re.compile(r"[^\w]+")
 _RECORD_PARENTHESES: Final = re.compile(r"\(([^()]{3,120})\)")
 MAX_NAME_CHARS: Final = 120
+# A team or group inside an organisation, named without it: "Brain Team", "Speech Group".
+_TEAM_RE: Final = re.compile(r"\b(?:team|group)$", re.I)
 # Bumped when record affiliations are read differently: the catalog reads them all again.
 RECORD_INDEX_VERSION: Final = "1"
 
@@ -47,6 +51,20 @@ def record_affiliations(authors: str) -> tuple[Affiliation, ...]:
     return tuple((name.strip(), "") for name in names)
 
 
+def with_team_parents(affiliations: Sequence[Affiliation]) -> list[Affiliation]:
+    """`affiliations`, a team printed beside its organisation ("Google Research, Brain
+    Team", in either order) given that organisation as its parent when it has none."""
+    found = list(affiliations)
+    for index, (name, parent) in enumerate(found):
+        if parent or not _TEAM_RE.search(name):
+            continue
+        beside = [found[i][0] for i in (index - 1, index + 1) if 0 <= i < len(found)]
+        organisations = [other for other in beside if not _TEAM_RE.search(other)]
+        if organisations:
+            found[index] = (name, organisations[0])
+    return found
+
+
 def replace_affiliations(
     db: CatalogDb, paper_id: str, source: str, affiliations: Sequence[Affiliation]
 ) -> None:
@@ -54,7 +72,7 @@ def replace_affiliations(
     db.execute(
         "DELETE FROM paper_institutions WHERE paper_id = ? AND source = ?", (paper_id, source)
     )
-    for name, parent in affiliations:
+    for name, parent in with_team_parents(affiliations):
         if not institution_key(name):
             continue
         parent_id = institution_id(parent) if institution_key(parent) else ""

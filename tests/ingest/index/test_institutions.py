@@ -64,6 +64,29 @@ def test_a_unit_links_to_the_parent_its_pdf_names_and_stays_distinct(catalog: Ca
     }
 
 
+def test_a_team_printed_beside_its_organisation_is_a_unit_of_it(catalog: Catalog) -> None:
+    _add(catalog, "2010.11929", "Alexey Dosovitskiy, Lucas Beyer")
+    # As page 1 of ViT prints it: "Google Research, Brain Team".
+    pdf = [("Google Research", ""), ("Brain Team", "")]
+
+    with catalog.transaction():
+        catalog.replace_affiliations("2010.11929", "pdf", pdf)
+
+    research = institutions.institution_id("Google Research")
+    team = institutions.find_institution(catalog.db, institutions.institution_id("Brain Team"))
+    assert team is not None
+    assert team[1:] == ("Brain Team", research)
+    assert institutions.units_of(catalog.db, research) == [(team[0], "Brain Team")]
+    assert institutions.with_team_parents([("Brain Team", ""), ("Google", "")]) == [
+        ("Brain Team", "Google"),
+        ("Google", ""),
+    ]
+    assert institutions.with_team_parents([("A Team", ""), ("B Group", "")]) == [
+        ("A Team", ""),
+        ("B Group", ""),
+    ]
+
+
 def test_reading_a_pdf_again_replaces_its_affiliations_but_not_the_records(
     catalog: Catalog,
 ) -> None:

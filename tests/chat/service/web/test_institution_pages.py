@@ -36,6 +36,7 @@ def test_an_institution_from_the_list_shows_its_paper_and_researchers(
         "href", re.compile(rf"^/papers/{re.escape(FID)}-leveraging-passage-retrieval-[a-z-]+$")
     )
     expect(page.locator(".based-on")).to_contain_text("1 on page 1 of the PDF")
+    expect(page.locator("#researchers-heading")).to_have_text("Authors of its papers")
     page.screenshot(path=artifacts / "institution-page.png", full_page=True)
     page.locator(".coauthor-list a").first.click()
     expect(page).to_have_url(re.compile(r"/researchers/[a-z2-7]{8}-[a-z-]+$"))
