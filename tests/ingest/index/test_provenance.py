@@ -140,7 +140,8 @@ def _unit(paper: Paper, source: str, kind: str, texts: list[str]) -> UnitWork:
 def test_a_later_record_reaches_the_full_text_chunks_in_chroma_and_bm25(tmp_path: Path) -> None:
     catalog = Catalog(tmp_path / "catalog.sqlite")
     store = ChunkStore(open_chroma(tmp_path / "chroma"), "m")
-    indexer = Indexer(catalog, store, LexicalIndex(tmp_path / "lexical"))
+    lexical = LexicalIndex(tmp_path / "lexical")
+    indexer = Indexer(catalog, store, lexical)
     fulltext = _unit(
         FROM_PDF, "pdf", "fulltext", ["chunked cross-attention", "a retrieval database"]
     )
@@ -154,6 +155,6 @@ def test_a_later_record_reaches_the_full_text_chunks_in_chroma_and_bm25(tmp_path
     got = store.collection.get(ids=[c.id for c in fulltext.chunks], include=["metadatas"])
     metadatas = got["metadatas"] or []
     assert [(m["categories"], m["version"]) for m in metadatas] == [("cs.CL cs.LG", "v3")] * 2
-    hits = indexer.lexical.search("enhanced transformer")
+    hits = lexical.search("enhanced transformer")
     assert {chunk_id for chunk_id, _, _ in hits} >= {c.id for c in fulltext.chunks}
     assert catalog.pending_units() == []
