@@ -45,6 +45,8 @@ COMMANDS = {
     "keys": "chat.cli.admin:keys",
     "eval": "chat.cli.evaluate:evaluate",
     "mcp": "chat.cli.mcp:mcp",
+    "worker": "chat.cli.worker:worker",
+    "jobs": "chat.cli.jobs:jobs",
 }
 
 

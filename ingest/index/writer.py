@@ -38,6 +38,7 @@ from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper, Reference
 from ingest.index.store import ChunkStore
+from ingest.jobs.failpoints import failpoint
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,7 @@ class Indexer:
         others = self._other_units(works)
         self.catalog.mark_pending([*units, *others])
         self.store.upsert([c for w in works for c in w.chunks], vectors)
+        failpoint("after-chroma-upsert")
         old_ids: list[str] = []
         with self.catalog.transaction(guard):
             for work in works:

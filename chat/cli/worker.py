@@ -1,0 +1,156 @@
+"""`paperchat worker`: take ingest jobs from the queue in PostgreSQL and run them.
+
+Run one on each machine that ingests; they share the queue, the catalog (both in
+PAPERCHAT_DATABASE_URL) and Chroma (PAPERCHAT_CHROMA_URL). SIGTERM or Ctrl-C: no new job is
+taken, the running ones finish, then it exits. A worker also puts back the jobs of workers
+whose heartbeat is older than the lease (`ingest/jobs/leases.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from chat.cli.main import CommandError, data_dir_option, settings_for, wiring_for
+
+if TYPE_CHECKING:
+    import procrastinate
+
+    from chat.settings import Settings
+    from chat.wiring import Wiring
+    from ingest.jobs.tasks import Resources
+
+_log = logging.getLogger("paperchat.worker")
+
+
+@click.command()
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Jobs run at once by this worker.",
+)
+@click.option(
+    "--lease",
+    type=click.FloatRange(min=1),
+    default=None,
+    help="Seconds without a heartbeat after which a worker's jobs go to another (default 30).",
+)
+@click.option(
+    "--harvest",
+    "harvest_cron",
+    default=None,
+    metavar="CRON",
+    help="Harvest the followed categories on this schedule, e.g. '0 */6 * * *'.",
+)
+@data_dir_option
+def worker(
+    concurrency: int, lease: float | None, harvest_cron: str | None, data_dir: Path | None
+) -> None:
+    """Run ingest jobs from the queue (`paperchat jobs enqueue ...`) until stopped."""
+    from ingest.jobs.leases import LEASE_S
+    from ingest.jobs.queue import open_queue, prepare
+
+    settings = settings_for(data_dir)
+    url = queue_url(settings)
+    prepare(url)
+    index = wiring_for(data_dir)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    click.echo("worker: loading the embedding model", err=True)
+    resources = _resources(index, settings)
+    app = open_queue(url, harvest_cron)
+    try:
+        asyncio.run(_work(app, resources, concurrency, lease or LEASE_S))
+    finally:
+        index.close()
+    click.echo("worker: stopped", err=True)
+
+
+def queue_url(settings: Settings) -> str:
+    """The queue's database: PAPERCHAT_DATABASE_URL, which must name PostgreSQL."""
+    if not settings.shared_catalog:
+        raise CommandError(
+            "the ingest queue needs PAPERCHAT_DATABASE_URL to name PostgreSQL"
+            " (the queue and the catalog the workers share live there)"
+        )
+    return settings.database_url
+
+
+def _resources(index: Wiring, settings: Settings) -> Resources:
+    from chat.cli.harvest import followed_categories, harvest_once
+    from ingest.jobs.tasks import Resources
+    from ingest.sources.arxiv_api import ArxivClient
+
+    def arxiv() -> ArxivClient:
+        return ArxivClient(
+            api_url=settings.arxiv_api_url,
+            pdf_base_url=settings.arxiv_pdf_url,
+            interval=settings.arxiv_interval_s,
+        )
+
+    def harvest() -> str:
+        categories = followed_categories(settings)
+        if not categories:
+            return "no category is followed"
+        report = harvest_once(index, settings, categories, 100)
+        return f"{', '.join(categories)}: {report.summary()}"
+
+    embedder = index.embedder
+    return Resources(
+        open_catalog=index.open_catalog,
+        store=index.store,
+        lexical=None,  # a shared catalog's lexical indexes are the serving nodes' replicas
+        embed=embedder.embed,
+        count_tokens=embedder.count_tokens,
+        arxiv=arxiv,
+        pdf_dir=settings.data_dir / "pdfs",
+        pdf_timeout_s=settings.pdf_timeout_s,
+        pdf_max_mb=settings.pdf_max_mb,
+        max_record_bytes=settings.max_record_bytes,
+        harvest=harvest,
+    )
+
+
+async def _work(
+    app: procrastinate.App, resources: Resources, concurrency: int, lease: float
+) -> None:
+    from ingest.jobs.leases import heartbeat_interval
+    from ingest.jobs.queue import QUEUE
+    from ingest.jobs.tasks import RESOURCES
+
+    async with app.open_async():
+        reclaiming = asyncio.create_task(_reclaim(app, lease))
+        try:
+            await app.run_worker_async(
+                queues=[QUEUE],
+                name=f"{socket.gethostname()}:{os.getpid()}",
+                concurrency=concurrency,
+                additional_context={RESOURCES: resources},
+                update_heartbeat_interval=heartbeat_interval(lease),
+                stalled_worker_timeout=lease,
+                install_signal_handlers=True,
+            )
+        finally:
+            reclaiming.cancel()
+
+
+async def _reclaim(app: procrastinate.App, lease: float) -> None:
+    """Every heartbeat interval, put back the jobs of workers that lost their lease."""
+    from ingest.jobs.leases import heartbeat_interval, reclaim_stalled
+
+    while True:
+        await asyncio.sleep(heartbeat_interval(lease))
+        try:
+            taken = await reclaim_stalled(app, lease)
+        except Exception as e:  # noqa: BLE001 - a worker outlives a failed round
+            _log.warning("putting back stalled jobs failed: %s", e)
+            continue
+        if taken:
+            _log.info("put back the jobs of stalled workers: %s", ", ".join(map(str, taken)))

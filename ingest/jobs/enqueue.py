@@ -1,0 +1,51 @@
+"""Putting ingest work on the queue, cut into jobs small enough that a killed worker loses
+little: metadata files in batches of lines, PDFs one each, arXiv ids a few at a time."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import procrastinate
+
+from ingest.jobs.batches import BATCH_LINES, split
+from ingest.jobs.tasks import INGEST_ARXIV, INGEST_BATCH, INGEST_PDF
+from ingest.report import Skipped
+from ingest.sources.units import find_pdfs
+
+ARXIV_IDS_PER_JOB = 20
+_DEFER_AT_ONCE = 1000
+
+
+def _defer(app: procrastinate.App, task: str, arguments: Iterable[dict[str, Any]]) -> list[int]:
+    ids: list[int] = []
+    pending: list[dict[str, Any]] = []
+    for kwargs in [*arguments, None]:
+        if kwargs is not None:
+            pending.append(kwargs)
+        if pending and (kwargs is None or len(pending) >= _DEFER_AT_ONCE):
+            ids.extend(app.tasks[task].batch_defer(*pending))
+            pending = []
+    return ids
+
+
+def enqueue_metadata(app: procrastinate.App, path: Path, lines: int = BATCH_LINES) -> list[int]:
+    """One job per `lines` lines of a metadata file; the job ids."""
+    return _defer(app, INGEST_BATCH, (dataclasses.asdict(b) for b in split(path, lines)))
+
+
+def enqueue_pdfs(app: procrastinate.App, paths: Iterable[Path]) -> tuple[list[int], list[Skipped]]:
+    """One job per PDF named or found in the folders named; the job ids and what was not
+    found."""
+    files, skipped = find_pdfs(paths)
+    return _defer(app, INGEST_PDF, ({"path": str(f)} for f in files)), skipped
+
+
+def enqueue_arxiv(
+    app: procrastinate.App, ids: Sequence[str], per_job: int = ARXIV_IDS_PER_JOB
+) -> list[int]:
+    """One job per `per_job` arXiv ids."""
+    groups = ({"ids": list(ids[i : i + per_job])} for i in range(0, len(ids), per_job))
+    return _defer(app, INGEST_ARXIV, groups)

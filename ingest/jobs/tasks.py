@@ -1,0 +1,150 @@
+"""The queue's tasks: a batch of metadata lines, one PDF, a few arXiv ids, the harvest.
+
+Each job runs the ingest pipeline over its items with a `JobIndexer`: its commits are
+refused once its lease is lost, and a job run again first puts right its own units. What a
+task needs (the catalog, Chroma, the embedder) comes from the worker as `Resources`, in the
+jobs' context; the worker builds them once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import procrastinate
+from procrastinate import JobContext
+
+from ingest.chunking import CountTokens
+from ingest.index.catalog import Catalog
+from ingest.index.lexical import LexicalIndex
+from ingest.index.store import ChunkStore
+from ingest.jobs.batches import Batch, read_batch
+from ingest.jobs.leases import lease_guard
+from ingest.jobs.queue import QUEUE
+from ingest.jobs.recovery import JobIndexer
+from ingest.pipeline import Embed, Pipeline
+from ingest.progress import NoProgress
+from ingest.report import IngestReport, Skipped
+from ingest.sources.arxiv_api import ArxivClient, harvest
+from ingest.sources.units import abstract_work, arxiv_items, pdf_items
+
+INGEST_BATCH = "ingest_batch"
+INGEST_PDF = "ingest_pdf"
+INGEST_ARXIV = "ingest_arxiv"
+HARVEST = "harvest"
+RESOURCES = "resources"
+_log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What the tasks of one worker process share."""
+
+    open_catalog: Callable[[], Catalog]
+    store: ChunkStore
+    lexical: LexicalIndex | None
+    embed: Embed
+    count_tokens: CountTokens
+    arxiv: Callable[[], ArxivClient]
+    pdf_dir: Path
+    pdf_timeout_s: float = 120.0
+    pdf_max_mb: int = 512
+    max_record_bytes: int = 1024 * 1024
+    # One harvest of the followed categories (the `paperchat harvest` round), or None.
+    harvest: Callable[[], str] | None = None
+
+
+Items = Iterable[Any]
+
+
+def run_job(context: JobContext, items: Callable[[Resources, Catalog], Items]) -> dict[str, Any]:
+    """Run the pipeline over the job's items, every commit guarded by the job's lease."""
+    resources: Resources = context.additional_context[RESOURCES]
+    job = context.job
+    assert job.id is not None  # a fetched job has its id and its worker's
+    assert job.worker_id is not None
+    catalog = resources.open_catalog()
+    try:
+        guard = lease_guard(job.id, job.worker_id)
+        indexer = JobIndexer(catalog, resources.store, resources.lexical, job.id, guard)
+        pipeline = Pipeline(
+            catalog, indexer, resources.embed, NoProgress(), pdf_timeout_s=resources.pdf_timeout_s
+        )
+        report = pipeline.run(items(resources, catalog), IngestReport())
+        indexer.forget()
+    finally:
+        catalog.close()
+    _log.info("job %s: %s", job.id, report.summary())
+    return report.as_json()
+
+
+def ingest_batch(context: JobContext, path: str, offset: int, first_line: int, lines: int) -> Any:
+    """The abstracts of a batch of lines of a metadata file."""
+    batch = Batch(path, offset, first_line, lines)
+
+    def items(resources: Resources, _catalog: Catalog) -> Iterator[Any]:
+        for item in read_batch(batch, resources.max_record_bytes):
+            if isinstance(item, Skipped):
+                yield item
+            else:
+                yield abstract_work(item, resources.count_tokens, "metadata", path)
+
+    return run_job(context, items)
+
+
+def ingest_pdf(context: JobContext, path: str) -> Any:
+    """The full text of one PDF file."""
+
+    def items(resources: Resources, catalog: Catalog) -> Items:
+        return pdf_items(
+            [Path(path)],
+            catalog,
+            resources.count_tokens,
+            timeout_s=resources.pdf_timeout_s,
+            max_mb=resources.pdf_max_mb,
+        )
+
+    return run_job(context, items)
+
+
+def ingest_arxiv(context: JobContext, ids: list[str]) -> Any:
+    """Papers by arXiv id: their records and PDFs, asked of the arXiv API."""
+
+    def items(resources: Resources, catalog: Catalog) -> Iterator[Any]:
+        with resources.arxiv() as client:
+            harvested = list(harvest(client, ids=ids, pdf_dir=resources.pdf_dir))
+        yield from arxiv_items(
+            harvested,
+            catalog,
+            resources.count_tokens,
+            resources.pdf_timeout_s,
+            resources.pdf_max_mb,
+        )
+
+    return run_job(context, items)
+
+
+def harvest_categories(context: JobContext, timestamp: int) -> str:
+    """The scheduled harvest of the followed categories."""
+    resources: Resources = context.additional_context[RESOURCES]
+    if resources.harvest is None:
+        return "no harvest configured"
+    summary = resources.harvest()
+    _log.info("harvest at %s: %s", timestamp, summary)
+    return summary
+
+
+def register_tasks(app: procrastinate.App, harvest_cron: str | None = None) -> None:
+    """Add the tasks to `app`; the harvest runs on `harvest_cron` (a cron line) when given."""
+    for name, func in (
+        (INGEST_BATCH, ingest_batch),
+        (INGEST_PDF, ingest_pdf),
+        (INGEST_ARXIV, ingest_arxiv),
+    ):
+        app.task(name=name, queue=QUEUE, pass_context=True)(func)
+    task = app.task(name=HARVEST, queue=QUEUE, pass_context=True)(harvest_categories)
+    if harvest_cron is not None:
+        app.periodic(cron=harvest_cron, periodic_id=HARVEST)(task)
