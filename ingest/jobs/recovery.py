@@ -11,6 +11,7 @@ their metadata from the catalog again, and their pending marks are cleared.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -20,6 +21,8 @@ from ingest.index.database import CommitGuard
 from ingest.index.lexical import LexicalIndex, rebuild_units
 from ingest.index.store import ChunkStore
 from ingest.index.writer import Indexer, UnitWork
+
+_log = logging.getLogger(__name__)
 
 
 class JobIndexer(Indexer):
@@ -46,7 +49,16 @@ class JobIndexer(Indexer):
     def recover(self) -> int:
         """Put right this job's units that an earlier run of it left half written; returns
         the Chroma ids removed."""
-        return recover_units(self, self.noted())
+        units = self.noted()
+        removed = recover_units(self, units)
+        if units:
+            _log.info(
+                "job %s run again: %d of its units checked, %d Chroma ids it left removed",
+                self.job_id,
+                len(units),
+                removed,
+            )
+        return removed
 
     def noted(self) -> list[Unit]:
         rows = self.catalog.db.execute(
