@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import signal
 import subprocess
 import time
@@ -121,7 +122,11 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
     with app.open():
         assert counts(app) == {**dict.fromkeys(counts(app), 0), "succeeded": JOBS}
     assert "is no longer worker" in workers.log("paused")  # the guard refused its commit
-    assert workers.log("healthy").count("run again") >= 2  # the two jobs put right their units
+    healthy = workers.log("healthy")
+    recovered = re.findall(r"run again: \d+ of its units checked, (\d+) Chroma ids", healthy)
+    assert len([n for n in recovered if int(n) > 0]) >= 2  # both jobs' half-written units
+    assert workers.processes["healthy"].returncode == 0  # SIGTERM: a clean stop
+    assert "worker: stopped" in healthy
     catalog = Catalog(database)
     in_catalog = [str(r[0]) for r in catalog.db.execute("SELECT id FROM chunks")]
     pending, papers = catalog.pending_units(), catalog.db.execute("SELECT count(*) FROM papers")
