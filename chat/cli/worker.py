@@ -12,8 +12,9 @@ import asyncio
 import logging
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -57,6 +58,7 @@ def worker(
     """Run ingest jobs from the queue (`paperchat jobs enqueue ...`) until stopped."""
     from ingest.jobs.leases import LEASE_S
     from ingest.jobs.queue import open_queue, prepare
+    from ingest.jobs.tasks import HARVEST_ROUND, RESOURCES
 
     settings = settings_for(data_dir)
     url = queue_url(settings)
@@ -64,10 +66,10 @@ def worker(
     index = wiring_for(data_dir)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     click.echo("worker: loading the embedding model", err=True)
-    resources = _resources(index, settings)
+    context = {RESOURCES: _resources(index, settings), HARVEST_ROUND: _harvest(index, settings)}
     app = open_queue(url, harvest_cron)
     try:
-        asyncio.run(_work(app, resources, concurrency, lease or LEASE_S))
+        asyncio.run(_work(app, context, concurrency, lease or LEASE_S))
     finally:
         index.close()
     click.echo("worker: stopped", err=True)
@@ -83,8 +85,21 @@ def queue_url(settings: Settings) -> str:
     return settings.database_url
 
 
-def _resources(index: Wiring, settings: Settings) -> Resources:
+def _harvest(index: Wiring, settings: Settings) -> Callable[[], str]:
+    """One harvest of the followed categories, as `paperchat harvest` does it."""
     from chat.cli.harvest import followed_categories, harvest_once
+
+    def harvest() -> str:
+        categories = followed_categories(settings)
+        if not categories:
+            return "no category is followed"
+        report = harvest_once(index, settings, categories, 100)
+        return f"{', '.join(categories)}: {report.summary()}"
+
+    return harvest
+
+
+def _resources(index: Wiring, settings: Settings) -> Resources:
     from ingest.jobs.tasks import Resources
     from ingest.sources.arxiv_api import ArxivClient
 
@@ -94,13 +109,6 @@ def _resources(index: Wiring, settings: Settings) -> Resources:
             pdf_base_url=settings.arxiv_pdf_url,
             interval=settings.arxiv_interval_s,
         )
-
-    def harvest() -> str:
-        categories = followed_categories(settings)
-        if not categories:
-            return "no category is followed"
-        report = harvest_once(index, settings, categories, 100)
-        return f"{', '.join(categories)}: {report.summary()}"
 
     embedder = index.embedder
     return Resources(
@@ -114,16 +122,14 @@ def _resources(index: Wiring, settings: Settings) -> Resources:
         pdf_timeout_s=settings.pdf_timeout_s,
         pdf_max_mb=settings.pdf_max_mb,
         max_record_bytes=settings.max_record_bytes,
-        harvest=harvest,
     )
 
 
 async def _work(
-    app: procrastinate.App, resources: Resources, concurrency: int, lease: float
+    app: procrastinate.App, context: dict[str, Any], concurrency: int, lease: float
 ) -> None:
     from ingest.jobs.leases import heartbeat_interval
     from ingest.jobs.queue import QUEUE
-    from ingest.jobs.tasks import RESOURCES
 
     async with app.open_async():
         reclaiming = asyncio.create_task(_reclaim(app, lease))
@@ -132,7 +138,7 @@ async def _work(
                 queues=[QUEUE],
                 name=f"{socket.gethostname()}:{os.getpid()}",
                 concurrency=concurrency,
-                additional_context={RESOURCES: resources},
+                additional_context=context,
                 update_heartbeat_interval=heartbeat_interval(lease),
                 stalled_worker_timeout=lease,
                 install_signal_handlers=True,

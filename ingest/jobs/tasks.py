@@ -36,6 +36,9 @@ INGEST_PDF = "ingest_pdf"
 INGEST_ARXIV = "ingest_arxiv"
 HARVEST = "harvest"
 RESOURCES = "resources"
+# In the jobs' context: one harvest of the followed categories (the `paperchat harvest`
+# round), returning its summary.
+HARVEST_ROUND = "harvest_round"
 _log = logging.getLogger(__name__)
 
 
@@ -53,8 +56,6 @@ class Resources:
     pdf_timeout_s: float = 120.0
     pdf_max_mb: int = 512
     max_record_bytes: int = 1024 * 1024
-    # One harvest of the followed categories (the `paperchat harvest` round), or None.
-    harvest: Callable[[], str] | None = None
 
 
 Items = Iterable[Any]
@@ -129,10 +130,10 @@ def ingest_arxiv(context: JobContext, ids: list[str]) -> Any:
 
 def harvest_categories(context: JobContext, timestamp: int) -> str:
     """The scheduled harvest of the followed categories."""
-    resources: Resources = context.additional_context[RESOURCES]
-    if resources.harvest is None:
+    harvest_round: Callable[[], str] | None = context.additional_context.get(HARVEST_ROUND)
+    if harvest_round is None:
         return "no harvest configured"
-    summary = resources.harvest()
+    summary = harvest_round()
     _log.info("harvest at %s: %s", timestamp, summary)
     return summary
 
