@@ -124,11 +124,15 @@ class CatalogDb:
 
     # Spellings that differ between the two databases.
 
-    def contains(self, haystack: str) -> str:
-        """SQL true when the parameter `?` occurs in `haystack` (case-sensitive)."""
+    def contains(self, haystack: str, needle: str = "?") -> str:
+        """SQL true when `needle` (the next parameter, unless given) occurs in `haystack`;
+        case-sensitive. Either may be the parameter `?`."""
         if self.dialect == "sqlite":
-            return f"instr({haystack}, ?) > 0"
-        return f"strpos({haystack}, ?) > 0"
+            return f"instr({haystack}, {needle}) > 0"
+        haystack, needle = (
+            "CAST(? AS TEXT)" if part == "?" else part for part in (haystack, needle)
+        )
+        return f"strpos({haystack}, {needle}) > 0"
 
     def columns(self, table: str) -> set[str]:
         """The columns of `table`; empty when there is no such table."""

@@ -39,7 +39,7 @@ _MOST_EXPLICIT = (
     "SELECT paper_id, name, long_form, defined, source, count FROM ("
     " SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY defined DESC,"
     " CASE source WHEN 'title' THEN 0 WHEN 'abstract' THEN 1 ELSE 2 END, count DESC,"
-    " paper_id) AS place FROM names WHERE {where})"
+    " paper_id) AS place FROM names WHERE {where}) AS ranked"
     f" WHERE place <= {DEFINING_ROWS}"
 )
 

@@ -160,9 +160,9 @@ def _titled(
         found = _title_row(catalog, quoted["title"])
         if found:
             return found
-    sql = "instr(?, title)" if cased else "instr(?, lower(title))"
+    holds = catalog.db.contains("?", "title" if cased else "lower(title)")
     rows = catalog.db.execute(
-        f"SELECT id, title FROM papers WHERE length(title) >= ? AND {sql} > 0",
+        f"SELECT id, title FROM papers WHERE length(title) >= ? AND {holds}",
         (_MIN_TITLE, question if cased else question.lower()),
     ).fetchall()
     titled = [r for r in rows if fits(r["title"])]

@@ -31,10 +31,18 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def upgrade_database(url: str, revision: str = "head") -> None:
-    """Apply every migration up to `revision`; rows already there are kept."""
+    """Apply every migration up to `revision`; rows already there are kept.
+
+    On PostgreSQL the migration holds an advisory lock for its transaction: nodes that
+    start at once migrate one after the other, and the later ones find nothing to do.
+    """
     engine = create_database_engine(url)
     try:
         with engine.begin() as connection:
+            if connection.dialect.name == "postgresql":
+                connection.exec_driver_sql(
+                    "SELECT pg_advisory_xact_lock(hashtext('paperchat:service-schema'))"
+                )
             command.upgrade(alembic_config(connection), revision)
     finally:
         engine.dispose()

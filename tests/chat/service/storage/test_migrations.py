@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, func, insert, inspect, select, text
+from sqlalchemy.exc import SQLAlchemyError
 
 from chat.service.storage.db import create_database_engine, normalize_url, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
@@ -150,3 +152,30 @@ def test_bare_postgresql_url_uses_psycopg(scheme: str) -> None:
 
     assert url.drivername == "postgresql+psycopg"
     assert url.database == "test"
+
+
+@pytest.mark.timeout(120)  # without the lock, concurrent DDL waits on itself
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_nodes_starting_at_once_migrate_one_after_the_other(
+    database_url: str, engine: Engine
+) -> None:
+    start = threading.Barrier(4)
+    failures: list[SQLAlchemyError] = []
+
+    def migrate() -> None:
+        start.wait()
+        try:
+            upgrade_database(database_url)
+        except SQLAlchemyError as e:  # reported by the assertion below
+            failures.append(e)
+
+    nodes = [threading.Thread(target=migrate) for _ in range(4)]
+    for node in nodes:
+        node.start()
+    for node in nodes:
+        node.join(timeout=120)
+
+    assert failures == []
+    with engine.connect() as connection:
+        assert current_revision(connection) == head_revision()
+    assert set(inspect(engine).get_table_names()) >= TABLES

@@ -1,4 +1,5 @@
-"""The API on PostgreSQL: accounts, keys, a streamed answer and its conversation, end to end."""
+"""The API on PostgreSQL: accounts, keys, a streamed answer and its conversation, end to end,
+with the catalog in the same database (copied there from the test index's file)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import pytest
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
+from ingest.index.catalog import Catalog
+from ingest.index.copying import copy_catalog
 from tests.fakes.openai import FakeOpenAI
 from tests.support.net import serving, unused_port
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
@@ -26,6 +29,9 @@ def test_a_user_signs_in_asks_and_finds_the_conversation_on_postgresql(
     api_settings: Settings, fake_llm: FakeOpenAI, database_url: str
 ) -> None:
     settings = api_settings.model_copy(update={"database_url": database_url})
+    shared = Catalog(settings.catalog_location)
+    copy_catalog(Catalog(api_settings.catalog_path), shared)
+    shared.close()
     prepare_service(settings)
     app = create_app(settings)
 
@@ -46,6 +52,7 @@ def test_a_user_signs_in_asks_and_finds_the_conversation_on_postgresql(
             me = by_key.get("/api/me").json()
 
     assert [e.name for e in events][:2] == ["meta", "sources"]
+    assert events[1].data["sources"], "the shared catalog's passages were found"
     assert events[-1].name == "done"
     assert me["email"] == email
     assert len(conversations) == 1
