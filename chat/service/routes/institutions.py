@@ -37,6 +37,9 @@ class InstitutionResearcher(BaseModel):
     id: str
     name: str
     papers: int
+    # Put at the institution by page 1 of one of its papers (its marks or author blocks);
+    # false: an author of its papers of whom the PDFs do not say so.
+    affiliated: bool
 
 
 class Related(BaseModel):
@@ -72,9 +75,9 @@ def list_institutions(
 def get_institution(institution_id: str, _user: CurrentUser, services: ServicesDep) -> Institution:
     """The institution's papers, newest first, each with where its affiliation was read
     (`pdf`: page 1 of the PDF; `record`: the record's authors), the researchers on those
-    papers (most papers first; which author is at which institution is not read), and
-    the parent and units the PDFs name."""
-    found = institution(services.index.catalog, institution_id)
+    papers (those page 1 of a paper puts at it, `affiliated`, first; then the other
+    authors; each most papers first), and the parent and units the PDFs name."""
+    found = institution(services.index.catalog, institution_id, services.pdf_pages.first_page_lines)
     return Institution(
         id=found.id,
         name=found.name,
@@ -91,6 +94,11 @@ def get_institution(institution_id: str, _user: CurrentUser, services: ServicesD
             for p, source in found.papers
         ],
         researchers=[
-            InstitutionResearcher(id=r.id, name=r.name, papers=r.papers) for r in found.researchers
+            InstitutionResearcher(id=r.id, name=r.name, papers=r.papers, affiliated=True)
+            for r in found.members
+        ]
+        + [
+            InstitutionResearcher(id=r.id, name=r.name, papers=r.papers, affiliated=False)
+            for r in found.researchers
         ],
     )

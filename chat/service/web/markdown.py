@@ -166,13 +166,21 @@ def researcher_markdown(
     return text + ("\n" + "\n".join(lines).rstrip() + "\n" if lines else "")
 
 
-def institution_markdown(name: str, papers: Sequence[Mapping[str, Any]], base: str) -> str:
+def institution_markdown(
+    name: str, papers: Sequence[Mapping[str, Any]], base: str, members: Iterable[Any] = ()
+) -> str:
     """An institution's page (the papers that name it, each with its `authors` and where
-    the name was read, `source`: "pdf" or "record") as Markdown."""
+    the name was read, `source`: "pdf" or "record"; the researchers page 1 of its papers
+    puts at it) as Markdown."""
     from_pdf = sum(paper["source"] == "pdf" for paper in papers)
     intro = escaped(
         f"{len(papers)} paper{'' if len(papers) == 1 else 's'} in this index name it: "
         f"{from_pdf} on their PDF's first page, {len(papers) - from_pdf} in their record."
     )
     rows = [{"categories": [], **paper, "names": paper["authors"]} for paper in papers]
-    return listing_markdown(name, intro, rows, base)
+    text = listing_markdown(name, intro, rows, base)
+    lines = _section(
+        f"Researchers at {escaped(name)} (by page 1 of its papers)",
+        (f"- {_link(m.name, base + m.path)}: {m.papers} of its papers" for m in members),
+    )
+    return text + ("\n" + "\n".join(lines).rstrip() + "\n" if lines else "")

@@ -1,13 +1,16 @@
 """The PDFs the catalog records, page by page, for the reader: images and text layers.
 
 Only a file the catalog recorded for a paper is ever opened, never a path
-from a request, and only while its SHA-256 is still the one ingest read (a
-file replaced since is not shown). PDFium may not be called from two threads
-at once, so one lock covers every call; at most `MAX_WAITING` requests wait
-for it, for `WAIT_S` at most, and the rest are told to come back
-(`ReaderBusy`). Page images are WebP at one of a few widths (a request's
-width is rounded up to the next), their pixels capped, and kept in a cache
-bounded in bytes; text layers are kept beside them.
+from a request: the copy in the PDF store named by the SHA-256 the catalog
+recorded (`ingest/pdf/store.py`, shared by every node), else, for an index
+built before the store, the path ingest read it from, and only while its
+SHA-256 is still the one ingest read (a file replaced since is not shown).
+PDFium may not be called from two threads at once, so one lock covers every
+call; at most `MAX_WAITING` requests wait for it, for `WAIT_S` at most, and
+the rest are told to come back (`ReaderBusy`). Page images are WebP at one
+of a few widths (a request's width is rounded up to the next), their pixels
+capped, and kept in a cache bounded in bytes; text layers are kept beside
+them.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ import pypdfium2 as pdfium
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.records import Box
+from ingest.pdf.front.glyphs import Line, read_lines
 from ingest.pdf.positions import char_range_boxes, page_text
+from ingest.pdf.store import PdfStore
 
 WIDTHS: Final = (480, 720, 960, 1280, 1600, 2000)
 MAX_PIXELS: Final = 2000 * 2800
@@ -38,6 +43,7 @@ MAX_WAITING: Final = 8
 WAIT_S: Final = 10.0
 WEBP_QUALITY: Final = 82
 TEXT_LAYERS: Final = 512
+FIRST_PAGES: Final = 256  # page 1 read as lines of glyphs, kept for the institution pages
 
 
 class PdfUnavailable(PaperchatError, LookupError):
@@ -115,16 +121,23 @@ def _sha256(path: Path) -> str:
 
 
 class PdfPages:
-    def __init__(self, catalog: Callable[[], Catalog], cache_bytes: int = CACHE_BYTES) -> None:
+    def __init__(
+        self,
+        catalog: Callable[[], Catalog],
+        cache_bytes: int = CACHE_BYTES,
+        store: PdfStore | None = None,
+    ) -> None:
         self._catalog = catalog  # opened when first needed
+        self._store = store
         self._lock = threading.Lock()  # PDFium: one call at a time in this process
         self._waiting = threading.BoundedSemaphore(MAX_WAITING)
         self._documents: OrderedDict[str, pdfium.PdfDocument] = OrderedDict()
         self._verified: dict[str, tuple[int, int, str]] = {}  # path -> (size, mtime, sha256)
         self._infos: dict[str, PdfInfo] = {}
-        self._cached = threading.Lock()  # guards the two caches, which threads share
+        self._cached = threading.Lock()  # guards the caches, which threads share
         self._images = _Bytes(cache_bytes)
         self._layers: OrderedDict[tuple[str, str, int], dict[str, Any]] = OrderedDict()
+        self._first_pages: OrderedDict[tuple[str, str], list[Line]] = OrderedDict()
 
     def close(self) -> None:
         with self._lock:
@@ -149,17 +162,21 @@ class PdfPages:
     def _path(self, paper_id: str) -> tuple[Path, str]:
         """The recorded PDF of a paper, checked to be the file ingest read; (path, sha256)."""
         record = self._catalog().pdf_record(paper_id)
-        if record is None or not record.path:
+        kept = self._store.find(record.sha256) if self._store and record else None
+        if record is None or not (kept or record.path):
             raise PdfUnavailable(f"no PDF of {paper_id!r} on this server")
-        path = Path(record.path)
+        path = kept or Path(record.path)
         try:
             stat = path.stat()
         except OSError as e:
-            raise PdfUnavailable(f"the PDF of {paper_id!r} is no longer on this server") from e
-        seen = self._verified.get(record.path)
+            where = f"in the PDF store {str(self._store.root)!r}, nor " if self._store else ""
+            raise PdfUnavailable(
+                f"the PDF of {paper_id!r} is no longer on this server ({where}at {record.path!r})"
+            ) from e
+        seen = self._verified.get(str(path))
         if seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
             seen = (stat.st_size, stat.st_mtime_ns, _sha256(path))
-            self._verified[record.path] = seen
+            self._verified[str(path)] = seen
         if seen[2] != record.sha256:
             raise PdfUnavailable(f"the PDF of {paper_id!r} changed since it was indexed")
         return path, record.sha256
@@ -230,6 +247,30 @@ class PdfPages:
         with self._cached:
             self._images.keep(key, body)
         return body, info.version
+
+    def first_page_lines(self, paper_id: str) -> list[Line] | None:
+        """Page 1 as lines of glyphs (`ingest/pdf/front/glyphs.py`), for what its front
+        matter says of who is where (`chat/library/affiliations.py`); None when this server
+        holds no PDF of the paper, or PDFium is too busy to read one now."""
+        try:
+            path, info = self._checked(paper_id, 1)
+        except (PdfUnavailable, PageOutOfRange, ReaderBusy):
+            return None
+        key = (paper_id, info.version)
+        with self._cached:
+            cached = self._first_pages.get(key)
+        if cached is not None:
+            return cached
+        try:
+            with self._pdfium():
+                lines = read_lines(self._document(path))
+        except (PdfUnavailable, ReaderBusy):
+            return None
+        with self._cached:
+            self._first_pages[key] = lines
+            while len(self._first_pages) > FIRST_PAGES:
+                self._first_pages.popitem(last=False)
+        return lines
 
     def text_layer(
         self, paper_id: str, page: int, before_render: Callable[[], None] = _no_check

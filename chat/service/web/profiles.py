@@ -196,7 +196,9 @@ def institution_page(
     wanted = wanted.removesuffix(MARKDOWN_SUFFIX)
     institution_id, _, _ = wanted.partition("-")
     try:
-        found = institution(services.index.catalog, institution_id)
+        found = institution(
+            services.index.catalog, institution_id, services.pdf_pages.first_page_lines
+        )
     except InstitutionNotFound:
         return render_page("not_found.html", 404, wanted=wanted, query="")
     if request.url.path != found.path and not as_markdown:
@@ -215,7 +217,7 @@ def institution_page(
     ]
     if as_markdown or wants_markdown(accept):
         address = site_address(request, services.settings)
-        return markdown_response(institution_markdown(found.name, papers, address))
+        return markdown_response(institution_markdown(found.name, papers, address, found.members))
     count = len(papers)
     description = f"{found.name}: {count} paper{'' if count == 1 else 's'} in this index."
     base = str(request.base_url).rstrip("/")

@@ -41,3 +41,6 @@ def test_an_institutions_page_as_markdown_lists_the_same_papers(api: Api) -> Non
     listed = re.findall(r"^- \[.*\]\(<[^>]+/papers/([^>]+)>\)", by_accept.text, re.M)
     assert len(listed) == 1
     assert listed[0].startswith(f"{FID}-leveraging-passage-retrieval-")
+    assert "## Researchers at Inria (by page 1 of its papers)" in by_accept.text
+    assert "- [Gautier Izacard](<" in by_accept.text
+    assert "Edouard Grave](<" not in by_accept.text

@@ -36,9 +36,12 @@ def test_an_institution_from_the_list_shows_its_paper_and_researchers(
         "href", re.compile(rf"^/papers/{re.escape(FID)}-leveraging-passage-retrieval-[a-z-]+$")
     )
     expect(page.locator(".based-on")).to_contain_text("1 on page 1 of the PDF")
-    expect(page.locator("#researchers-heading")).to_have_text("Authors of its papers")
+    expect(page.locator("#members-heading")).to_have_text("Researchers at Inria")
+    expect(page.locator(".members a")).to_have_text(["Gautier Izacard"])
+    expect(page.locator("#researchers-heading")).to_have_text("Other authors of its papers")
+    expect(page.locator("#researchers-heading ~ ol a")).to_have_text(["Edouard Grave"])
     page.screenshot(path=artifacts / "institution-page.png", full_page=True)
-    page.locator(".coauthor-list a").first.click()
+    page.locator(".members a").first.click()
     expect(page).to_have_url(re.compile(r"/researchers/[a-z2-7]{8}-[a-z-]+$"))
     expect(page.locator("svg.network")).to_be_visible()
     page.screenshot(path=artifacts / "researcher-from-institution.png", full_page=True)
@@ -52,3 +55,21 @@ def test_the_institution_page_works_on_a_phone(api: Api, page: Page) -> None:
 
     expect(page.locator("h1")).to_have_text("Inria")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+
+
+def test_the_api_tells_the_researchers_page_1_puts_at_an_institution(api: Api) -> None:
+    with api.key_client() as client:
+        (inria, *_) = client.get("/api/institutions", params={"name": "Inria"}).json()["results"]
+        (ai2, *_) = client.get("/api/institutions", params={"name": "Allen Institute"}).json()[
+            "results"
+        ]
+        inria_page = client.get(f"/api/institutions/{inria['id']}").json()
+        ai2_page = client.get(f"/api/institutions/{ai2['id']}").json()
+
+    assert [(r["name"], r["affiliated"]) for r in inria_page["researchers"]] == [
+        ("Gautier Izacard", True),
+        ("Edouard Grave", False),
+    ]
+    at_ai2 = {r["name"] for r in ai2_page["researchers"] if r["affiliated"]}
+    assert {"Tal August", "Kyle Lo", "Doug Downey"} <= at_ai2
+    assert not {"Zejiang Shen", "David Sontag"} & at_ai2
