@@ -21,11 +21,12 @@ from ingest.index.store import open_chroma
 from ingest.jobs.queue import counts, open_queue
 from tests.conftest import postgres_schema
 from tests.support.cli import command, environment, run
-from tests.support.data import ABSTRACTS, ROOT
+from tests.support.data import ABSTRACTS, PDFS, ROOT
 
 pytestmark = pytest.mark.timeout(900)
 LEASE_S = "5"
-JOBS = 4
+BATCHES = 4
+PDF = "1502.03167v3.pdf"  # the smallest of the shared PDFs
 
 
 def _wait_for(what: str, check: Callable[[], bool], timeout: float = 300) -> None:
@@ -99,10 +100,12 @@ def _chroma_ids(url: str) -> list[str]:
 
 def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str, str]) -> None:
     database = queue["PAPERCHAT_DATABASE_URL"]
-    metadata = _abstracts(tmp_path / "abstracts.jsonl", 10 * JOBS)
+    metadata = _abstracts(tmp_path / "abstracts.jsonl", 10 * BATCHES)
     queued = run(queue, "jobs", "enqueue", "abstracts", str(metadata), "--batch", "10", "--json")
     assert queued.code == 0, queued.stderr
-    assert queued.json == {"jobs": JOBS}
+    assert queued.json == {"jobs": BATCHES}
+    assert run(queue, "jobs", "enqueue", "pdfs", str(PDFS / PDF)).code == 0
+    jobs = BATCHES + 1
     app = open_queue(database)
     workers = Workers(tmp_path, queue)
     try:
@@ -112,7 +115,7 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
         workers.start("healthy")
 
         with app.open():
-            _wait_for("every job done", lambda: counts(app)["succeeded"] == JOBS)
+            _wait_for("every job done", lambda: counts(app)["succeeded"] == jobs)
         os.kill(paused.pid, signal.SIGCONT)
         _wait_for("the late commit", lambda: "lease was lost" in workers.log("paused"))
     finally:
@@ -120,7 +123,7 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
 
     assert killed.returncode == -signal.SIGKILL
     with app.open():
-        assert counts(app) == {**dict.fromkeys(counts(app), 0), "succeeded": JOBS}
+        assert counts(app) == {**dict.fromkeys(counts(app), 0), "succeeded": jobs}
     assert "is no longer worker" in workers.log("paused")  # the guard refused its commit
     healthy = workers.log("healthy")
     recovered = re.findall(r"run again: \d+ of its units checked, (\d+) Chroma ids", healthy)
@@ -135,4 +138,5 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
     assert len(in_chroma) == len(set(in_chroma))
     assert sorted(in_catalog) == sorted(in_chroma)
     assert pending == []
-    assert papers.fetchone()[0] == 10 * JOBS
+    assert papers.fetchone()[0] == 10 * BATCHES + 1
+    assert any(i.startswith(f"{PDF.removesuffix('v3.pdf')}#") for i in in_chroma)  # its text
