@@ -105,3 +105,15 @@ def status(as_json: bool, data_dir: Path | None) -> None:
     labels = {"todo": "queued", "doing": "running", "succeeded": "done", "failed": "failed"}
     text = ", ".join(f"{label} {found[state]}" for state, label in labels.items())
     emit(found, as_json, text)
+
+
+@jobs.command("retry")
+@json_option
+@data_dir_option
+def retry(as_json: bool, data_dir: Path | None) -> None:
+    """Queue the failed jobs again (after what made them fail is put right)."""
+    from ingest.jobs.queue import retry_failed
+
+    with _queue(data_dir) as app:
+        again = retry_failed(app)
+    emit({"jobs": len(again)}, as_json, f"queued {len(again)} failed jobs again")

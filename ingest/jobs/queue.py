@@ -145,3 +145,13 @@ def counts(app: procrastinate.App) -> dict[str, int]:
     )
     found = {str(r["status"]): int(r["n"]) for r in rows}
     return {state: found.get(state, 0) for state in STATES}
+
+
+def retry_failed(app: procrastinate.App) -> list[int]:
+    """Queue every failed job again (a job run again first puts right its own units);
+    their ids."""
+    rows = app.connector.get_sync_connector().execute_query_all(
+        "SELECT id, procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL)::text"
+        " FROM procrastinate_jobs WHERE status = 'failed' ORDER BY id"
+    )
+    return [int(r["id"]) for r in rows]

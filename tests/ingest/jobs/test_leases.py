@@ -1,5 +1,6 @@
 """Leases on PostgreSQL: a job taken back from a worker that stopped beating, the catalog
-commit of a worker that lost its job refused, and a lost job's row left to its new owner."""
+commit of a worker that lost its job refused, a lost job's row left to its new owner, and
+failed jobs queued again."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from procrastinate import jobs
 
 from ingest.index.catalog import Catalog
 from ingest.jobs.leases import LeaseLost, lease_guard, reclaim_stalled
-from ingest.jobs.queue import counts, open_queue, prepare
+from ingest.jobs.queue import counts, open_queue, prepare, retry_failed
 from ingest.jobs.tasks import INGEST_PDF
 from tests.conftest import postgres_schema
 
@@ -151,3 +152,22 @@ def test_a_reclaim_waits_for_a_commit_that_passed_the_guard(url: str) -> None:
     assert during == []
     assert after == [job.id]
     catalog.close()
+
+
+def test_failed_jobs_are_queued_again(url: str) -> None:
+    app = _queue_one(url)
+    job, _worker = _take(app)
+
+    async def fail() -> None:
+        async with app.open_async():
+            await app.job_manager.finish_job(job, jobs.Status.FAILED, delete_job=False)
+
+    asyncio.run(fail())
+    with app.open():
+        failed = counts(app)["failed"]
+        again = retry_failed(app)
+        after = counts(app)
+
+    assert failed == 1
+    assert again == [job.id]
+    assert (after["todo"], after["failed"]) == (1, 0)
