@@ -121,3 +121,35 @@ def index_copy_catalog(source: Path, data_dir: Path | None) -> None:
         origin.close()
     click.echo(f"copied {copied['papers']} papers and {copied['chunks']} chunks")
     idx.close()
+
+
+@index.command("reembed")
+@data_dir_option
+@names_a_full_disk
+def index_reembed(data_dir: Path | None) -> None:
+    """Embed every chunk again with the configured embedder (PAPERCHAT_EMBEDDER_MODEL, a
+    model `paperchat embedder train` wrote, or the packaged one). The index keeps answering
+    with its old vectors until the new ones are all written; an interrupted run resumes."""
+    from ingest.embedders.reembedding import reembed
+
+    idx = wiring_for(data_dir)
+    embedder = idx.embedder
+    started = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        import time
+
+        now = time.perf_counter()
+        if now - started[0] >= 5 or done == total:
+            started[0] = now
+            click.echo(f"reembed: {done}/{total} chunks", err=True)
+
+    result = reembed(idx._chroma, embedder, progress)
+    if result.unchanged:
+        click.echo(f"the index is embedded by {result.embedder} already: {result.chunks} chunks")
+    else:
+        click.echo(
+            f"embedded {result.embedded} chunks again ({result.chunks} in all) with "
+            f"{result.embedder} in {result.seconds:.0f}s"
+        )
+    idx.close()

@@ -44,6 +44,7 @@ COMMANDS = {
     "users": "chat.cli.admin:users",
     "keys": "chat.cli.admin:keys",
     "eval": "chat.cli.evaluate:evaluate",
+    "embedder": "chat.cli.embedder:embedder",
     "mcp": "chat.cli.mcp:mcp",
     "worker": "chat.cli.worker:worker",
     "jobs": "chat.cli.jobs:jobs",
