@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import socket
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,8 +24,6 @@ if TYPE_CHECKING:
     from chat.settings import Settings
     from chat.wiring import Wiring
     from ingest.jobs.tasks import Resources
-
-_log = logging.getLogger("paperchat.worker")
 
 
 @click.command()
@@ -59,6 +55,7 @@ def worker(
     from ingest.jobs.leases import LEASE_S
     from ingest.jobs.queue import open_queue, prepare
     from ingest.jobs.tasks import HARVEST_ROUND, RESOURCES
+    from ingest.jobs.working import work
 
     settings = settings_for(data_dir)
     url = queue_url(settings)
@@ -69,7 +66,7 @@ def worker(
     context = {RESOURCES: _resources(index, settings), HARVEST_ROUND: _harvest(index, settings)}
     app = open_queue(url, harvest_cron)
     try:
-        asyncio.run(_work(app, context, concurrency, lease or LEASE_S))
+        asyncio.run(_opened(app, work(app, context, concurrency, lease or LEASE_S)))
     finally:
         index.close()
     click.echo("worker: stopped", err=True)
@@ -125,38 +122,6 @@ def _resources(index: Wiring, settings: Settings) -> Resources:
     )
 
 
-async def _work(
-    app: procrastinate.App, context: dict[str, Any], concurrency: int, lease: float
-) -> None:
-    from ingest.jobs.leases import heartbeat_interval
-    from ingest.jobs.queue import QUEUE
-
+async def _opened(app: procrastinate.App, running: Coroutine[Any, Any, None]) -> None:
     async with app.open_async():
-        reclaiming = asyncio.create_task(_reclaim(app, lease))
-        try:
-            await app.run_worker_async(
-                queues=[QUEUE],
-                name=f"{socket.gethostname()}:{os.getpid()}",
-                concurrency=concurrency,
-                additional_context=context,
-                update_heartbeat_interval=heartbeat_interval(lease),
-                stalled_worker_timeout=lease,
-                install_signal_handlers=True,
-            )
-        finally:
-            reclaiming.cancel()
-
-
-async def _reclaim(app: procrastinate.App, lease: float) -> None:
-    """Every heartbeat interval, put back the jobs of workers that lost their lease."""
-    from ingest.jobs.leases import heartbeat_interval, reclaim_stalled
-
-    while True:
-        await asyncio.sleep(heartbeat_interval(lease))
-        try:
-            taken = await reclaim_stalled(app, lease)
-        except Exception as e:  # noqa: BLE001 - a worker outlives a failed round
-            _log.warning("putting back stalled jobs failed: %s", e)
-            continue
-        if taken:
-            _log.info("put back the jobs of stalled workers: %s", ", ".join(map(str, taken)))
+        await running
