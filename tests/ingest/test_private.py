@@ -38,8 +38,7 @@ def test_catalog_chroma_and_lexical_index_are_private(tmp_path: Path) -> None:
     data = tmp_path / "data"
 
     catalog = Catalog(data / "catalog.sqlite")
-    catalog.db.execute("CREATE TABLE IF NOT EXISTS probe (x)")
-    catalog.db.commit()
+    catalog.db.execute("CREATE TABLE IF NOT EXISTS probe (x)")  # commits alone
     LexicalIndex(data / "lexical")
     open_chroma(data / "chroma")
 

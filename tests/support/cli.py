@@ -48,10 +48,13 @@ def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "chat.cli", *args]
 
 
-def run(env: dict[str, str], *args: str, timeout: float = 600) -> Result:
+def run(
+    env: dict[str, str], *args: str, timeout: float = 600, input_text: str | None = None
+) -> Result:
     done = subprocess.run(
-        command(*args), env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout
-    )
+        command(*args), env=env, cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+        input=input_text,
+    )  # fmt: skip
     return Result(done.returncode, done.stdout, done.stderr)
 
 
