@@ -21,13 +21,14 @@ from ingest.chunking import CountTokens
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex
 from ingest.index.store import ChunkStore
+from ingest.index.writer import UnitWork
 from ingest.jobs.batches import Batch, read_batch
 from ingest.jobs.leases import lease_guard
 from ingest.jobs.queue import QUEUE
 from ingest.jobs.recovery import JobIndexer
 from ingest.pipeline import Embed, Pipeline
 from ingest.progress import NoProgress
-from ingest.report import IngestReport, Skipped
+from ingest.report import IngestReport, Skipped, Unchanged
 from ingest.sources.arxiv_api import ArxivClient, harvest
 from ingest.sources.units import abstract_work, arxiv_items, pdf_items
 
@@ -53,12 +54,12 @@ class Resources:
     count_tokens: CountTokens
     arxiv: Callable[[], ArxivClient]
     pdf_dir: Path
-    pdf_timeout_s: float = 120.0
-    pdf_max_mb: int = 512
-    max_record_bytes: int = 1024 * 1024
+    pdf_timeout_s: float
+    pdf_max_mb: int
+    max_record_bytes: int
 
 
-Items = Iterable[Any]
+Items = Iterable[UnitWork | Skipped | Unchanged]
 
 
 def run_job(context: JobContext, items: Callable[[Resources, Catalog], Items]) -> dict[str, Any]:
@@ -82,11 +83,13 @@ def run_job(context: JobContext, items: Callable[[Resources, Catalog], Items]) -
     return report.as_json()
 
 
-def ingest_batch(context: JobContext, path: str, offset: int, first_line: int, lines: int) -> Any:
+def ingest_batch(
+    context: JobContext, path: str, offset: int, first_line: int, lines: int
+) -> dict[str, Any]:
     """The abstracts of a batch of lines of a metadata file."""
     batch = Batch(path, offset, first_line, lines)
 
-    def items(resources: Resources, _catalog: Catalog) -> Iterator[Any]:
+    def items(resources: Resources, _catalog: Catalog) -> Iterator[UnitWork | Skipped]:
         for item in read_batch(batch, resources.max_record_bytes):
             if isinstance(item, Skipped):
                 yield item
@@ -96,7 +99,7 @@ def ingest_batch(context: JobContext, path: str, offset: int, first_line: int, l
     return run_job(context, items)
 
 
-def ingest_pdf(context: JobContext, path: str) -> Any:
+def ingest_pdf(context: JobContext, path: str) -> dict[str, Any]:
     """The full text of one PDF file."""
 
     def items(resources: Resources, catalog: Catalog) -> Items:
@@ -111,10 +114,10 @@ def ingest_pdf(context: JobContext, path: str) -> Any:
     return run_job(context, items)
 
 
-def ingest_arxiv(context: JobContext, ids: list[str]) -> Any:
+def ingest_arxiv(context: JobContext, ids: list[str]) -> dict[str, Any]:
     """Papers by arXiv id: their records and PDFs, asked of the arXiv API."""
 
-    def items(resources: Resources, catalog: Catalog) -> Iterator[Any]:
+    def items(resources: Resources, catalog: Catalog) -> Iterator[UnitWork | Skipped]:
         with resources.arxiv() as client:
             harvested = list(harvest(client, ids=ids, pdf_dir=resources.pdf_dir))
         yield from arxiv_items(
