@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 # The digests' links without PAPERCHAT_PUBLIC_URL: `paperchat serve`'s default address.
 DIGEST_SITE_URL = "http://127.0.0.1:8000"
+# The newest papers asked for per category in one round.
+HARVEST_MAX = 100
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd])\s*$")
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -62,7 +64,7 @@ def _duration(_ctx: click.Context, param: click.Parameter, value: str | None) ->
     "--max",
     "max_results",
     type=click.IntRange(min=1, max=2000),
-    default=100,
+    default=HARVEST_MAX,
     show_default=True,
     help="The newest papers asked for per category.",
 )

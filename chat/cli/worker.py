@@ -9,6 +9,7 @@ whose heartbeat is older than the lease (`ingest/jobs/leases.py`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -23,7 +24,9 @@ if TYPE_CHECKING:
 
     from chat.settings import Settings
     from chat.wiring import Wiring
+    from ingest.index.records import Paper
     from ingest.jobs.tasks import Resources
+    from ingest.sources.arxiv_api import ArxivClient
 
 
 @click.command()
@@ -63,7 +66,7 @@ def worker(
     index = wiring_for(data_dir)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     click.echo("worker: loading the embedding model", err=True)
-    context = {RESOURCES: _resources(index, settings), HARVEST_ROUND: _harvest(index, settings)}
+    context = {RESOURCES: _resources(index, settings), HARVEST_ROUND: _harvest(settings)}
     app = open_queue(url, harvest_cron)
     try:
         asyncio.run(_opened(app, work(app, context, concurrency, lease or LEASE_S)))
@@ -82,30 +85,32 @@ def queue_url(settings: Settings) -> str:
     return settings.database_url
 
 
-def _harvest(index: Wiring, settings: Settings) -> Callable[[], str]:
-    """One harvest of the followed categories, as `paperchat harvest` does it."""
-    from chat.cli.harvest import followed_categories, harvest_once
+def _harvest(settings: Settings) -> Callable[[], list[Paper]]:
+    """The newest papers of the followed categories, asked as `paperchat harvest` asks."""
+    from chat.cli.harvest import HARVEST_MAX, followed_categories, newest
 
-    def harvest() -> str:
+    def papers() -> list[Paper]:
         categories = followed_categories(settings)
         if not categories:
-            return "no category is followed"
-        report = harvest_once(index, settings, categories, 100)
-        return f"{', '.join(categories)}: {report.summary()}"
+            return []
+        with _arxiv(settings) as client:
+            return [p for category in categories for p in newest(client, category, HARVEST_MAX)]
 
-    return harvest
+    return papers
+
+
+def _arxiv(settings: Settings) -> ArxivClient:
+    from ingest.sources.arxiv_api import ArxivClient
+
+    return ArxivClient(
+        api_url=settings.arxiv_api_url,
+        pdf_base_url=settings.arxiv_pdf_url,
+        interval=settings.arxiv_interval_s,
+    )
 
 
 def _resources(index: Wiring, settings: Settings) -> Resources:
     from ingest.jobs.tasks import Resources
-    from ingest.sources.arxiv_api import ArxivClient
-
-    def arxiv() -> ArxivClient:
-        return ArxivClient(
-            api_url=settings.arxiv_api_url,
-            pdf_base_url=settings.arxiv_pdf_url,
-            interval=settings.arxiv_interval_s,
-        )
 
     embedder = index.embedder
     return Resources(
@@ -114,7 +119,7 @@ def _resources(index: Wiring, settings: Settings) -> Resources:
         lexical=None,  # a shared catalog's lexical indexes are the serving nodes' replicas
         embed=embedder.embed,
         count_tokens=embedder.count_tokens,
-        arxiv=arxiv,
+        arxiv=functools.partial(_arxiv, settings),
         pdf_dir=settings.data_dir / "pdfs",
         pdf_timeout_s=settings.pdf_timeout_s,
         pdf_max_mb=settings.pdf_max_mb,

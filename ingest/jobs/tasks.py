@@ -20,6 +20,7 @@ from procrastinate import JobContext
 from ingest.chunking import CountTokens
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex
+from ingest.index.records import Paper
 from ingest.index.store import ChunkStore
 from ingest.index.writer import UnitWork
 from ingest.jobs.batches import Batch, read_batch
@@ -29,7 +30,7 @@ from ingest.jobs.recovery import JobIndexer
 from ingest.pipeline import Embed, Pipeline
 from ingest.progress import NoProgress
 from ingest.report import IngestReport, Skipped, Unchanged
-from ingest.sources.arxiv_api import ArxivClient, harvest
+from ingest.sources.arxiv_api import ArxivClient, Harvested, harvest
 from ingest.sources.units import abstract_work, arxiv_items, pdf_items
 
 INGEST_BATCH = "ingest_batch"
@@ -37,8 +38,8 @@ INGEST_PDF = "ingest_pdf"
 INGEST_ARXIV = "ingest_arxiv"
 HARVEST = "harvest"
 RESOURCES = "resources"
-# In the jobs' context: one harvest of the followed categories (the `paperchat harvest`
-# round), returning its summary.
+# In the jobs' context: what the scheduled harvest ingests, the newest papers of the
+# categories users follow (the `paperchat harvest` round's question to arXiv).
 HARVEST_ROUND = "harvest_round"
 _log = logging.getLogger(__name__)
 
@@ -131,14 +132,20 @@ def ingest_arxiv(context: JobContext, ids: list[str]) -> dict[str, Any]:
     return run_job(context, items)
 
 
-def harvest_categories(context: JobContext, timestamp: int) -> str:
-    """The scheduled harvest of the followed categories."""
-    harvest_round: Callable[[], str] | None = context.additional_context.get(HARVEST_ROUND)
-    if harvest_round is None:
-        return "no harvest configured"
-    summary = harvest_round()
-    _log.info("harvest at %s: %s", timestamp, summary)
-    return summary
+def harvest_categories(context: JobContext, timestamp: int) -> dict[str, Any]:
+    """The scheduled harvest: the newest papers of the followed categories (asked of arXiv
+    by the worker's `HARVEST_ROUND`), ingested as any job's items are."""
+    newest: Callable[[], list[Paper]] | None = context.additional_context.get(HARVEST_ROUND)
+    papers = newest() if newest is not None else []
+    _log.info("harvest of %s: %d papers from arXiv", timestamp, len(papers))
+    if not papers:
+        return IngestReport().finish().as_json()
+
+    def items(resources: Resources, catalog: Catalog) -> Items:
+        harvested = (Harvested(paper, None, None) for paper in papers)
+        return arxiv_items(harvested, catalog, resources.count_tokens)
+
+    return run_job(context, items)
 
 
 def register_tasks(app: procrastinate.App, harvest_cron: str | None = None) -> None:

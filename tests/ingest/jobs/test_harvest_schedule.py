@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from ingest.index.records import Paper
 from ingest.jobs.queue import QUEUE, counts, open_queue, prepare
 from ingest.jobs.tasks import HARVEST, HARVEST_ROUND
 from tests.conftest import postgres_schema
@@ -27,11 +28,11 @@ async def _run_workers_until(url: str, rounds: list[str], wanted: int, workers: 
     app = open_queue(url, harvest_cron="* * * * * *")  # croniter's sixth field: seconds
     loop, enough = asyncio.get_running_loop(), asyncio.Event()
 
-    def harvest_round() -> str:  # in the worker's thread for sync tasks
+    def harvest_round() -> list[Paper]:  # in the worker's thread for sync tasks
         rounds.append("round")
         if len(rounds) >= wanted:
             loop.call_soon_threadsafe(enough.set)
-        return "1 paper added"
+        return []  # arXiv had nothing new
 
     async with app.open_async():
         running = [
