@@ -67,6 +67,7 @@ class Institution:
     members: tuple[Member, ...]  # put at it by page 1 of its papers
     researchers: tuple[Member, ...]  # the other authors of its papers
     placed: int  # of its papers, how many say on page 1 who is where
+    ror: str  # its ROR id ("00njsd438") where a record gives one, else ""
 
     @property
     def path(self) -> str:
@@ -111,7 +112,22 @@ def institution(
         members=members,
         researchers=others,
         placed=len(placed),
+        ror=index.ror_of(catalog.db, iid),
     )
+
+
+def institution_by_ror(catalog: Catalog, value: str) -> Listed:
+    """The institution a record names with the ROR id `value` (the id or its URL);
+    InstitutionNotFound, saying why, for a malformed id or one no record gives."""
+    try:
+        rid = index.ror_id(value)
+    except index.InvalidRorId as e:
+        raise InstitutionNotFound(str(e)) from e
+    iid = index.find_by_ror(catalog.db, rid)
+    row = index.find_institution(catalog.db, iid) if iid else None
+    if row is None:
+        raise InstitutionNotFound(f"no institution with the ROR id {rid} in the index")
+    return Listed(row[0], row[1], 0)
 
 
 def _placed(

@@ -12,6 +12,12 @@ recorded where a PDF names a unit and then its organisation on one line
 ("Google Brain, Google Inc."), and for a team or group whose name holds no
 organisation's, beside the organisation it is printed with ("Google Research,
 Brain Team": Brain Team, part of Google Research).
+
+A record's affiliation may carry its ROR id (https://ror.org), written after
+the name inside the parentheses: "Noam Shazeer (Google Research
+ror:00njsd438)" (`ingest/sources/metadata.py` writes it so from a record's
+`affiliations`). The institution is found by it from the papers' authors
+(`find_by_ror`); its name is the one printed before it.
 """
 
 from __future__ import annotations
@@ -27,12 +33,18 @@ from ingest.index.researchers import researcher_id
 Affiliation = tuple[str, str]  # (institution as printed, its parent as printed or "")
 
 _NOT_KEY_RE: Final = re.compile(r"[^\w]+")
-_RECORD_PARENTHESES: Final = re.compile(r"\(([^()]{3,120})\)")
+_RECORD_PARENTHESES: Final = re.compile(r"\(([^()]{3,160})\)")
+# A ROR id: "0", six characters of Crockford's base 32, two check digits (ISO 7064 97-10).
+_ROR_ID_RE: Final = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:ror\.org/)?(0[0-9a-hjkmnp-tv-z]{6}[0-9]{2})/?$", re.I
+)
+_ROR_TAG_RE: Final = re.compile(r"\s*\bror:(\S+)\s*$", re.I)
+_CROCKFORD: Final = "0123456789abcdefghjkmnpqrstvwxyz"
 MAX_NAME_CHARS: Final = 120
 # A team or group inside an organisation, named without it: "Brain Team", "Speech Group".
 _TEAM_RE: Final = re.compile(r"\b(?:team|group)$", re.I)
 # Bumped when record affiliations are read differently: the catalog reads them all again.
-RECORD_INDEX_VERSION: Final = "1"
+RECORD_INDEX_VERSION: Final = "2"
 
 
 def institution_key(name: str) -> str:
@@ -44,11 +56,77 @@ def institution_id(name: str) -> str:
     return researcher_id("institution " + institution_key(name))
 
 
+class InvalidRorId(ValueError):
+    """Not a ROR id: not its form (`0` and eight more characters), or a wrong check."""
+
+
+def ror_id(value: str) -> str:
+    """A ROR id as its nine characters ("00njsd438"), from the id or its URL
+    ("https://ror.org/00njsd438"); InvalidRorId for anything else."""
+    match = _ROR_ID_RE.match(value.strip())
+    if match is None:
+        raise InvalidRorId(f"{value!r} is not a ROR id (like 00njsd438)")
+    found = match[1].lower()
+    number = 0
+    for char in found[:7]:
+        number = number * 32 + _CROCKFORD.index(char)
+    if 98 - (number * 100) % 97 != int(found[7:]):
+        raise InvalidRorId(f"{value!r} is not a ROR id: its check digits are wrong")
+    return found
+
+
+def ror_url(rid: str) -> str:
+    return f"https://ror.org/{rid}"
+
+
+def _record_names(authors: str) -> dict[str, str]:
+    """Each affiliation a record's authors string gives in parentheses, once, with the ROR
+    id written after it ("" without one)."""
+    found: dict[str, str] = {}
+    for group in _RECORD_PARENTHESES.findall(authors):
+        for piece in group.split(";"):
+            text = " ".join(piece.split())
+            tag = _ROR_TAG_RE.search(text)
+            name = (text[: tag.start()] if tag else text).strip()[:MAX_NAME_CHARS]
+            if not name:
+                continue
+            try:
+                rid = ror_id(tag[1]) if tag else ""
+            except InvalidRorId:
+                rid = ""
+            if not found.get(name):
+                found[name] = rid
+    return found
+
+
 def record_affiliations(authors: str) -> tuple[Affiliation, ...]:
     """The affiliations a record's authors string gives in parentheses, each once."""
-    found = (" ".join(m.split())[:MAX_NAME_CHARS] for m in _RECORD_PARENTHESES.findall(authors))
-    names = dict.fromkeys(n for part in found for n in part.split(";") if n.strip())
-    return tuple((name.strip(), "") for name in names)
+    return tuple((name, "") for name in _record_names(authors))
+
+
+def find_by_ror(db: CatalogDb, rid: str) -> str | None:
+    """The id of the institution a record names with the ROR id `rid` (as `ror_id` gives
+    it), None when no record does."""
+    rows = db.execute("SELECT authors FROM papers WHERE authors LIKE ?", (f"%ror:{rid}%",))
+    for (authors,) in rows:
+        for name, found in _record_names(str(authors)).items():
+            if found == rid:
+                return institution_id(name)
+    return None
+
+
+def ror_of(db: CatalogDb, iid: str) -> str:
+    """The ROR id the records naming the institution give it; "" when none does."""
+    rows = db.execute(
+        "SELECT p.authors FROM papers p JOIN paper_institutions i ON i.paper_id = p.id"
+        " WHERE i.institution_id = ? AND i.source = 'record' AND p.authors LIKE ?",
+        (iid, "%ror:%"),
+    )
+    for (authors,) in rows:
+        for name, found in _record_names(str(authors)).items():
+            if found and institution_id(name) == iid:
+                return found
+    return ""
 
 
 def with_team_parents(affiliations: Sequence[Affiliation]) -> list[Affiliation]:

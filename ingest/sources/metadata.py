@@ -1,4 +1,13 @@
-"""arXiv metadata files: JSON lines in the OAI snapshot layout, plain or gzipped."""
+"""arXiv metadata files: JSON lines in the OAI snapshot layout, plain or gzipped.
+
+A record may also give its authors' affiliations, which the snapshot lacks:
+`affiliations`, one list per author in the order of `authors`, each
+affiliation a name or `{"name": ..., "ror": ...}` with its ROR id (the id or
+its URL). They are written into the authors string the way arXiv writes
+affiliations, in parentheses after the name, the ROR id after its name:
+`Noam Shazeer (Google Research ror:00njsd438)`
+(`ingest/index/institutions.py` reads them back).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +22,7 @@ from typing import Any, Final
 
 from ingest.errors import PaperchatError
 from ingest.index.authors import written_parts
+from ingest.index.institutions import InvalidRorId, ror_id
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
 from ingest.report import Skipped
 from ingest.sources.dates import first_submission, iso_date
@@ -139,7 +149,7 @@ def paper_from_record(record: dict[str, Any]) -> Paper:
         id=paper_id,
         title=title,
         abstract=abstract,
-        authors=normalise_space(str(record.get("authors") or "")),
+        authors=_authors(paper_id, record),
         categories=_categories(record.get("categories")),
         version=_latest_version(record) or (id_version or ""),
         published=_published(paper_id, record),
@@ -155,6 +165,42 @@ def paper_from_record(record: dict[str, Any]) -> Paper:
     if reason is not None:
         raise ValueError(f"record {paper_id}: {reason}")
     return paper
+
+
+def _authors(paper_id: str, record: dict[str, Any]) -> str:
+    """The record's authors string, with each author's `affiliations` in parentheses after
+    their name when the record gives them; ValueError naming what is wrong with them."""
+    authors = normalise_space(str(record.get("authors") or ""))
+    listed = record.get("affiliations")
+    if listed is None or not authors:
+        return authors
+    names = [part.strip() for part in written_parts(authors) if part.strip()]
+    if not isinstance(listed, list) or len(listed) != len(names):
+        raise ValueError(
+            f"record {paper_id}: affiliations must be a list of one list per author"
+            f" ({len(names)} authors)"
+        )
+    written = []
+    for name, affiliations in zip(names, listed, strict=True):
+        pieces = [_affiliation(paper_id, a) for a in affiliations or ()]
+        written.append(f"{name} ({'; '.join(pieces)})" if pieces else name)
+    return ", ".join(written)
+
+
+def _affiliation(paper_id: str, value: Any) -> str:
+    """One affiliation as the authors string writes it: its name, then `ror:<id>` if any."""
+    name, ror = (value, None) if isinstance(value, str) else (None, None)
+    if isinstance(value, dict):
+        name, ror = value.get("name"), value.get("ror")
+    if not isinstance(name, str) or not normalise_space(name).strip("(); "):
+        raise ValueError(f"record {paper_id}: an affiliation without a name: {value!r:.80}")
+    text = normalise_space(name).replace("(", " ").replace(")", " ").replace(";", ",")
+    if ror is None:
+        return " ".join(text.split())
+    try:
+        return f"{' '.join(text.split())} ror:{ror_id(str(ror))}"
+    except InvalidRorId as e:
+        raise ValueError(f"record {paper_id}: {e}") from e
 
 
 def _open_bytes(path: Path) -> BufferedIOBase:

@@ -5,15 +5,23 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query, status
 from pydantic import BaseModel
 
-from chat.library.institutions import MAX_LISTED, find_institutions, institution
+from chat.library.institutions import (
+    MAX_LISTED,
+    InstitutionNotFound,
+    find_institutions,
+    institution,
+    institution_by_ror,
+)
 from chat.service.routes.deps import CurrentUser, ServicesDep
 from chat.service.routes.errors import errors
+from ingest.index.institutions import InvalidRorId, ror_id, ror_url
 
 router = APIRouter(tags=["papers"])
 MAX_INSTITUTION_NAME_CHARS = 200
+MAX_ROR_CHARS = 64  # a ROR id's URL is 25 characters
 
 
 class InstitutionMatch(BaseModel):
@@ -51,6 +59,7 @@ class Institution(BaseModel):
     id: str
     name: str
     path: str
+    ror: str | None  # its ROR id's URL, where a paper's record gives one
     parent: Related | None
     units: list[Related]
     papers: list[InstitutionPaper]
@@ -62,10 +71,24 @@ def list_institutions(
     _user: CurrentUser,
     services: ServicesDep,
     name: Annotated[str, Query(max_length=MAX_INSTITUTION_NAME_CHARS)] = "",
+    ror: Annotated[str, Query(max_length=MAX_ROR_CHARS)] = "",
 ) -> InstitutionMatches:
     """The institutions whose name holds `name` (without case; all without it), most papers
-    first, at most 1000."""
-    found = find_institutions(services.index.catalog, name)[:MAX_LISTED]
+    first, at most 1000; with `ror` (a ROR id or its URL), the institution a paper's record
+    gives that id, or none (422 for what is not a ROR id)."""
+    catalog = services.index.catalog
+    if ror:
+        try:
+            one = institution_by_ror(catalog, ror_id(ror))
+        except InvalidRorId as e:
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
+        except InstitutionNotFound:
+            return InstitutionMatches(results=[])
+        found = [i for i in find_institutions(catalog, one.name) if i.id == one.id]
+        return InstitutionMatches(
+            results=[InstitutionMatch(id=i.id, name=i.name, papers=i.papers) for i in found]
+        )
+    found = find_institutions(catalog, name)[:MAX_LISTED]
     return InstitutionMatches(
         results=[InstitutionMatch(id=i.id, name=i.name, papers=i.papers) for i in found]
     )
@@ -82,6 +105,7 @@ def get_institution(institution_id: str, _user: CurrentUser, services: ServicesD
         id=found.id,
         name=found.name,
         path=found.path,
+        ror=ror_url(found.ror) if found.ror else None,
         parent=Related(id=found.parent.id, name=found.parent.name) if found.parent else None,
         units=[Related(id=u.id, name=u.name) for u in found.units],
         papers=[

@@ -12,7 +12,12 @@ from fastapi import APIRouter, Form, Header, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from chat.library.authors import AuthorNotFound, find_author
-from chat.library.institutions import InstitutionNotFound, find_institutions, institution
+from chat.library.institutions import (
+    InstitutionNotFound,
+    find_institutions,
+    institution,
+    institution_by_ror,
+)
 from chat.library.papers import page_path
 from chat.library.researchers import (
     Coauthor,
@@ -37,6 +42,7 @@ from chat.service.web.markdown import (
 from chat.service.web.network import network
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
+from ingest.index.institutions import ror_url
 
 router = APIRouter(tags=["dock"])
 
@@ -186,6 +192,17 @@ def institutions_page(services: ServicesDep, q: str = "") -> HTMLResponse:
     )
 
 
+@router.get("/institutions/ror/{value:path}", include_in_schema=False)
+def institution_by_ror_id(value: str, services: ServicesDep) -> Response:
+    """An institution by its ROR id, bare (`00njsd438`) or as its URL: a redirect (308) to
+    its page; a clear 404 for a malformed id or one no paper's record gives."""
+    try:
+        found = institution_by_ror(services.index.catalog, value)
+    except InstitutionNotFound as e:
+        return render_page("institution_not_found.html", 404, wanted=value, reason=str(e))
+    return _redirect(found.path)
+
+
 @router.get("/institutions/{wanted}", response_class=HTMLResponse, include_in_schema=False)
 def institution_page(
     wanted: str, request: Request, services: ServicesDep, accept: Annotated[str, Header()] = ""
@@ -199,8 +216,8 @@ def institution_page(
         found = institution(
             services.index.catalog, institution_id, services.pdf_pages.first_page_lines
         )
-    except InstitutionNotFound:
-        return render_page("not_found.html", 404, wanted=wanted, query="")
+    except InstitutionNotFound as e:
+        return render_page("institution_not_found.html", 404, wanted=wanted, reason=str(e))
     if request.url.path != found.path and not as_markdown:
         return _redirect(found.path)
     from_pdf = sum(source == "pdf" for _, source in found.papers)
@@ -230,9 +247,12 @@ def institution_page(
     }
     if found.parent:
         json_ld["parentOrganization"] = {"@type": "Organization", "name": found.parent.name}
+    if found.ror:
+        json_ld["sameAs"] = ror_url(found.ror)
     response = render_page(
         "institution.html",
         institution=found,
+        ror=ror_url(found.ror) if found.ror else "",
         papers=papers,
         from_pdf=from_pdf,
         description=description,

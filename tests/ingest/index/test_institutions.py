@@ -124,3 +124,40 @@ def test_a_catalog_made_before_institutions_reads_its_records_as_it_opens(tmp_pa
     reopened = Catalog(path)
 
     assert _listed(reopened) == {"Google Brain": 1}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "00njsd438",
+        "https://ror.org/00njsd438",
+        "http://ror.org/00njsd438/",
+        "ror.org/00NJSD438",
+        " 00njsd438 ",
+    ],
+)
+def test_a_ror_id_is_read_bare_or_as_its_url(value: str) -> None:
+    assert institutions.ror_id(value) == "00njsd438"
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["00njsd439", "00njsd43", "10njsd438", "00njsd4i8", "https://example.org/00njsd438", ""],
+)
+def test_a_malformed_ror_id_or_a_wrong_check_is_refused(value: str) -> None:
+    with pytest.raises(institutions.InvalidRorId, match="is not a ROR id"):
+        institutions.ror_id(value)
+
+
+def test_an_institution_is_found_by_the_ror_id_a_record_gives_it(catalog: Catalog) -> None:
+    _add(catalog, "2001.00001", "Noam Shazeer (Google Research ror:00njsd438; Stanford)")
+    _add(catalog, "2001.00002", "Ada Lovelace (Google Research)")
+    _add(catalog, "2001.00003", "Bo Author (Harvard ror:03vek6s5)")  # a wrong id: no id
+
+    research = institutions.institution_id("Google Research")
+
+    assert _listed(catalog) == {"Google Research": 2, "Stanford": 1, "Harvard": 1}
+    assert institutions.find_by_ror(catalog.db, "00njsd438") == research
+    assert institutions.ror_of(catalog.db, research) == "00njsd438"
+    assert institutions.ror_of(catalog.db, institutions.institution_id("Stanford")) == ""
+    assert institutions.find_by_ror(catalog.db, "03vek6s52") is None

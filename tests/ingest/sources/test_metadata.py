@@ -8,7 +8,7 @@ import pytest
 
 from ingest.index.records import Paper
 from ingest.report import Skipped
-from ingest.sources.metadata import FIELD_LIMITS, MetadataError, read_metadata
+from ingest.sources.metadata import FIELD_LIMITS, MetadataError, paper_from_record, read_metadata
 from tests.support.data import ABSTRACTS, OAI_SAMPLE
 
 
@@ -232,3 +232,46 @@ def test_every_real_record_fits_the_field_limits() -> None:
 
     assert [i for i in items if isinstance(i, Skipped)] == []
     assert max(len(p.title) for p in _papers(items)) <= FIELD_LIMITS["title"]
+
+
+def test_a_records_affiliations_go_after_each_name_with_their_ror_ids() -> None:
+    record = {
+        "id": "2401.00001",
+        "title": "A title",
+        "abstract": "An abstract.",
+        "authors": "Noam Shazeer, Ada Lovelace and Bo Author",
+        "affiliations": [
+            [{"name": "Google Research", "ror": "https://ror.org/00njsd438"}, "Stanford (CA)"],
+            [],
+            [{"name": "Harvard University"}],
+        ],
+    }
+
+    paper = paper_from_record(record)
+
+    assert paper.authors == (
+        "Noam Shazeer (Google Research ror:00njsd438; Stanford CA), Ada Lovelace,"
+        " Bo Author (Harvard University)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("affiliations", "reason"),
+    [
+        ([[{"name": "Google", "ror": "00njsd439"}]], "its check digits are wrong"),
+        ([[{"ror": "00njsd438"}]], "an affiliation without a name"),
+        ([["Google"], ["Stanford"]], "one list per author"),
+        ("Google", "one list per author"),
+    ],
+)
+def test_bad_affiliations_are_refused_naming_the_record(affiliations: object, reason: str) -> None:
+    record = {
+        "id": "2401.00002",
+        "title": "A title",
+        "abstract": "An abstract.",
+        "authors": "Noam Shazeer",
+        "affiliations": affiliations,
+    }
+
+    with pytest.raises(ValueError, match=f"record 2401.00002: .*{reason}"):
+        paper_from_record(record)
