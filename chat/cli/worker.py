@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from chat.cli.main import CommandError, data_dir_option, settings_for, wiring_for
+from ingest.jobs.leases import LEASE_S
 
 if TYPE_CHECKING:
     import procrastinate
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
 @click.option(
     "--lease",
     type=click.FloatRange(min=1),
-    default=None,
-    help="Seconds without a heartbeat after which a worker's jobs go to another (default 30).",
+    default=LEASE_S,
+    show_default=True,
+    help="Seconds without a heartbeat after which a worker's jobs go to another.",
 )
 @click.option(
     "--harvest",
@@ -51,11 +53,8 @@ if TYPE_CHECKING:
     help="Harvest the followed categories on this schedule, e.g. '0 */6 * * *'.",
 )
 @data_dir_option
-def worker(
-    concurrency: int, lease: float | None, harvest_cron: str | None, data_dir: Path | None
-) -> None:
+def worker(concurrency: int, lease: float, harvest_cron: str | None, data_dir: Path | None) -> None:
     """Run ingest jobs from the queue (`paperchat jobs enqueue ...`) until stopped."""
-    from ingest.jobs.leases import LEASE_S
     from ingest.jobs.queue import open_queue, prepare
     from ingest.jobs.tasks import HARVEST_ROUND, RESOURCES
     from ingest.jobs.working import work
@@ -69,7 +68,7 @@ def worker(
     context = {RESOURCES: _resources(index, settings), HARVEST_ROUND: _harvest(settings)}
     app = open_queue(url, harvest_cron)
     try:
-        asyncio.run(_opened(app, work(app, context, concurrency, lease or LEASE_S)))
+        asyncio.run(_opened(app, work(app, context, concurrency, lease)))
     finally:
         index.close()
     click.echo("worker: stopped", err=True)

@@ -12,10 +12,14 @@ for a reclaim that came first.
 
 from __future__ import annotations
 
-import procrastinate
+from typing import TYPE_CHECKING
 
 from ingest.errors import PaperchatError
-from ingest.index.database import CatalogDb, CommitGuard
+
+if TYPE_CHECKING:
+    import procrastinate
+
+    from ingest.index.database import CatalogDb, CommitGuard
 
 # A job's worker that has written no heartbeat for this long has lost it.
 LEASE_S = 30.0
