@@ -1,0 +1,281 @@
+"""Cluster throughput: 1 against 2 API nodes behind haproxy, answers a second, first token.
+
+Starts two `paperchat serve` processes (one worker each, extractive answers:
+no model, so that the nodes' own work is what is measured) and haproxy with
+deploy/haproxy.cfg (`bench.balancer`), once in front of one node and once in
+front of both. For each level of `--levels`, that many `POST /api/chat`
+streams are released at once through each balancer in turn (1, 2, 2, 1 node
+in `--rounds` such passes, so that a drift of the machine's load falls on
+both alike), and the client times each stream's first `delta` and its end.
+Answers a second: the streams answered over the seconds from their release to
+the last one's end. The ratios divide the two nodes' figures by the one
+node's, from the same run.
+
+Both nodes serve one data dir (its catalog and embedded Chroma, read only)
+and one SQLite service database, with one user and API key per stream.
+
+    python -m bench.speed.cluster --data-dir /path/to/index --levels 50 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import sys
+import tempfile
+import textwrap
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from bench import results
+from bench.balancer import Balancer, balancer
+from bench.load import Stream, chat_stream
+from bench.servers import RATE_LIMIT, create_keys, process, wait_until_healthy
+from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, burst
+from chat.rag.retrieval.evaluation import percentile
+from chat.settings import Settings
+from tests.support.net import unused_port
+
+ORDER = (1, 2, 2, 1)  # nodes behind the balancer, pass after pass in one round
+
+
+@dataclass
+class Pass:
+    """One level through one balancer: its streams and the seconds they took together."""
+
+    nodes: int
+    streams: list[Stream]
+    seconds: float
+
+
+@dataclass
+class Figures:
+    nodes: int
+    streams: int
+    answers: int = 0
+    seconds: float = 0.0
+    first_delta_ms: dict[str, float | None] = field(default_factory=dict)
+    total_ms: dict[str, float | None] = field(default_factory=dict)
+    errors: dict[str, int] = field(default_factory=dict)
+    handed: dict[str, int] = field(default_factory=dict)  # streams each node was given
+
+    @property
+    def answers_per_s(self) -> float:
+        return self.answers / self.seconds if self.seconds else 0.0
+
+
+def figures(nodes: int, level: int, passes: Sequence[Pass], handed: dict[str, int]) -> Figures:
+    streams = [s for p in passes for s in p.streams]
+    answered = [s for s in streams if s.error is None]
+    firsts = [s.first_delta_ms for s in answered if s.first_delta_ms is not None]
+    totals = [s.total_ms for s in answered if s.total_ms is not None]
+    return Figures(
+        nodes,
+        level,
+        answers=len(answered),
+        seconds=sum(p.seconds for p in passes),
+        first_delta_ms={"p50": percentile(firsts, 50), "p99": percentile(firsts, 99)},
+        total_ms={"p50": percentile(totals, 50), "p99": percentile(totals, 99)},
+        errors=dict(Counter(s.error for s in streams if s.error)),
+        handed=handed,
+    )
+
+
+async def one_pass(
+    front: Balancer, nodes: int, keys: Sequence[str], questions: Sequence[str]
+) -> Pass:
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    async with httpx.AsyncClient(base_url=front.url, limits=limits, timeout=300.0) as client:
+        streams = await burst(
+            [chat_stream(client, key, q) for key, q in zip(keys, questions, strict=True)]
+        )
+    # Each stream is timed from its release: the last to end closes the pass.
+    seconds = max((s.total_ms or 0.0 for s in streams), default=0.0) / 1000
+    return Pass(nodes, streams, seconds)
+
+
+async def measure(
+    fronts: dict[int, Balancer], keys: list[str], questions: list[str], level: int, rounds: int
+) -> list[Figures]:
+    passes: dict[int, list[Pass]] = {n: [] for n in fronts}
+    before = {n: front.sessions() for n, front in fronts.items()}
+    offset = 0
+    for _ in range(rounds):
+        for nodes in ORDER:
+            asked = [questions[(offset + i) % len(questions)] for i in range(level)]
+            offset += level
+            passes[nodes].append(await one_pass(fronts[nodes], nodes, keys[:level], asked))
+            await asyncio.sleep(0.5 + level / 100)  # the streams' last database writes
+    found = []
+    for nodes, front in fronts.items():
+        after = front.sessions()
+        handed = {name: after[name] - before[nodes][name] for name in after}
+        found.append(figures(nodes, level, passes[nodes], handed))
+    return found
+
+
+async def warm_up(urls: Sequence[str], key: str, questions: Sequence[str]) -> None:
+    """A few answers from each node directly: the first ones pay for lazy loading."""
+    for url in urls:
+        async with httpx.AsyncClient(base_url=url, timeout=300.0) as client:
+            for question in questions:
+                await chat_stream(client, key, question)
+
+
+@contextmanager
+def cluster(
+    data_dir: Path, models_cache: Path | None, keys_needed: int, log: Path | None
+) -> Iterator[tuple[dict[int, Balancer], list[str], list[str]]]:
+    """Two nodes and a balancer in front of one and of both: (balancers by node count,
+    the API keys, the nodes' URLs)."""
+    with ExitStack() as stack:
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cluster-")))
+        log_path = log or scratch / "processes.log"
+        output = stack.enter_context(log_path.open("ab"))
+        database_url = f"sqlite:///{scratch / 'service.sqlite'}"
+        keys = create_keys(database_url, keys_needed)
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        env |= {
+            "PAPERCHAT_LLM": "extractive",
+            "PAPERCHAT_DATABASE_URL": database_url,
+            "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
+            "PAPERCHAT_RATE_LIMIT": RATE_LIMIT,
+        }
+        if models_cache:
+            env["PAPERCHAT_MODELS_CACHE"] = str(models_cache)
+        urls = []
+        serve = [str(Path(sys.executable).with_name("paperchat")), "serve", "--host", "127.0.0.1"]
+        for _ in range(2):
+            port = unused_port()
+            command = [*serve, "--port", str(port), "--workers", "1", "--data-dir", str(data_dir)]
+            node = stack.enter_context(process(command, env, output))
+            urls.append(f"http://127.0.0.1:{port}")
+            wait_until_healthy(urls[-1], node, log_path)
+        addresses = [url.removeprefix("http://") for url in urls]
+        fronts = {
+            nodes: stack.enter_context(balancer(addresses[:nodes], unused_port(), log_path))
+            for nodes in (1, 2)
+        }
+        yield fronts, keys, urls
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def ratio(two: float | None, one: float | None) -> float | None:
+    return two / one if two is not None and one else None
+
+
+def table(found: Sequence[Figures]) -> str:
+    lines = [
+        "| streams | nodes | answers/s | first `delta` p50 / p99 | whole stream p50 / p99 "
+        "| streams each node took | errors |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for f in found:
+        errors = ", ".join(f"{k}: {v}" for k, v in f.errors.items()) or "0"
+        handed = " / ".join(str(v) for v in f.handed.values())
+        lines.append(
+            f"| {f.streams} | {f.nodes} | {f.answers_per_s:.1f} "
+            f"| {_ms(f.first_delta_ms['p50'])} / {_ms(f.first_delta_ms['p99'])} "
+            f"| {_ms(f.total_ms['p50'])} / {_ms(f.total_ms['p99'])} | {handed} | {errors} |"
+        )
+    return "\n".join(lines)
+
+
+def ratios(found: Sequence[Figures]) -> list[tuple[int, float | None, float | None]]:
+    """(streams, answers a second of 2 nodes over 1, p99 to first delta of 2 over 1)."""
+    by = {(f.streams, f.nodes): f for f in found}
+    levels = sorted({f.streams for f in found})
+    return [
+        (
+            n,
+            ratio(by[n, 2].answers_per_s, by[n, 1].answers_per_s),
+            ratio(by[n, 2].first_delta_ms["p99"], by[n, 1].first_delta_ms["p99"]),
+        )
+        for n in levels
+    ]
+
+
+def result_tables(found: Sequence[Figures]) -> list[results.Table]:
+    columns = ["streams", "nodes", "answers/s", "first delta", "whole stream",
+               "streams each node took", "errors", "answered"]  # fmt: skip
+    rows: list[list[results.Cell]] = []
+    for f in found:
+        errors = ", ".join(f"{k}: {v}" for k, v in f.errors.items()) or "0"
+        rows.append([
+            f.streams, f.nodes, f.answers_per_s, [f.first_delta_ms["p50"], f.first_delta_ms["p99"]],
+            [f.total_ms["p50"], f.total_ms["p99"]], " / ".join(map(str, f.handed.values())),
+            errors, f.answers,
+        ])  # fmt: skip
+    title = "through haproxy, ms from the request, p50 / p99, on the client"
+    formats = {"answers/s": ".1f", "first delta": ".0f", "whole stream": ".0f"}
+    measured = results.table(title, columns, rows, formats, key_columns=2)
+    ratio_rows: list[list[results.Cell]] = [list(r) for r in ratios(found)]
+    two_over_one = results.table(
+        "2 nodes over 1, from the same run",
+        ["streams", "answers/s", "p99 to first delta"],
+        ratio_rows,
+        {"answers/s": ".2f", "p99 to first delta": ".2f"},
+    )
+    return [measured, two_over_one]
+
+
+def notes(args: argparse.Namespace) -> str:
+    return textwrap.fill(
+        "Two `paperchat serve` processes (one worker each, PAPERCHAT_LLM=extractive) over "
+        "one data dir: its SQLite catalog and embedded Chroma, read only, and one SQLite "
+        "service database; the nodes of a deployment share PostgreSQL and a Chroma server "
+        "instead. haproxy runs deploy/haproxy.cfg with the nodes named by address. "
+        f"{args.rounds} round(s) of passes through 1, 2, 2 and 1 node(s) at each level, "
+        "the streams of a pass released at once. The nodes, haproxy and the load generator "
+        "share this machine's 2 cores.",
+        width=100,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data-dir", type=Path, default=Settings().data_dir)
+    parser.add_argument("--models-cache", type=Path, help="Default: the data dir's models/.")
+    parser.add_argument("--levels", type=int, nargs="+", default=[50, 200])
+    parser.add_argument("--rounds", type=int, default=1, help="passes 1, 2, 2, 1 a level")
+    parser.add_argument("--log", type=Path, help="keep the processes' logs in this file")
+    args = parser.parse_args()
+    questions = answerable_questions([EVAL / name for name in QUESTION_FILES])
+    with cluster(args.data_dir, args.models_cache, max(args.levels), args.log) as (
+        fronts, keys, urls,
+    ):  # fmt: skip
+        asyncio.run(warm_up(urls, keys[0], questions[-3:]))
+        found = []
+        for level in args.levels:
+            found += asyncio.run(measure(fronts, keys, questions, level, args.rounds))
+    print(f"command: {results.command('cluster')}")
+    print(table(found))
+    print()
+    for n, answers, first in ratios(found):
+        print(f"{n} streams, 2 nodes over 1: answers/s x{answers or 0:.2f}, "
+              f"p99 to first delta x{first or 0:.2f}")  # fmt: skip
+    print()
+    print(notes(args))
+    stats = results.index_stats(Settings(data_dir=args.data_dir).catalog_path)
+    results.record(
+        "cluster",
+        result_tables(found),
+        about=__doc__,
+        settings={**vars(args), "index": stats, "rate_limit": RATE_LIMIT},
+        setup=results.index_setup(stats),
+        notes=notes(args),
+    )
+
+
+if __name__ == "__main__":
+    main()
