@@ -51,12 +51,11 @@ class Workers:
         self.base = base
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
 
-    def start(self, name: str, **extra: str) -> subprocess.Popen[bytes]:
+    def start(self, name: str, *args: str, **extra: str) -> subprocess.Popen[bytes]:
         env = {**self.base, "PAPERCHAT_DATA_DIR": str(self.root / name), **extra}
+        argv = command("worker", "--lease", LEASE_S, *args)
         with (self.root / f"{name}.log").open("wb") as log:
-            process = subprocess.Popen(
-                command("worker", "--lease", LEASE_S), env=env, cwd=ROOT, stdout=log, stderr=log
-            )
+            process = subprocess.Popen(argv, env=env, cwd=ROOT, stdout=log, stderr=log)
         self.processes[name] = process
         return process
 
@@ -112,7 +111,7 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
         killed = workers.start("killed", PAPERCHAT_FAILPOINT="after-chroma-upsert")
         paused = workers.start("paused", PAPERCHAT_FAILPOINT="after-chroma-upsert:pause")
         _wait_for("the failpoints", lambda: killed.poll() is not None and _stopped(paused))
-        workers.start("healthy")
+        workers.start("healthy", "--concurrency", "2")
 
         with app.open():
             _wait_for("every job done", lambda: counts(app)["succeeded"] == jobs)
