@@ -11,7 +11,7 @@ each style its own dense weight in the fusion when it is turned on.
 
 The style is guessed from the words, never from a label: at most
 `short_words` words is short; a shorthand mark ("w/", "+", "vs", "~") or a
-word no passage holds (a typo) is messy; a longer question whose term
+word no passage holds and English hardly knows (a typo) is messy; a longer question whose term
 weight is mostly everyday English (`chat.rag.retrieval.vocabulary`) is
 layman; any other long one, dense with the papers' words, reads like messy.
 """
@@ -26,7 +26,7 @@ from typing import Literal
 
 from chat.rag.bounds import check_bounds, described
 from chat.rag.retrieval.fusion import FusionConfig
-from chat.rag.retrieval.vocabulary import weight_share
+from chat.rag.retrieval.vocabulary import english_zipf, question_words, weight_share
 
 Style = Literal["short", "layman", "messy"]
 STYLES: tuple[Style, ...] = ("short", "layman", "messy")
@@ -49,10 +49,18 @@ class StyleConfig:
         default=6, metadata=described("a question of at most this many words is short", at_least=1)
     )
     layman_share: float = field(
-        default=0.5,
+        default=0.8,
         metadata=described(
             "a longer question whose papers' words hold less than this share of its term "
             "weight is in everyday words (layman)",
+            at_least=0,
+        ),
+    )
+    typo_zipf: float = field(
+        default=2.5,
+        metadata=described(
+            "a word no passage holds is a typo when its frequency in English (zipf scale) is "
+            "under this",
             at_least=0,
         ),
     )
@@ -94,7 +102,15 @@ def query_style(
     if len(_WORD.findall(question)) <= config.short_words:
         return "short"
     unknown = math.log(1 + documents)  # the idf of a term no chunk holds
-    typos = [t for t, value in idf.items() if len(t) >= 4 and value >= unknown - 1e-9]
+    # A word no chunk holds is a typo when English hardly knows it either: an everyday
+    # word ("cucumbers") may be in no paper of a small library.
+    typos = [
+        stem
+        for stem, word in question_words(question).items()
+        if len(stem) >= 4
+        and idf.get(stem, 0.0) >= unknown - 1e-9
+        and english_zipf(word) < config.typo_zipf
+    ]
     if _SHORTHAND.search(question) or typos:
         return "messy"
     if weight_share(idf, scholarly) < config.layman_share:

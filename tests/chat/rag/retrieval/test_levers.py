@@ -50,7 +50,14 @@ def test_a_long_question_in_everyday_words_is_layman_and_in_the_papers_words_mes
     idf = {"measur": 2.0, "long": 1.0, "cucumb": 7.0, "greenhous": 6.0, "camera": 3.0}
 
     assert _style(question, idf, ["camera"]) == "layman"
-    assert _style(question, idf, ["cucumb", "greenhous", "measur"]) == "messy"
+    assert _style(question, idf, ["cucumb", "greenhous", "measur", "camera"]) == "messy"
+
+
+def test_an_everyday_word_no_passage_holds_is_no_typo() -> None:
+    question = "How can I measure how long cucumbers are in a greenhouse with a camera?"
+    idf = {"measur": 2.0, "long": 1.0, "cucumb": UNKNOWN, "greenhous": 6.0, "camera": 3.0}
+
+    assert _style(question, idf, ["camera"]) == "layman"
 
 
 def test_style_weights_change_the_fusion_only_when_turned_on() -> None:
