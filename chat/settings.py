@@ -144,7 +144,8 @@ class Settings(BaseSettings):
     secret_key: SecretStr | None = Field(
         None,
         description="signs sessions; empty: generated once by `paperchat serve` and kept in "
-        "the data dir (`secret_key`)",
+        "the data dir (`secret_key`). Required when `PAPERCHAT_DATABASE_URL` names "
+        "PostgreSQL: every node sharing the database must sign with the same key",
     )
     allow_signup: bool = Field(False, description="open self-registration")
     cors_origins: str = Field("", description="origins allowed to embed the dock")
@@ -261,8 +262,28 @@ class Settings(BaseSettings):
     )
     redis_url: str = Field(
         "",
-        description="a Redis server that keeps the rate-limit counts of several API workers, "
-        "e.g. `redis://127.0.0.1:6379/0`; empty: counted in each process",
+        description="a Redis server that keeps the rate-limit counts and the open answer "
+        "streams of several API workers and nodes, e.g. `redis://127.0.0.1:6379/0`; empty: "
+        "counted in each process",
+    )
+    stream_heartbeat_s: float = Field(
+        5.0,
+        gt=0,
+        description="seconds between the beats by which a node shows that its answer streams "
+        "(in the database) and their stream slots (in Redis) are still alive",
+    )
+    stream_ttl_s: float = Field(
+        30.0,
+        gt=0,
+        description="seconds without a beat after which a stream counts as dead: its answer is "
+        "marked `interrupted` by any node, its stream slot is free again. More than "
+        "`PAPERCHAT_STREAM_HEARTBEAT_S`",
+    )
+    pdf_store: Path | None = Field(
+        None,
+        description="where ingest keeps a copy of each PDF it reads, by its SHA-256 "
+        "(`ab/ab12....pdf`), and the reader finds it: a folder every node can read, for "
+        "several nodes; empty: `pdf-store/` in the data dir",
     )
     models_cache: Path | None = Field(
         None,
@@ -364,6 +385,15 @@ class Settings(BaseSettings):
             self.llm = "openai" if configured else "extractive"
         return self
 
+    @model_validator(mode="after")
+    def _check_stream_ttl(self) -> Settings:
+        if self.stream_ttl_s <= self.stream_heartbeat_s:
+            raise ValueError(
+                f"PAPERCHAT_STREAM_TTL_S ({self.stream_ttl_s:g}) must be more than "
+                f"PAPERCHAT_STREAM_HEARTBEAT_S ({self.stream_heartbeat_s:g})"
+            )
+        return self
+
     @property
     def chroma_path(self) -> Path:
         return self.data_dir / "chroma"
@@ -391,6 +421,11 @@ class Settings(BaseSettings):
     def lexical_replica_path(self) -> Path:
         """Where this node's lexical index notes the last catalog change it applied."""
         return self.data_dir / "lexical-replica.json"
+
+    @property
+    def pdf_store_path(self) -> Path:
+        """Where the PDFs ingest read are kept by their SHA-256."""
+        return self.pdf_store or self.data_dir / "pdf-store"
 
     @property
     def models_dir(self) -> Path:

@@ -107,6 +107,7 @@ def ingest_pdfs(
     paths: tuple[Path, ...], data_dir: Path | None, workers: int | None, as_json: bool
 ) -> None:
     """Import PDF files, and every PDF inside the folders named."""
+    from ingest.pdf.store import PdfStore
     from ingest.report import IngestReport
     from ingest.sources.units import find_pdfs, pdf_items
 
@@ -121,6 +122,7 @@ def ingest_pdfs(
             workers=workers or settings.workers,
             timeout_s=settings.pdf_timeout_s,
             max_mb=settings.pdf_max_mb,
+            store=PdfStore(settings.pdf_store_path),
         )
 
     def total() -> int:
@@ -146,6 +148,7 @@ def ingest_arxiv(
     """Harvest metadata and PDFs from the arXiv API, politely (one request every 3 s)."""
     if bool(ids) == bool(query):
         raise click.UsageError("give either --id (one or more) or --query")
+    from ingest.pdf.store import PdfStore
     from ingest.report import IngestReport
     from ingest.sources.arxiv_api import ArxivClient, harvest
     from ingest.sources.units import arxiv_items
@@ -173,6 +176,7 @@ def ingest_arxiv(
                 index.embedder.count_tokens,
                 settings.pdf_timeout_s,
                 settings.pdf_max_mb,
+                store=PdfStore(settings.pdf_store_path),
             )
 
         _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())

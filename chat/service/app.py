@@ -32,11 +32,8 @@ from chat.service.access.proxies import (
     parse_trusted_proxies,
     turn_off_server_proxy_headers,
 )
-from chat.service.access.ratelimit import (
-    RateLimiter,
-    StreamSlots,
-    build_rate_limiter,
-)
+from chat.service.access.ratelimit import RateLimiter, build_rate_limiter
+from chat.service.access.slots import build_stream_slots
 from chat.service.bodies import BodyLimits
 from chat.service.bootstrap import check_database, secret_key
 from chat.service.error_handlers import add_error_handlers
@@ -65,7 +62,7 @@ from chat.service.routes import (
 )
 from chat.service.routes.deps import Limits, Services
 from chat.service.storage.db import create_database_engine, session_factory
-from chat.service.streams import RunningTurns
+from chat.service.streams import RunningTurns, beating
 from chat.service.web import (
     api_docs,
     categories,
@@ -79,6 +76,7 @@ from chat.service.web import (
 from chat.service.web.pdfpages import PdfPages
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
+from ingest.pdf.store import PdfStore
 
 logger = logging.getLogger("paperchat.app")
 
@@ -117,10 +115,15 @@ def create_app(settings: Settings) -> FastAPI:
         search_limiter=search_limiter,
         render_limiter=render_limiter,
         password_checks=Gate(settings.max_password_checks, settings.password_check_wait_s),
-        slots=StreamSlots(limits.max_streams_per_user),
+        slots=build_stream_slots(
+            limits.max_streams_per_user,
+            settings.redis_url or None,
+            settings.stream_ttl_s,
+            settings.stream_heartbeat_s,
+        ),
         turns=RunningTurns(),
         metrics=Metrics(),
-        pdf_pages=PdfPages(lambda: index.catalog),
+        pdf_pages=PdfPages(lambda: index.catalog, store=PdfStore(settings.pdf_store_path)),
     )
     if services.index.remote_reranker is not None:
         services.metrics.watch_reranker(services.index.remote_reranker.stats.snapshot)
@@ -206,10 +209,19 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
         # Load the embedder and the lexical index now, not on the first question.
         await asyncio.to_thread(lambda: services.index.answerer)
         replica = services.index.replica if services.settings.shared_catalog else None
+        settings = services.settings
+        heartbeat = beating(
+            services.sessions,
+            services.turns.node_id,
+            settings.stream_heartbeat_s,
+            settings.stream_ttl_s,
+        )
         try:
-            async with mcp.running(), following(replica):  # the MCP transport's task group
+            # The MCP transport's task group, the lexical replica, the streams' heartbeat.
+            async with mcp.running(), following(replica), heartbeat:
                 yield
         finally:
+            await services.slots.aclose()
             await services.index.answerer.aclose()
             services.pdf_pages.close()
             services.index.close()

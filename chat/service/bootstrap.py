@@ -2,6 +2,10 @@
 schema (with the answers a killed server left `streaming` marked `interrupted`),
 and the secret key that signs sessions.
 
+On a database server shared by several nodes (PostgreSQL) the key must be
+`PAPERCHAT_SECRET_KEY`, the same on every node, and only the answers whose
+node stopped beating are interrupted: the other nodes' answers stream on.
+
 `prepare_service(settings)` makes both, once: `paperchat serve` calls it before
 uvicorn starts its workers, and anything else that builds an app with
 `create_app` (tests, scripts) calls it first. The app factory only checks
@@ -12,6 +16,7 @@ migrate the database or to write the key.
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -25,7 +30,8 @@ from chat.service.storage.db import (
     session_factory,
 )
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
-from chat.settings import Settings
+from chat.service.storage.tables import utcnow
+from chat.settings import Settings, SettingsError
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 
@@ -41,6 +47,7 @@ def prepare_service(settings: Settings) -> None:
     """Migrate the database to the head, mark answers left streaming as interrupted, bring
     the catalog to its latest schema (and an older catalog's author index up to date),
     and make the secret key file unless a key is set."""
+    require_shared_key(settings)
     prepare_database(settings)
     prepare_catalog(settings)
     interrupt_unfinished_answers(settings)
@@ -67,13 +74,37 @@ def prepare_database(settings: Settings) -> None:
         raise DatabaseError(f"cannot migrate the database {display_url(url)}: {e}") from e
 
 
+def require_shared_key(settings: Settings) -> None:
+    """SettingsError unless `PAPERCHAT_SECRET_KEY` is set when the database is a shared
+    server: a key made in each node's data dir would differ, and a session signed on one
+    node would fail on the others."""
+    if not settings.shared_catalog:
+        return
+    if settings.secret_key is None or not settings.secret_key.get_secret_value():
+        raise SettingsError(
+            "PAPERCHAT_SECRET_KEY is not set: it is required when PAPERCHAT_DATABASE_URL names "
+            "a database server, and every node sharing the database must have the same one "
+            "(make one with `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)"
+        )
+
+
 def interrupt_unfinished_answers(settings: Settings) -> None:
-    """Mark `interrupted` the answers a server that died left `streaming` (none is live yet)."""
+    """Mark `interrupted` the answers a server that died left `streaming`.
+
+    A SQLite database is this machine's, and no worker of this server runs
+    yet: every answer still streaming was cut off. On a shared database
+    other nodes may be streaming: only answers whose node has not beaten for
+    `PAPERCHAT_STREAM_TTL_S` are cut off (the periodic sweep of every node,
+    `chat.service.streams.beating`, finds the others when they go stale).
+    """
     url = settings.resolved_database_url
+    now = utcnow()
+    if settings.shared_catalog:
+        now -= timedelta(seconds=settings.stream_ttl_s)
     engine = create_database_engine(url)
     try:
         with session_factory(engine)() as session:
-            count = mark_interrupted(session)
+            count = mark_interrupted(session, beaten_before=now)
     except SQLAlchemyError as e:
         raise DatabaseError(f"cannot update the database {display_url(url)}: {e}") from e
     finally:
@@ -98,7 +129,9 @@ def check_database(engine: Engine) -> None:
 
 
 def secret_key(settings: Settings) -> str:
-    """`PAPERCHAT_SECRET_KEY`, or the key `prepare_service` kept in the data dir."""
+    """`PAPERCHAT_SECRET_KEY`, or the key `prepare_service` kept in the data dir (not with
+    a shared database, where the setting is required)."""
+    require_shared_key(settings)
     if settings.secret_key is not None and settings.secret_key.get_secret_value():
         return settings.secret_key.get_secret_value()
     path = settings.data_dir / SECRET_KEY_FILE

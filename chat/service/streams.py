@@ -1,15 +1,27 @@
 """What the answer streams of `/api/chat` and `/v1/chat/completions` share: their headers,
-and how one stops early, when the server shuts down or its conversation is deleted."""
+how one stops early, when the server shuts down or its conversation is deleted, and the
+heartbeat that tells the other nodes this one's answers are still being written."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+import logging
+import os
+import secrets
+import socket
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from datetime import timedelta
 
 import anyio
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from chat.rag.answer.events import Error, Event
+from chat.service.storage.conversations import beat, mark_interrupted
+from chat.service.storage.tables import utcnow
+
+logger = logging.getLogger("paperchat.streams")
 
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 # After a shutdown begins, how long a stream has to send its `error` event.
@@ -20,15 +32,22 @@ CONVERSATION_DELETED = Error(
 )
 
 
+def new_node_id() -> str:
+    """A name for this server process, unique among the nodes sharing a database: its
+    host, its pid and a few random characters (a restarted process is a new node)."""
+    return f"{socket.gethostname()[:80]}:{os.getpid()}:{secrets.token_hex(4)}"
+
+
 class RunningTurns:
-    """The answers this process is streaming, by conversation, so that deleting a
-    conversation stops its answers at once. Used on the event loop only.
+    """The answers this process (the node `node_id`) is streaming, by conversation, so that
+    deleting a conversation stops its answers at once. Used on the event loop only.
 
     A delete on another worker is not seen here: the answer then finds its
     conversation gone by looking in the database.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, node_id: str | None = None) -> None:
+        self.node_id = node_id or new_node_id()
         self._stops: dict[str, list[anyio.Event]] = {}
 
     @contextmanager
@@ -87,3 +106,35 @@ async def _cancel(step: asyncio.Future[Event | None]) -> None:
         step.cancel()
         with anyio.CancelScope(shield=True):
             await asyncio.gather(step, return_exceptions=True)
+
+
+@asynccontextmanager
+async def beating(
+    sessions: Callable[[], Session], node_id: str, heartbeat_s: float, ttl_s: float
+) -> AsyncIterator[None]:
+    """While inside, every `heartbeat_s`: note that `node_id`'s streaming answers are alive,
+    then mark `interrupted` any answer, of any node, that has not beaten for `ttl_s` (its
+    node died). Every node sweeps, so a dead node's answers end within about
+    `ttl_s + heartbeat_s` as long as one node runs."""
+
+    def once() -> None:
+        with sessions() as session:
+            beat(session, node_id)
+            cut_off = mark_interrupted(session, utcnow() - timedelta(seconds=ttl_s))
+        if cut_off:
+            logger.warning("%d answer(s) of a stopped server marked interrupted", cut_off)
+
+    async def loop() -> None:
+        while True:
+            try:
+                await anyio.to_thread.run_sync(once)
+            except SQLAlchemyError as e:  # the database is away: beat again next time
+                logger.warning("stream heartbeat of %s failed: %s", node_id, e)
+            await anyio.sleep(heartbeat_s)
+
+    task = asyncio.ensure_future(loop())
+    try:
+        yield
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)

@@ -18,6 +18,7 @@ from ingest.index.writer import UnitWork
 from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
 from ingest.pdf.alignment import keys_of
+from ingest.pdf.store import PdfChanged, PdfStore
 from ingest.references import read_references
 from ingest.report import Skipped, Unchanged
 from ingest.sources.arxiv_api import Harvested
@@ -190,18 +191,38 @@ def _sha256(path: Path) -> str | None:
         return None  # the parser reports why it cannot be read
 
 
-def _unparsed(files: list[Path], catalog: Catalog) -> tuple[list[Path], list[Unchanged]]:
-    """The files this PDF stage has not read yet; the others are indexed as they are."""
+def _unparsed(
+    files: list[Path], catalog: Catalog, store: PdfStore | None
+) -> tuple[list[Path], list[Unchanged]]:
+    """The files this PDF stage has not read yet; the others are indexed as they are (and
+    kept in the store, for an index built before there was one)."""
     todo: list[Path] = []
     unchanged: list[Unchanged] = []
     for path in files:
         digest = _sha256(path)
         paper_id = catalog.current_pdf(digest, PDF_STAGE, str(path.resolve())) if digest else None
-        if paper_id is None:
+        if paper_id is None or digest is None:
             todo.append(path)
-        else:
-            unchanged.append(Unchanged(paper_id, str(path)))
+            continue
+        if store is not None:
+            try:
+                store.put(path, digest)
+            except PdfChanged:
+                todo.append(path)  # read again, as it is now
+                continue
+        unchanged.append(Unchanged(paper_id, str(path)))
     return todo, unchanged
+
+
+def _not_kept(path: Path, parsed: ParsedPdf, store: PdfStore | None) -> Skipped | None:
+    """Copy the PDF into the store (when there is one) before the catalog records it, so
+    that every node can open it; skipped if the file changed since it was parsed."""
+    if store is not None:
+        try:
+            store.put(path, parsed.sha256)
+        except PdfChanged as e:
+            return Skipped(str(path), str(e))
+    return None
 
 
 def find_pdfs(paths: Iterable[Path]) -> tuple[list[Path], list[Skipped]]:
@@ -245,19 +266,23 @@ def pdf_items(
     workers: int = 1,
     timeout_s: float = 120.0,
     max_mb: int = PDF_MAX_MB,
+    store: PdfStore | None = None,
 ) -> Iterator[UnitWork | Skipped | Unchanged]:
-    """The full-text unit of every PDF named or found in the folders named.
+    """The full-text unit of every PDF named or found in the folders named, each PDF
+    copied into `store` (by its SHA-256) before its unit is handed on.
 
     A PDF indexed before, unchanged, by this version of the PDF stage is not parsed again.
     """
     files, skipped = find_pdfs(paths)
     yield from skipped
-    files, unchanged = _unparsed(files, catalog)
+    files, unchanged = _unparsed(files, catalog, store)
     yield from unchanged
     parsed = extract_pdfs(files, workers=workers, timeout_s=timeout_s, max_mb=max_mb)
     for path, outcome in parsed:
         if isinstance(outcome, Failure):
             yield Skipped(str(path), outcome.reason)
+        elif (changed := _not_kept(path, outcome, store)) is not None:
+            yield changed
         else:
             yield fulltext_work(path, outcome, count_tokens, catalog)
 
@@ -268,8 +293,10 @@ def arxiv_items(
     count_tokens: CountTokens,
     timeout_s: float = 120.0,
     max_mb: int = PDF_MAX_MB,
+    store: PdfStore | None = None,
 ) -> Iterator[UnitWork | Skipped]:
-    """The abstract and, when its PDF came, the full text of every harvested paper."""
+    """The abstract and, when its PDF came, the full text of every harvested paper (its PDF
+    copied into `store`)."""
     for paper, pdf_path, failure in harvested:
         if pdf_path is None and failure is not None and not paper.title:
             yield Skipped(f"arXiv:{paper.id}", failure)
@@ -285,5 +312,7 @@ def arxiv_items(
         for path, outcome in extract_pdfs([pdf_path], timeout_s=timeout_s, max_mb=max_mb):
             if isinstance(outcome, Failure):
                 yield Skipped(str(path), outcome.reason)
+            elif (changed := _not_kept(path, outcome, store)) is not None:
+                yield changed
             else:
                 yield fulltext_work(path, outcome, count_tokens, catalog, known=paper)

@@ -16,26 +16,33 @@ code call it from a sync FastAPI dependency (run in the threadpool) or
 through `anyio.to_thread.run_sync`.
 
 `StreamSlots` caps how many chat streams one user may have open at a time.
-It counts within one process: with several workers a user may hold up to
-`workers * max_per_user` streams in all.
+Without Redis it counts within one process: with several workers a user may
+hold up to `workers * max_per_user` streams in all. With Redis
+(`chat.service.access.slots.RedisSlots`) the cap holds across every worker
+and node, and a slot whose holder stopped beating comes free within its TTL.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import math
 import re
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Final, Protocol
 
+import anyio
 import redis
 
 from ingest.errors import PaperchatError
 
 KEY_PREFIX: Final = "paperchat:rl:"
+logger = logging.getLogger("paperchat.limits")
 
 _PERIODS: Final = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 _LIMIT_PATTERN: Final = re.compile(r"\s*(\d+)\s*/\s*([a-z]+?)s?\s*", re.IGNORECASE)
@@ -192,34 +199,100 @@ def build_rate_limiter(limit: str, redis_url: str | None) -> RateLimiter:
     return RedisRateLimiter(client, parsed)
 
 
+class SharedSlots(Protocol):
+    """Stream slots kept where every node sees them; each call may raise
+    RateLimitUnavailable (the store is away)."""
+
+    heartbeat_s: float
+
+    async def take(self, user_id: str, slot: str, max_per_user: int) -> bool:
+        """Hold `slot` for the user unless they already hold `max_per_user` live ones."""
+        ...
+
+    async def renew(self, user_id: str, slot: str, max_per_user: int) -> bool:
+        """Keep `slot` alive (taking it again if it had lapsed and there is room)."""
+        ...
+
+    async def give_back(self, user_id: str, slot: str) -> None: ...
+
+    async def aclose(self) -> None:
+        """Close the connections to the store."""
+        ...
+
+
 class StreamSlots:
-    """At most `max_per_user` open chat streams per user, counted in this process.
+    """At most `max_per_user` open chat streams per user: counted in this process, and
+    across every node when `shared` (Redis) is given.
 
     ```
     async with slots.acquire(user_id):   # raises TooManyStreams when full
         ...stream the answer...
     ```
-    The slot is given back when the block exits, however it exits.
+    The slot is given back when the block exits, however it exits. A shared
+    slot is renewed every `shared.heartbeat_s` while the block runs. When the
+    shared store cannot be reached, `acquire` raises RateLimitUnavailable
+    (the stream is refused, as the shared rate limits refuse); a renewal or
+    a give-back that fails is logged, and the slot lapses by itself.
     """
 
-    def __init__(self, max_per_user: int) -> None:
+    def __init__(self, max_per_user: int, shared: SharedSlots | None = None) -> None:
         if max_per_user < 1:
             raise ValueError(f"max_per_user must be at least 1, not {max_per_user}")
         self.max_per_user = max_per_user
+        self.shared = shared
         self._open: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def open_count(self, user_id: str) -> int:
+        """The user's streams open in this process."""
         with self._lock:
             return self._open.get(user_id, 0)
 
     @asynccontextmanager
     async def acquire(self, user_id: str) -> AsyncIterator[None]:
-        self._take(user_id)
+        if self.shared is None:
+            self._take(user_id)
+            try:
+                yield
+            finally:
+                self._give_back(user_id)
+            return
+        async with self._shared_slot(self.shared, user_id):
+            yield
+
+    async def aclose(self) -> None:
+        if self.shared is not None:
+            await self.shared.aclose()
+
+    @asynccontextmanager
+    async def _shared_slot(self, shared: SharedSlots, user_id: str) -> AsyncIterator[None]:
+        slot = uuid.uuid4().hex
+        if not await shared.take(user_id, slot, self.max_per_user):
+            raise TooManyStreams(user_id, self.max_per_user)
+        with self._lock:
+            self._open[user_id] = self._open.get(user_id, 0) + 1
+        renewing = asyncio.ensure_future(self._renew(shared, user_id, slot))
         try:
             yield
         finally:
+            renewing.cancel()
             self._give_back(user_id)
+            try:
+                with anyio.CancelScope(shield=True):
+                    await shared.give_back(user_id, slot)
+            except RateLimitUnavailable as e:
+                logger.warning("stream slot not given back (it lapses by itself): %s", e)
+
+    async def _renew(self, shared: SharedSlots, user_id: str, slot: str) -> None:
+        while True:
+            await asyncio.sleep(shared.heartbeat_s)
+            try:
+                held = await shared.renew(user_id, slot, self.max_per_user)
+            except RateLimitUnavailable as e:
+                logger.warning("stream slot not renewed: %s", e)
+                continue
+            if not held:
+                logger.warning("a stream slot of user %r lapsed and was taken", user_id)
 
     def _take(self, user_id: str) -> None:
         with self._lock:

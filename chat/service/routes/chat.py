@@ -143,6 +143,7 @@ def prepare_turn(
             user_id,
             request.conversation_id,
             request.message,
+            node=services.turns.node_id,
             mode=answerer.mode,
             prompt_version=answerer.prompts.version,
             model=answerer.model_name or None,

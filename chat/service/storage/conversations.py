@@ -7,6 +7,7 @@ belongs to someone else is reported exactly like one that does not exist.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Literal, cast
 
 from sqlalchemy import CursorResult, func, select, update
@@ -79,11 +80,14 @@ def open_turn(
     user_id: str,
     conversation_id: str | None,
     question: str,
+    *,
+    node: str | None = None,
     **reply: Any,
 ) -> tuple[Conversation, Message]:
-    """The user's question and an empty assistant message (status `streaming`, `reply`'s
-    fields) in the user's conversation, or in a new one titled from the question when
-    `conversation_id` is None: one commit, so a turn takes the database's writer once.
+    """The user's question and an empty assistant message (status `streaming`, written by
+    the server process `node`, `reply`'s fields) in the user's conversation, or in a new
+    one titled from the question when `conversation_id` is None: one commit, so a turn
+    takes the database's writer once.
 
     The conversation is locked before its last position is read, so that two
     follow-ups at once (two tabs, a double submit) are numbered one after the other."""
@@ -95,7 +99,15 @@ def open_turn(
         _lock(session, user_id, conversation_id)
         conversation = _owned(session, user_id, conversation_id)
     _append(session, conversation, "user", content=question)
-    message = _append(session, conversation, "assistant", status="streaming", **reply)
+    message = _append(
+        session,
+        conversation,
+        "assistant",
+        status="streaming",
+        node_id=node,
+        heartbeat_at=utcnow(),
+        **reply,
+    )
     session.commit()
     return conversation, message
 
@@ -164,14 +176,32 @@ def answer_exists(session: Session, user_id: str, message_id: str) -> bool:
     return True
 
 
-def mark_interrupted(session: Session) -> int:
-    """Mark every answer still `streaming` as `interrupted`; how many there were.
-
-    Run once as the service starts, before any stream: an answer left
-    `streaming` then was cut off by a server that died (SIGKILL, a crash).
-    """
+def beat(session: Session, node: str) -> int:
+    """Note that the server process `node` is alive and still writing the answers it
+    streams; how many there are."""
     result = session.execute(
-        update(Message).where(Message.status == "streaming").values(status="interrupted")
+        update(Message)
+        .where(Message.status == "streaming", Message.node_id == node)
+        .values(heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount
+
+
+def mark_interrupted(session: Session, beaten_before: datetime) -> int:
+    """Mark `interrupted` every answer still `streaming` whose server process last beat
+    before `beaten_before` (or never did); how many there were.
+
+    Such an answer was cut off by a server that died (SIGKILL, a crash, a
+    lost machine): a live one beats every `PAPERCHAT_STREAM_HEARTBEAT_S`.
+    """
+    stale = (Message.heartbeat_at.is_(None)) | (Message.heartbeat_at < beaten_before)
+    result = session.execute(
+        update(Message)
+        .where(Message.status == "streaming", stale)
+        .values(status="interrupted")
+        .execution_options(synchronize_session=False)
     )
     session.commit()
     return cast(CursorResult[Any], result).rowcount

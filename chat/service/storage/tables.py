@@ -17,12 +17,14 @@ from sqlalchemy import (
     DateTime,
     Dialect,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
     Text,
     TypeDecorator,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -138,6 +140,13 @@ class Message(Base):
         UniqueConstraint("conversation_id", "position"),
         CheckConstraint(f"role IN {ROLES!r}", name="role"),
         CheckConstraint(f"status IN {STATUSES!r}", name="status"),
+        # The answers streaming now: the few rows the heartbeats and the sweep touch.
+        Index(
+            "ix_messages_streaming",
+            "node_id",
+            sqlite_where=text("status = 'streaming'"),
+            postgresql_where=text("status = 'streaming'"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
@@ -160,6 +169,10 @@ class Message(Base):
     usage: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     timings: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # While an answer streams: the server process writing it, and when that process last
+    # showed it was alive. An answer whose beat is older than the stream TTL was cut off.
+    node_id: Mapped[str | None] = mapped_column(String(128))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     conversation: Mapped[Conversation] = relationship(back_populates="messages")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,15 @@ from pydantic import SecretStr
 from chat.service.access.auth import SECRET_KEY_FILE, SessionSigner
 from chat.service.app import create_app
 from chat.service.bootstrap import NotPrepared, prepare_service, secret_key
-from chat.service.storage.db import create_database_engine
+from chat.service.storage.conversations import (
+    get_conversation,
+    open_turn,
+    update_assistant_message,
+)
+from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
-from chat.settings import Settings
+from chat.service.storage.tables import User, utcnow
+from chat.settings import Settings, SettingsError
 from chat.wiring import Wiring
 from tests.fakes.openai import FakeOpenAI
 from tests.support.disk import fill, tiny_disk
@@ -68,21 +75,13 @@ def test_a_configured_secret_key_needs_no_file(settings: Settings) -> None:
     app.state.services.engine.dispose()
 
 
-@pytest.mark.parametrize("database_url", ["sqlite", "postgresql"], indirect=True)
 def test_answers_left_streaming_by_a_killed_server_are_interrupted_at_start(
-    settings: Settings, database_url: str
+    settings: Settings,
 ) -> None:
-    from chat.service.storage.conversations import (
-        get_conversation,
-        open_turn,
-        update_assistant_message,
-    )
-    from chat.service.storage.db import session_factory
-    from chat.service.storage.tables import User
-
-    configured = settings.model_copy(update={"database_url": database_url})
-    prepare_service(configured)
-    engine = create_database_engine(database_url)
+    # A SQLite database is one machine's: every answer streaming at start was cut off, even
+    # one whose server beat a moment ago.
+    prepare_service(settings)
+    engine = create_database_engine(settings.resolved_database_url)
     sessions = session_factory(engine)
     with sessions() as session:
         user = User(email="ada@example.org", password_hash="unused")
@@ -90,9 +89,9 @@ def test_answers_left_streaming_by_a_killed_server_are_interrupted_at_start(
         session.commit()
         conversation, finished = open_turn(session, user.id, None, "first")
         update_assistant_message(session, user.id, finished.id, content="Done.", status="complete")
-        open_turn(session, user.id, conversation.id, "second, cut off by SIGKILL")
+        open_turn(session, user.id, conversation.id, "second, cut off by SIGKILL", node="gone")
 
-    prepare_service(configured)
+    prepare_service(settings)
 
     with sessions() as session:
         messages = get_conversation(session, user.id, conversation.id).messages
@@ -103,6 +102,51 @@ def test_answers_left_streaming_by_a_killed_server_are_interrupted_at_start(
         ("user", "complete"),
         ("assistant", "interrupted"),
     ]
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_on_a_shared_database_a_start_interrupts_only_answers_whose_node_went_silent(
+    settings: Settings, database_url: str
+) -> None:
+    configured = settings.model_copy(
+        update={"database_url": database_url, "secret_key": SecretStr("shared"), "stream_ttl_s": 30}
+    )
+    prepare_service(configured)
+    engine = create_database_engine(database_url)
+    sessions = session_factory(engine)
+    with sessions() as session:
+        user = User(email="ada@example.org", password_hash="unused")
+        session.add(user)
+        session.commit()
+        live, _ = open_turn(session, user.id, None, "on a node streaming now", node="live")
+        dead, silent = open_turn(session, user.id, None, "on a node killed", node="dead")
+        silent.heartbeat_at = utcnow() - timedelta(seconds=31)
+        session.commit()
+
+    prepare_service(configured)
+
+    with sessions() as session:
+        statuses = {
+            c.id: get_conversation(session, user.id, c.id).messages[1].status for c in (live, dead)
+        }
+    engine.dispose()
+    assert statuses == {live.id: "streaming", dead.id: "interrupted"}
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_shared_database_needs_the_secret_key_setting(
+    settings: Settings, database_url: str
+) -> None:
+    configured = settings.model_copy(update={"database_url": database_url})
+
+    with pytest.raises(SettingsError, match="PAPERCHAT_SECRET_KEY is not set") as at_start:
+        prepare_service(configured)
+    upgrade_database(database_url)
+    with pytest.raises(SettingsError, match="PAPERCHAT_SECRET_KEY is not set"):
+        create_app(configured)
+
+    assert "every node sharing the database must have the same one" in str(at_start.value)
+    assert not (settings.data_dir / SECRET_KEY_FILE).exists()
 
 
 def _mode(path: Path) -> int:
