@@ -12,6 +12,7 @@ for a reclaim that came first.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ingest.errors import PaperchatError
@@ -23,16 +24,24 @@ if TYPE_CHECKING:
 
 # A job's worker that has written no heartbeat for this long has lost it.
 LEASE_S = 30.0
+# A job whose worker died this many times is failed instead of put back: it may be what
+# kills them (a PDF that exhausts memory), and would take every worker down in turn.
+MOST_RUNS = 3
 
 _RECLAIM = """
 WITH stalled AS (
-    SELECT job.id FROM procrastinate_jobs job
+    SELECT job.id, job.attempts FROM procrastinate_jobs job
     LEFT JOIN procrastinate_workers worker ON worker.id = job.worker_id
     WHERE job.status = 'doing'
       AND (worker.id IS NULL OR worker.last_heartbeat < now() - make_interval(secs => %(lease)s))
     FOR UPDATE OF job SKIP LOCKED
 )
-SELECT id, procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL)::text FROM stalled
+SELECT id, attempts + 1 >= %(most)s AS failed,
+    CASE WHEN attempts + 1 >= %(most)s
+        THEN procrastinate_finish_job_v1(id, 'failed', false)::text
+        ELSE procrastinate_retry_job_v2(id, now(), NULL, NULL, NULL)::text
+    END
+FROM stalled
 """
 
 
@@ -71,8 +80,23 @@ def lease_guard(job_id: int, worker_id: int) -> CommitGuard:
     return guard
 
 
-async def reclaim_stalled(app: procrastinate.App, lease_s: float = LEASE_S) -> list[int]:
-    """Put back to `todo` every running job whose worker's heartbeat is older than the
-    lease (or whose worker is gone); returns their ids."""
-    rows = await app.connector.execute_query_all_async(query=_RECLAIM, lease=lease_s)
-    return [int(row["id"]) for row in rows]
+@dataclass(frozen=True)
+class Reclaimed:
+    """The jobs taken from silent workers: put back to the queue, or failed for good."""
+
+    queued: list[int]
+    failed: list[int]
+
+
+async def reclaim_stalled(
+    app: procrastinate.App, lease_s: float = LEASE_S, most_runs: int = MOST_RUNS
+) -> Reclaimed:
+    """Take every running job whose worker's heartbeat is older than the lease (or whose
+    worker is gone): back to `todo`, or `failed` when it has now lost `most_runs` workers."""
+    rows = await app.connector.execute_query_all_async(
+        query=_RECLAIM, lease=lease_s, most=most_runs
+    )
+    return Reclaimed(
+        queued=[int(r["id"]) for r in rows if not r["failed"]],
+        failed=[int(r["id"]) for r in rows if r["failed"]],
+    )

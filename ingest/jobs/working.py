@@ -18,7 +18,7 @@ from typing import Any
 import procrastinate
 from procrastinate.exceptions import ConnectorException
 
-from ingest.jobs.leases import LEASE_S, heartbeat_interval, reclaim_stalled
+from ingest.jobs.leases import LEASE_S, MOST_RUNS, heartbeat_interval, reclaim_stalled
 from ingest.jobs.queue import QUEUE
 
 RESTART_AFTER_S = 5.0
@@ -80,5 +80,15 @@ async def _reclaim(app: procrastinate.App, lease_s: float) -> None:
         except ConnectorException as e:
             _log.warning("putting back stalled jobs failed: %s", e.__cause__ or e)
             continue
-        if taken:
-            _log.info("put back the jobs of stalled workers: %s", ", ".join(map(str, taken)))
+        if taken.queued:
+            _log.info("put back the jobs of silent workers: %s", _ids(taken.queued))
+        if taken.failed:
+            _log.warning(
+                "failed the jobs that lost %d workers: %s (`paperchat jobs retry` runs them again)",
+                MOST_RUNS,
+                _ids(taken.failed),
+            )
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(map(str, ids))

@@ -12,7 +12,7 @@ import pytest
 from procrastinate import jobs
 
 from ingest.index.catalog import Catalog
-from ingest.jobs.leases import LeaseLost, lease_guard, reclaim_stalled
+from ingest.jobs.leases import MOST_RUNS, LeaseLost, Reclaimed, lease_guard, reclaim_stalled
 from ingest.jobs.queue import counts, open_queue, prepare, retry_failed
 from ingest.jobs.tasks import INGEST_PDF
 from tests.conftest import postgres_schema
@@ -42,7 +42,12 @@ def _take(app: procrastinate.App) -> tuple[jobs.Job, int]:
 
 
 def _reclaim(app: procrastinate.App, lease_s: float) -> list[int]:
-    async def reclaim() -> list[int]:
+    """The jobs put back to the queue."""
+    return _reclaimed(app, lease_s).queued
+
+
+def _reclaimed(app: procrastinate.App, lease_s: float) -> Reclaimed:
+    async def reclaim() -> Reclaimed:
         async with app.open_async():
             return await reclaim_stalled(app, lease_s)
 
@@ -171,3 +176,17 @@ def test_failed_jobs_are_queued_again(url: str) -> None:
     assert failed == 1
     assert again == [job.id]
     assert (after["todo"], after["failed"]) == (1, 0)
+
+
+def test_a_job_that_lost_every_worker_fails_instead_of_killing_more(url: str) -> None:
+    app = _queue_one(url)
+    outcomes = []
+
+    for _ in range(MOST_RUNS):
+        job, _worker = _take(app)  # and the worker dies
+        outcomes.append(_reclaimed(app, 0.0))
+
+    assert [o.queued for o in outcomes[:-1]] == [[job.id]] * (MOST_RUNS - 1)
+    assert (outcomes[-1].queued, outcomes[-1].failed) == ([], [job.id])
+    with app.open():
+        assert (counts(app)["failed"], counts(app)["todo"]) == (1, 0)
