@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
@@ -91,7 +92,15 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
         return error_response(request, 500, "internal server error")
 
     async def storage_failed(request: Request, error: Exception) -> JSONResponse:
-        """A database or file write that failed: 507 when the disk is full, else a 500."""
+        """A database or file write that failed: 507 when the disk is full, 503 when the
+        database is out of reach (a PostgreSQL server down or restarting, a SQLite file
+        locked past the wait), else a 500."""
+        if isinstance(error, OperationalError | psycopg.OperationalError) and not is_disk_full(
+            error, data_dir
+        ):
+            logger.warning("the database is unavailable: %s", error)
+            detail = "the database is unavailable; retry in a moment"
+            return error_response(request, 503, detail, {"Retry-After": "5"})
         if not is_disk_full(error, data_dir):
             return await unexpected(request, error)
         logger.error("%s; %s", disk_full_message(data_dir, _SERVER_ADVICE), error)
@@ -109,6 +118,7 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)
     app.add_exception_handler(OperationalError, storage_failed)
+    app.add_exception_handler(psycopg.OperationalError, storage_failed)
     app.add_exception_handler(OSError, storage_failed)
     app.add_exception_handler(Exception, unexpected)
 

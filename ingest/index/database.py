@@ -18,6 +18,7 @@ lock of its own.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -90,8 +91,14 @@ def catalog_url(path_or_url: str | Path) -> URL:
     return normalize_url(text)
 
 
+# SQLite reads `x IN ()` (an empty list of parameters) as false; PostgreSQL refuses it.
+_EMPTY_IN = re.compile(r"\bIN \(\s*\)")
+
+
 def _placeholders(sql: str) -> str:
-    """`?` parameters as psycopg's `%s`; a literal `%` doubled so psycopg leaves it."""
+    """`?` parameters as psycopg's `%s`; a literal `%` doubled so psycopg leaves it; an
+    empty `IN ()` as `IN (NULL)`, which holds for no row, as SQLite's does."""
+    sql = _EMPTY_IN.sub("IN (NULL)", sql)
     return sql.replace("%", "%%").replace("?", "%s")
 
 

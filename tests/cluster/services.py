@@ -51,10 +51,20 @@ def _postgres_bin() -> Path:
     return found[-1].parent
 
 
+@dataclass
+class Postgres:
+    url: str
+    process: subprocess.Popen[bytes]
+
+    def stop(self) -> None:
+        """Stop the server now (its clients see the database go away)."""
+        _stop(self.process)
+
+
 @contextmanager
-def postgres() -> Iterator[str]:
-    """A PostgreSQL cluster of its own, trust auth; yields its URL. Run as the `postgres`
-    user when this process is root (PostgreSQL refuses to run as root)."""
+def postgres() -> Iterator[Postgres]:
+    """A PostgreSQL cluster of its own, trust auth. Run as the `postgres` user when this
+    process is root (PostgreSQL refuses to run as root)."""
     binaries = _postgres_bin()
     home = Path(tempfile.mkdtemp(prefix="paperchat-pg-"))
     as_postgres: list[str] = []
@@ -86,7 +96,7 @@ def postgres() -> Iterator[str]:
 
     try:
         _wait(ready, process, "PostgreSQL", log)
-        yield url
+        yield Postgres(url, process)
     finally:
         _stop(process)
         shutil.rmtree(home, ignore_errors=True)

@@ -87,16 +87,18 @@ def cluster_fixture(
     first = records[: PAPERS - 20]
     metadata.write_text("".join(json.dumps(r) + "\n" for r in first), encoding="utf-8")
     with (
-        postgres() as database_url,
+        postgres() as server,
         chroma(root) as chroma_url,
         redis(root) as redis_url,
         FakeOpenAI() as llm,
     ):
         shared = Shared(
-            database_url, chroma_url, redis_url, models_cache,
+            server.url, chroma_url, redis_url, models_cache,
             {"PAPERCHAT_LLM": "openai", "PAPERCHAT_OPENAI_BASE_URL": llm.base_url,
              "PAPERCHAT_OPENAI_API_KEY": "test", "PAPERCHAT_MAX_STREAMS_PER_USER": "2",
-             "PAPERCHAT_PDF_STORE": str(root / "pdf-store")},
+             "PAPERCHAT_PDF_STORE": str(root / "pdf-store"),
+             # Every client here is 127.0.0.1: only the per-email sign-in limit is tested.
+             "PAPERCHAT_LOGIN_ADDRESS_RATE_LIMIT": "1000/minute"},
         )  # fmt: skip
         a, b = Node("a", shared, root), Node("b", shared, root)
         cluster = Cluster(shared, a, b, llm, records, root, [])
@@ -166,17 +168,15 @@ def test_a_paper_ingested_through_a_while_b_serves_is_found_and_cited_by_b(
     )
     question = f"What does the paper '{' '.join(paper['title'].split())}' propose?"
 
-    def found_on_b() -> bool:
-        with _signed_in(cluster.b) as client:
-            found = client.get("/api/search", params={"q": paper["title"][:80], "limit": 5})
-        return paper["id"] in [r["id"] for r in found.json()["results"]]
+    with _signed_in(cluster.b) as client:
 
-    assert _wait_for(found_on_b, timeout=60), "B finds A's new paper within a minute"
-    with (
-        _signed_in(cluster.b) as client,
-        client.stream("POST", "/api/chat", json={"message": question}) as response,
-    ):
-        events = read_events(response)
+        def found_on_b() -> bool:
+            found = client.get("/api/search", params={"q": paper["title"][:80], "limit": 5})
+            return paper["id"] in [r["id"] for r in found.json()["results"]]
+
+        assert _wait_for(found_on_b, timeout=60), "B finds A's new paper within a minute"
+        with client.stream("POST", "/api/chat", json={"message": question}) as response:
+            events = read_events(response)
 
     sources = next(e.data["sources"] for e in events if e.name == "sources")
     done = events[-1]
@@ -264,3 +264,16 @@ def test_b_reads_a_pdf_that_a_worker_ingested(cluster: Cluster) -> None:
     assert page.status_code == 200
     assert page.headers["content-type"] == "image/webp"
     assert len(page.content) > 10_000
+
+
+def test_the_sign_in_limit_holds_across_nodes(cluster: Cluster) -> None:
+    """PAPERCHAT_LOGIN_RATE_LIMIT (10 a minute per address and email) counts the attempts
+    made on both nodes together."""
+    wrong = {"email": "grace@example.org", "password": "not the password"}
+    answers = []
+    for attempt in range(12):
+        node = cluster.a if attempt % 2 == 0 else cluster.b
+        answers.append(httpx.post(f"{node.url}/api/auth/login", json=wrong, timeout=30).status_code)
+
+    assert answers[:10] == [401] * 10
+    assert answers[10:] == [429, 429]

@@ -204,3 +204,10 @@ def test_a_catalog_file_copies_into_a_shared_catalog_whole(tmp_path: Path) -> No
             copy_catalog(source, target)
         target.close()
     source.close()
+
+
+def test_an_empty_list_of_ids_finds_nothing_on_either_database(catalog: Catalog) -> None:
+    _write(catalog, _paper("2401.00001", "Sparse"), "text")
+
+    assert catalog.chunk_rows([]) == {}
+    assert catalog.bylines([]) == {}
