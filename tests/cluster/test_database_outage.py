@@ -1,5 +1,5 @@
-"""A node whose PostgreSQL goes away answers 503 with Retry-After, never a 500, and
-comes back by itself once the database does not: the health check says which part is out."""
+"""A node whose PostgreSQL goes away answers 503 with Retry-After, never a 500: the
+sign-in check, a search over the shared catalog and the health check alike."""
 
 from __future__ import annotations
 
