@@ -8,8 +8,9 @@ streams are released at once through each balancer in turn (1, 2, 2, 1 node
 in `--rounds` such passes, so that a drift of the machine's load falls on
 both alike), and the client times each stream's first `delta` and its end.
 Answers a second: the streams answered over the seconds from their release to
-the last one's end. The ratios divide the two nodes' figures by the one
-node's, from the same run.
+the last one's end. The CPU time the nodes (and haproxy) used over the
+passes, an answer, tells what the cores allow whatever else loads them. The
+ratios divide the two nodes' figures by the one node's, from the same run.
 
 Both nodes serve one data dir (its catalog and embedded Chroma, read only)
 and one SQLite service database, with one user and API key per stream.
@@ -46,6 +47,23 @@ from tests.support.net import unused_port
 ORDER = (1, 2, 2, 1)  # nodes behind the balancer, pass after pass in one round
 
 
+def cpu_seconds(pids: Sequence[int]) -> float:
+    """CPU time these processes have used so far (user and system, all threads)."""
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Cluster:
+    fronts: dict[int, Balancer]  # the balancer in front of 1 node, and of both
+    keys: list[str]
+    urls: list[str]  # the nodes'
+    pids: list[int]  # the nodes'
+
+
 @dataclass
 class Pass:
     """One level through one balancer: its streams and the seconds they took together."""
@@ -53,6 +71,8 @@ class Pass:
     nodes: int
     streams: list[Stream]
     seconds: float
+    node_cpu_s: float  # both nodes' CPU over the pass
+    balancer_cpu_s: float
 
 
 @dataclass
@@ -65,6 +85,8 @@ class Figures:
     total_ms: dict[str, float | None] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     handed: dict[str, int] = field(default_factory=dict)  # streams each node was given
+    node_cpu_ms: float = 0.0  # the nodes' CPU an answer
+    balancer_cpu_ms: float = 0.0  # haproxy's CPU an answer
 
     @property
     def answers_per_s(self) -> float:
@@ -85,25 +107,30 @@ def figures(nodes: int, level: int, passes: Sequence[Pass], handed: dict[str, in
         total_ms={"p50": percentile(totals, 50), "p99": percentile(totals, 99)},
         errors=dict(Counter(s.error for s in streams if s.error)),
         handed=handed,
+        node_cpu_ms=sum(p.node_cpu_s for p in passes) * 1000 / max(len(answered), 1),
+        balancer_cpu_ms=sum(p.balancer_cpu_s for p in passes) * 1000 / max(len(answered), 1),
     )
 
 
 async def one_pass(
-    front: Balancer, nodes: int, keys: Sequence[str], questions: Sequence[str]
+    running: Cluster, nodes: int, keys: Sequence[str], questions: Sequence[str]
 ) -> Pass:
+    front = running.fronts[nodes]
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    node_cpu, balancer_cpu = cpu_seconds(running.pids), cpu_seconds([front.pid])
     async with httpx.AsyncClient(base_url=front.url, limits=limits, timeout=300.0) as client:
         streams = await burst(
             [chat_stream(client, key, q) for key, q in zip(keys, questions, strict=True)]
         )
+    node_cpu = cpu_seconds(running.pids) - node_cpu
+    balancer_cpu = cpu_seconds([front.pid]) - balancer_cpu
     # Each stream is timed from its release: the last to end closes the pass.
     seconds = max((s.total_ms or 0.0 for s in streams), default=0.0) / 1000
-    return Pass(nodes, streams, seconds)
+    return Pass(nodes, streams, seconds, node_cpu, balancer_cpu)
 
 
-async def measure(
-    fronts: dict[int, Balancer], keys: list[str], questions: list[str], level: int, rounds: int
-) -> list[Figures]:
+async def measure(running: Cluster, questions: list[str], level: int, rounds: int) -> list[Figures]:
+    fronts, keys = running.fronts, running.keys
     passes: dict[int, list[Pass]] = {n: [] for n in fronts}
     before = {n: front.sessions() for n, front in fronts.items()}
     offset = 0
@@ -111,7 +138,7 @@ async def measure(
         for nodes in ORDER:
             asked = [questions[(offset + i) % len(questions)] for i in range(level)]
             offset += level
-            passes[nodes].append(await one_pass(fronts[nodes], nodes, keys[:level], asked))
+            passes[nodes].append(await one_pass(running, nodes, keys[:level], asked))
             await asyncio.sleep(0.5 + level / 100)  # the streams' last database writes
     found = []
     for nodes, front in fronts.items():
@@ -132,9 +159,8 @@ async def warm_up(urls: Sequence[str], key: str, questions: Sequence[str]) -> No
 @contextmanager
 def cluster(
     data_dir: Path, models_cache: Path | None, keys_needed: int, log: Path | None
-) -> Iterator[tuple[dict[int, Balancer], list[str], list[str]]]:
-    """Two nodes and a balancer in front of one and of both: (balancers by node count,
-    the API keys, the nodes' URLs)."""
+) -> Iterator[Cluster]:
+    """Two nodes, and a balancer in front of one and one in front of both."""
     with ExitStack() as stack:
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cluster-")))
         log_path = log or scratch / "processes.log"
@@ -150,20 +176,21 @@ def cluster(
         }
         if models_cache:
             env["PAPERCHAT_MODELS_CACHE"] = str(models_cache)
-        urls = []
+        urls, pids = [], []
         serve = [str(Path(sys.executable).with_name("paperchat")), "serve", "--host", "127.0.0.1"]
         for _ in range(2):
             port = unused_port()
             command = [*serve, "--port", str(port), "--workers", "1", "--data-dir", str(data_dir)]
             node = stack.enter_context(process(command, env, output))
             urls.append(f"http://127.0.0.1:{port}")
+            pids.append(node.pid)
             wait_until_healthy(urls[-1], node, log_path)
         addresses = [url.removeprefix("http://") for url in urls]
         fronts = {
             nodes: stack.enter_context(balancer(addresses[:nodes], unused_port(), log_path))
             for nodes in (1, 2)
         }
-        yield fronts, keys, urls
+        yield Cluster(fronts, keys, urls, pids)
 
 
 def _ms(value: float | None) -> str:
@@ -177,8 +204,8 @@ def ratio(two: float | None, one: float | None) -> float | None:
 def table(found: Sequence[Figures]) -> str:
     lines = [
         "| streams | nodes | answers/s | first `delta` p50 / p99 | whole stream p50 / p99 "
-        "| streams each node took | errors |",
-        "|---|---|---|---|---|---|---|",
+        "| streams each node took | nodes' CPU an answer | haproxy's | errors |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for f in found:
         errors = ", ".join(f"{k}: {v}" for k, v in f.errors.items()) or "0"
@@ -186,7 +213,8 @@ def table(found: Sequence[Figures]) -> str:
         lines.append(
             f"| {f.streams} | {f.nodes} | {f.answers_per_s:.1f} "
             f"| {_ms(f.first_delta_ms['p50'])} / {_ms(f.first_delta_ms['p99'])} "
-            f"| {_ms(f.total_ms['p50'])} / {_ms(f.total_ms['p99'])} | {handed} | {errors} |"
+            f"| {_ms(f.total_ms['p50'])} / {_ms(f.total_ms['p99'])} | {handed} "
+            f"| {f.node_cpu_ms:.0f} ms | {f.balancer_cpu_ms:.1f} ms | {errors} |"
         )
     return "\n".join(lines)
 
@@ -207,17 +235,19 @@ def ratios(found: Sequence[Figures]) -> list[tuple[int, float | None, float | No
 
 def result_tables(found: Sequence[Figures]) -> list[results.Table]:
     columns = ["streams", "nodes", "answers/s", "first delta", "whole stream",
-               "streams each node took", "errors", "answered"]  # fmt: skip
+               "streams each node took", "nodes' CPU ms an answer", "haproxy's CPU ms an answer",
+               "errors", "answered"]  # fmt: skip
     rows: list[list[results.Cell]] = []
     for f in found:
         errors = ", ".join(f"{k}: {v}" for k, v in f.errors.items()) or "0"
         rows.append([
             f.streams, f.nodes, f.answers_per_s, [f.first_delta_ms["p50"], f.first_delta_ms["p99"]],
             [f.total_ms["p50"], f.total_ms["p99"]], " / ".join(map(str, f.handed.values())),
-            errors, f.answers,
+            f.node_cpu_ms, f.balancer_cpu_ms, errors, f.answers,
         ])  # fmt: skip
     title = "through haproxy, ms from the request, p50 / p99, on the client"
-    formats = {"answers/s": ".1f", "first delta": ".0f", "whole stream": ".0f"}
+    formats = {"answers/s": ".1f", "first delta": ".0f", "whole stream": ".0f",
+               "nodes' CPU ms an answer": ".0f", "haproxy's CPU ms an answer": ".1f"}  # fmt: skip
     measured = results.table(title, columns, rows, formats, key_columns=2)
     ratio_rows: list[list[results.Cell]] = [list(r) for r in ratios(found)]
     two_over_one = results.table(
@@ -251,13 +281,11 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="keep the processes' logs in this file")
     args = parser.parse_args()
     questions = answerable_questions([EVAL / name for name in QUESTION_FILES])
-    with cluster(args.data_dir, args.models_cache, max(args.levels), args.log) as (
-        fronts, keys, urls,
-    ):  # fmt: skip
-        asyncio.run(warm_up(urls, keys[0], questions[-3:]))
+    with cluster(args.data_dir, args.models_cache, max(args.levels), args.log) as running:
+        asyncio.run(warm_up(running.urls, running.keys[0], questions[-3:]))
         found = []
         for level in args.levels:
-            found += asyncio.run(measure(fronts, keys, questions, level, args.rounds))
+            found += asyncio.run(measure(running, questions, level, args.rounds))
     print(f"command: {results.command('cluster')}")
     print(table(found))
     print()
