@@ -18,6 +18,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from ingest.errors import PaperchatError
+from ingest.index.database import normalize_url
 from ingest.index.sqlite import use_wal
 from ingest.private import private_file
 
@@ -29,14 +30,6 @@ SQLITE_BUSY_TIMEOUT_MS = 30_000
 
 class DatabaseError(PaperchatError):
     """The database cannot be reached, migrated or written to."""
-
-
-def normalize_url(url: str | URL) -> URL:
-    """The URL with a driver SQLAlchemy can load: bare `postgresql://` means psycopg 3."""
-    parsed = make_url(url)
-    if parsed.drivername in ("postgres", "postgresql"):
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    return parsed
 
 
 def display_url(url: str | URL) -> str:

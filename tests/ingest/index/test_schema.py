@@ -6,7 +6,6 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,10 +14,12 @@ import pytest
 from ingest.errors import PaperchatError
 from ingest.index import schema
 from ingest.index.catalog import Catalog, CatalogError, PaperRow, PdfRecord
+from ingest.index.database import CatalogDb
 from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.records import Box, Paper
 from ingest.index.schema import LATEST, MIGRATIONS, Migration, SchemaError
 from tests.support.catalogs import FIRST_RELEASE_SCHEMA, RELEASED_SCHEMA, released_catalog
+from tests.support.concurrency import at_once
 from tests.support.data import ROOT
 from tests.support.locks import write_lock_held
 
@@ -215,7 +216,7 @@ def test_a_failing_migration_leaves_the_catalog_as_it_was(
     path = tmp_path / "catalog.sqlite"
     released_catalog(path, FIRST_RELEASE_SCHEMA)
 
-    def half_done(db: sqlite3.Connection) -> None:
+    def half_done(db: CatalogDb) -> None:
         db.execute("ALTER TABLE papers ADD COLUMN extra TEXT")
         db.execute("INSERT INTO no_such_table VALUES (1)")
 
@@ -237,7 +238,7 @@ def test_catalogs_opened_at_once_are_migrated_once(
     path = tmp_path / "catalog.sqlite"
     released_catalog(path, RELEASED_SCHEMA, *RELEASED_ROWS)
 
-    def slow_column(db: sqlite3.Connection) -> None:
+    def slow_column(db: CatalogDb) -> None:
         # Adding the column twice would fail: only one opener may run this.
         db.execute("ALTER TABLE papers ADD COLUMN extra TEXT")
         time.sleep(0.2)
@@ -245,21 +246,7 @@ def test_catalogs_opened_at_once_are_migrated_once(
     migrations, latest = _later(Migration(LATEST + 1, "a column, slowly", slow_column))
     monkeypatch.setattr(schema, "MIGRATIONS", migrations)
     monkeypatch.setattr(schema, "LATEST", latest)
-    start = threading.Barrier(4)
-    failures: list[PaperchatError] = []
-
-    def open_catalog() -> None:
-        start.wait()
-        try:
-            Catalog(path).close()
-        except PaperchatError as e:  # reported by the assertion below
-            failures.append(e)
-
-    openers = [threading.Thread(target=open_catalog) for _ in range(4)]
-    for opener in openers:
-        opener.start()
-    for opener in openers:
-        opener.join(timeout=60)
+    failures = at_once(lambda: Catalog(path).close(), catching=(PaperchatError,))
 
     assert failures == []
     assert _version(path) == str(latest)

@@ -3,7 +3,6 @@ it, a commit a guard refuses, arrivals, migrations at once, and copying a file i
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Chunk, Paper
 from ingest.index.replica import LexicalReplica
 from tests.conftest import postgres_schema
+from tests.support.concurrency import at_once
 
 
 def _paper(paper_id: str, title: str, authors: str = "Ada Lovelace") -> Paper:
@@ -151,21 +151,7 @@ def test_arrival_numbers_are_never_reused(catalog: Catalog) -> None:
 
 def test_nodes_opening_a_new_shared_catalog_at_once_migrate_it_once() -> None:
     with postgres_schema() as url:
-        start = threading.Barrier(4)
-        failures: list[PaperchatError] = []
-
-        def open_catalog() -> None:
-            start.wait()
-            try:
-                Catalog(url).close()
-            except PaperchatError as e:  # reported by the assertion below
-                failures.append(e)
-
-        openers = [threading.Thread(target=open_catalog) for _ in range(4)]
-        for opener in openers:
-            opener.start()
-        for opener in openers:
-            opener.join(timeout=60)
+        failures = at_once(lambda: Catalog(url).close(), catching=(PaperchatError,))
 
         assert failures == []
         catalog = Catalog(url)

@@ -32,11 +32,16 @@ def indexer(tmp_path: Path, catalog_location: str) -> Iterator[Indexer]:
     catalog.close()
 
 
+def _lexical(indexer: Indexer) -> LexicalIndex:
+    assert indexer.lexical is not None  # a catalog in a file: the indexer writes it
+    return indexer.lexical
+
+
 def _both(indexer: Indexer) -> tuple[set[str], set[str]]:
     """Chunk ids in Chroma and in the catalog; the lexical index must match the catalog."""
     in_chroma = set(indexer.store.collection.get(include=[])["ids"])
     in_catalog = {r[0] for r in indexer.catalog.db.execute("SELECT id FROM chunks")}
-    assert indexer.lexical.chunk_ids() == in_catalog
+    assert _lexical(indexer).chunk_ids() == in_catalog
     return in_chroma, in_catalog
 
 
@@ -47,7 +52,9 @@ def test_write_puts_the_same_chunks_in_both_indexes(indexer: Indexer) -> None:
 
     in_chroma, in_catalog = _both(indexer)
     assert in_chroma == in_catalog == {c.id for c in work.chunks}
-    assert [paper for _, paper, _ in indexer.lexical.search("retriever passages")] == [PAPER.id] * 2
+    assert [paper for _, paper, _ in _lexical(indexer).search("retriever passages")] == [
+        PAPER.id
+    ] * 2
 
 
 def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:
@@ -59,7 +66,7 @@ def test_new_version_replaces_old_chunks_everywhere(indexer: Indexer) -> None:
     assert deleted == 3
     in_chroma, in_catalog = _both(indexer)
     assert in_chroma == in_catalog == {new.chunks[0].id}
-    assert indexer.lexical.search("old") == []
+    assert _lexical(indexer).search("old") == []
     assert indexer.catalog.unit_states([PAPER.id], "fulltext")[PAPER.id].digest == new.digest
 
 
@@ -85,7 +92,7 @@ def test_delete_paper_empties_both_indexes(indexer: Indexer) -> None:
     assert removed == 2
     assert _both(indexer) == (set(), set())
     assert indexer.catalog.get_paper(PAPER.id) is None
-    assert indexer.lexical.count() == 0
+    assert _lexical(indexer).count() == 0
 
 
 def test_pdf_record_does_not_overwrite_a_metadata_record(indexer: Indexer) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,9 +13,11 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, func, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
-from chat.service.storage.db import create_database_engine, normalize_url, session_factory
+from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.service.storage.tables import Base, Conversation, Message, User
+from ingest.index.database import normalize_url
+from tests.support.concurrency import at_once
 
 TABLES = {
     "users",
@@ -159,21 +160,7 @@ def test_bare_postgresql_url_uses_psycopg(scheme: str) -> None:
 def test_nodes_starting_at_once_migrate_one_after_the_other(
     database_url: str, engine: Engine
 ) -> None:
-    start = threading.Barrier(4)
-    failures: list[SQLAlchemyError] = []
-
-    def migrate() -> None:
-        start.wait()
-        try:
-            upgrade_database(database_url)
-        except SQLAlchemyError as e:  # reported by the assertion below
-            failures.append(e)
-
-    nodes = [threading.Thread(target=migrate) for _ in range(4)]
-    for node in nodes:
-        node.start()
-    for node in nodes:
-        node.join(timeout=120)
+    failures = at_once(lambda: upgrade_database(database_url), catching=(SQLAlchemyError,))
 
     assert failures == []
     with engine.connect() as connection:
