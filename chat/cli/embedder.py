@@ -57,6 +57,13 @@ def embedder() -> None:
     show_default=True,
     help="Papers besides the questions' own searched when judging the model.",
 )
+@click.option(
+    "--threads",
+    type=click.IntRange(min=1),
+    default=None,
+    help="torch threads (default: torch's own choice, every core; on a machine shared with "
+    "other work 1 wastes less time waiting).",
+)
 @json_option
 @names_a_full_disk
 def embedder_train(
@@ -70,6 +77,7 @@ def embedder_train(
     seed: int,
     max_tokens: int,
     pool: int,
+    threads: int | None,
     as_json: bool,
 ) -> None:
     """Fine-tune the packaged all-MiniLM-L6-v2 on pairs mined from the index (title and
@@ -87,6 +95,7 @@ def embedder_train(
         max_seconds=max_seconds,
         max_steps=max_steps,
         max_tokens=max_tokens,
+        threads=threads,
     )
     questions = read_questions(question_files)
     trained = train_embedder(

@@ -438,6 +438,10 @@ def train_embedder(
     say(f"{len(pairs)} pairs; finding BM25 hard negatives")
     negatives = hard_negatives(pairs, lexical, catalog, excluded)
     mined_seconds = time.perf_counter() - started
+    if config.threads:
+        import torch
+
+        torch.set_num_threads(config.threads)
     model = load_model(base, config.max_tokens)
     say("judging the base model")
     before = dense_recall(model, catalog, held)
