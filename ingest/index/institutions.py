@@ -35,9 +35,12 @@ Affiliation = tuple[str, str]  # (institution as printed, its parent as printed 
 _NOT_KEY_RE: Final = re.compile(r"[^\w]+")
 _RECORD_PARENTHESES: Final = re.compile(r"\(([^()]{3,160})\)")
 # A ROR id: "0", six characters of Crockford's base 32, two check digits (ISO 7064 97-10).
-_ROR_ID_RE: Final = re.compile(
-    r"^(?:https?://)?(?:www\.)?(?:ror\.org/)?(0[0-9a-hjkmnp-tv-z]{6}[0-9]{2})/?$", re.I
+# (the id or its URL, in either case): the form `ror_id` reads, for the API's schema too.
+ROR_ID_PATTERN: Final = (
+    r"^(?:[Hh][Tt][Tt][Pp][Ss]?://)?(?:[Ww]{3}\.)?(?:[Rr][Oo][Rr]\.[Oo][Rr][Gg]/)?"
+    r"(0[0-9a-hjkmnp-tv-zA-HJKMNP-TV-Z]{6}[0-9]{2})/?$"
 )
+_ROR_ID_RE: Final = re.compile(ROR_ID_PATTERN)
 _ROR_TAG_RE: Final = re.compile(r"\s*\bror:(\S+)\s*$", re.I)
 _CROCKFORD: Final = "0123456789abcdefghjkmnpqrstvwxyz"
 MAX_NAME_CHARS: Final = 120

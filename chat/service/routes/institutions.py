@@ -17,7 +17,7 @@ from chat.library.institutions import (
 )
 from chat.service.routes.deps import CurrentUser, ServicesDep
 from chat.service.routes.errors import errors
-from ingest.index.institutions import InvalidRorId, ror_id, ror_url
+from ingest.index.institutions import ROR_ID_PATTERN, InvalidRorId, ror_id, ror_url
 
 router = APIRouter(tags=["papers"])
 MAX_INSTITUTION_NAME_CHARS = 200
@@ -71,7 +71,7 @@ def list_institutions(
     _user: CurrentUser,
     services: ServicesDep,
     name: Annotated[str, Query(max_length=MAX_INSTITUTION_NAME_CHARS)] = "",
-    ror: Annotated[str, Query(max_length=MAX_ROR_CHARS)] = "",
+    ror: Annotated[str, Query(max_length=MAX_ROR_CHARS, pattern=f"^$|{ROR_ID_PATTERN}")] = "",
 ) -> InstitutionMatches:
     """The institutions whose name holds `name` (without case; all without it), most papers
     first, at most 1000; with `ror` (a ROR id or its URL), the institution a paper's record
