@@ -63,9 +63,12 @@ class LexicalReplica:
         return ReplicaState(self.applied() or 0, self.catalog.last_change())
 
     def catch_up(self, limit: int = BATCH) -> int:
-        """Apply at most `limit` changes; how many were applied. A replica with no mark is
-        rebuilt whole first (or adopted as it is when it already holds every chunk)."""
+        """Apply at most `limit` changes; how many were applied. A replica with no mark, or
+        an empty one of a catalog that has chunks, is rebuilt whole first (or adopted as it
+        is when it already holds every chunk)."""
         applied = self.applied()
+        if applied is not None and self.lexical.count() == 0 and self.catalog.chunk_count():
+            applied = None  # the index's files were lost, its mark kept: built whole again
         if applied is None:
             latest = self.catalog.last_change()
             if self.lexical.count() != self.catalog.chunk_count():

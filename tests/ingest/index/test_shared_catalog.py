@@ -3,6 +3,7 @@ it, a commit a guard refuses, arrivals, migrations at once, and copying a file i
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -197,3 +198,14 @@ def test_an_empty_list_of_ids_finds_nothing_on_either_database(catalog: Catalog)
 
     assert catalog.chunk_rows([]) == {}
     assert catalog.bylines([]) == {}
+
+
+def test_a_replica_whose_files_were_lost_is_built_again(catalog: Catalog, tmp_path: Path) -> None:
+    _write(catalog, _paper("2401.00001", "Sparse"), "tantivy sparse retrieval")
+    LexicalReplica(catalog, LexicalIndex(tmp_path / "lexical"), tmp_path / "r.json").catch_up()
+    shutil.rmtree(tmp_path / "lexical")  # the mark stays behind
+    lexical = LexicalIndex(tmp_path / "lexical")
+
+    LexicalReplica(catalog, lexical, tmp_path / "r.json").catch_up()
+
+    assert _texts(lexical, "tantivy") == {"2401.00001"}
