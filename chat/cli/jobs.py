@@ -66,14 +66,25 @@ def enqueue_abstracts(file: Path, batch: int | None, as_json: bool, data_dir: Pa
 
 @enqueue.command("pdfs")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--by-path",
+    is_flag=True,
+    help="Name each PDF by its path (every worker reads the same disk) instead of keeping it "
+    "in the PDF store.",
+)
 @json_option
 @data_dir_option
-def enqueue_pdfs(paths: tuple[Path, ...], as_json: bool, data_dir: Path | None) -> None:
-    """One job per PDF file named or found in the folders named (a path every worker reads)."""
+def enqueue_pdfs(
+    paths: tuple[Path, ...], by_path: bool, as_json: bool, data_dir: Path | None
+) -> None:
+    """One job per PDF file named or found in the folders named, each kept in the PDF store
+    (PAPERCHAT_PDF_STORE, a folder every worker reads) for the workers to read."""
     from ingest.jobs.enqueue import enqueue_pdfs as enqueue
+    from ingest.pdf.store import PdfStore
 
+    store = None if by_path else PdfStore(settings_for(data_dir).pdf_store_path)
     with _queue(data_dir) as app:
-        ids, skipped = enqueue(app, paths)
+        ids, skipped = enqueue(app, paths, store)
     for item in skipped:
         click.echo(f"skipped {item.source}: {item.reason}", err=True)
     _queued(len(ids), "one PDF each", as_json)

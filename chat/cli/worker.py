@@ -110,6 +110,7 @@ def _arxiv(settings: Settings) -> ArxivClient:
 
 def _resources(index: Wiring, settings: Settings) -> Resources:
     from ingest.jobs.tasks import Resources
+    from ingest.pdf.store import PdfStore
 
     embedder = index.embedder
     return Resources(
@@ -120,6 +121,7 @@ def _resources(index: Wiring, settings: Settings) -> Resources:
         count_tokens=embedder.count_tokens,
         arxiv=functools.partial(_arxiv, settings),
         pdf_dir=settings.data_dir / "pdfs",
+        pdf_store=PdfStore(settings.pdf_store_path),
         pdf_timeout_s=settings.pdf_timeout_s,
         pdf_max_mb=settings.pdf_max_mb,
         max_record_bytes=settings.max_record_bytes,

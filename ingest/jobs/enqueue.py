@@ -4,6 +4,7 @@ little: metadata files in batches of lines, PDFs one each, arXiv ids a few at a 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import procrastinate
 
 from ingest.jobs.batches import BATCH_LINES, split
 from ingest.jobs.tasks import INGEST_ARXIV, INGEST_BATCH, INGEST_PDF
+from ingest.pdf.store import PdfStore, StoreError
 from ingest.report import Skipped
 from ingest.sources.units import find_pdfs
 
@@ -36,11 +38,32 @@ def enqueue_metadata(app: procrastinate.App, path: Path, lines: int = BATCH_LINE
     return _defer(app, INGEST_BATCH, (dataclasses.asdict(b) for b in split(path, lines)))
 
 
-def enqueue_pdfs(app: procrastinate.App, paths: Iterable[Path]) -> tuple[list[int], list[Skipped]]:
+def enqueue_pdfs(
+    app: procrastinate.App, paths: Iterable[Path], store: PdfStore | None
+) -> tuple[list[int], list[Skipped]]:
     """One job per PDF named or found in the folders named; the job ids and what was not
-    found."""
+    found or could not be kept. With a `store` (a folder every worker reads), each PDF is
+    copied there first and its job names it by SHA-256; without, by its path, which every
+    worker must then be able to read."""
     files, skipped = find_pdfs(paths)
-    return _defer(app, INGEST_PDF, ({"path": str(f)} for f in files)), skipped
+    arguments: list[dict[str, Any]] = []
+    for file in files:
+        if store is None:
+            arguments.append({"path": str(file)})
+            continue
+        try:
+            sha256 = file_sha256(file)
+            store.put(file, sha256)
+        except (OSError, StoreError) as e:
+            skipped.append(Skipped(str(file), f"cannot keep it in the PDF store: {e}"))
+            continue
+        arguments.append({"sha256": sha256, "name": file.name})
+    return _defer(app, INGEST_PDF, arguments), skipped
+
+
+def file_sha256(path: Path) -> str:
+    with path.open("rb") as file:
+        return hashlib.file_digest(file, "sha256").hexdigest()
 
 
 def enqueue_arxiv(

@@ -9,7 +9,10 @@ jobs' context; the worker builds them once.
 from __future__ import annotations
 
 import logging
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +21,7 @@ import procrastinate
 from procrastinate import JobContext
 
 from ingest.chunking import CountTokens
+from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Paper
@@ -27,6 +31,7 @@ from ingest.jobs.batches import Batch, read_batch
 from ingest.jobs.leases import lease_guard
 from ingest.jobs.queue import QUEUE
 from ingest.jobs.recovery import JobIndexer
+from ingest.pdf.store import PdfStore
 from ingest.pipeline import Embed, Pipeline
 from ingest.progress import NoProgress
 from ingest.report import IngestReport, Skipped, Unchanged
@@ -55,6 +60,8 @@ class Resources:
     count_tokens: CountTokens
     arxiv: Callable[[], ArxivClient]
     pdf_dir: Path
+    # The PDFs every node reads, by SHA-256 (`ingest/pdf/store.py`).
+    pdf_store: PdfStore | None
     pdf_timeout_s: float
     pdf_max_mb: int
     max_record_bytes: int
@@ -100,19 +107,49 @@ def ingest_batch(
     return run_job(context, items)
 
 
-def ingest_pdf(context: JobContext, path: str) -> dict[str, Any]:
-    """The full text of one PDF file."""
+class MissingPdf(PaperchatError):
+    """A queued PDF is not in the PDF store."""
 
-    def items(resources: Resources, catalog: Catalog) -> Items:
-        return pdf_items(
-            [Path(path)],
-            catalog,
-            resources.count_tokens,
-            timeout_s=resources.pdf_timeout_s,
-            max_mb=resources.pdf_max_mb,
-        )
 
-    return run_job(context, items)
+def ingest_pdf(
+    context: JobContext, path: str | None = None, sha256: str | None = None, name: str = ""
+) -> dict[str, Any]:
+    """The full text of one PDF: a file every worker can read at `path`, or the PDF kept in
+    the shared PDF store under `sha256`, read under its own file `name` (which may carry its
+    arXiv id) from a copy kept for the length of the job."""
+    resources: Resources = context.additional_context[RESOURCES]
+    store = resources.pdf_store
+    with _as_is(path) if path is not None else _named_copy(store, sha256, name) as file:
+
+        def items(resources: Resources, catalog: Catalog) -> Items:
+            return pdf_items(
+                [file],
+                catalog,
+                resources.count_tokens,
+                timeout_s=resources.pdf_timeout_s,
+                max_mb=resources.pdf_max_mb,
+                store=store,
+            )
+
+        return run_job(context, items)
+
+
+@contextmanager
+def _as_is(path: str) -> Iterator[Path]:
+    yield Path(path)
+
+
+@contextmanager
+def _named_copy(store: PdfStore | None, sha256: str | None, name: str) -> Iterator[Path]:
+    """The stored PDF, copied for the time of the job to a file of its own name."""
+    kept = store.find(sha256) if store is not None and sha256 else None
+    if kept is None:
+        where = store.root if store is not None else "no PDF store"
+        raise MissingPdf(f"the PDF {sha256} is not in the PDF store ({where})")
+    with tempfile.TemporaryDirectory(prefix="paperchat-job-") as folder:
+        copy = Path(folder) / (Path(name).name or kept.name)
+        shutil.copyfile(kept, copy)
+        yield copy
 
 
 def ingest_arxiv(context: JobContext, ids: list[str]) -> dict[str, Any]:
@@ -127,6 +164,7 @@ def ingest_arxiv(context: JobContext, ids: list[str]) -> dict[str, Any]:
             resources.count_tokens,
             resources.pdf_timeout_s,
             resources.pdf_max_mb,
+            store=resources.pdf_store,
         )
 
     return run_job(context, items)
@@ -143,7 +181,7 @@ def harvest_categories(context: JobContext, timestamp: int) -> dict[str, Any]:
 
     def items(resources: Resources, catalog: Catalog) -> Items:
         harvested = (Harvested(paper, None, None) for paper in papers)
-        return arxiv_items(harvested, catalog, resources.count_tokens)
+        return arxiv_items(harvested, catalog, resources.count_tokens, store=resources.pdf_store)
 
     return run_job(context, items)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.jobs.enqueue import file_sha256
 from tests.conftest import postgres_schema
 from tests.support.cli import environment, run
 from tests.support.data import PDFS
@@ -34,6 +35,17 @@ def test_queued_pdfs_are_counted(env: dict[str, str], tmp_path: Path) -> None:
     assert status.json["todo"] == 3
     assert sum(status.json.values()) == 3
     assert text.stdout.strip() == "queued 3, running 0, done 0, failed 0"
+    kept = sorted(p.name for p in (tmp_path / "data" / "pdf-store").rglob("*.pdf"))
+    assert kept == sorted(f"{file_sha256(p)}.pdf" for p in pdfs)  # where every worker reads
+
+
+def test_pdfs_queued_by_path_stay_where_they_are(env: dict[str, str], tmp_path: Path) -> None:
+    pdf = sorted(PDFS.glob("*.pdf"))[0]
+
+    queued = run(env, "jobs", "enqueue", "pdfs", str(pdf), "--by-path", "--json")
+
+    assert queued.json == {"jobs": 1}
+    assert not (tmp_path / "data" / "pdf-store").exists()
 
 
 def test_metadata_file_is_queued_in_batches(env: dict[str, str], tmp_path: Path) -> None:

@@ -76,13 +76,15 @@ class Workers:
 
 @pytest.fixture
 def queue(tmp_path: Path, models_cache: Path, empty_chroma_server: str) -> Iterator[dict[str, str]]:
-    """One PostgreSQL schema (queue and catalog) and one Chroma server for all workers."""
+    """One PostgreSQL schema (queue and catalog), one Chroma server and one PDF store for all
+    workers."""
     with postgres_schema() as url:
         yield environment(
             tmp_path / "cli",
             models_cache,
             PAPERCHAT_DATABASE_URL=url,
             PAPERCHAT_CHROMA_URL=empty_chroma_server,
+            PAPERCHAT_PDF_STORE=str(tmp_path / "pdf-store"),  # the folder all nodes share
         )
 
 
@@ -139,3 +141,8 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
     assert pending == []
     assert papers.fetchone()[0] == 10 * BATCHES + 1
     assert any(i.startswith(f"{PDF.removesuffix('v3.pdf')}#") for i in in_chroma)  # its text
+    with app.open():
+        rows = app.connector.get_sync_connector().execute_query_all(
+            "SELECT args FROM procrastinate_jobs WHERE task_name = 'ingest_pdf'"
+        )
+    assert [set(r["args"]) for r in rows] == [{"sha256", "name"}]  # read from the PDF store
