@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ingest.errors import PaperchatError
 from ingest.index import authors, changes, citations, institutions, researchers, schema
 from ingest.index.authors import Person
-from ingest.index.database import CatalogDb, CommitGuard, Row
+from ingest.index.database import CatalogDb, CommitGuard, Row, catalog_url
 from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 from ingest.index.records import Box, Chunk, Paper, Reference
 
@@ -115,6 +115,14 @@ def _paper_from_row(row: Row) -> Paper:
     )
 
 
+def _shown(location: Path | str) -> str:
+    """The catalog's location for a message, a URL's password hidden."""
+    try:
+        return catalog_url(location).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return "the configured catalog URL"
+
+
 class Catalog:
     """The catalog at `location` (a SQLite file's path, or a database URL such as
     `postgresql://host/db`), brought to the latest schema as it opens
@@ -124,7 +132,7 @@ class Catalog:
         try:
             self.db = CatalogDb(location)
         except (SQLAlchemyError, OSError, ValueError) as e:
-            raise CatalogError(f"cannot open the catalog {str(location)!r}: {e}") from e
+            raise CatalogError(f"cannot open the catalog {_shown(location)!r}: {e}") from e
         try:
             self._prepare(self.db.where)
         except (sqlite3.DatabaseError, SQLAlchemyError, psycopg.Error) as e:
