@@ -114,7 +114,8 @@ class Wiring:
     @cached_property
     def replica(self) -> LexicalReplica:
         """This node's lexical index as a replica of the shared catalog's change log."""
-        return LexicalReplica(self.open_catalog(), self.lexical, self.settings.lexical_replica_path)
+        # The catalog's transactions belong to the thread that opens them: one is shared.
+        return LexicalReplica(self.catalog, self.lexical, self.settings.lexical_replica_path)
 
     @cached_property
     def lexical(self) -> LexicalIndex:
