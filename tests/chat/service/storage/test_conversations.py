@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -13,9 +14,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from chat.service.storage.conversations import (
     UNTITLED,
     NotFound,
+    beat,
     delete_conversation,
     get_conversation,
     list_conversations,
+    mark_interrupted,
     messages_before,
     open_turn,
     title_from,
@@ -23,7 +26,7 @@ from chat.service.storage.conversations import (
 )
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import upgrade_database
-from chat.service.storage.tables import Message, User
+from chat.service.storage.tables import Message, User, utcnow
 
 SOURCES = [
     {
@@ -273,3 +276,30 @@ def test_simultaneous_follow_ups_each_get_their_own_positions(
     )
     assert sorted(positions) == list(range(1, 2 * followers + 3))
     assert sorted(replies) == list(range(4, 2 * followers + 3, 2))
+
+
+def test_only_answers_whose_node_stopped_beating_are_interrupted(
+    session: Session, ada: str
+) -> None:
+    _, beating = open_turn(session, ada, None, "on a live node", node="live")
+    _, silent = open_turn(session, ada, None, "on a killed node", node="killed")
+    _, unowned = open_turn(session, ada, None, "from before nodes beat")
+    _, finished = open_turn(session, ada, None, "already answered", node="killed")
+    update_assistant_message(session, ada, finished.id, content="Done.", status="complete")
+    an_hour_ago = utcnow() - timedelta(hours=1)
+    for message in (beating, silent, unowned, finished):
+        message.heartbeat_at = an_hour_ago
+    unowned.heartbeat_at = None
+    session.commit()
+
+    beaten = beat(session, "live")
+    cut_off = mark_interrupted(session, beaten_before=utcnow() - timedelta(seconds=30))
+
+    now = select(Message).execution_options(populate_existing=True)
+    statuses = {m.id: m.status for m in session.scalars(now)}
+    assert beaten == 1
+    assert cut_off == 2
+    assert statuses[beating.id] == "streaming"
+    assert statuses[silent.id] == "interrupted"
+    assert statuses[unowned.id] == "interrupted"
+    assert statuses[finished.id] == "complete"
