@@ -129,8 +129,9 @@ def _tokens(marks: str) -> set[str]:
     return set(_MARK_TOKEN_RE.findall(marks))
 
 
-def _institutions(line: Line) -> list[str]:
-    return [name for name, _ in with_team_parents(read_affiliations([line]))]
+def _institutions(line: Line, led: bool = False) -> list[str]:
+    """The institutions `line` names; `led` when an affiliation mark leads it."""
+    return [name for name, _ in with_team_parents(read_affiliations([line], led=led))]
 
 
 # Marks
@@ -149,9 +150,11 @@ def _by_marks(front: list[Line], authors: Sequence[str]) -> dict[str, tuple[str,
             if run.marks:
                 leading += run.text
                 continue
-            names = _institutions(_part(line, run.start, run.end))
-            if names and number == 0:
+            part = _part(line, run.start, run.end)
+            if number == 0:
                 leading = "".join(m.text() for m in apart if _leads(m, line))
+            ahead = number == 0 or _leads_text(line, runs[number - 1])
+            names = _institutions(part, led=bool(leading) and ahead)
             for token in _tokens(leading) if names else ():
                 led.setdefault(token, []).extend(n for n in names if n not in led.get(token, []))
             leading = ""
@@ -163,6 +166,18 @@ def _by_marks(front: list[Line], authors: Sequence[str]) -> dict[str, tuple[str,
         if names:
             found[author] = tuple(dict.fromkeys(names))
     return found
+
+
+def _leads_text(line: Line, marks: _Run) -> bool:
+    """Whether the run of marks is set nearer the text after it than the text before it
+    ("2EleutherAI", not "Peng1 Eric" nor "Rajbhandari*, Jeff")."""
+    glyphs = line.glyphs
+    if marks.end >= len(glyphs) or not glyphs[marks.end].char.isalnum():
+        return False
+    if marks.start == 0:
+        return True
+    before = glyphs[marks.start].left - glyphs[marks.start - 1].right
+    return glyphs[marks.end].left - glyphs[marks.end - 1].right < before
 
 
 def _known(tokens: set[str], led: dict[str, list[str]]) -> set[str]:

@@ -37,7 +37,7 @@ def test_numbered_marks_tie_each_author_to_the_affiliations_they_lead() -> None:
     assert found.method == "marks"
     assert some(found, "Bo Peng", "Alon Albalak", "Qihang Zhao", "Xin Cheng") == {
         "Bo Peng": ("RWKV Foundation",),
-        "Alon Albalak": ("University of California",),
+        "Alon Albalak": ("EleutherAI", "University of California, Santa Barbara"),
         "Qihang Zhao": (
             "University of Science and Technology of China",
             "Kuaishou Technology Co. Ltd",
@@ -45,6 +45,11 @@ def test_numbered_marks_tie_each_author_to_the_affiliations_they_lead() -> None:
         "Xin Cheng": ("Peking University",),
     }
     assert found.at("Peking University") == ["Xin Cheng"]
+    # Organisations without a word of one, read after their mark; a campus kept distinct.
+    assert found.authors["Samuel Arcadinho"] == ("EleutherAI", "Zendesk")
+    assert found.authors["Ferdinand Mom"] == ("Criteo AI Lab", "Epita")
+    assert found.authors["Rui-Jie Zhu"][0] == "University of California, Santa Cruz"
+    assert found.at("University of California") == []
 
 
 def test_a_mark_on_a_line_of_its_own_leads_the_affiliation_beside_it() -> None:
@@ -52,7 +57,7 @@ def test_a_mark_on_a_line_of_its_own_leads_the_affiliation_beside_it() -> None:
 
     assert found is not None
     assert found.authors == {
-        "Gautier Izacard": ("Facebook AI Research", "PSL University", "Inria"),
+        "Gautier Izacard": ("Facebook AI Research", "ENS", "PSL University", "Inria"),
         "Edouard Grave": ("Facebook AI Research",),
     }
     assert found.at("INRIA") == ["Gautier Izacard"]
