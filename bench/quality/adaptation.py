@@ -156,6 +156,12 @@ def main() -> None:
         default=[],
         help="Row labels' starts of levers measured with the adapted model too.",
     )
+    parser.add_argument(
+        "--levers",
+        nargs="*",
+        default=None,
+        help="Row labels' starts of the lever rows to measure (default: every row).",
+    )
     parser.add_argument("--names", type=int, default=100)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument(
@@ -181,7 +187,12 @@ def main() -> None:
     print(f"command: {results.command('adaptation')}")
     print(f"index: {stats['papers']} papers, {stats['chunks']} chunks; {len(held)} held-out")
     base.retriever.retrieve("warm up")
-    rows = [measure(label, base.retriever.with_config(c), held, sets, named) for label, c in LEVERS]
+    levers = [
+        (label, config)
+        for label, config in LEVERS
+        if args.levers is None or any(label.startswith(start) for start in args.levers)
+    ]
+    rows = [measure(label, base.retriever.with_config(c), held, sets, named) for label, c in levers]
     card: dict[str, Any] = {}
     if args.adapted_data_dir is not None and args.adapted_model is not None:
         card = json.loads((args.adapted_model / "card.json").read_text(encoding="utf-8"))
