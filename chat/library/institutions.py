@@ -4,28 +4,22 @@ those papers, their parent and units, and which papers each is known from.
 Institutions are read from affiliations (`ingest/index/institutions.py`): page
 1 of a paper's PDF, or the parentheses after a name in its record. Its
 researchers are the authors of those papers: those page 1 puts at it, by its
-marks or its author blocks (`chat/library/affiliations.py`), apart from the
-others, of whom the page says nothing or names another institution.
+marks or its author blocks (`ingest/pdf/front/placements.py`, read at ingest
+and kept in the catalog), apart from the others, of whom the page says
+nothing or names another institution.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from chat.library.affiliations import authors_at
 from chat.library.researchers import slug
 from ingest.errors import PaperchatError
 from ingest.index import institutions as index
-from ingest.index.authors import written_names
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.index.researchers import person_id
-from ingest.pdf.front.glyphs import Line
-
-# A paper's page 1 as lines of glyphs, None when this server holds no PDF of it.
-FirstPage = Callable[[str], Sequence[Line] | None]
 
 MAX_RESEARCHERS = 50  # the most researchers an institution lists, most papers first
 MAX_LISTED = 1000  # the most institutions the list page shows
@@ -66,7 +60,7 @@ class Institution:
     papers: tuple[tuple[Paper, str], ...]  # (paper, "pdf" or "record"), newest first
     members: tuple[Member, ...]  # put at it by page 1 of its papers
     researchers: tuple[Member, ...]  # the other authors of its papers
-    placed: int  # of its papers, how many say on page 1 who is where
+    placed: int  # of its papers, how many say on page 1 who is where (as ingest read it)
     ror: str  # its ROR id ("00njsd438") where a record gives one, else ""
 
     @property
@@ -84,11 +78,9 @@ def find_institutions(catalog: Catalog, name: str = "") -> list[Listed]:
     return [Listed(i, n, c) for i, n, c in found]
 
 
-def institution(
-    catalog: Catalog, institution_id: str, first_page: FirstPage | None = None
-) -> Institution:
-    """The institution's page; with `first_page`, its researchers split into those page 1
-    of its papers puts at it and the others."""
+def institution(catalog: Catalog, institution_id: str) -> Institution:
+    """The institution's page: its researchers split into those page 1 of its papers puts
+    at it (as ingest read it) and the others."""
     row = index.find_institution(catalog.db, institution_id)
     if row is None:
         raise InstitutionNotFound(f"no institution {institution_id!r} in the index")
@@ -101,7 +93,9 @@ def institution(
     ]
     found.sort(key=lambda item: (item[0].published or item[0].updated, item[0].id), reverse=True)
     units = tuple(Listed(i, n, 0) for i, n in index.units_of(catalog.db, iid))
-    placed = _placed(found, (name, *(u.name for u in units)), first_page)
+    placed = index.placements_at(
+        catalog.db, [iid, *(u.id for u in units)], [p.id for p, s in found if s == "pdf"]
+    )
     members, others = _researchers(catalog, [p for p, _ in found], placed)
     return Institution(
         id=iid,
@@ -130,24 +124,8 @@ def institution_by_ror(catalog: Catalog, value: str) -> Listed:
     return Listed(row[0], row[1], 0)
 
 
-def _placed(
-    found: list[tuple[Paper, str]], names: Sequence[str], first_page: FirstPage | None
-) -> dict[str, set[str]]:
-    """For each paper whose page 1 says who is where: the authors (as written in its
-    record) it puts at one of `names` (the institution and its units)."""
-    placed: dict[str, set[str]] = {}
-    if first_page is None:
-        return placed
-    for paper, source in found:
-        lines = first_page(paper.id) if source == "pdf" else None
-        affiliated = authors_at(lines, written_names(paper.authors)) if lines else None
-        if affiliated is not None:
-            placed[paper.id] = {author for n in names for author in affiliated.at(n)}
-    return placed
-
-
 def _researchers(
-    catalog: Catalog, papers: list[Paper], placed: dict[str, set[str]]
+    catalog: Catalog, papers: list[Paper], placed: dict[str, set[int]]
 ) -> tuple[tuple[Member, ...], tuple[Member, ...]]:
     """(those page 1 puts at it, the other authors), each most papers first."""
     counts: Counter[str] = Counter()
@@ -155,12 +133,12 @@ def _researchers(
     names: dict[str, str] = {}
     for paper_id, byline in catalog.bylines([p.id for p in papers]).items():
         ids, there = set(), set()
-        for written, _, _ in byline:
+        for position, (written, _, _) in enumerate(byline):
             person = catalog.person(written)
             if person is not None and person.names:
                 ids.add(rid := person_id(person))
                 names.setdefault(rid, person.display)
-                if written in placed.get(paper_id, ()):
+                if position in placed.get(paper_id, ()):
                     there.add(rid)
         counts.update(ids)
         at.update(there)

@@ -268,6 +268,7 @@ class Catalog:
         researchers.record_ids(self.db, (n.key for n in authors.split_authors(merged.authors)))
         affiliations = institutions.record_affiliations(merged.authors)
         institutions.replace_affiliations(self.db, merged.id, "record", affiliations)
+        institutions.record_rors(self.db, merged.authors)
         citations.index_title(self.db, merged.id, merged.title)
 
     # Authors
@@ -292,6 +293,10 @@ class Catalog:
     ) -> None:
         """Within the caller's transaction: the institutions a paper's PDF or record names."""
         institutions.replace_affiliations(self.db, paper_id, source, affiliations)
+
+    def replace_placements(self, paper_id: str, placed: Sequence[tuple[int, str]]) -> None:
+        """Within the caller's transaction: who is where by the paper's page 1."""
+        institutions.replace_placements(self.db, paper_id, placed)
 
     def papers_of(self, person: Person) -> list[Paper]:
         """The person's papers, newest first (by first version, else last update)."""

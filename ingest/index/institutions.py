@@ -16,8 +16,14 @@ Brain Team": Brain Team, part of Google Research).
 A record's affiliation may carry its ROR id (https://ror.org), written after
 the name inside the parentheses: "Noam Shazeer (Google Research
 ror:00njsd438)" (`ingest/sources/metadata.py` writes it so from a record's
-`affiliations`). The institution is found by it from the papers' authors
-(`find_by_ror`); its name is the one printed before it.
+`affiliations`). The institution named before it keeps it (`institutions.ror`,
+'' when unknown), and is found by it there (`find_by_ror`).
+
+Who is where, by page 1 of a paper's PDF (`ingest/pdf/front/placements.py`),
+is kept at ingest as each author's place in the byline (the position of
+`paper_authors`) and the institution (`paper_author_institutions`), so a page
+reads it without reading the PDF again. Catalogs made before it fill it when
+`paperchat ingest pdfs` reads their PDFs again.
 """
 
 from __future__ import annotations
@@ -47,7 +53,8 @@ MAX_NAME_CHARS: Final = 120
 # A team or group inside an organisation, named without it: "Brain Team", "Speech Group".
 _TEAM_RE: Final = re.compile(r"\b(?:team|group)$", re.I)
 # Bumped when record affiliations are read differently: the catalog reads them all again.
-RECORD_INDEX_VERSION: Final = "2"
+# 3: their ROR ids kept on the institutions.
+RECORD_INDEX_VERSION: Final = "3"
 
 
 def institution_key(name: str) -> str:
@@ -107,29 +114,30 @@ def record_affiliations(authors: str) -> tuple[Affiliation, ...]:
     return tuple((name, "") for name in _record_names(authors))
 
 
+def record_rors(db: CatalogDb, authors: str) -> None:
+    """Within the caller's transaction: the ROR ids a record's `authors` string gives its
+    affiliations, kept on those institutions (a later record's id replaces an earlier)."""
+    for name, rid in _record_names(authors).items():
+        if rid and institution_key(name):
+            db.execute(
+                "UPDATE institutions SET ror = ? WHERE id = ? AND ror != ?",
+                (rid, institution_id(name), rid),
+            )
+
+
 def find_by_ror(db: CatalogDb, rid: str) -> str | None:
     """The id of the institution a record names with the ROR id `rid` (as `ror_id` gives
-    it), None when no record does."""
-    rows = db.execute("SELECT authors FROM papers WHERE authors LIKE ?", (f"%ror:{rid}%",))
-    for (authors,) in rows:
-        for name, found in _record_names(str(authors)).items():
-            if found == rid:
-                return institution_id(name)
-    return None
+    it), None when no record does; of several so named, the first by name."""
+    row = db.execute(
+        "SELECT id FROM institutions WHERE ror = ? ORDER BY name, id LIMIT 1", (rid,)
+    ).fetchone()
+    return None if row is None else str(row[0])
 
 
 def ror_of(db: CatalogDb, iid: str) -> str:
     """The ROR id the records naming the institution give it; "" when none does."""
-    rows = db.execute(
-        "SELECT p.authors FROM papers p JOIN paper_institutions i ON i.paper_id = p.id"
-        " WHERE i.institution_id = ? AND i.source = 'record' AND p.authors LIKE ?",
-        (iid, "%ror:%"),
-    )
-    for (authors,) in rows:
-        for name, found in _record_names(str(authors)).items():
-            if found and institution_id(name) == iid:
-                return found
-    return ""
+    row = db.execute("SELECT ror FROM institutions WHERE id = ?", (iid,)).fetchone()
+    return "" if row is None else str(row[0])
 
 
 def with_team_parents(affiliations: Sequence[Affiliation]) -> list[Affiliation]:
@@ -183,11 +191,28 @@ def reindex_records(db: CatalogDb) -> int:
     papers = db.execute("SELECT id, authors FROM papers").fetchall()
     for paper_id, authors in papers:
         replace_affiliations(db, paper_id, "record", record_affiliations(authors))
+        record_rors(db, str(authors))
     return len(papers)
+
+
+def replace_placements(db: CatalogDb, paper_id: str, placed: Sequence[tuple[int, str]]) -> None:
+    """Within the caller's transaction: who is where by the paper's page 1, new for old, as
+    (the author's position in `paper_authors`, institution as printed)."""
+    db.execute("DELETE FROM paper_author_institutions WHERE paper_id = ?", (paper_id,))
+    for position, name in placed:
+        if not institution_key(name):
+            continue
+        _record(db, name, "")
+        db.execute(
+            "INSERT INTO paper_author_institutions (paper_id, position, institution_id)"
+            " VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (paper_id, position, institution_id(name)),
+        )
 
 
 def unindex_institutions(db: CatalogDb, paper_id: str) -> None:
     db.execute("DELETE FROM paper_institutions WHERE paper_id = ?", (paper_id,))
+    db.execute("DELETE FROM paper_author_institutions WHERE paper_id = ?", (paper_id,))
 
 
 # Reading
@@ -207,6 +232,30 @@ def institution_papers(db: CatalogDb, iid: str) -> list[tuple[str, str]]:
         (iid,),
     )
     return [(str(p), str(s)) for p, s in rows]
+
+
+def placements_at(
+    db: CatalogDb, iids: Sequence[str], paper_ids: Sequence[str]
+) -> dict[str, set[int]]:
+    """For each of `paper_ids` whose page 1 says who is where: the positions of its authors
+    the page puts at one of the institutions `iids` (an empty set: it puts them elsewhere)."""
+    found: dict[str, set[int]] = {}
+    wanted = set(iids)
+    for start in range(0, len(paper_ids), 500):
+        part = list(paper_ids[start : start + 500])
+        if not part:
+            continue
+        marks = ",".join("?" * len(part))
+        rows = db.execute(
+            "SELECT paper_id, position, institution_id FROM paper_author_institutions"
+            f" WHERE paper_id IN ({marks})",
+            part,
+        )
+        for paper_id, position, iid in rows:
+            at = found.setdefault(str(paper_id), set())
+            if str(iid) in wanted:
+                at.add(int(position))
+    return found
 
 
 def units_of(db: CatalogDb, iid: str) -> list[tuple[str, str]]:

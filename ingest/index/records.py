@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ingest.pdf.front.glyphs import Line
 
 from ingest.errors import PaperchatError
 
@@ -158,6 +162,9 @@ class ParsedPdf:
     first_page_text: str = ""
     header: Header = Header()
     stats: dict[str, int] = field(default_factory=dict)
+    # Page 1's lines above the abstract, as glyphs (`ingest/pdf/front/glyphs.py`): who is
+    # where, read against the paper's final authors (`ingest/pdf/front/placements.py`).
+    front_lines: tuple[Line, ...] = ()
 
 
 @dataclass(frozen=True)

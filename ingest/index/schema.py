@@ -234,6 +234,27 @@ def _change_log(db: CatalogDb) -> None:
     db.execute("CREATE UNIQUE INDEX IF NOT EXISTS papers_arrival ON papers (arrival)")
 
 
+def _who_is_where(db: CatalogDb) -> None:
+    """Institutions' ROR ids ('' when no record gives one; the records are read again for
+    them, `RECORD_INDEX_VERSION` 3), and who is where by page 1 of each paper's PDF (filled
+    as `ingest pdfs` reads its PDFs again)."""
+    if "ror" not in db.columns("institutions"):
+        db.execute("ALTER TABLE institutions ADD COLUMN ror TEXT NOT NULL DEFAULT ''")
+    db.execute("CREATE INDEX IF NOT EXISTS institutions_ror ON institutions (ror) WHERE ror != ''")
+    db.execute(
+        """CREATE TABLE IF NOT EXISTS paper_author_institutions (
+            paper_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            institution_id TEXT NOT NULL,
+            PRIMARY KEY (paper_id, position, institution_id)
+        )"""
+    )
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS paper_author_institutions_institution"
+        " ON paper_author_institutions (institution_id, paper_id)"
+    )
+
+
 MIGRATIONS = (
     Migration(1, "papers, chunks, pending units and meta, as first released", _FIRST_RELEASE),
     Migration(2, "PDF files, field sources, chunk boxes, authors and names", _released_additions),
@@ -247,6 +268,7 @@ MIGRATIONS = (
     Migration(
         6, "the change log the lexical replicas follow; the papers' arrival order", _change_log
     ),
+    Migration(7, "institutions' ROR ids; who is where by page 1 of the PDFs", _who_is_where),
 )
 LATEST = MIGRATIONS[-1].version
 

@@ -59,6 +59,9 @@ class UnitWork:
     references: tuple[Reference, ...] | None = None
     # The institutions its page 1 names (`ingest/pdf/front/affiliations.py`); None likewise.
     affiliations: tuple[tuple[str, str], ...] | None = None
+    # Who is where by its page 1: (the author's place in the byline, institution); None
+    # likewise (`ingest/pdf/front/placements.py`).
+    placed: tuple[tuple[int, str], ...] | None = None
 
     @property
     def unit(self) -> Unit:
@@ -116,6 +119,8 @@ class Indexer:
                     self.catalog.replace_references(work.paper.id, work.references)
                 if work.affiliations is not None:
                     self.catalog.replace_affiliations(work.paper.id, "pdf", work.affiliations)
+                if work.placed is not None:
+                    self.catalog.replace_placements(work.paper.id, work.placed)
             self.names.replace_papers(w.paper.id for w in works)
             self.catalog.note_changed(others)
         if self.lexical is not None:

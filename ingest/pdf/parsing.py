@@ -20,6 +20,7 @@ from ingest.index.records import ARXIV_ID_RE, ParsedPdf
 from ingest.pdf.front.glyphs import read_lines
 from ingest.pdf.front.header import read_header
 from ingest.pdf.front.matter import drop_front_matter
+from ingest.pdf.front.placements import front_matter
 from ingest.pdf.layout.geometry import LayoutUnreadable, PageGeometry, read_page
 from ingest.pdf.layout.sorting import lay_out
 from ingest.pdf.text.cleaning import clean_pages
@@ -101,6 +102,7 @@ def parse_pdf(path: str) -> ParsedPdf:
         first_page_text=pages[0].text,
         header=header,
         stats=dict(stats),
+        front_lines=tuple(front_matter(header_lines)),
     )
 
 

@@ -18,6 +18,7 @@ from ingest.index.writer import UnitWork
 from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
 from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
 from ingest.pdf.alignment import keys_of
+from ingest.pdf.front.placements import placements
 from ingest.pdf.store import PdfChanged, PdfStore
 from ingest.references import read_references
 from ingest.report import Skipped, Unchanged
@@ -150,7 +151,7 @@ def fulltext_work(
     references = read_references(parsed.blocks)
     return UnitWork(
         paper, "fulltext", "pdf", str(path), digest, tuple(chunks), pdf, fallback, references,
-        parsed.header.affiliations,
+        parsed.header.affiliations, placements(parsed.front_lines, paper.authors) or (),
     )  # fmt: skip
 
 

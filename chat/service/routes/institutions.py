@@ -100,7 +100,7 @@ def get_institution(institution_id: str, _user: CurrentUser, services: ServicesD
     (`pdf`: page 1 of the PDF; `record`: the record's authors), the researchers on those
     papers (those page 1 of a paper puts at it, `affiliated`, first; then the other
     authors; each most papers first), and the parent and units the PDFs name."""
-    found = institution(services.index.catalog, institution_id, services.pdf_pages.first_page_lines)
+    found = institution(services.index.catalog, institution_id)
     return Institution(
         id=found.id,
         name=found.name,

@@ -31,7 +31,6 @@ import pypdfium2 as pdfium
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.records import Box
-from ingest.pdf.front.glyphs import Line, read_lines
 from ingest.pdf.positions import char_range_boxes, page_text
 from ingest.pdf.store import PdfStore
 
@@ -43,7 +42,6 @@ MAX_WAITING: Final = 8
 WAIT_S: Final = 10.0
 WEBP_QUALITY: Final = 82
 TEXT_LAYERS: Final = 512
-FIRST_PAGES: Final = 256  # page 1 read as lines of glyphs, kept for the institution pages
 
 
 class PdfUnavailable(PaperchatError, LookupError):
@@ -137,7 +135,6 @@ class PdfPages:
         self._cached = threading.Lock()  # guards the caches, which threads share
         self._images = _Bytes(cache_bytes)
         self._layers: OrderedDict[tuple[str, str, int], dict[str, Any]] = OrderedDict()
-        self._first_pages: OrderedDict[tuple[str, str], list[Line]] = OrderedDict()
 
     def close(self) -> None:
         with self._lock:
@@ -247,30 +244,6 @@ class PdfPages:
         with self._cached:
             self._images.keep(key, body)
         return body, info.version
-
-    def first_page_lines(self, paper_id: str) -> list[Line] | None:
-        """Page 1 as lines of glyphs (`ingest/pdf/front/glyphs.py`), for what its front
-        matter says of who is where (`chat/library/affiliations.py`); None when this server
-        holds no PDF of the paper, or PDFium is too busy to read one now."""
-        try:
-            path, info = self._checked(paper_id, 1)
-        except (PdfUnavailable, PageOutOfRange, ReaderBusy):
-            return None
-        key = (paper_id, info.version)
-        with self._cached:
-            cached = self._first_pages.get(key)
-        if cached is not None:
-            return cached
-        try:
-            with self._pdfium():
-                lines = read_lines(self._document(path))
-        except (PdfUnavailable, ReaderBusy):
-            return None
-        with self._cached:
-            self._first_pages[key] = lines
-            while len(self._first_pages) > FIRST_PAGES:
-                self._first_pages.popitem(last=False)
-        return lines
 
     def text_layer(
         self, paper_id: str, page: int, before_render: Callable[[], None] = _no_check

@@ -213,9 +213,7 @@ def institution_page(
     wanted = wanted.removesuffix(MARKDOWN_SUFFIX)
     institution_id, _, _ = wanted.partition("-")
     try:
-        found = institution(
-            services.index.catalog, institution_id, services.pdf_pages.first_page_lines
-        )
+        found = institution(services.index.catalog, institution_id)
     except InstitutionNotFound as e:
         return render_page("institution_not_found.html", 404, wanted=wanted, reason=str(e))
     if request.url.path != found.path and not as_markdown:

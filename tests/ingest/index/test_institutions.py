@@ -161,3 +161,69 @@ def test_an_institution_is_found_by_the_ror_id_a_record_gives_it(catalog: Catalo
     assert institutions.ror_of(catalog.db, research) == "00njsd438"
     assert institutions.ror_of(catalog.db, institutions.institution_id("Stanford")) == ""
     assert institutions.find_by_ror(catalog.db, "03vek6s52") is None
+
+
+def test_the_ror_id_is_kept_on_the_institution_not_read_from_the_authors(
+    catalog: Catalog,
+) -> None:
+    _add(catalog, "2001.00001", "Noam Shazeer (Google Research ror:00njsd438)")
+    research = institutions.institution_id("Google Research")
+    with catalog.transaction() as db:  # the authors string no longer says it
+        db.execute("UPDATE papers SET authors = 'Noam Shazeer' WHERE id = '2001.00001'")
+
+    assert institutions.find_by_ror(catalog.db, "00njsd438") == research
+    row = catalog.db.execute("SELECT ror FROM institutions WHERE id = ?", (research,)).fetchone()
+    assert row[0] == "00njsd438"
+    other = institutions.institution_id("Stanford")
+    _add(catalog, "2001.00002", "Ada Lovelace (Stanford)")
+    assert (
+        catalog.db.execute("SELECT ror FROM institutions WHERE id = ?", (other,)).fetchone()[0]
+        == ""
+    )
+
+
+def test_who_is_where_is_kept_by_byline_position_and_replaced_or_deleted_with_the_paper(
+    catalog: Catalog,
+) -> None:
+    _add(catalog, "2001.00001", "Ann One, Bo Two, Cy Three")
+    inria, fair = institutions.institution_id("Inria"), institutions.institution_id("FAIR")
+    with catalog.transaction():
+        catalog.replace_placements("2001.00001", [(0, "Inria"), (0, "FAIR"), (2, "FAIR")])
+
+    assert institutions.placements_at(catalog.db, [inria], ["2001.00001", "2001.00009"]) == {
+        "2001.00001": {0}
+    }
+    assert institutions.placements_at(catalog.db, [fair], ["2001.00001"]) == {"2001.00001": {0, 2}}
+    with catalog.transaction():  # read again: new for old
+        catalog.replace_placements("2001.00001", [(1, "Inria")])
+    assert institutions.placements_at(catalog.db, [inria, fair], ["2001.00001"]) == {
+        "2001.00001": {1}
+    }
+    # A paper whose page puts its authors elsewhere is known, with nobody at this one.
+    other = institutions.institution_id("Elsewhere")
+    assert institutions.placements_at(catalog.db, [other], ["2001.00001"]) == {"2001.00001": set()}
+    with catalog.transaction():
+        catalog.delete_paper("2001.00001")
+    assert institutions.placements_at(catalog.db, [inria], ["2001.00001"]) == {}
+
+
+def test_a_catalog_before_migration_7_gets_its_ror_ids_and_an_empty_table(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "catalog.sqlite"
+    catalog = Catalog(path)
+    _add(catalog, "2001.00001", "Noam Shazeer (Google Research ror:00njsd438)")
+    with catalog.transaction() as db:  # as migration 6 left it
+        db.execute("DROP TABLE paper_author_institutions")
+        db.execute("DROP INDEX institutions_ror")
+        db.execute("ALTER TABLE institutions DROP COLUMN ror")
+        db.execute("UPDATE meta SET value = '6' WHERE key = 'schema_version'")
+        db.execute("UPDATE meta SET value = '2' WHERE key = 'record_affiliations'")
+    catalog.close()
+
+    reopened = Catalog(path)
+
+    research = institutions.institution_id("Google Research")
+    assert institutions.find_by_ror(reopened.db, "00njsd438") == research
+    assert institutions.placements_at(reopened.db, [research], ["2001.00001"]) == {}
+    reopened.close()

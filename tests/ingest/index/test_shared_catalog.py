@@ -17,6 +17,7 @@ from ingest.index.database import CatalogDb
 from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Chunk, Paper
 from ingest.index.replica import LexicalReplica
+from ingest.index.schema import LATEST
 from tests.conftest import postgres_schema
 from tests.support.concurrency import at_once
 
@@ -156,7 +157,7 @@ def test_nodes_opening_a_new_shared_catalog_at_once_migrate_it_once() -> None:
 
         assert failures == []
         catalog = Catalog(url)
-        assert catalog.get_meta("schema_version") == "6"
+        assert catalog.get_meta("schema_version") == str(LATEST)
         catalog.close()
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pypdfium2 as pdfium
 import pytest
 
-from chat.library.affiliations import Affiliated, authors_at
 from ingest.pdf.front.glyphs import read_lines
 from ingest.pdf.front.header import read_header
+from ingest.pdf.front.placements import Affiliated, authors_at
 from tests.support.data import PDFS
 
 

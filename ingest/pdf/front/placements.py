@@ -13,7 +13,10 @@ Two ways a page says it, tried in this order:
 
 Where neither holds the page says nothing of who is where: `None`. The
 institutions are named as `ingest/pdf/front/affiliations.py` reads them, so
-they are the names the catalog holds.
+they are the names the catalog holds. Ingest reads it once, from the lines
+above the abstract that the parser keeps (`front_matter`), and the catalog
+keeps each author's institutions by their place in the byline (`placements`;
+`paper_author_institutions`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ingest.index.authors import fold
+from ingest.index.authors import fold, written_names
 from ingest.index.institutions import institution_key, with_team_parents
 from ingest.pdf.front.affiliations import read_affiliations
 from ingest.pdf.front.glyphs import Line
@@ -73,7 +76,7 @@ class _Run:
 def authors_at(lines: Sequence[Line], authors: Sequence[str]) -> Affiliated | None:
     """Who is where by page 1's `lines` (`ingest/pdf/front/glyphs.py`), for the paper's
     `authors`; None when the page does not say."""
-    front = _front(lines)
+    front = front_matter(lines)
     found = _by_marks(front, authors)
     if found:
         return Affiliated("marks", found)
@@ -81,7 +84,21 @@ def authors_at(lines: Sequence[Line], authors: Sequence[str]) -> Affiliated | No
     return Affiliated("blocks", found) if found else None
 
 
-def _front(lines: Sequence[Line]) -> list[Line]:
+def placements(front: Sequence[Line], authors: str) -> tuple[tuple[int, str], ...] | None:
+    """(place in the byline from 0, institution) for each author of the paper's `authors`
+    string page 1's `front` lines put somewhere; None when the page does not say."""
+    written = written_names(authors)
+    found = authors_at(front, written)
+    if found is None:
+        return None
+    return tuple(
+        (position, institution)
+        for position, author in enumerate(written)
+        for institution in found.authors.get(author, ())
+    )
+
+
+def front_matter(lines: Sequence[Line]) -> list[Line]:
     """The lines above the abstract (or the first ones), empty lines left out."""
     kept = [line for line in lines if line.glyphs]
     for index, line in enumerate(kept[: 3 * _FRONT_LINES]):
