@@ -1,8 +1,9 @@
 """`/sitemap.xml` and `/robots.txt`: the site's pages for search engines, by the sitemap
 protocol (sitemaps.org 0.9): a sitemap index naming files of at most `SITEMAP_URLS` pages
 each, by kind (`/sitemaps/papers-1.xml`, `/sitemaps/categories-1.xml`,
-`/sitemaps/institutions-1.xml`), each page at its canonical address with the day of its
-last change where known; robots.txt names the index.
+`/sitemaps/researchers-1.xml`, `/sitemaps/institutions-1.xml`), each page at its canonical
+address with the day of its last change where known (a researcher's: the day their
+newest-changed paper changed); robots.txt names the index.
 
 Addresses are absolute, under `PAPERCHAT_PUBLIC_URL` when set.
 """
@@ -20,6 +21,7 @@ from fastapi import APIRouter, Request, Response
 from chat.library.categories import category_path, every_category
 from chat.library.institutions import find_institutions
 from chat.library.papers import every_paper, paper_path
+from chat.library.researchers import researcher_path
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
 from ingest.index.catalog import Catalog
@@ -55,6 +57,24 @@ def category_entries(catalog: Catalog) -> list[Entry]:
     return [Entry(quote(category_path(c)), day) for c, _, day in every_category(catalog)]
 
 
+def researcher_entries(catalog: Catalog) -> list[Entry]:
+    """Every researcher page, at its canonical path, with the day the last of their papers'
+    records changed; a name that stands for nobody one can tell apart has no page of its own."""
+    paths: dict[str, str | None] = {}  # a name as written -> its researcher's page
+    changed: dict[str, str] = {}
+    papers = list(every_paper(catalog))
+    bylines = catalog.bylines([p.id for p in papers])
+    for paper in papers:
+        for written, _, _ in bylines.get(paper.id, ()):
+            if written not in paths:
+                person = catalog.person(written)
+                paths[written] = researcher_path(person) if person and person.names else None
+            path = paths[written]
+            if path is not None:
+                changed[path] = max(changed.get(path, ""), paper.updated)
+    return [Entry(quote(path), day) for path, day in sorted(changed.items())]
+
+
 def institution_entries(catalog: Catalog) -> list[Entry]:
     """Every institution page with a paper."""
     return [Entry(quote(i.path), "") for i in find_institutions(catalog)]
@@ -64,6 +84,7 @@ def institution_entries(catalog: Catalog) -> list[Entry]:
 KINDS: Final = {
     "papers": paper_entries,
     "categories": category_entries,
+    "researchers": researcher_entries,
     "institutions": institution_entries,
 }
 
@@ -110,7 +131,8 @@ def url_set(entries: Sequence[Entry], base: str) -> ElementTree.Element:
 
 @router.get(SITEMAP_PATH, include_in_schema=False)
 def sitemap(request: Request, services: ServicesDep) -> Response:
-    """The sitemap index: the files that list every paper, category and institution page."""
+    """The sitemap index: the files that list every paper, category, researcher and
+    institution page."""
     catalog = services.index.catalog
     files = {kind: sitemap_files(entries(catalog)) for kind, entries in KINDS.items()}
     return _document(sitemap_index(files, site_address(request, services.settings)))

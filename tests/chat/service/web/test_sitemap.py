@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from urllib.parse import quote
 from xml.etree import ElementTree
 
 import httpx
@@ -15,7 +16,9 @@ from lxml import etree
 
 from chat.library.categories import every_category
 from chat.library.papers import every_paper, paper_path
+from chat.library.researchers import researcher_path
 from chat.service.web.sitemap import Entry, sitemap_files, sitemap_index, url_set
+from ingest.index.authors import written_names
 from tests.support.server import Api
 
 pytestmark = pytest.mark.timeout(180)
@@ -122,6 +125,37 @@ def test_the_index_names_files_that_list_every_paper_and_category_page(web: Api)
     assert f"{web.base_url}/categories/hep-th" in {u["loc"] for u in categories}
     for url in (u for response in files.values() for u in entries(parsed(response), "url")):
         check_loc(url["loc"], web.base_url)
+
+
+def test_the_index_names_a_file_of_every_researcher_page_at_its_canonical_address(
+    web: Api,
+) -> None:
+    catalog = web.services.index.catalog
+    with web.client() as client:
+        index = entries(parsed(client.get("/sitemap.xml")), "sitemap")
+        researchers_file = f"{web.base_url}/sitemaps/researchers-1.xml"
+        response = client.get(researchers_file.removeprefix(web.base_url))
+        urls = entries(parsed(response), "url")
+        pages = {u["loc"]: client.get(u["loc"].removeprefix(web.base_url)) for u in urls[:5]}
+
+    assert researchers_file in {e["loc"] for e in index}
+    valid(response.content, "sitemap.xsd")
+    # Every author of every paper, as one researcher each, with their newest record's day.
+    wanted: dict[str, str] = {}
+    for paper in every_paper(catalog):
+        record = catalog.get_paper(paper.id)
+        assert record is not None
+        for written in written_names(record.authors):
+            person = catalog.person(written)
+            if person is not None and person.names:
+                loc = f"{web.base_url}{quote(researcher_path(person))}"
+                wanted[loc] = max(wanted.get(loc, ""), paper.updated)
+    assert {u["loc"]: u.get("lastmod", "") for u in urls} == wanted
+    assert len(urls) > 20
+    for loc, page in pages.items():
+        check_loc(loc, web.base_url)
+        assert page.status_code == 200, loc  # the canonical page itself, no redirect
+        assert not page.history, loc
 
 
 def test_an_old_style_id_is_escaped_in_its_address(web: Api) -> None:
