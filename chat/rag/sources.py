@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 
 @dataclass(frozen=True)
@@ -59,4 +60,12 @@ class Source:
             "snippet": self.snippet(),
             "score": round(self.score, 4),
             "url": self.url,
+            "path": self.path,
         }
+
+    @property
+    def path(self) -> str:
+        """Its paper's page on this site, canonical and escaped: `/papers/<id>-<title-slug>`."""
+        from chat.library.papers import paper_path  # which reads sources: imported here
+
+        return quote(paper_path(self.id, self.title, self.is_arxiv))

@@ -39,8 +39,8 @@ from chat.service.routes.papers import (
     Paper,
     References,
     Related,
-    RelatedPaper,
     SearchHit,
+    related_at_pages,
 )
 from chat.wiring import Wiring
 from ingest.errors import PaperchatError
@@ -266,7 +266,7 @@ class PaperTools:
             found = related_papers(self.wiring.catalog, self.wiring.store, paper_id)
         except PaperchatError as e:
             raise ToolError(str(e)) from e
-        return Related(related=[RelatedPaper(**paper) for paper in found])
+        return related_at_pages(self.wiring.catalog, found)
 
     def retrieve(
         self,

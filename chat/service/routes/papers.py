@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
+from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Query, Request, status
 from pydantic import BaseModel
@@ -14,8 +15,10 @@ from chat.library.papers import (
     MAX_SEARCH_RESULTS,
     SearchResult,
     SearchSort,
+    page_path,
     paged_search,
     paper_details,
+    paper_path,
 )
 from chat.library.related import related_papers
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -118,6 +121,7 @@ def get_citations(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> C
 class RelatedPaper(BaseModel):
     id: str
     title: str
+    path: str  # its page on this site, canonical and escaped: `/papers/<id>-<title-slug>`
     # Why, strongest link first: "cited by it", "cites it", "cited together with it by 2
     # papers", "cites 4 of the same papers", "similar abstract".
     reasons: list[str]
@@ -132,8 +136,19 @@ def get_related(arxiv_id: str, _user: CurrentUser, services: ServicesDep) -> Rel
     """At most 10 of the library's papers related to this one, the most related first, each
     with its reasons: citations either way, co-citation, shared references, a similar
     abstract (an abstract-only paper's come from the last); 404 if unknown."""
-    found = related_papers(services.index.catalog, services.index.store, arxiv_id)
-    return Related(related=[RelatedPaper(**paper) for paper in found])
+    catalog = services.index.catalog
+    return related_at_pages(catalog, related_papers(catalog, services.index.store, arxiv_id))
+
+
+def related_at_pages(catalog: Catalog, found: list[dict[str, Any]]) -> Related:
+    """Related papers (`chat/library/related.py`), each with its canonical page path."""
+    return Related(related=[RelatedPaper(**paper, path=_path(catalog, paper)) for paper in found])
+
+
+def _path(catalog: Catalog, paper: dict[str, Any]) -> str:
+    """The canonical page path of a paper the library lists by id and title."""
+    record = catalog.get_paper(str(paper["id"]))
+    return page_path(record) if record else quote(paper_path(str(paper["id"]), paper["title"]))
 
 
 @router.get("/api/papers/{arxiv_id:path}", responses=errors(401, 404, 422))

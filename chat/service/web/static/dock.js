@@ -223,7 +223,10 @@ table.compare td .note { font-style: italic; }
     }
   }
 
-  function paperUrl(id) {
+  /** A paper's page: at `path`, the canonical one the API gives (`/papers/<id>-<title-slug>`),
+   * else by its id (which the server redirects there). */
+  function paperUrl(id, path) {
+    if (typeof path === "string" && path.startsWith("/papers/")) return ORIGIN + path;
     return `${ORIGIN}/papers/${encodeURIComponent(id).replace(/%2F/gi, "/")}`;
   }
 
@@ -248,7 +251,7 @@ table.compare td .note { font-style: italic; }
     if (!shown.length) return;
     const links = shown.flatMap((paper, i) => [
       i ? " · " : null,
-      h("a", { href: paperUrl(paper.id), title: paper.reasons.join("; "), text: shortTitle(paper.title) }),
+      h("a", { href: paperUrl(paper.id, paper.path), title: paper.reasons.join("; "), text: shortTitle(paper.title) }),
     ]);
     line.replaceChildren("Related: ", ...links);
     line.hidden = false;
@@ -544,7 +547,7 @@ table.compare td .note { font-style: italic; }
     const papers = new Map();
     for (const source of sources) {
       const id = String(source.id);
-      if (!papers.has(id)) papers.set(id, { id, title: source.title, passages: [] });
+      if (!papers.has(id)) papers.set(id, { id, title: source.title, path: source.path, passages: [] });
       papers.get(id).passages.push(source);
     }
     return [...papers.values()];
@@ -568,7 +571,7 @@ table.compare td .note { font-style: italic; }
         h(
           "li",
           { class: "paper-source", "data-paper": paper.id },
-          h("a", { class: "paper-title", href: paperUrl(paper.id) }, paper.title || paper.id),
+          h("a", { class: "paper-title", href: paperUrl(paper.id, paper.path) }, paper.title || paper.id),
           h("span", { class: "where", text: paper.id }),
           passages,
         ),
@@ -586,9 +589,9 @@ table.compare td .note { font-style: italic; }
 
   /** The paper's page with the passage to show: `/papers/ID?chunk=CHUNK&quote=WORDS#reader`. */
   function evidenceUrl(source) {
-    if (!source.chunk_id) return paperUrl(source.id);
+    if (!source.chunk_id) return paperUrl(source.id, source.path);
     const quote = source.quote ? `&quote=${encodeURIComponent(source.quote.slice(0, MAX_QUOTE))}` : "";
-    return `${paperUrl(source.id)}?chunk=${encodeURIComponent(source.chunk_id)}${quote}#reader`;
+    return `${paperUrl(source.id, source.path)}?chunk=${encodeURIComponent(source.chunk_id)}${quote}#reader`;
   }
 
   /**
@@ -806,7 +809,7 @@ table.compare td .note { font-style: italic; }
     compare.head = h("tr", {}, h("th", { scope: "col" }, "Paper"));
     const body = h("tbody");
     for (const paper of papers) {
-      const title = h("a", { href: paperUrl(paper.id), title: paper.title || paper.id }, shortTitle(paper.title || paper.id));
+      const title = h("a", { href: paperUrl(paper.id, paper.path), title: paper.title || paper.id }, shortTitle(paper.title || paper.id));
       const row = h("tr", { "data-paper": paper.id }, h("th", { scope: "row" }, title));
       compare.rows.set(paper.id, row);
       body.append(row);

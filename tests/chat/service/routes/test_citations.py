@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
+from chat.library.papers import page_path
 from chat.service.mcp.tools import PaperTools
 from tests.fakes.openai import FakeOpenAI
 from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
@@ -88,8 +89,14 @@ def test_related_papers_of_fid_are_dpr_and_rag_with_their_reasons(cited_api: Api
 
     assert response.status_code == 200
     related = response.json()["related"]
-    assert all(set(paper) == {"id", "title", "reasons"} for paper in related)
+    assert all(set(paper) == {"id", "title", "path", "reasons"} for paper in related)
     by_id = {paper["id"]: paper for paper in related}
+    catalog = cited_api.services.index.catalog
+    for paper in related:  # each at its canonical page, which the dock links
+        record = catalog.get_paper(paper["id"])
+        assert record is not None
+        assert paper["path"] == page_path(record)
+        assert paper["path"].startswith(f"/papers/{paper['id']}-")
     assert {DPR, RAG} <= set(by_id)
     assert all("cited by it" in by_id[other]["reasons"] for other in (DPR, RAG))
     assert all(by_id[other]["title"] for other in (DPR, RAG))
@@ -106,6 +113,7 @@ def test_the_mcp_tools_answer_as_the_routes_do(cited_index: Wiring) -> None:
     assert {c.id for c in citations} == {FID, RAG}
     assert {DPR, RAG} <= {r.id for r in related}
     assert all(r.reasons for r in related)
+    assert all(r.path.startswith(f"/papers/{r.id}-") for r in related)
     with pytest.raises(ToolError, match=r"9999\.99999"):
         tools.get_citations("9999.99999")
     with pytest.raises(ToolError, match=r"9999\.99999"):
@@ -122,5 +130,7 @@ def test_the_paper_page_lists_references_and_citing_papers(cited_api: Api) -> No
     assert held >= 1
     assert f"References ({len(listed)}, {held} in this library)" in page
     assert "Cited by (2 in this library)" in page
-    assert f'href="/papers/{FID}"' in page
-    assert f'href="/papers/{RAG}"' in page
+    for citing in (FID, RAG):  # at their canonical pages
+        record = cited_api.services.index.catalog.get_paper(citing)
+        assert record is not None
+        assert f'href="{page_path(record)}"' in page

@@ -76,8 +76,39 @@ def test_the_dock_on_a_paper_page_offers_its_related_papers(related_api: Api, pa
     expect(line).to_be_visible(timeout=WAIT_MS)
     expect(line).to_contain_text("Related:")
     hrefs = [link.get_attribute("href") for link in line.get_by_role("link").all()]
-    assert f"{related_api.base_url}/papers/{DPR}" in hrefs
-    assert f"{related_api.base_url}/papers/{RAG}" in hrefs
+    # At the canonical page the API names, not the bare id that redirects there.
+    assert f"{related_api.base_url}{canonical(related_api, DPR)}" in hrefs
+    assert f"{related_api.base_url}{canonical(related_api, RAG)}" in hrefs
+
+
+def test_the_dock_links_an_answers_sources_at_their_canonical_pages(
+    extractive_api: Api, page: Page
+) -> None:
+    page.goto(f"{extractive_api.base_url}/")
+    dock = Dock(page)
+    dock.sign_in(extractive_api.new_user())
+
+    dock.ask("How does FiD retrieve passages?")
+    answer = dock.wait_answered()
+
+    titles = answer.locator(".paper-source a.paper-title")
+    expect(titles.first).to_be_attached(timeout=WAIT_MS)
+    papers = [
+        titles.nth(i).evaluate("a => a.closest('.paper-source').dataset.paper")
+        for i in range(titles.count())
+    ]
+    assert FID in papers
+    for i, paper_id in enumerate(papers):
+        wanted = f"{extractive_api.base_url}{canonical(extractive_api, paper_id)}"
+        assert titles.nth(i).get_attribute("href") == wanted
+        passages = answer.locator(f".paper-source[data-paper='{paper_id}'] li a")
+        for j in range(passages.count()):
+            href = passages.nth(j).get_attribute("href") or ""
+            assert href.startswith(f"{wanted}?chunk=") or href == wanted, href
+    chips = answer.locator("a.cite")
+    for i in range(chips.count()):
+        assert "/papers/" in (href := chips.nth(i).get_attribute("href") or "")
+        assert href.split("?")[0].split("/papers/")[1].count("-") >= 1, href
 
 
 def test_the_dock_links_the_reference_a_quoted_sentence_cites(
