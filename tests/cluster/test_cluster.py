@@ -196,6 +196,13 @@ def test_signing_out_on_a_signs_out_on_b(cluster: Cluster) -> None:
             assert on_b.get("/api/me").status_code == 401
 
 
+def _about(cluster: Cluster) -> str:
+    """A question the library answers, so that the model is asked (one about nothing in
+    it is declined at once, and its stream ends before it could hold a slot)."""
+    title = " ".join(cluster.papers[0]["title"].split())
+    return f"What does the paper '{title}' propose?"
+
+
 def test_the_stream_cap_holds_across_nodes(cluster: Cluster) -> None:
     cluster.llm.default_script = ChatScript(pieces=tuple(f"part {n} " for n in range(40)),
                                             delay=0.2)  # fmt: skip
@@ -204,14 +211,16 @@ def test_the_stream_cap_holds_across_nodes(cluster: Cluster) -> None:
         clients = [stack.enter_context(_signed_in(cluster.a)) for _ in range(2)]
         for client in clients:  # the cap: two streams, both on A
             response = client.send(
-                client.build_request("POST", "/api/chat", json={"message": "attention heads"}),
+                client.build_request("POST", "/api/chat", json={"message": _about(cluster)}),
                 stream=True,
             )
             stack.callback(response.close)
-            next(iter_events(response))  # the stream has begun
+            events = iter_events(response)
+            # Mid-answer: the model's first words have come, the slot is held.
+            assert next(e for e in events if e.name in ("delta", "done", "error")).name == "delta"
             opened.append(response)
         with _signed_in(cluster.b) as on_b:
-            third = on_b.post("/api/chat", json={"message": "a third stream, on B"})
+            third = on_b.post("/api/chat", json={"message": _about(cluster)})
     assert len(opened) == 2
     assert third.status_code == 429
 
@@ -224,7 +233,7 @@ def test_restarting_b_while_a_streams_leaves_as_answer_complete(cluster: Cluster
     def ask_a() -> None:
         with (
             _signed_in(cluster.a) as client,
-            client.stream("POST", "/api/chat", json={"message": "sparse attention"}) as stream,
+            client.stream("POST", "/api/chat", json={"message": _about(cluster)}) as stream,
         ):
             finished.append([e.name for e in iter_events(stream)])
 
