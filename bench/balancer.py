@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.support.processes import stop_process
+
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOYED = ROOT / "deploy" / "haproxy.cfg"
 BACKEND = "api"
@@ -119,12 +121,7 @@ def balancer(nodes: Sequence[str], port: int, log: Path | None = None) -> Iterat
                 _wait_until_up(running, child, len(nodes))
                 yield running
             finally:
-                child.terminate()
-                try:
-                    child.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    child.wait()
+                stop_process(child, timeout=10)
 
 
 def _wait_until_up(running: Balancer, child: subprocess.Popen[bytes], nodes: int) -> None:

@@ -22,6 +22,7 @@ from typing import IO
 import httpx
 
 from tests.support.net import unused_port
+from tests.support.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 600.0
@@ -60,12 +61,7 @@ def process(
     try:
         yield child
     finally:
-        child.terminate()
-        try:
-            child.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+        stop_process(child)
 
 
 @dataclass(frozen=True)

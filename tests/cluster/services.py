@@ -20,6 +20,7 @@ import httpx
 from tests.support.cli import command, environment
 from tests.support.data import ROOT
 from tests.support.net import unused_port
+from tests.support.processes import stop_process
 
 SECRET = "one key every node of the cluster shares"
 
@@ -32,16 +33,6 @@ def _wait(ready: Callable[[], bool], process: subprocess.Popen[bytes], what: str
             process.kill()
             raise RuntimeError(f"{what} did not start; its log:\n{log.read_text(errors='replace')}")
         time.sleep(0.2)
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _postgres_bin() -> Path:
@@ -58,7 +49,7 @@ class Postgres:
 
     def stop(self) -> None:
         """Stop the server now (its clients see the database go away)."""
-        _stop(self.process)
+        stop_process(self.process)
 
 
 @contextmanager
@@ -98,7 +89,7 @@ def postgres() -> Iterator[Postgres]:
         _wait(ready, process, "PostgreSQL", log)
         yield Postgres(url, process)
     finally:
-        _stop(process)
+        stop_process(process)
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -121,7 +112,7 @@ def chroma(root: Path) -> Iterator[str]:
         _wait(lambda: _answers(f"{url}/api/v2/heartbeat"), process, "chroma run", log)
         yield url
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 @contextmanager
@@ -144,7 +135,7 @@ def redis(root: Path) -> Iterator[str]:
         _wait(ready, process, "Redis", log)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        _stop(process)
+        stop_process(process)
 
 
 def _answers(url: str) -> bool:
@@ -201,7 +192,7 @@ class Node:
 
     def stop(self) -> None:
         if self.process is not None:
-            _stop(self.process)
+            stop_process(self.process)
             self.process = None
 
     def health(self) -> dict[str, object]:
@@ -241,4 +232,4 @@ class Worker:
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGCONT)
-            _stop(self.process)
+            stop_process(self.process)

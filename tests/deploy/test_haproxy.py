@@ -22,6 +22,7 @@ from chat.wiring import Wiring
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import EVAL, ROOT
 from tests.support.net import unused_port
+from tests.support.processes import stop_process
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     fake_llm_fixture,
     fresh_upstream_fixture,
@@ -64,19 +65,10 @@ def cluster(
             command = [sys.executable, "-m", "chat.cli", "serve", "--host", "127.0.0.1",
                        "--port", str(port)]  # fmt: skip
             node = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=log)
-            stack.callback(_stop, node)
+            stack.callback(stop_process, node)
         nodes = [f"127.0.0.1:{port}" for port in ports]
         running = stack.enter_context(balancer(nodes, unused_port(), scratch / "haproxy.log"))
         yield Cluster(running, key)
-
-
-def _stop(node: subprocess.Popen[bytes]) -> None:
-    node.terminate()
-    try:
-        node.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        node.kill()
-        node.wait()
 
 
 def _question() -> str:

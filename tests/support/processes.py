@@ -1,0 +1,17 @@
+"""Child processes the tests and benchmarks start: servers, workers, the balancer."""
+
+from __future__ import annotations
+
+import subprocess
+
+
+def stop_process(process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within `timeout` seconds; reaped either way."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
