@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from chat.library.tex import readable_tex
+from ingest.index.tex import readable_tex
 from ingest.sources.dates import id_month
 
 MEDIA_TYPE = "text/x-bibtex; charset=utf-8"

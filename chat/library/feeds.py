@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from chat.library.papers import page_path
-from chat.library.tex import readable_tex
 from ingest.index.authors import written_names
 from ingest.index.records import Paper, arxiv_url
+from ingest.index.tex import readable_tex
 
 ATOM = "http://www.w3.org/2005/Atom"
 MEDIA_TYPE = "application/atom+xml"

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import unicodedata
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import quote
 
-from chat.library.tex import readable_tex
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import find_name
 from chat.rag.names.matches import Recognised
@@ -21,6 +19,7 @@ from chat.rag.sources import Source
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
+from ingest.index.paths import paper_path
 from ingest.index.records import (
     ARXIV_ID_RE,
     Paper,
@@ -34,8 +33,6 @@ MAX_SEARCH_RESULTS = 50
 MAX_SEARCH_MATCHES = 200
 # How a search's papers are ordered: best match first, or latest first submission first.
 SearchSort = Literal["relevance", "newest"]
-# A title slug's length at most, cut at a word: enough to read, short enough to share.
-MAX_SLUG_CHARS = 60
 
 
 class PaperNotFound(PaperchatError, LookupError):
@@ -52,28 +49,6 @@ def paper_details(catalog: Catalog, value: str) -> dict[str, Any]:
         "has_fulltext": row.has_fulltext,
         "field_sources": row.field_sources,
     }
-
-
-def title_slug(title: str) -> str:
-    """A title as a URL reads it: its TeX made readable, in ASCII lower case, words joined by
-    `-`, at most `MAX_SLUG_CHARS` long (cut at a word); "" for a title with no such word."""
-    ascii_title = unicodedata.normalize("NFKD", readable_tex(title)).encode("ascii", "ignore")
-    words = re.findall(r"[a-z0-9]+", ascii_title.decode().lower())
-    slug = ""
-    for word in words:
-        longer = f"{slug}-{word}" if slug else word
-        if len(longer) > MAX_SLUG_CHARS:
-            break
-        slug = longer
-    return slug or "-".join(words)[:MAX_SLUG_CHARS]
-
-
-def paper_path(paper_id: str, title: str, is_arxiv: bool = True) -> str:
-    """A paper page's canonical path: `/papers/<id>-<title-slug>` for an arXiv paper
-    (`/papers/hep-th/9901001-strings-on-ads5-s5`); a document without an arXiv id, whose
-    own id may hold a `-`, is `/papers/<id>`."""
-    slug = title_slug(title) if is_arxiv else ""
-    return f"/papers/{paper_id}-{slug}" if slug else f"/papers/{paper_id}"
 
 
 def page_path(paper: Paper) -> str:

@@ -66,6 +66,6 @@ class Source:
     @property
     def path(self) -> str:
         """Its paper's page on this site, canonical and escaped: `/papers/<id>-<title-slug>`."""
-        from chat.library.papers import paper_path  # which reads sources: imported here
+        from ingest.index.paths import paper_path
 
         return quote(paper_path(self.id, self.title, self.is_arxiv))

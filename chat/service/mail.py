@@ -10,12 +10,12 @@ from urllib.parse import unquote, urlsplit
 import aiosmtplib
 from sqlalchemy.orm import Session, sessionmaker
 
-from chat.library.tex import readable_tex
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.digests import digest_sent, due_digests
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
+from ingest.index.tex import readable_tex
 
 # Papers listed in one digest; Latest for you has the rest.
 DIGEST_PAPERS = 50

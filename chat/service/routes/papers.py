@@ -18,7 +18,6 @@ from chat.library.papers import (
     page_path,
     paged_search,
     paper_details,
-    paper_path,
 )
 from chat.library.related import related_papers
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -35,6 +34,7 @@ from chat.service.routes.deps import (
 from chat.service.routes.errors import errors
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
+from ingest.index.paths import paper_path
 
 router = APIRouter(tags=["papers"])
 

@@ -18,7 +18,6 @@ from chat.library.categories import (
     category_path,
 )
 from chat.library.papers import page_path
-from chat.library.tex import readable_tex
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
 from chat.service.web.markdown import (
@@ -32,6 +31,7 @@ from chat.service.web.markdown import (
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
 from ingest.index.records import Paper
+from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
 

@@ -11,13 +11,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from chat.library.papers import page_path
-from chat.library.tex import readable_tex
 from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
 from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_count
 from chat.service.storage.digests import digest_frequency
 from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
 from chat.service.web.rendering import render_page
+from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
 

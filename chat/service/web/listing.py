@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from chat.library.papers import SearchSort, page_path, paged_search
-from chat.library.tex import readable_tex
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
 from ingest.index.authors import written_names
 from ingest.index.filters import Filters
+from ingest.index.tex import readable_tex
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chat.library.tex import readable_tex
+from ingest.index.tex import readable_tex
 
 # A description's length at most, as search engines show it.
 MAX_DESCRIPTION_CHARS = 300

@@ -22,10 +22,8 @@ from chat.library.papers import (
     page_paper_id,
     page_paths,
     paper_details,
-    paper_path,
 )
 from chat.library.related import related_papers
-from chat.library.tex import readable_paragraphs, readable_tex
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
@@ -44,6 +42,8 @@ from chat.service.web.rendering import render_page
 from chat.service.web.search_form import SearchForm
 from ingest.index.authors import written_names
 from ingest.index.filters import Filters
+from ingest.index.paths import paper_path
+from ingest.index.tex import readable_paragraphs, readable_tex
 
 router = APIRouter(tags=["dock"])
 

@@ -26,7 +26,6 @@ from chat.library.researchers import (
     researcher,
     researcher_path,
 )
-from chat.library.tex import readable_tex
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.match_reports import MAX_NOTE_CHARS, record_match_report
 from chat.service.routes.deps import ServicesDep, client_address
@@ -43,6 +42,7 @@ from chat.service.web.network import network
 from chat.service.web.rendering import render_page
 from ingest.index.authors import written_names
 from ingest.index.institutions import ror_url
+from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
 

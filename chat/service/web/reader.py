@@ -15,7 +15,6 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
 
-from chat.library.tex import readable_paragraphs, readable_tex
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
 from chat.service.web.focus import MAX_QUOTE_CHARS, focus
@@ -28,6 +27,7 @@ from chat.service.web.pdfpages import (
 )
 from ingest.index.catalog import Catalog
 from ingest.index.records import Box, normalise_paper_id
+from ingest.index.tex import readable_paragraphs, readable_tex
 from ingest.pdf.alignment import find_text
 
 router = APIRouter(tags=["reader"])

@@ -20,11 +20,12 @@ from fastapi import APIRouter, Request, Response
 
 from chat.library.categories import category_path, every_category
 from chat.library.institutions import find_institutions
-from chat.library.papers import every_paper, paper_path
+from chat.library.papers import every_paper
 from chat.library.researchers import researcher_path
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
 from ingest.index.catalog import Catalog
+from ingest.index.paths import paper_path
 
 router = APIRouter(tags=["sitemap"])
 

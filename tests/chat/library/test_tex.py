@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.library.tex import readable_paragraphs, readable_tex
+from ingest.index.tex import readable_paragraphs, readable_tex
 
 pytestmark = pytest.mark.timeout(10)
 

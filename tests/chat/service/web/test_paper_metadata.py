@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-from chat.library.papers import paper_path
-from chat.library.tex import readable_tex
 from ingest.index.authors import written_names
+from ingest.index.paths import paper_path
+from ingest.index.tex import readable_tex
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
 from tests.support.server import Api
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from chat.library.papers import paper_path
+from ingest.index.paths import paper_path
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID
 from tests.support.server import Api
 
