@@ -163,9 +163,8 @@ def _tree(run: Run) -> str:
     changed = run.data.get("changed_files") or []
     if not run.data.get("dirty"):
         return f"{commit}, no uncommitted changes"
-    files = ", ".join(changed[:8]) or "tracked files"
-    if len(changed) > 8:
-        files += f" and {len(changed) - 8} more"
+    # Counted, not named: files named then may since have moved (the result file lists them).
+    files = f"{len(changed)} file{'s' if len(changed) != 1 else ''}" if changed else "tracked files"
     return f"{commit} with uncommitted changes to {files}"
 
 
