@@ -62,10 +62,10 @@ def reader_web(
 
 
 def reader_link(base_url: str, paper_id: str) -> re.Pattern[str]:
-    """What a chip or a source links to: the paper's page, opened at one of its passages (a
-    chip with the words it follows, which the reader marks)."""
+    """What a chip or a source links to: the paper's canonical page (`/papers/<id>-<slug>`),
+    opened at one of its passages (a chip with the words it follows, which the reader marks)."""
     page = re.escape(f"{base_url}/papers/{paper_id}")
-    return re.compile(rf"^{page}\?chunk=[^&#]+(?:&quote=[^&#]+)?#reader$")
+    return re.compile(rf"^{page}-[a-z0-9-]+\?chunk=[^&#]+(?:&quote=[^&#]+)?#reader$")
 
 
 def chunk_of(link: Locator) -> str:

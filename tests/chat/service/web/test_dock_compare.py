@@ -55,7 +55,9 @@ def test_compare_fills_a_table_of_the_answers_papers_linked_to_their_passages(
     datasets = dpr.locator("td").nth(DEFAULT_ASPECTS.index("datasets")).get_by_role("link")
     href = datasets.get_attribute("href") or ""
     query = parse_qs(urlsplit(href).query)
-    assert re.match(rf"^{re.escape(compare_api.base_url)}/papers/{DPR}\?chunk=.+#reader$", href)
+    assert re.match(
+        rf"^{re.escape(compare_api.base_url)}/papers/{DPR}-[a-z0-9-]+\?chunk=.+#reader$", href
+    )
     assert query["chunk"][0].startswith(f"{DPR}#")
     assert query["quote"][0] == datasets.inner_text()
     assert "Natural Questions" in datasets.inner_text()
