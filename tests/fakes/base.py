@@ -19,7 +19,6 @@ kept-alive connections and wakes any answer still waiting (`Reply.wait`,
 from __future__ import annotations
 
 import json
-import select
 import socket
 import threading
 import time
@@ -29,6 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
+
+from tests.support.sockets import readable
 
 # How often the server thread checks for shutdown, and a waiting answer for its client.
 POLL_SECONDS = 0.02
@@ -117,9 +118,8 @@ class Reply:
         """Whether the client has closed its end (readable with nothing to read)."""
         connection: socket.socket = self.handler.connection
         try:
-            readable, _, _ = select.select([connection], [], [], 0)
-            return bool(readable) and connection.recv(1, socket.MSG_PEEK) == b""
-        except (OSError, ValueError):
+            return readable(connection) and connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
             return True
 
     def wait(self, seconds: float) -> None:

@@ -102,6 +102,15 @@ class FakeOpenAI(FakeServer):
         with self.lock:
             self._failure = None
 
+    def reset(self) -> None:
+        """Forget what earlier tests queued: scripts not yet asked for and a failure not
+        yet given, so that none of them answers another test's request."""
+        with self.lock:
+            self._scripts.clear()
+            self._failure = None
+        self.default_script = ChatScript()
+        self.client_disconnected.clear()
+
     def script_chat(self, *scripts: ChatScript) -> None:
         """Queue how the next chat completion requests are answered, one script each."""
         with self.lock:

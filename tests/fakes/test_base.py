@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -174,3 +175,23 @@ def test_leaving_the_block_closes_kept_alive_connections() -> None:
 
     assert stopped_in < 2
     assert [r.path for r in server.requests] == ["/one"]
+
+
+def test_a_client_waited_on_is_not_taken_for_gone_in_a_process_with_many_files() -> None:
+    # A long test session holds more than 1024 descriptors; the server's own then lie
+    # beyond what `select` accepts, and every waiting client looked gone.
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+
+        def slow(_request: Request, reply: Reply) -> None:
+            reply.wait(0.5)
+            reply.send_json(200, {"waited": True})
+
+        with Scripted(slow) as server:
+            answer = httpx.get(f"{server.origin}/slow", timeout=10)
+    finally:
+        for descriptor in held:
+            os.close(descriptor)
+
+    assert answer.json() == {"waited": True}
+    assert not server.client_disconnected.is_set()

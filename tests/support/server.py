@@ -155,9 +155,9 @@ def api_fixture(api_settings: Settings, fake_llm: FakeOpenAI) -> Iterator[Api]:
 
 @pytest.fixture(autouse=True, name="fresh_upstream")
 def fresh_upstream_fixture(fake_llm: FakeOpenAI) -> Iterator[None]:
-    """Each test starts with the fake's plain answer and its disconnect flag down."""
-    fake_llm.default_script = ChatScript()
-    fake_llm.client_disconnected.clear()
+    """Each test starts with the fake's plain answer, nothing queued and its disconnect
+    flag down."""
+    fake_llm.reset()
     yield
     fake_llm.default_script = ChatScript()
 

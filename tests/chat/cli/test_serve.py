@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import select
 import signal
 import socket
 import subprocess
@@ -28,6 +27,7 @@ from chat.wiring import Wiring
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.net import unused_port
 from tests.support.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.sockets import readable
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[3]
@@ -290,8 +290,7 @@ def _drip(connections: list[socket.socket], head: bytes, seconds: float) -> list
     while open_ and time.monotonic() < deadline:
         for connection in list(open_):
             try:
-                readable, _, _ = select.select([connection], [], [], 0)
-                data = connection.recv(4096) if readable else None
+                data = connection.recv(4096) if readable(connection) else None
                 if data is None:
                     connection.sendall(b"x")
             except OSError:
