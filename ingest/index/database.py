@@ -281,7 +281,10 @@ class CatalogDb:
 
     def commit(self) -> None:
         if not self.in_transaction:
-            raise RuntimeError("the transaction was rolled back by a `with` inside it")
+            raise RuntimeError(
+                "no transaction to commit on this thread: none was begun, or a `with` inside it"
+                " rolled it back"
+            )
         self._local.depth -= 1
         if self._local.depth:
             return

@@ -865,7 +865,9 @@ table.compare td .note { font-style: italic; }
       return;
     }
     const citation = String(cell.citation);
-    const source = { id: String(cell.paper_id), chunk_id: citation.startsWith("[") ? null : citation, quote: text };
+    const id = String(cell.paper_id);
+    const paper = compare.papers.find((p) => p.id === id);
+    const source = { id, path: paper && paper.path, chunk_id: citation.startsWith("[") ? null : citation, quote: text };
     td.replaceChildren(h("a", { href: evidenceUrl(source), title: citation, onclick: (event) => openEvidence(event, source) }, text));
   }
 

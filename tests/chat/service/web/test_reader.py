@@ -152,7 +152,6 @@ def test_a_passage_from_an_index_without_positions_shows_its_page(
     chunk = next(c.id for c in catalog.unit_chunks(FID_PDF, "fulltext") if c.page_start == 3)
     saved = catalog.chunk_boxes(chunk)
     catalog.db.execute("UPDATE chunks SET boxes = NULL WHERE id = ?", (chunk,))
-    catalog.db.commit()
 
     try:
         page.goto(f"{reader_web.base_url}/papers/{FID_PDF}?chunk={chunk.replace('#', '%23')}")
