@@ -772,7 +772,7 @@ table.compare td .note { font-style: italic; }
   /** "Compare these papers" under an answer's sources that name more than one paper. */
   function compareButton(papers) {
     if (papers.length < 2) return null;
-    const chosen = papers.map((paper) => ({ id: paper.id, title: paper.title }));
+    const chosen = papers.map((paper) => ({ id: paper.id, title: paper.title, path: paper.path }));
     return h("button", { class: "ghost compare-open", type: "button", onclick: () => openCompare(chosen) }, "Compare these papers");
   }
 
