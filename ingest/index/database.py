@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 
 from ingest.index.sqlite import use_wal
@@ -120,6 +120,7 @@ class CatalogDb:
             event.listen(self.engine, "connect", _configure_sqlite)
         else:
             self.engine = create_engine(parsed, pool_pre_ping=True, pool_size=4, max_overflow=8)
+            event.listen(self.engine, "connect", _configure_postgresql)
         self._local = threading.local()
         self._kept: list[Any] = []  # SQLite: each thread's own connection, closed by close()
         self._kept_lock = threading.Lock()
@@ -231,17 +232,11 @@ class CatalogDb:
         return kept
 
     def _checkin(self, proxied: Any) -> None:
-        if self.dialect != "sqlite":
+        if proxied is not None and self.dialect != "sqlite":
             proxied.close()
 
     def _driver(self, proxied: Any) -> Any:
-        connection = proxied.driver_connection
-        if self.dialect == "sqlite":
-            connection.isolation_level = None  # statements commit alone; BEGIN is ours
-            connection.row_factory = sqlite3.Row
-        else:
-            connection.autocommit = True
-        return connection
+        return proxied.driver_connection
 
     @property
     def in_transaction(self) -> bool:
@@ -272,6 +267,30 @@ class CatalogDb:
             raise
         self._local.proxied, self._local.connection, self._local.depth = proxied, connection, 1
         self._local.guards = []
+
+    @contextmanager
+    def transaction_on(self, connection: Connection) -> Iterator[None]:
+        """This thread's transaction on `connection`, a SQLAlchemy connection of `engine`
+        that a tool needs to run its own statements in it (Alembic): begun as `with db:`
+        begins, committed at the end (rolled back on an error), the tool's statements and
+        `execute`'s alike inside it. The caller closes `connection` afterwards."""
+        if self.in_transaction:
+            raise RuntimeError("a transaction is already open on this thread")
+        driver = connection.connection.driver_connection
+        if driver is None:
+            raise RuntimeError("the connection is closed")
+        driver.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+        # The tool's statements then find SQLAlchemy in a transaction, and begin none.
+        connection.exec_driver_sql("SELECT 1")
+        self._local.proxied, self._local.connection, self._local.depth = None, driver, 1
+        self._local.guards = []
+        try:
+            yield
+        except BaseException:
+            if self.in_transaction:
+                self.rollback()
+            raise
+        self.commit()
 
     def guard(self, check: CommitGuard) -> None:
         """Have `check` run inside the current transaction just before it commits."""
@@ -319,6 +338,12 @@ class CatalogDb:
 
 
 def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None  # statements commit alone; BEGIN is ours
+    dbapi_connection.row_factory = sqlite3.Row
     use_wal(dbapi_connection, BUSY_TIMEOUT_S)
     dbapi_connection.execute("PRAGMA synchronous = NORMAL")
     dbapi_connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+
+
+def _configure_postgresql(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.autocommit = True  # statements commit alone; BEGIN is ours

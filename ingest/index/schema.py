@@ -1,6 +1,9 @@
 """The catalog's schema: numbered migrations, applied in order when a catalog opens.
 
-A catalog's version is the `schema_version` row of its `meta` table, the
+Each step here is a revision of an Alembic chain (`ingest/index/migrations`,
+recorded in the table `catalog_alembic_version`), which runs them; the steps
+are plain SQL, spelled for either database by `CatalogDb`.
+A catalog's version is also the `schema_version` row of its `meta` table, the
 row every paperchat has checked (older ones refuse any value but "1", so a
 catalog migrated past 1 is refused by them, not misread). Version 1 is every
 catalog made before migrations were numbered, with whichever of the later
@@ -9,8 +12,8 @@ schema. A new file is at 0 and runs them all.
 
 `upgrade` takes the catalog's write lock (SQLite's `BEGIN IMMEDIATE`; on
 PostgreSQL a transaction-scoped advisory lock, so that nodes starting at once
-queue), reads the version again under it, applies the missing migrations and
-records the version, all in one transaction: of two processes opening a
+queue), reads the version again under it, has Alembic apply the missing
+migrations and records the version, all in one transaction: of two processes opening a
 catalog at once, one migrates and the other finds it done; a migration that
 fails leaves the catalog as it was (both databases roll back their DDL). A
 catalog newer than this code is refused. A migration, once released, is never
@@ -26,7 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from alembic import command
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection
+
 from ingest.errors import PaperchatError
+from ingest.index import migrations
 from ingest.index.database import CatalogDb
 
 
@@ -305,15 +314,35 @@ def upgrade(db: CatalogDb, where: str) -> int:
     _check_not_newer(found, where)
     if found == LATEST:
         return found
-    with db:
+    with db.engine.connect() as connection, db.transaction_on(connection):
         db.lock("schema")
         found = version_of(db, where)  # another process may have migrated it meanwhile
         _check_not_newer(found, where)
-        for migration in MIGRATIONS[found:]:
-            migration.apply(db)
+        if found < LATEST:
+            _run_alembic(db, connection, found)
             db.execute(
                 "INSERT INTO meta (key, value) VALUES ('schema_version', ?)"
                 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(migration.version),),
+                (str(LATEST),),
             )
     return found
+
+
+def _run_alembic(db: CatalogDb, connection: Connection, found: int) -> None:
+    """Alembic's upgrade to the head, in the transaction `db` holds on `connection`. A
+    catalog migrated before its chain was recorded (`schema_version` alone), or whose
+    record disagrees with its `schema_version`, is first marked as at the revision of
+    that version: `schema_version` is what every release has kept."""
+    config = migrations.alembic_config({"connection": connection, "catalog": db})
+    recorded = MigrationContext.configure(
+        connection, opts={"version_table": migrations.VERSION_TABLE}
+    ).get_current_revision()
+    if found and recorded != migrations.revision_id(found):
+        command.stamp(config, migrations.revision_id(found), purge=True)
+    command.upgrade(config, migrations.revision_id(LATEST))
+
+
+def revisions() -> list[str]:
+    """The revisions of the catalog's Alembic chain, oldest first."""
+    script = ScriptDirectory.from_config(migrations.alembic_config({}))
+    return [revision.revision for revision in reversed(list(script.walk_revisions()))]

@@ -118,12 +118,14 @@ def released_catalog(path: Path, schema: str = RELEASED_SCHEMA, *rows: str) -> N
 
 def as_released(path: Path, *edits: str) -> None:
     """Turn the catalog at `path` into one an earlier release left: `edits` (SQL, e.g.
-    dropping a column that release did not have yet), and back to schema version 1."""
+    dropping a column that release did not have yet), and back to schema version 1,
+    which recorded no Alembic chain."""
     db = sqlite3.connect(path)
     try:
         with db:
             for statement in edits:
                 db.execute(statement)
             db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+            db.execute("DROP TABLE IF EXISTS catalog_alembic_version")
     finally:
         db.close()

@@ -7,12 +7,13 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from ingest.errors import PaperchatError
-from ingest.index import schema
+from ingest.index import migrations, schema
 from ingest.index.catalog import Catalog, CatalogError, PaperRow, PdfRecord
 from ingest.index.database import CatalogDb
 from ingest.index.name_catalog import NameCatalog, NameRow
@@ -206,8 +207,23 @@ def test_a_schema_version_that_is_not_a_number_is_refused(tmp_path: Path) -> Non
         Catalog(path)
 
 
-def _later(*migrations: Migration) -> tuple[tuple[Migration, ...], int]:
-    return (*MIGRATIONS, *migrations), migrations[-1].version
+def _later(monkeypatch: pytest.MonkeyPatch, directory: Path, *added: Migration) -> int:
+    """`added` after the released migrations, each with its revision of the Alembic chain
+    (written in `directory`); the version they end at."""
+    directory.mkdir()
+    for migration in added:
+        version = migration.version
+        (directory / f"catalog_{version:04d}.py").write_text(
+            "from ingest.index.migrations import apply_step\n"
+            f"revision = {migrations.revision_id(version)!r}\n"
+            f"down_revision = {migrations.revision_id(version - 1)!r}\n"
+            f"def upgrade():\n    apply_step({version})\n",
+            encoding="utf-8",
+        )
+    monkeypatch.setattr(schema, "MIGRATIONS", (*MIGRATIONS, *added))
+    monkeypatch.setattr(schema, "LATEST", added[-1].version)
+    monkeypatch.setattr(migrations, "VERSION_DIRS", (*migrations.VERSION_DIRS, directory))
+    return added[-1].version
 
 
 def test_a_failing_migration_leaves_the_catalog_as_it_was(
@@ -220,9 +236,7 @@ def test_a_failing_migration_leaves_the_catalog_as_it_was(
         db.execute("ALTER TABLE papers ADD COLUMN extra TEXT")
         db.execute("INSERT INTO no_such_table VALUES (1)")
 
-    migrations, latest = _later(Migration(LATEST + 1, "fails half way", half_done))
-    monkeypatch.setattr(schema, "MIGRATIONS", migrations)
-    monkeypatch.setattr(schema, "LATEST", latest)
+    _later(monkeypatch, tmp_path / "added", Migration(LATEST + 1, "fails half way", half_done))
     before = _shape(path)
 
     with pytest.raises(CatalogError, match="no such table: no_such_table"):
@@ -243,9 +257,9 @@ def test_catalogs_opened_at_once_are_migrated_once(
         db.execute("ALTER TABLE papers ADD COLUMN extra TEXT")
         time.sleep(0.2)
 
-    migrations, latest = _later(Migration(LATEST + 1, "a column, slowly", slow_column))
-    monkeypatch.setattr(schema, "MIGRATIONS", migrations)
-    monkeypatch.setattr(schema, "LATEST", latest)
+    latest = _later(
+        monkeypatch, tmp_path / "added", Migration(LATEST + 1, "a column, slowly", slow_column)
+    )
     failures = at_once(lambda: Catalog(path).close(), catching=(PaperchatError,))
 
     assert failures == []
@@ -281,3 +295,81 @@ def test_a_catalog_turned_to_wal_while_another_process_writes_waits_for_it(
     assert len(released) == 1
     assert opened >= released[0], "opened before the writer let go"
     assert _version(path) == str(LATEST)
+
+
+def _recorded_revision(db: CatalogDb) -> str:
+    rows = db.execute(f"SELECT version_num FROM {migrations.VERSION_TABLE}").fetchall()
+    assert len(rows) == 1
+    return str(rows[0][0])
+
+
+def test_the_alembic_chain_has_one_revision_per_migration_in_order() -> None:
+    assert schema.revisions() == [migrations.revision_id(m.version) for m in MIGRATIONS]
+
+
+def test_a_catalog_and_the_service_tables_record_their_chains_apart(
+    catalog_location: str,
+) -> None:
+    from chat.service.storage.migrations import head_revision, upgrade_database
+
+    url = catalog_location if "://" in catalog_location else f"sqlite:///{catalog_location}"
+    upgrade_database(url)  # the service's tables first, in the same database
+    catalog = Catalog(catalog_location)
+    service = catalog.db.execute("SELECT version_num FROM alembic_version").fetchall()
+
+    assert _recorded_revision(catalog.db) == migrations.revision_id(LATEST)
+    assert [row[0] for row in service] == [head_revision()]
+    catalog.close()
+
+
+def test_a_catalog_migrated_before_its_chain_was_recorded_runs_only_the_new_steps(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "catalog.sqlite"
+    Catalog(path).close()
+    db = CatalogDb(path)
+    db.execute(f"DROP TABLE {migrations.VERSION_TABLE}")  # as a catalog at 7 was left
+    db.close()
+    ran: list[int] = []
+    latest = _later(monkeypatch, tmp_path / "added", Migration(LATEST + 1, "new", print))
+
+    def recorder(version: int) -> Callable[[CatalogDb], None]:
+        return lambda _db: ran.append(version)
+
+    recording = tuple(
+        Migration(m.version, m.summary, recorder(m.version)) for m in schema.MIGRATIONS
+    )
+    monkeypatch.setattr(schema, "MIGRATIONS", recording)
+
+    catalog = Catalog(path)
+
+    assert ran == [latest]
+    assert _recorded_revision(catalog.db) == migrations.revision_id(latest)
+    assert _version(path) == str(latest)
+    catalog.close()
+
+
+def test_a_recorded_revision_that_disagrees_with_the_schema_version_follows_the_version(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "catalog.sqlite"
+    released_catalog(path, FIRST_RELEASE_SCHEMA)
+    db = CatalogDb(path)
+    db.execute(
+        f"CREATE TABLE {migrations.VERSION_TABLE} (version_num VARCHAR(32) NOT NULL PRIMARY KEY)"
+    )
+    db.execute(
+        f"INSERT INTO {migrations.VERSION_TABLE} VALUES (?)", (migrations.revision_id(LATEST),)
+    )
+    db.close()
+
+    catalog = Catalog(path)
+
+    assert _shape(path) == _shape(_new_catalog(tmp_path / "new.sqlite"))
+    assert _recorded_revision(catalog.db) == migrations.revision_id(LATEST)
+    catalog.close()
+
+
+def _new_catalog(path: Path) -> Path:
+    Catalog(path).close()
+    return path
