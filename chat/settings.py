@@ -20,6 +20,8 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings import SettingsError as SourceError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from chat.rag.answer.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
 from chat.rag.retrieval.config import RetrievalConfig
@@ -410,7 +412,13 @@ class Settings(BaseSettings):
     def shared_catalog(self) -> bool:
         """Whether the catalog lives in the database server every node shares
         (`PAPERCHAT_DATABASE_URL` naming PostgreSQL) rather than in the data dir."""
-        return bool(self.database_url) and not self.database_url.startswith("sqlite")
+        if not self.database_url:
+            return False
+        try:
+            backend = make_url(self.database_url).get_backend_name()
+        except ArgumentError:  # not a URL: the service's database says so when it opens
+            return False
+        return backend in ("postgres", "postgresql")
 
     @property
     def catalog_location(self) -> Path | str:

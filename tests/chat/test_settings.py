@@ -113,3 +113,24 @@ def test_a_value_out_of_range_is_an_error_naming_the_field(
     expected = rf"PAPERCHAT_RE\w+: {field} must be at least \d, not {value}"
     with pytest.raises(SettingsError, match=expected):
         get_settings()
+
+
+@pytest.mark.parametrize(
+    ("url", "shared"),
+    [
+        ("", False),
+        ("sqlite:////tmp/sessions.sqlite", False),
+        ("sqlite+pysqlite:///sessions.sqlite", False),
+        ("mysql+pymysql://root@127.0.0.1/test", False),
+        ("postgresql://127.0.0.1/test", True),
+        ("postgresql+psycopg://127.0.0.1/test", True),
+        ("postgres://127.0.0.1/test", True),
+    ],
+)
+def test_only_a_postgresql_database_holds_the_catalog_every_node_shares(
+    tmp_path: Path, url: str, shared: bool
+) -> None:
+    settings = Settings(data_dir=tmp_path, database_url=url)
+
+    assert settings.shared_catalog is shared
+    assert settings.catalog_location == (url if shared else settings.catalog_path)
