@@ -86,13 +86,20 @@ def institution(catalog: Catalog, institution_id: str) -> Institution:
         raise InstitutionNotFound(f"no institution {institution_id!r} in the index")
     iid, name, parent_id = row
     parent = index.find_institution(catalog.db, parent_id) if parent_id else None
+    units = tuple(Listed(i, n, 0) for i, n in index.units_of(catalog.db, iid))
+    # Its units' papers are its papers too ("Google Research, Brain Team" is Google
+    # Research's); a paper named by both is listed once, from page 1 if either was.
+    sources: dict[str, str] = {}
+    for unit_id in (iid, *(u.id for u in units)):
+        for paper_id, source in index.institution_papers(catalog.db, unit_id):
+            if sources.get(paper_id) != "pdf":
+                sources[paper_id] = source
     found = [
         (paper, source)
-        for paper_id, source in index.institution_papers(catalog.db, iid)
+        for paper_id, source in sources.items()
         if (paper := catalog.get_paper(paper_id)) is not None
     ]
     found.sort(key=lambda item: (item[0].published or item[0].updated, item[0].id), reverse=True)
-    units = tuple(Listed(i, n, 0) for i, n in index.units_of(catalog.db, iid))
     placed = index.placements_at(
         catalog.db, [iid, *(u.id for u in units)], [p.id for p, s in found if s == "pdf"]
     )

@@ -267,12 +267,13 @@ def units_of(db: CatalogDb, iid: str) -> list[tuple[str, str]]:
 def listed_institutions(
     db: CatalogDb, contains: str = "", limit: int = 1000
 ) -> list[tuple[str, str, int]]:
-    """(id, name, papers) of the institutions with papers, most papers first; with
-    `contains`, only those whose name holds it (without case)."""
+    """(id, name, papers) of the institutions with papers (their own or their units'),
+    most papers first; with `contains`, only those whose name holds it (without case)."""
     rows = db.execute(
-        "SELECT i.id, i.name, COUNT(p.paper_id) AS papers FROM institutions i"
-        " JOIN paper_institutions p ON p.institution_id = i.id"
-        f" WHERE i.name {db.ilike} ? ESCAPE '\\' GROUP BY i.id"
+        "SELECT i.id, i.name, COUNT(DISTINCT p.paper_id) AS papers FROM institutions i"
+        " JOIN institutions u ON u.id = i.id OR u.parent_id = i.id"
+        " JOIN paper_institutions p ON p.institution_id = u.id"
+        f" WHERE i.name {db.ilike} ? ESCAPE '\\' GROUP BY i.id, i.name"
         " ORDER BY papers DESC, i.name LIMIT ?",
         (f"%{_like(contains)}%", limit),
     )
