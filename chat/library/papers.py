@@ -13,7 +13,8 @@ from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import find_name
 from chat.rag.names.matches import Recognised
 from chat.rag.retrieval.coverage import coverage
-from chat.rag.retrieval.relevance import RelevancePolicy
+from chat.rag.retrieval.relevance import NOT_CLOSE, RelevancePolicy
+from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.retriever import Retriever
 from chat.rag.sources import Source
 from ingest.errors import PaperchatError
@@ -204,26 +205,61 @@ def _ranked(
     config = dataclasses.replace(
         retriever.config, k=limit, per_paper=1, leader_per_paper=1, cap_floor=0.0
     )
-    retrieved = retriever.with_config(config).retrieve(query, filters or Filters())
+    ranking = retriever.with_config(config)
     policy = policy or RelevancePolicy()
+    whole = ranking.retrieve(query, Filters())
+    if filters is None or filters == Filters():
+        return _listed(retriever, whole, _matching(whole, policy))
+    # Filters narrow what the whole library's search lists; they do not change whether the
+    # query matches. Judged within a category alone, "retrieval" lost its closest passages
+    # (in other categories) and listed only the papers holding the word; a date range
+    # listed weaker matches than the whole library's search admits.
+    listed = {source.id for source in _matching(whole, policy).sources}
+    retrieved = ranking.retrieve(query, filters)
+    words = _matching(retrieved, policy, by_words_only=True)
+    kept = {source.id for source in words.sources} | listed
+    sources = tuple(source for source in retrieved.sources if source.id in kept)
+    if not sources:
+        return PaperSearch([], words.reason or policy.judge(retrieved).reason)
+    return _listed(retriever, retrieved, _Matching(sources, ""))
+
+
+@dataclass(frozen=True)
+class _Matching:
+    sources: tuple[Source, ...]
+    reason: str  # why nothing matches, when nothing does
+
+
+def _matching(
+    retrieved: Retrieved, policy: RelevancePolicy, *, by_words_only: bool = False
+) -> _Matching:
+    """The sources a search lists: all of them when the query is one the answers would take
+    up (unless `by_words_only`); otherwise those holding the query's words."""
     judgement = policy.judge(retrieved)
-    sources = retrieved.sources
-    if not judgement.relevant:
-        # A search box finds papers by their words: one whose passage (with its title)
-        # holds most of the query's term weight matches, even where an answer would be
-        # declined ("escaping untrusted metadata"); only such papers are listed, not the
-        # nearest others. Gibberish holds nothing, and a real word beside gibberish
-        # ("asdfgh qwerty") not enough: nothing matches.
-        if retrieved.lexical_share < policy.lexical_share:
-            return PaperSearch([], judgement.reason)
-        idf, cased = retrieved.question_idf, retrieved.names.cased()
-        sources = tuple(
-            source
-            for source in sources
-            if coverage(idf, f"{source.title}\n{source.text}", cased) >= policy.lexical_share
-        )
-        if not sources:
-            return PaperSearch([], judgement.reason)
+    if judgement.relevant and not by_words_only:
+        return _Matching(tuple(retrieved.sources), "")
+    # A search box finds papers by their words: one whose passage (with its title) holds
+    # most of the query's term weight matches, even where an answer would be declined
+    # ("escaping untrusted metadata"); only such papers are listed, not the nearest
+    # others. Gibberish holds nothing, and a real word beside gibberish ("asdfgh qwerty")
+    # not enough: nothing matches.
+    reason = judgement.reason or NOT_CLOSE
+    if retrieved.lexical_share < policy.lexical_share:
+        return _Matching((), reason)
+    idf, cased = retrieved.question_idf, retrieved.names.cased()
+    sources = tuple(
+        source
+        for source in retrieved.sources
+        if coverage(idf, f"{source.title}\n{source.text}", cased) >= policy.lexical_share
+    )
+    return _Matching(sources, "" if sources else reason)
+
+
+def _listed(retriever: Retriever, retrieved: Retrieved, matching: _Matching) -> PaperSearch:
+    """The results for `matching`'s sources, each with its snippet."""
+    if not matching.sources:
+        return PaperSearch([], matching.reason or None)
+    sources = matching.sources
     results = []
     matched = Matched(retrieved.question_idf, retrieved.names)
     for source in sources:
