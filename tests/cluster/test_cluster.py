@@ -26,7 +26,7 @@ from tests.cluster.services import Node, Shared, Worker, chroma, postgres, redis
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.cli import run
 from tests.support.data import ABSTRACTS, PDFS
-from tests.support.server import iter_events, read_events
+from tests.support.server import SseEvent, iter_events, read_events
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -206,7 +206,9 @@ def _about(cluster: Cluster) -> str:
 def test_the_stream_cap_holds_across_nodes(cluster: Cluster) -> None:
     cluster.llm.default_script = ChatScript(pieces=tuple(f"part {n} " for n in range(40)),
                                             delay=0.2)  # fmt: skip
-    opened: list[httpx.Response] = []
+    # Each stream's event reader is kept: one dropped is closed when collected, and it
+    # closes its response, which ended the first answer (and gave back its slot) early.
+    opened: list[tuple[httpx.Response, Iterator[SseEvent]]] = []
     with ExitStack() as stack:
         clients = [stack.enter_context(_signed_in(cluster.a)) for _ in range(2)]
         for client in clients:  # the cap: two streams, both on A
@@ -218,7 +220,7 @@ def test_the_stream_cap_holds_across_nodes(cluster: Cluster) -> None:
             events = iter_events(response)
             # Mid-answer: the model's first words have come, the slot is held.
             assert next(e for e in events if e.name in ("delta", "done", "error")).name == "delta"
-            opened.append(response)
+            opened.append((response, events))
         with _signed_in(cluster.b) as on_b:
             third = on_b.post("/api/chat", json={"message": _about(cluster)})
     assert len(opened) == 2
