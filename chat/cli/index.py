@@ -1,5 +1,5 @@
-"""`paperchat index stats | delete | rebuild-lexical | copy-catalog`: look at or change the
-index."""
+"""`paperchat index stats | delete | rebuild-lexical | prune-changes | copy-catalog`: look at
+or change the index."""
 
 from __future__ import annotations
 
@@ -92,6 +92,28 @@ def index_rebuild_lexical(data_dir: Path | None) -> None:
             " stop it and run this again"
         ) from e
     click.echo(f"lexical index rebuilt: {written} chunks")
+    idx.close()
+
+
+@index.command("prune-changes")
+@click.option(
+    "--keep",
+    type=click.IntRange(min=1),
+    default=100_000,
+    show_default=True,
+    help="How many of the latest changes the log keeps.",
+)
+@data_dir_option
+def index_prune_changes(keep: int, data_dir: Path | None) -> None:
+    """Delete all but the latest changes from the catalog's change log, which the nodes'
+    lexical indexes follow. A node that had not read as far as what was deleted rebuilds
+    its lexical index from the catalog (once, when it next catches up)."""
+    idx = wiring_for(data_dir)
+    first_before = idx.catalog.first_change()
+    pruned = idx.catalog.prune_changes(keep)
+    first, last = idx.catalog.first_change(), idx.catalog.last_change()
+    kept = f"changes {first} to {last}" if last else "no changes"
+    click.echo(f"pruned {pruned} changes (from {first_before}); the log keeps {kept}")
     idx.close()
 
 

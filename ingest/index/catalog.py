@@ -480,6 +480,12 @@ class Catalog:
     def changes_after(self, seq: int, limit: int) -> list[changes.Change]:
         return changes.changes_after(self.db, seq, limit)
 
+    def first_change(self) -> int:
+        return changes.first_seq(self.db)
+
+    def prune_changes(self, keep: int) -> int:
+        return changes.prune(self.db, keep)
+
     # Units whose Chroma side may be half written
 
     def mark_pending(self, units: Iterable[Unit]) -> None:

@@ -13,6 +13,11 @@ up to N has missed nothing below N.
 
 A paper's first record also takes a number here, with the unit "paper": its
 place in the order papers arrived (`ingest/index/arrivals.py`).
+
+The log is pruned (`prune`, `paperchat index prune-changes`) down to its
+latest rows; a replica that had not read up to what was pruned finds a gap
+(`first_seq`) and rebuilds itself whole. Numbers are never handed out again:
+SQLite's AUTOINCREMENT and PostgreSQL's identity keep counting.
 """
 
 from __future__ import annotations
@@ -58,3 +63,20 @@ def changes_after(db: CatalogDb, seq: int, limit: int) -> list[Change]:
         (seq, limit),
     )
     return [Change(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+
+
+def first_seq(db: CatalogDb) -> int:
+    """The number of the oldest change the log still holds; 0 for none."""
+    row = db.execute("SELECT COALESCE(MIN(seq), 0) FROM catalog_changes").fetchone()
+    return int(row[0])
+
+
+def prune(db: CatalogDb, keep: int) -> int:
+    """Delete all but the latest `keep` changes (at least one is kept, so that the latest
+    number stays known); how many were deleted."""
+    if keep < 1:
+        raise ValueError(f"at least one change is kept, not {keep}")
+    with db:
+        db.lock("writes")  # as `Catalog.transaction`: the latest number holds still
+        below = last_seq(db) - keep
+        return db.execute("DELETE FROM catalog_changes WHERE seq <= ?", (below,)).rowcount

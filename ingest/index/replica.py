@@ -65,13 +65,16 @@ class LexicalReplica:
     def catch_up(self, limit: int = BATCH) -> int:
         """Apply at most `limit` changes; how many were applied. A replica with no mark, or
         an empty one of a catalog that has chunks, is rebuilt whole first (or adopted as it
-        is when it already holds every chunk)."""
+        is when it already holds every chunk); so is one that had not read changes since
+        pruned from the log."""
         applied = self.applied()
         if applied is not None and self.lexical.count() == 0 and self.catalog.chunk_count():
             applied = None  # the index's files were lost, its mark kept: built whole again
-        if applied is None:
+        # Changes it had not read were pruned from the log: what they changed is unknown.
+        missed = applied is not None and applied < self.catalog.first_change() - 1
+        if applied is None or missed:
             latest = self.catalog.last_change()
-            if self.lexical.count() != self.catalog.chunk_count():
+            if missed or self.lexical.count() != self.catalog.chunk_count():
                 rebuild_all(self.lexical, self.catalog)
             self._save(latest)
             applied = latest

@@ -213,3 +213,41 @@ def test_a_replica_whose_files_were_lost_is_built_again(catalog: Catalog, tmp_pa
     LexicalReplica(catalog, lexical, tmp_path / "r.json").catch_up()
 
     assert _texts(lexical, "tantivy") == {"2401.00001"}
+
+
+def test_pruning_keeps_the_latest_changes_and_never_reuses_a_number(catalog: Catalog) -> None:
+    for n in range(3):
+        _write(catalog, _paper(f"2401.0000{n}", f"Paper {n}"), f"words number{n}")
+    latest = catalog.last_change()
+
+    pruned = catalog.prune_changes(keep=2)
+    everything = catalog.prune_changes(keep=1)
+    _write(catalog, _paper("2401.00009", "After"), "later words")
+
+    assert pruned == latest - 2
+    assert everything == 1
+    assert catalog.first_change() == latest
+    assert [c.seq for c in catalog.changes_after(0, 10)] == [latest, latest + 1, latest + 2]
+    with pytest.raises(ValueError, match="at least one change is kept"):
+        catalog.prune_changes(keep=0)
+
+
+def test_a_replica_behind_what_was_pruned_is_built_whole_again(
+    catalog: Catalog, tmp_path: Path
+) -> None:
+    lexical = LexicalIndex(tmp_path / "lexical")
+    replica = LexicalReplica(catalog, lexical, tmp_path / "replica.json")
+    _write(catalog, _paper("2401.00001", "Sparse"), "tantivy sparse retrieval")
+    replica.catch_up()
+    # Rewritten with as many chunks as before: only the log tells the replica, and the
+    # log's rows of it are pruned.
+    _write(catalog, _paper("2401.00001", "Sparse"), "bm25 weighting")
+    _write(catalog, _paper("2401.00002", "Dense"), "hnsw graph search")
+    catalog.prune_changes(keep=1)
+
+    replica.catch_up()
+
+    assert replica.state().lag == 0
+    assert _texts(lexical, "bm25") == {"2401.00001"}
+    assert _texts(lexical, "tantivy") == set()
+    assert _texts(lexical, "hnsw") == {"2401.00002"}
