@@ -264,6 +264,10 @@ class Catalog:
             " doi = excluded.doi",
             values,
         )
+        if row is not None and _by_position(row["authors"]) != _by_position(merged.authors):
+            # Who is where is kept by author position: a changed author list would put
+            # people at others' institutions, until page 1 of the PDF is read again.
+            institutions.forget_placements(self.db, merged.id)
         authors.index_authors(self.db, merged.id, merged.authors)
         researchers.record_ids(self.db, (n.key for n in authors.split_authors(merged.authors)))
         affiliations = institutions.record_affiliations(merged.authors)
@@ -549,3 +553,8 @@ class Catalog:
 
 def _boxes_json(boxes: tuple[Box, ...] | None) -> str | None:
     return None if boxes is None else json.dumps([b.as_json() for b in boxes])
+
+
+def _by_position(written: str) -> list[str]:
+    """The surnames of an author list, in order: what who-is-where is kept by."""
+    return [name.surname for name in authors.split_authors(written)]

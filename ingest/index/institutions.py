@@ -210,6 +210,11 @@ def replace_placements(db: CatalogDb, paper_id: str, placed: Sequence[tuple[int,
         )
 
 
+def forget_placements(db: CatalogDb, paper_id: str) -> None:
+    """Within the caller's transaction: who is where on the paper, no longer known."""
+    db.execute("DELETE FROM paper_author_institutions WHERE paper_id = ?", (paper_id,))
+
+
 def unindex_institutions(db: CatalogDb, paper_id: str) -> None:
     db.execute("DELETE FROM paper_institutions WHERE paper_id = ?", (paper_id,))
     db.execute("DELETE FROM paper_author_institutions WHERE paper_id = ?", (paper_id,))

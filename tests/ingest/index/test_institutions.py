@@ -207,6 +207,22 @@ def test_who_is_where_is_kept_by_byline_position_and_replaced_or_deleted_with_th
     assert institutions.placements_at(catalog.db, [inria], ["2001.00001"]) == {}
 
 
+def test_a_record_that_changes_the_author_list_forgets_who_is_where(catalog: Catalog) -> None:
+    _add(catalog, "2001.00001", "Ann One, Bo Two, Cy Three")
+    _add(catalog, "2001.00002", "Di Four, Ed Five")
+    inria = institutions.institution_id("Inria")
+    with catalog.transaction():
+        catalog.replace_placements("2001.00001", [(0, "Inria"), (2, "Inria")])
+        catalog.replace_placements("2001.00002", [(1, "Inria")])
+
+    _add(catalog, "2001.00001", "Zoe Zero, Ann One, Bo Two, Cy Three")  # one more, first
+    _add(catalog, "2001.00002", "D. Four, E. Five")  # the same people, written shorter
+
+    # Position 0 is now Zoe Zero, whom page 1 never put at Inria: nothing is claimed.
+    assert institutions.placements_at(catalog.db, [inria], ["2001.00001"]) == {}
+    assert institutions.placements_at(catalog.db, [inria], ["2001.00002"]) == {"2001.00002": {1}}
+
+
 def test_a_catalog_before_migration_7_gets_its_ror_ids_and_an_empty_table(
     tmp_path: Path,
 ) -> None:
