@@ -72,6 +72,14 @@ _SYSTEMS_RE: Final = re.compile(
     r"|Colorado|Maryland|Minnesota|Missouri|Nebraska|Hawaii)|State University of New York)"
     r"(?:,\s*|\s+(?:at\s+)?)(?=\S)",
 )
+# Systems a campus names after itself ("University at Buffalo, SUNY"): the parent it gives,
+# by its full name, as "State University of New York at Buffalo" gives it.
+_SYSTEM_NAMES: Final = {
+    "suny": "State University of New York",
+    "state university of new york": "State University of New York",
+    "cuny": "City University of New York",
+    "city university of new york": "City University of New York",
+}
 # What follows a university's name and is no campus: a country or a state's code.
 _NOT_CAMPUS: Final = frozenset(
     {"usa", "us", "u.s.a", "united states", "united states of america", "america", "canada"}
@@ -163,6 +171,9 @@ def _column_affiliations(column: str, after_mark: bool = False) -> list[Affiliat
     if len(organisations) == 1:
         return _with_system(organisations[0], "")
     unit, parent = organisations[0], organisations[1]
+    system = _SYSTEM_NAMES.get(parent.casefold())
+    if system and unit.casefold() not in _SYSTEM_NAMES:  # "University at Buffalo, SUNY"
+        return [(unit, system), *(f for n in organisations[2:] for f in _with_system(n, ""))]
     if _shares_word(unit, parent):  # "Google Brain, Google Inc.": one inside the other
         return [(unit, parent), (parent, "")]
     return [found for name in organisations for found in _with_system(name, "")]

@@ -54,6 +54,15 @@ def test_a_campus_stays_its_own_institution_with_its_university_as_parent() -> N
     assert "University of California" not in rwkv
 
 
+def test_a_campus_naming_its_system_after_itself_has_the_system_as_parent() -> None:
+    # "Department of Computer Science and Engineering, University at Buffalo, SUNY".
+    found = dict(_affiliations("2205.14135v2.pdf"))
+
+    assert found["University at Buffalo"] == "State University of New York"
+    assert "SUNY" not in found
+    assert found["Stanford University"] == ""
+
+
 @pytest.mark.parametrize(
     ("name", "institutions"),
     [
