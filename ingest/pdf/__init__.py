@@ -34,11 +34,12 @@ __all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
 # appendix heading, so the list goes on past it; 14: the last pages of a references
 # section that list no references are an appendix; 15: page 1 read again for its
 # affiliations (a campus kept, names after marks) and who is where, which the catalog now
-# keeps).
+# keeps); 16: a campus naming its system after itself ("University at Buffalo, SUNY") is
+# a unit of that system.
 # Raise it when a change alters the text or
 # metadata read from PDFs: `ingest pdfs` then parses again the papers an older version
 # read, and only those.
-PDF_STAGE_VERSION = "15"
+PDF_STAGE_VERSION = "16"
 
 
 def extract_pdfs(
