@@ -219,9 +219,7 @@ def _ranked(
     words = _matching(retrieved, policy, by_words_only=True)
     kept = {source.id for source in words.sources} | listed
     sources = tuple(source for source in retrieved.sources if source.id in kept)
-    if not sources:
-        return PaperSearch([], words.reason or policy.judge(retrieved).reason)
-    return _listed(retriever, retrieved, _Matching(sources, ""))
+    return _listed(retriever, retrieved, _Matching(sources, words.reason))
 
 
 @dataclass(frozen=True)

@@ -259,12 +259,16 @@ class CatalogDb:
             self._local.depth = depth + 1
             return
         proxied = self._checkout()
-        connection = self._driver(proxied)
         try:
-            connection.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+            self._open(proxied, self._driver(proxied))
         except BaseException:
             self._checkin(proxied)
             raise
+
+    def _open(self, proxied: Any, connection: Any) -> None:
+        """Begin this thread's transaction on `connection` (checked out as `proxied`, or
+        None when its owner gives it back)."""
+        connection.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
         self._local.proxied, self._local.connection, self._local.depth = proxied, connection, 1
         self._local.guards = []
 
@@ -279,12 +283,10 @@ class CatalogDb:
         driver = connection.connection.driver_connection
         if driver is None:
             raise RuntimeError("the connection is closed")
-        driver.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
-        # The tool's statements then find SQLAlchemy in a transaction, and begin none.
-        connection.exec_driver_sql("SELECT 1")
-        self._local.proxied, self._local.connection, self._local.depth = None, driver, 1
-        self._local.guards = []
+        self._open(None, driver)
         try:
+            # The tool's statements then find SQLAlchemy in a transaction, and begin none.
+            connection.exec_driver_sql("SELECT 1")
             yield
         except BaseException:
             if self.in_transaction:
