@@ -264,7 +264,11 @@ class Catalog:
             " doi = excluded.doi",
             values,
         )
-        if row is not None and _by_position(row["authors"]) != _by_position(merged.authors):
+        if (
+            row is not None
+            and row["authors"] != merged.authors
+            and _by_position(row["authors"]) != _by_position(merged.authors)
+        ):
             # Who is where is kept by author position: a changed author list would put
             # people at others' institutions, until page 1 of the PDF is read again.
             institutions.forget_placements(self.db, merged.id)

@@ -276,8 +276,11 @@ def listed_institutions(
     most papers first; with `contains`, only those whose name holds it (without case)."""
     rows = db.execute(
         "SELECT i.id, i.name, COUNT(DISTINCT p.paper_id) AS papers FROM institutions i"
-        " JOIN institutions u ON u.id = i.id OR u.parent_id = i.id"
-        " JOIN paper_institutions p ON p.institution_id = u.id"
+        # Each institution with itself and with each of its units: equal keys to join on.
+        " JOIN (SELECT id AS owner, id AS member FROM institutions"
+        "  UNION ALL SELECT parent_id, id FROM institutions WHERE parent_id != '') m"
+        " ON m.owner = i.id"
+        " JOIN paper_institutions p ON p.institution_id = m.member"
         f" WHERE i.name {db.ilike} ? ESCAPE '\\' GROUP BY i.id, i.name"
         " ORDER BY papers DESC, i.name LIMIT ?",
         (f"%{_like(contains)}%", limit),
