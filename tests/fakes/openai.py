@@ -105,9 +105,9 @@ class FakeOpenAI(FakeServer):
     def reset(self) -> None:
         """Forget what earlier tests queued: scripts not yet asked for and a failure not
         yet given, so that none of them answers another test's request."""
+        self.stop_failing()
         with self.lock:
             self._scripts.clear()
-            self._failure = None
         self.default_script = ChatScript()
         self.client_disconnected.clear()
 
