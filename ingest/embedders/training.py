@@ -11,11 +11,13 @@ The library says what each of its texts is about, in pairs (`mine_pairs`):
 - the sentence that cites a reference ("... as in [12]") and the abstract of
   that reference, when it is a paper of the library.
 
-Each pair gets a hard negative: the best BM25 passage for its first text from
-another paper (`hard_negatives`). The model learns with in-batch negatives
-and those (sentence-transformers' MultipleNegativesRankingLoss), on the CPU,
-for a bounded time or number of steps, deterministically for a seed
-(`fine_tune`). Papers whose questions evaluate a model are never in a pair.
+Each pair a step reaches gets a hard negative: the best BM25 passage for its
+first text from another paper (`hard_negative`), looked up as training goes, so
+a large library costs no search for pairs a time budget never reaches. The
+model learns with in-batch negatives and those (sentence-transformers'
+MultipleNegativesRankingLoss), on the CPU, for a bounded time or number of
+steps, deterministically for a seed (`fine_tune`). Papers whose questions
+evaluate a model are never in a pair.
 
 The result is a versioned folder (`train_embedder`): the model as
 sentence-transformers saves it, its int8 ONNX graph built as the packaged
@@ -112,6 +114,7 @@ class TrainingRun:
     stopped_by: str = "pairs"  # "pairs", "steps" or "time"
     first_loss: float | None = None
     last_loss: float | None = None
+    with_hard_negative: int = 0  # pairs trained on with a BM25 hard negative
 
 
 def _sentences(text: str) -> list[str]:
@@ -221,21 +224,17 @@ def _citation_pairs(
     return pairs
 
 
-def hard_negatives(
-    pairs: Sequence[Pair], lexical: LexicalIndex, catalog: Catalog, excluded: set[str]
-) -> list[str | None]:
-    """For each pair, the best BM25 passage for its anchor from another paper (not an
-    excluded one); None when BM25 finds none."""
-    negatives: list[str | None] = []
-    for pair in pairs:
-        hits = lexical.search(pair.anchor, 5, fix_typos=False)
-        other = next((c for c, p, _ in hits if p != pair.paper_id and p not in excluded), None)
-        if other is None:
-            negatives.append(None)
-            continue
-        row = catalog.chunk_rows([other]).get(other)
-        negatives.append(row.text if row is not None else None)
-    return negatives
+def hard_negative(
+    pair: Pair, lexical: LexicalIndex, catalog: Catalog, excluded: set[str]
+) -> str | None:
+    """The best BM25 passage for the pair's anchor from another paper (not an excluded
+    one); None when BM25 finds none."""
+    hits = lexical.search(pair.anchor, 5, fix_typos=False)
+    other = next((c for c, p, _ in hits if p != pair.paper_id and p not in excluded), None)
+    if other is None:
+        return None
+    row = catalog.chunk_rows([other]).get(other)
+    return row.text if row is not None else None
 
 
 def load_model(directory: Path, max_tokens: int) -> SentenceTransformer:
@@ -255,12 +254,18 @@ def load_model(directory: Path, max_tokens: int) -> SentenceTransformer:
 
 def fine_tune(
     model: SentenceTransformer,
-    triplets: Sequence[tuple[str, str, str | None]],
+    pairs: Sequence[tuple[str, str]],
     config: TrainingConfig,
     progress: Progress | None = None,
+    negative: Callable[[int], str | None] | None = None,
 ) -> TrainingRun:
-    """Train `model` in place on (anchor, positive, hard negative or None) triplets with
-    in-batch negatives, in an order and with dropout fixed by `config.seed`."""
+    """Train `model` in place on (anchor, positive) pairs with in-batch negatives and, for
+    the pairs a step reaches, `negative(index)`'s hard negative, in an order and with
+    dropout fixed by `config.seed`.
+
+    The learning rate warms up over `warmup_share` of the steps the run will take and then
+    falls linearly to 0 at its last: all the batches, `max_steps`, or, with only a time
+    budget, as many as fit in it at the pace of the first steps."""
     import torch
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
@@ -268,9 +273,9 @@ def fine_tune(
         torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     order = random.Random(config.seed)
-    batches: list[list[tuple[str, str, str | None]]] = []
+    batches: list[list[int]] = []
     for _ in range(config.epochs):
-        shuffled = list(triplets)
+        shuffled = list(range(len(pairs)))
         order.shuffle(shuffled)
         size = config.batch_size
         batches += [shuffled[i : i + size] for i in range(0, len(shuffled) - size + 1, size)]
@@ -278,24 +283,24 @@ def fine_tune(
         batches = batches[: config.max_steps]
     if not batches:
         raise EmbedderError(
-            f"{len(triplets)} pairs make no batch of {config.batch_size}: the library is too "
+            f"{len(pairs)} pairs make no batch of {config.batch_size}: the library is too "
             "small to train on (or lower --batch-size)"
         )
     loss = MultipleNegativesRankingLoss(model)
     optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    warmup = max(1, int(len(batches) * config.warmup_share))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer,
-        lambda step: min((step + 1) / warmup, max(0.0, (len(batches) - step) / len(batches))),
-    )
+    horizon = _Horizon(len(batches), config.warmup_share)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, horizon.rate)
+    paced = bool(config.max_seconds) and not config.max_steps
     model.train()
     run = TrainingRun()
     started = time.perf_counter()
     for number, batch in enumerate(batches, start=1):
-        anchors = [a for a, _, _ in batch]
-        positives = [p for _, p, _ in batch]
+        anchors = [pairs[i][0] for i in batch]
+        positives = [pairs[i][1] for i in batch]
+        found = [negative(i) for i in batch] if negative is not None else []
         # The hard negatives join the batch's candidates only when every pair has one.
-        negatives = [n for _, _, n in batch if n is not None]
+        negatives = [n for n in found if n is not None]
+        run.with_hard_negative += len(negatives)
         columns = [anchors, positives] + ([negatives] if len(negatives) == len(batch) else [])
         features = [model.preprocess(texts) for texts in columns]
         value = loss(features, torch.empty(0))
@@ -307,8 +312,10 @@ def fine_tune(
         run.last_loss = float(value.detach())
         run.first_loss = run.first_loss if run.first_loss is not None else run.last_loss
         run.seconds = time.perf_counter() - started
+        if paced and number == _PACE_STEPS:
+            horizon.fit(int(config.max_seconds / (run.seconds / number)))
         if progress is not None and (number % 10 == 0 or number == len(batches)):
-            progress(f"step {number}/{len(batches)}, loss {run.last_loss:.3f}, {run.seconds:.0f}s")
+            progress(f"step {number}/{horizon.steps}, loss {run.last_loss:.3f}, {run.seconds:.0f}s")
         if config.max_seconds and run.seconds >= config.max_seconds and number < len(batches):
             run.stopped_by = "time"
             break
@@ -316,6 +323,24 @@ def fine_tune(
         run.stopped_by = "steps" if config.max_steps else "pairs"
     model.eval()
     return run
+
+
+_PACE_STEPS = 3  # steps timed to learn how many fit in a time budget
+
+
+class _Horizon:
+    """The learning rate's schedule over the steps a run will take, which a time budget
+    learns only after its first steps: linear warm-up, then linear decay to 0."""
+
+    def __init__(self, steps: int, warmup_share: float) -> None:
+        self.steps, self.share = steps, warmup_share
+
+    def fit(self, steps: int) -> None:
+        self.steps = max(_PACE_STEPS, min(self.steps, steps))
+
+    def rate(self, step: int) -> float:
+        warmup = max(1, int(self.steps * self.share))
+        return min((step + 1) / warmup, max(0.0, (self.steps - step) / self.steps))
 
 
 @dataclass(frozen=True)
@@ -435,8 +460,7 @@ def train_embedder(
     excluded = held.papers
     say(f"mining pairs ({len(excluded)} papers held out for evaluation)")
     pairs = mine_pairs(catalog, excluded, config.pairs_per_kind, config.seed)
-    say(f"{len(pairs)} pairs; finding BM25 hard negatives")
-    negatives = hard_negatives(pairs, lexical, catalog, excluded)
+    say(f"{len(pairs)} pairs")
     mined_seconds = time.perf_counter() - started
     if config.threads:
         import torch
@@ -447,9 +471,10 @@ def train_embedder(
     before = dense_recall(model, catalog, held)
     run = fine_tune(
         model,
-        [(p.anchor, p.positive, n) for p, n in zip(pairs, negatives, strict=True)],
+        [(p.anchor, p.positive) for p in pairs],
         config,
         say,
+        lambda index: hard_negative(pairs[index], lexical, catalog, excluded),
     )
     model.max_seq_length = MODEL_MAX_TOKENS
     say("judging the trained model")
@@ -474,7 +499,6 @@ def train_embedder(
         "data": {
             "papers": _count(catalog, "papers"),
             "pairs": counts,
-            "with_hard_negative": sum(1 for n in negatives if n is not None),
             "held_out_papers": len(excluded),
         },
         "training": {**asdict(config), **asdict(run), "mining_seconds": round(mined_seconds, 1)},
@@ -512,8 +536,7 @@ def model_card(card: dict[str, Any]) -> str:
             "",
             "## Data",
             "",
-            f"Pairs: {pairs}; {data['with_hard_negative']:,} with a hard negative (BM25's "
-            f"best passage from another paper). {data['held_out_papers']:,} papers whose "
+            f"Pairs: {pairs}. {data['held_out_papers']:,} papers whose "
             "questions judge the model are in no pair.",
             "",
             "## Training",
@@ -523,6 +546,8 @@ def model_card(card: dict[str, Any]) -> str:
             f"{training['max_tokens']} word pieces per text, seed {training['seed']}: "
             f"{training['steps']} steps ({training['pairs_seen']:,} pairs) in "
             f"{training['seconds']:.0f} s on the CPU, stopped by {training['stopped_by']}; "
+            f"{training['with_hard_negative']:,} of them with a hard negative (BM25's best "
+            "passage from another paper); "
             f"loss {figure(training['first_loss'])} -> {figure(training['last_loss'])}.",
             "",
             "## Figures",

@@ -19,6 +19,7 @@ from ingest.embedders.training import (
     GENERIC_HEADINGS,
     TrainingConfig,
     _caption_pairs,
+    _Horizon,
     _meaningful_heading,
     _section_pairs,
     fine_tune,
@@ -101,14 +102,13 @@ def _weights(model: object) -> np.ndarray:
 
 
 def test_training_is_deterministic_for_a_seed_and_changes_the_model(library: Wiring) -> None:
-    pairs = mine_pairs(library.catalog, set(), 50_000, 13)
-    triplets = [(p.anchor, p.positive, None) for p in pairs]
+    pairs = [(p.anchor, p.positive) for p in mine_pairs(library.catalog, set(), 50_000, 13)]
     base = _weights(load_model(model_dir(), 32))
 
     runs = []
     for seed in (13, 13, 14):
         model = load_model(model_dir(), 32)
-        run = fine_tune(model, triplets, TrainingConfig(**{**TINY.__dict__, "seed": seed}))
+        run = fine_tune(model, pairs, TrainingConfig(**{**TINY.__dict__, "seed": seed}))
         runs.append((_weights(model), run))
 
     (first, run), (again, _), (other, _) = runs
@@ -122,7 +122,36 @@ def test_too_few_pairs_for_a_batch_is_a_clear_error(library: Wiring) -> None:
     model = load_model(model_dir(), 32)
 
     with pytest.raises(EmbedderError, match="too small to train on"):
-        fine_tune(model, [("a", "b", None)], TINY)
+        fine_tune(model, [("a", "b")], TINY)
+
+
+def test_hard_negatives_are_found_only_for_the_pairs_training_reaches(library: Wiring) -> None:
+    pairs = [(p.anchor, p.positive) for p in mine_pairs(library.catalog, set(), 50_000, 13)]
+    asked: list[int] = []
+
+    def negative(index: int) -> str | None:
+        asked.append(index)
+        return None if index % 2 else "an unrelated passage about something else"
+
+    run = fine_tune(load_model(model_dir(), 32), pairs, TINY, negative=negative)
+
+    assert len(pairs) > 20
+    assert len(asked) == len(set(asked)) == 8  # 2 steps of 4, not every pair
+    assert run.with_hard_negative == sum(1 for i in asked if not i % 2)
+
+
+def test_a_time_budget_fits_the_learning_rate_to_the_steps_it_allows() -> None:
+    horizon = _Horizon(1000, 0.1)
+    assert horizon.rate(50) == pytest.approx(0.51)  # warming up over 100 steps
+
+    horizon.fit(40)  # the first steps' pace lets 40 run in the budget
+
+    assert horizon.steps == 40
+    assert horizon.rate(1) == 0.5  # warming up over 4 steps now
+    assert horizon.rate(30) == pytest.approx(0.25)
+    assert horizon.rate(40) == 0.0
+    horizon.fit(5000)  # never more than the batches
+    assert horizon.steps == 40
 
 
 def test_bad_question_files_are_refused_by_line(tmp_path: Path) -> None:
@@ -163,6 +192,7 @@ def test_train_writes_a_model_the_index_is_embedded_again_with(
     assert card["data"]["held_out_papers"] == 6
     assert card["data"]["pairs"]["title"] == len(papers) - 6
     assert card["training"]["steps"] == 2
+    assert 0 < card["training"]["with_hard_negative"] <= 8
     assert card["evaluation"]["questions"] == 6
     assert 0 <= card["evaluation"]["dense_recall_at_5_after"] <= 1
     assert card["onnx_int8"]["bytes"] > 1_000_000
