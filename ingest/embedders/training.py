@@ -265,7 +265,8 @@ def fine_tune(
 
     The learning rate warms up over `warmup_share` of the steps the run will take and then
     falls linearly to 0 at its last: all the batches, `max_steps`, or, with only a time
-    budget, as many as fit in it at the pace of the first steps."""
+    budget, as many as fit in it at the pace so far (judged again after every step from
+    the third: the first steps are the slowest)."""
     import torch
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
@@ -312,7 +313,7 @@ def fine_tune(
         run.last_loss = float(value.detach())
         run.first_loss = run.first_loss if run.first_loss is not None else run.last_loss
         run.seconds = time.perf_counter() - started
-        if paced and number == _PACE_STEPS:
+        if paced and number >= _PACE_STEPS:
             horizon.fit(int(config.max_seconds / (run.seconds / number)))
         if progress is not None and (number % 10 == 0 or number == len(batches)):
             progress(f"step {number}/{horizon.steps}, loss {run.last_loss:.3f}, {run.seconds:.0f}s")
@@ -330,13 +331,15 @@ _PACE_STEPS = 3  # steps timed to learn how many fit in a time budget
 
 class _Horizon:
     """The learning rate's schedule over the steps a run will take, which a time budget
-    learns only after its first steps: linear warm-up, then linear decay to 0."""
+    learns as it goes: linear warm-up, then linear decay to 0."""
 
     def __init__(self, steps: int, warmup_share: float) -> None:
-        self.steps, self.share = steps, warmup_share
+        self.batches = self.steps = steps
+        self.share = warmup_share
 
     def fit(self, steps: int) -> None:
-        self.steps = max(_PACE_STEPS, min(self.steps, steps))
+        """The run will take `steps`: never more than the batches, nor fewer than paced."""
+        self.steps = max(_PACE_STEPS, min(self.batches, steps))
 
     def rate(self, step: int) -> float:
         warmup = max(1, int(self.steps * self.share))

@@ -150,8 +150,11 @@ def test_a_time_budget_fits_the_learning_rate_to_the_steps_it_allows() -> None:
     assert horizon.rate(1) == 0.5  # warming up over 4 steps now
     assert horizon.rate(30) == pytest.approx(0.25)
     assert horizon.rate(40) == 0.0
+    horizon.fit(60)  # the pace got quicker
+    assert horizon.steps == 60
+    assert horizon.rate(30) == pytest.approx(0.5)
     horizon.fit(5000)  # never more than the batches
-    assert horizon.steps == 40
+    assert horizon.steps == 1000
 
 
 def test_bad_question_files_are_refused_by_line(tmp_path: Path) -> None:
