@@ -34,6 +34,11 @@ from ingest.private import private_file
 
 # How long a process waits for another's write lock before it gives up.
 BUSY_TIMEOUT_S = 30.0
+# PostgreSQL ends a session that sits this long inside a transaction without a statement, and
+# its locks with it: a node stopped mid-transaction (a frozen machine, a paused process)
+# would otherwise hold the catalog's write lock, and every other node's writes would wait for
+# it. No write of the catalog waits this long between two of its statements.
+IDLE_IN_TRANSACTION_S = 60.0
 
 # Called with the transaction's connection just before it commits; raises to refuse it.
 CommitGuard = Callable[["CatalogDb"], None]
@@ -349,3 +354,6 @@ def _configure_sqlite(dbapi_connection: Any, _record: Any) -> None:
 
 def _configure_postgresql(dbapi_connection: Any, _record: Any) -> None:
     dbapi_connection.autocommit = True  # statements commit alone; BEGIN is ours
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"SET idle_in_transaction_session_timeout = {int(IDLE_IN_TRANSACTION_S * 1000)}")
+    cursor.close()

@@ -3,14 +3,16 @@ it, a commit a guard refuses, arrivals, migrations at once, and copying a file i
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from ingest.errors import PaperchatError
-from ingest.index import arrivals
+from ingest.index import arrivals, database
 from ingest.index.catalog import Catalog, CatalogError
 from ingest.index.copying import copy_catalog
 from ingest.index.database import CatalogDb
@@ -251,3 +253,38 @@ def test_a_replica_behind_what_was_pruned_is_built_whole_again(
     assert _texts(lexical, "bm25") == {"2401.00001"}
     assert _texts(lexical, "tantivy") == set()
     assert _texts(lexical, "hnsw") == {"2401.00002"}
+
+
+def test_a_node_stopped_inside_a_transaction_loses_it_and_its_lock(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(database, "IDLE_IN_TRANSACTION_S", 1.0)
+    with postgres_schema() as url:
+        stopped, other = Catalog(url), Catalog(url)
+        try:
+            stopped.db.begin()
+            stopped.db.lock("writes")
+            stopped.db.execute("INSERT INTO meta (key, value) VALUES ('stopped', 'x')")
+            # ...and it stops here, holding the write lock: another node's write waits for
+            # the server to end that session, not forever.
+            done = threading.Event()
+
+            def write() -> None:
+                with other.transaction():
+                    other.set_meta("other", "y")
+                done.set()
+
+            writer = threading.Thread(target=write, daemon=True)
+            writer.start()
+            writer.join(timeout=60)
+            assert done.is_set()
+            with pytest.raises(Exception, match=r"idle-in-transaction|terminat|closed"):
+                stopped.db.commit()
+            assert other.get_meta("other") == "y"
+            assert other.get_meta("stopped") is None
+        finally:
+            if stopped.db.in_transaction:  # the timeout did not end it: let the writer go
+                with contextlib.suppress(Exception):
+                    stopped.db.rollback()
+            stopped.close()
+            other.close()
