@@ -125,7 +125,9 @@ def test_killed_and_paused_workers_lose_nothing(tmp_path: Path, queue: dict[str,
     assert killed.returncode == -signal.SIGKILL
     with app.open():
         assert counts(app) == {**dict.fromkeys(counts(app), 0), "succeeded": jobs}
-    assert "is no longer worker" in workers.log("paused")  # the guard refused its commit
+    # Its late commit was refused: by the guard, or, when the stop caught it inside its
+    # transaction, by the server, which ended that session and its lock after a while.
+    assert re.search(r"is no longer worker|idle-in-transaction", workers.log("paused"))
     healthy = workers.log("healthy")
     recovered = re.findall(r"run again: \d+ of its units checked, (\d+) Chroma ids", healthy)
     assert len([n for n in recovered if int(n) > 0]) >= 2  # both jobs' half-written units
