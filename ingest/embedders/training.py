@@ -114,7 +114,8 @@ class TrainingRun:
     stopped_by: str = "pairs"  # "pairs", "steps" or "time"
     first_loss: float | None = None
     last_loss: float | None = None
-    with_hard_negative: int = 0  # pairs trained on with a BM25 hard negative
+    # pairs a step found a BM25 hard negative for (a batch uses them when all its pairs have one)
+    with_hard_negative: int = 0
 
 
 def _sentences(text: str) -> list[str]:
