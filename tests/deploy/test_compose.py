@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML (a chromadb dependency) ships no types
 
-from bench.balancer import DEPLOYED, check_config, haproxy_binary
+from bench.balancer import DEPLOYED, BalancerError, check_config
+from tests.support import haproxy
 from tests.support.data import ROOT
 
 SHARED = (
@@ -82,11 +83,39 @@ def test_haproxy_balances_the_api_nodes_on_their_health_with_long_stream_timeout
 
 
 def test_haproxy_accepts_the_deployed_configuration() -> None:
-    haproxy_binary()
+    haproxy.haproxy_or_skip()
 
     checked = check_config(DEPLOYED)
 
     assert "Configuration file is valid" in checked
+
+
+def _no_haproxy() -> str:
+    raise BalancerError("haproxy is not installed (apt-get install haproxy)")
+
+
+def test_without_haproxy_its_tests_skip_saying_how_to_get_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(haproxy, "haproxy_binary", _no_haproxy)
+    monkeypatch.delenv("CI", raising=False)
+
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        haproxy.haproxy_or_skip()
+
+    assert "apt-get install haproxy" in str(skipped.value)
+    assert ".ci/run" in str(skipped.value)
+
+
+def test_on_ci_a_missing_haproxy_fails_its_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(haproxy, "haproxy_binary", _no_haproxy)
+    monkeypatch.setenv("CI", "true")
+
+    with pytest.raises(pytest.fail.Exception) as failed:
+        haproxy.haproxy_or_skip()
+
+    assert "CI=true" in str(failed.value)
+    assert "apt-get install haproxy" in str(failed.value)
 
 
 def test_the_image_is_built_from_the_package_alone_and_serves_by_default() -> None:

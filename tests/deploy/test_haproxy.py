@@ -21,6 +21,7 @@ from bench.servers import create_keys
 from chat.wiring import Wiring
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import EVAL, ROOT
+from tests.support.haproxy import haproxy_or_skip
 from tests.support.net import unused_port
 from tests.support.processes import stop_process
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
@@ -44,6 +45,7 @@ def cluster(
     small_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:
     """Two `paperchat serve` processes over one index and one database, behind haproxy."""
+    haproxy_or_skip()
     scratch = tmp_path_factory.mktemp("cluster")
     database_url = f"sqlite:///{scratch / 'service.sqlite'}"
     (key,) = create_keys(database_url, 1)
