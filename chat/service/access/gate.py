@@ -38,14 +38,19 @@ class Busy(PaperchatError):
 
 _Waiter = tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
 T = TypeVar("T")
-# How much lower than the server's the gate's threads run (os.setpriority's "nice").
+# How much lower than the server's the gate's threads run (os.setpriority's "nice"): added
+# to the server's own niceness, up to the lowest priority there is.
 NICENESS = 10
+LOWEST_PRIORITY = 19
 
 
 def _lower_priority() -> None:
-    """Run this thread at a lower priority; a no-op where threads cannot have their own."""
+    """Run this thread NICENESS steps below the thread that started it (the server's, which
+    may run under `nice` itself); a no-op where threads cannot have their own."""
     with suppress(AttributeError, OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+        thread = threading.get_native_id()
+        lower = os.getpriority(os.PRIO_PROCESS, thread) + NICENESS
+        os.setpriority(os.PRIO_PROCESS, thread, min(lower, LOWEST_PRIORITY))
 
 
 def _wake(future: asyncio.Future[None]) -> None:
