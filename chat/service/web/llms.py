@@ -23,6 +23,7 @@ from starlette.routing import BaseRoute, Route
 
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.mcp.endpoint import MCP_PATH
+from chat.service.openai.errors import OPENAI_PREFIX, error_body, openai_status
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.api_docs import DOCS_PATH
 from chat.service.web.markdown import MARKDOWN_TYPE, VARY_ACCEPT
@@ -100,11 +101,21 @@ def _summary(stats: dict[str, int]) -> str:
     )
 
 
+def _errors() -> str:
+    """The two shapes of an error, in the words of the handlers that answer them."""
+    fields = ", ".join(f'"{name}"' for name in error_body(400, "")["error"])
+    return (
+        "Errors are JSON, with a status that says what went wrong: "
+        f'`{{"detail": "..."}}` everywhere but under `{OPENAI_PREFIX}`, which answers '
+        f'OpenAI\'s `{{"error": {{{fields}}}}}` so that OpenAI clients raise their typed '
+        f"errors (there an invalid request is a {openai_status(422)}, elsewhere a 422)."
+    )
+
+
 def _guide() -> str:
     return (
         "Sign in with an API key, `Authorization: Bearer pc_...` (`POST /api/keys` or "
-        "`paperchat keys create EMAIL`); `/v1` and `/mcp` take keys only. Errors are JSON "
-        '`{"detail": "..."}`.\n\n'
+        f"`paperchat keys create EMAIL`); `/v1` and `/mcp` take keys only. {_errors()}\n\n"
         "Citations: answers cite sources as `[arXiv:2203.12533]` (the id without version) or "
         "`[doc:<id>]` for a document without an arXiv id (as a regular expression, "
         f"`{CITATION_PATTERN}`). "

@@ -7,6 +7,7 @@ import re
 import pytest
 from fastapi import FastAPI
 
+from chat.service.openai.errors import error_payload
 from chat.service.web.llms import llms_text
 from chat.settings import Settings, env_name
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
@@ -96,6 +97,21 @@ def test_a_route_the_app_gains_is_listed_without_editing_anything() -> None:
 
     assert "- [GET /api/widgets/{widget_id}](http://127.0.0.1:1/docs#/widgets/" in text
     assert ": One widget, by id." in text
+
+
+def test_it_states_both_error_shapes_as_the_handlers_answer_them() -> None:
+    stats = {"papers": 3, "papers_with_fulltext": 1}
+
+    text = llms_text(FastAPI(), Settings(), "http://127.0.0.1:1", stats, tools=[])
+
+    _, api_error = error_payload("/api/papers/9999.99999", 404, "no paper")
+    status, v1_error = error_payload("/v1/chat/completions", 422, "messages: required")
+    fields = ", ".join(f'"{name}"' for name in v1_error["error"])
+    assert list(api_error) == ["detail"]
+    assert '`{"detail": "..."}` everywhere but under `/v1`' in text
+    assert fields == '"message", "type", "param", "code"'
+    assert f'`{{"error": {{{fields}}}}}`' in text
+    assert f"there an invalid request is a {status}, elsewhere a 422" in text
 
 
 def test_the_site_footer_links_it(api: Api) -> None:
