@@ -52,17 +52,24 @@ def category_papers(
 ) -> CategoryPage:
     """Page `page` of the category's papers, newest first; CategoryNotFound for a category
     with no paper in the index, or a page past its last."""
-    if not CATEGORY_RE.match(category):
-        raise CategoryNotFound(f"{category!r} is not an arXiv category")
-    total = category_size(catalog, category)
-    if total == 0:
-        raise CategoryNotFound(f"no paper in the category {category!r} in this index")
+    total = indexed_category(catalog, category)
     last = min(math.ceil(total / per_page), MAX_CATEGORY_PAGES)
     if not 1 <= page <= last:
         raise CategoryNotFound(f"the category {category!r} has {last} pages, not {page}")
     ids = newest_ids(catalog.db, page * per_page, category=category)[(page - 1) * per_page :]
     papers = tuple(p for p in map(catalog.get_paper, ids) if p is not None)
     return CategoryPage(category, papers, total, page, per_page)
+
+
+def indexed_category(catalog: Catalog, category: str) -> int:
+    """How many papers in the index are in `category`; CategoryNotFound when it is no arXiv
+    category or no paper in the index is in it (its page, its feed and following it are 404s)."""
+    if not CATEGORY_RE.match(category):
+        raise CategoryNotFound(f"{category!r} is not an arXiv category")
+    total = category_size(catalog, category)
+    if total == 0:
+        raise CategoryNotFound(f"no paper in the category {category!r} in this index")
+    return total
 
 
 def category_size(catalog: Catalog, category: str) -> int:

@@ -3,7 +3,8 @@
 A researcher is followed by id or by name, matched as the researcher pages
 match it (`chat/library/researchers.py`); a category by its arXiv name (`cs.CL`); a saved
 search by its words, every one of which a paper's title or abstract must hold;
-a paper by its id, for its new versions.
+a paper by its id, for its new versions. Each must be in the index when it is
+followed, as its page is.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from chat.library.authors import AuthorNotFound, find_author
-from chat.library.categories import CATEGORY_RE
+from chat.library.categories import CATEGORY_RE, indexed_category
 from chat.library.papers import PaperNotFound
 from chat.library.researchers import ResearcherNotFound, person_by_id
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -51,14 +52,15 @@ def followed_person(catalog: Catalog, value: str) -> Person:
 
 
 def follow_target(catalog: Catalog, kind: str, value: str) -> Target:
-    """What following `value` as `kind` means; InvalidFollow, AuthorNotFound or
-    PaperNotFound when it stands for nothing."""
+    """What following `value` as `kind` means; InvalidFollow when it cannot stand for its
+    kind, AuthorNotFound, CategoryNotFound or PaperNotFound when the index has none."""
     text = " ".join(value.split())
     if not text:
         raise InvalidFollow(f"a {kind} to follow cannot be blank")
     if kind == "category":
         if not CATEGORY_RE.match(text):
             raise InvalidFollow(f"{text!r} is not an arXiv category such as cs.CL or hep-th")
+        indexed_category(catalog, text)
         return Target(kind, text)
     if kind == "researcher":
         followed_person(catalog, text)

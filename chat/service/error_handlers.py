@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 from chat.library.authors import AuthorNotFound
+from chat.library.categories import CategoryNotFound
 from chat.library.institutions import InstitutionNotFound
 from chat.library.papers import PaperNotFound
 from chat.service.access.ratelimit import RateLimitUnavailable, TooManyStreams
@@ -113,6 +114,7 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
     app.add_exception_handler(AuthorNotFound, not_found)
+    app.add_exception_handler(CategoryNotFound, not_found)
     app.add_exception_handler(InstitutionNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)

@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Request, Response, status
 
-from chat.library.categories import CATEGORY_RE, category_path
+from chat.library.categories import category_path, indexed_category
 from chat.library.feeds import FEED_ENTRIES, MEDIA_TYPE, Feed, atom_feed
 from chat.library.follows import followed_person, search_words
 from chat.library.researchers import researcher_path
@@ -49,10 +49,10 @@ def latest_feed(request: Request, services: ServicesDep) -> Response:
 
 @router.get("/feeds/categories/{category}.atom", response_class=Response, responses=_ATOM_OR_404)
 def category_feed(category: str, request: Request, services: ServicesDep) -> Response:
-    """The newest papers in an arXiv category (`cs.CL`); 404 for what is not a category."""
-    if not CATEGORY_RE.match(category):
-        raise HTTPException(status.HTTP_404_NOT_FOUND, f"{category!r} is not an arXiv category")
+    """The newest papers in an arXiv category (`cs.CL`); 404 for what is not a category or a
+    category no paper in the index is in, as its page."""
     catalog = services.index.catalog
+    indexed_category(catalog, category)
     papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, category=category))
     page = quote(category_path(category))
     return _answer(request, f"paperchat: the newest papers in {category}", page, papers)

@@ -116,7 +116,7 @@ def follow(
 ) -> NewFollow:
     """Follow something: the papers added to the index from now on that it takes become
     alerts (for a paper: its new versions). 200 with the same id when already followed;
-    404 for an author or paper not in the index."""
+    404 for an author, category or paper not in the index."""
     catalog = services.index.catalog
     try:
         target = follow_target(catalog, body.kind, body.value)

@@ -4,6 +4,7 @@ become alerts of the follows that take them, on every worker, once each."""
 from __future__ import annotations
 
 import copy
+import html
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,25 @@ def test_follows_are_listed_checked_and_deleted(follows_server: FollowsServer) -
     assert [(f["id"], f["kind"], f["value"]) for f in listed] == [(first, "category", "hep-ph")]
     assert (deleted.status_code, gone.status_code) == (204, 404)
     assert after == []
+
+
+def test_a_category_no_paper_is_in_is_a_404_to_follow_as_its_page_and_its_feed(
+    follows_server: FollowsServer,
+) -> None:
+    api = follows_server.api
+    unknown = "q-bio.XX"
+    with api.key_client() as client, api.client() as anonymous:
+        followed = client.post("/api/follows", json={"kind": "category", "value": unknown})
+        page = anonymous.get(f"/categories/{unknown}")
+        feed = anonymous.get(f"/feeds/categories/{unknown}.atom")
+        listed = client.get("/api/follows").json()["follows"]
+
+    reason = f"no paper in the category {unknown!r} in this index"
+    assert (followed.status_code, page.status_code, feed.status_code) == (404, 404, 404)
+    assert followed.json() == {"detail": reason}
+    assert f"No paper in the category {unknown!r} in this index." in html.unescape(page.text)
+    assert feed.json() == {"detail": reason}
+    assert listed == []
 
 
 def test_papers_a_command_line_ingest_adds_become_alerts_on_both_workers(
