@@ -10,13 +10,17 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from chat.library.authors import AuthorNotFound
+from chat.library.follows import followed_person
 from chat.library.papers import page_path
+from chat.library.researchers import researcher_path
 from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
 from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_count
 from chat.service.storage.digests import digest_frequency
 from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
 from chat.service.web.rendering import render_page
+from ingest.index.catalog import Catalog
 from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
@@ -31,6 +35,18 @@ def follow_feed(follow: Follow) -> str | None:
     if follow.kind == "search":
         return f"/feeds/searches/{follow.id}.atom"
     return None
+
+
+def follow_name(catalog: Catalog, follow: Follow) -> tuple[str, str | None]:
+    """How the pages name what `follow` follows, and the page to link: a researcher by name
+    (the value kept may be their id), linked to their page while the index has them."""
+    if follow.kind != "researcher":
+        return follow.value, None
+    try:
+        person = followed_person(catalog, follow.value)
+    except AuthorNotFound:
+        return follow.value, None
+    return readable_tex(person.display), researcher_path(person)
 
 
 @router.get("/latest", response_class=HTMLResponse, include_in_schema=False)
@@ -55,7 +71,7 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
                 "title": readable_tex(paper.title),
                 "version": alert.version,
                 "read": alert.read,
-                "because": f"{follow.kind}: {follow.value}",
+                "because": f"{follow.kind}: {follow_name(catalog, follow)[0]}",
             }
         )
     unread = unread_count(session, user.id)
@@ -68,10 +84,13 @@ def settings_page(request: Request, services: ServicesDep, session: SessionDep) 
     if signed_in is None:
         return render_page("follow_settings.html", signed_in=False, follows=[])
     user = signed_in[1]
-    follows = [
-        {"id": f.id, "kind": f.kind, "value": f.value, "feed": follow_feed(f)}
-        for f in list_follows(session, user.id)
-    ]
+    follows = []
+    for follow in list_follows(session, user.id):
+        name, href = follow_name(services.index.catalog, follow)
+        feed = follow_feed(follow)
+        follows.append(
+            {"id": follow.id, "kind": follow.kind, "name": name, "href": href, "feed": feed}
+        )
     return render_page(
         "follow_settings.html",
         signed_in=True,

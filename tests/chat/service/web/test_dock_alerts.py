@@ -7,6 +7,7 @@ import re
 
 import feedparser
 import pytest
+from markupsafe import escape
 from playwright.sync_api import Page, expect
 
 from chat.library.follows import Target
@@ -67,6 +68,28 @@ def test_latest_and_settings_pages_list_alerts_and_follows_with_feeds(web: Api) 
     assert [bool(p.bozo) for p in parsed] == [False, False]
     assert f'data-follow="{category.json()["id"]}"' in settings
     assert "Sign in" in signed_out
+
+
+def test_a_researcher_followed_by_id_is_named_and_linked_on_the_pages_of_following(
+    web: Api,
+) -> None:
+    with web.key_client() as client:
+        name = client.get(f"/api/papers/{PAPER_ID}").json()["authors"].split(",")[0].strip()
+        found = client.get("/api/researchers", params={"name": name}).json()["results"][0]
+    email = web.new_user()
+    with web.services.sessions() as session:
+        # From the catalog's first paper on: their papers in the index become alerts.
+        add_follow(session, get_user(session, email).id, Target("researcher", found["id"]), 0)
+
+    with web.signed_in(email) as client:
+        settings = client.get("/settings").text
+        latest = client.get("/latest").text
+
+    shown = escape(found["name"])
+    assert f'<span class="kind">researcher</span> <a href="{found["path"]}">{shown}</a>' in settings
+    assert f"</span> {found['id']}" not in settings
+    assert f"for researcher: {shown}" in latest
+    assert found["id"] not in latest
 
 
 def test_researcher_page_links_its_feed_and_every_page_the_latest(web: Api) -> None:
