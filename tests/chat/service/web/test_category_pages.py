@@ -116,3 +116,4 @@ def test_a_category_the_index_lacks_is_a_clear_404(web: Api, wanted: str) -> Non
     assert response.headers["content-type"].startswith("text/html")
     assert "No category" in response.text
     assert "Categories are written as arXiv writes them" in response.text
+    assert "harvest" not in response.text  # nothing harvests unless its administrator says so

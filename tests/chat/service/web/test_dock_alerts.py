@@ -109,4 +109,4 @@ def test_researcher_page_links_its_feed_and_every_page_the_latest(web: Api) -> N
     researcher = parsed[feeds[1]]
     assert PAPER_ID in " ".join(e.id for e in researcher.entries)
     assert missing.status_code == 404
-    assert "harvested continuously" in missing.text
+    assert "This library has no paper with that id" in missing.text

@@ -92,6 +92,8 @@ def test_unknown_paper_is_a_404_page_with_a_search_box(web: Api) -> None:
     assert response.status_code == 404
     assert response.headers["content-type"].startswith("text/html")
     assert "No paper “9999.99999” here" in response.text
+    assert "This library has no paper with that id" in response.text
+    assert "harvest" not in response.text  # nothing harvests unless its administrator says so
     assert 'role="search"' in response.text
 
 
