@@ -143,23 +143,19 @@ class Pipeline:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="writer") as writer:
             pending: Future[int] | None = None
             for item in _drain(items, self.seconds):
-                self.progress.advance()
                 if isinstance(item, Skipped):
                     report.skipped.append(item)
-                    continue
-                if isinstance(item, Unchanged):
+                elif isinstance(item, Unchanged):
                     statuses.note(item.paper_id, "unchanged")
-                    continue
-                if item.unit in seen:
+                elif item.unit in seen:
                     reason = f"same paper and kind as {seen[item.unit]} (kept that one)"
                     report.skipped.append(Skipped(item.origin, reason))
-                    continue
-                seen[item.unit] = item.origin
-                if item.pdf is not None:
-                    report.pages_parsed += item.pdf[1]
-                if item.pages_fallback:
-                    report.pages_fallback[item.origin] = item.pages_fallback
-                batch.append(item)
+                else:
+                    seen[item.unit] = item.origin
+                    batch.append(item)
+                    self._note_pages(item, report)
+                # Counted once the report has it: a skipped item is among the failed.
+                self.progress.advance()
                 if sum(len(w.chunks) for w in batch) >= self.batch_chunks:
                     pending = self._flush(batch, statuses, report, writer, pending)
                     batch = []
@@ -168,6 +164,13 @@ class Pipeline:
                 report.chunks_deleted += pending.result()
         statuses.count_into(report)
         return report.finish()
+
+    @staticmethod
+    def _note_pages(work: UnitWork, report: IngestReport) -> None:
+        if work.pdf is not None:
+            report.pages_parsed += work.pdf[1]
+        if work.pages_fallback:
+            report.pages_fallback[work.origin] = work.pages_fallback
 
     def _unchanged_pdfs(self, batch: list[UnitWork], changed: list[UnitWork]) -> list[UnitWork]:
         new = {w.unit for w in changed}
