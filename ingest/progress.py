@@ -1,15 +1,12 @@
 """Progress of an ingest run: a rich bar on a terminal, a plain line every few seconds
-elsewhere, and the counts in a file of the data dir, where the service reads them."""
+elsewhere (the counts the service reads are kept by `ingest.runs`)."""
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 import time
-from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, Protocol
+from typing import IO, Protocol
 
 from rich.console import Console
 from rich.progress import (
@@ -140,63 +137,6 @@ class LineProgress:
     def _show(self, now: float) -> None:
         self._shown = now
         print(self.line(now), file=self._stream or sys.stderr, flush=True)
-
-
-def progress_path(data_dir: Path, description: str) -> Path:
-    """Where a run of `description` ("pdfs", "abstracts") publishes its counts."""
-    return data_dir / f"ingest-{description}.progress.json"
-
-
-class PublishedProgress:
-    """The run's counts in `progress_path`, rewritten whole (at most every `interval_s`)
-    while it runs and removed when it ends; the file names the process, so that a run
-    that was killed is not reported as running."""
-
-    def __init__(
-        self, data_dir: Path, description: str, total: int | None, interval_s: float = 0.5
-    ) -> None:
-        self.path = progress_path(data_dir, description)
-        self.total = total
-        self.done = 0
-        self._interval = interval_s
-        self._written = 0.0
-
-    def __enter__(self) -> PublishedProgress:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._write(time.monotonic())
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.path.unlink(missing_ok=True)
-
-    def advance(self, n: int = 1) -> None:
-        self.done += n
-        now = time.monotonic()
-        if now - self._written >= self._interval or self.done == self.total:
-            self._write(now)
-
-    def _write(self, now: float) -> None:
-        self._written = now
-        state = {"pid": os.getpid(), "total": self.total, "read": self.done}
-        partial = self.path.with_name(f".{self.path.name}.{os.getpid()}")
-        partial.write_text(json.dumps(state), encoding="utf-8")
-        partial.replace(self.path)
-
-
-def running_progress(data_dir: Path, description: str) -> dict[str, Any] | None:
-    """`{"total": N, "read": M}` of the run of `description` now under way, or None when
-    none is: no file, or the process that wrote it is gone."""
-    try:
-        state = json.loads(progress_path(data_dir, description).read_text(encoding="utf-8"))
-        os.kill(int(state["pid"]), 0)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return {"total": state["total"], "read": state["read"]}
 
 
 class Together:

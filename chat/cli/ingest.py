@@ -48,13 +48,15 @@ def _run_ingest(
     report: IngestReport,
 ) -> None:
     """Run the pipeline over `items()` (which loads the embedder), showing its progress (a bar
-    at a terminal, else a line every few seconds, on stderr) and publishing it in the data
-    dir for `/api/health` from the start; report, exit."""
+    at a terminal, else a line every few seconds, on stderr) and keeping the run's state in
+    the data dir for `/api/health` from the start to its end, an exception's included;
+    report, exit."""
     from ingest.pipeline import Pipeline
-    from ingest.progress import BarProgress, LineProgress, PublishedProgress, Together, wants_bar
+    from ingest.progress import BarProgress, LineProgress, Together, wants_bar
+    from ingest.runs import RunRecord
 
     count = total()
-    with PublishedProgress(index.settings.data_dir, description, count) as published:
+    with RunRecord(index.settings.data_dir, description, report, count) as record:
         # A first run prepares the model (an ONNX export) for half a minute.
         click.echo(f"{description}: loading the embedding model", err=True)
         embedder = index.embedder
@@ -65,7 +67,7 @@ def _run_ingest(
                 index.catalog,
                 index.indexer,
                 embedder.embed,
-                Together(progress, published),
+                Together(progress, record),
                 pdf_timeout_s=index.settings.pdf_timeout_s,
             )
             pipeline.run(work, report)
@@ -126,7 +128,9 @@ def ingest_pdfs(
         )
 
     def total() -> int:
-        return len(find_pdfs(paths)[0])
+        """The PDFs found, and the paths named that are none (each one skipped item)."""
+        found, skipped = find_pdfs(paths)
+        return len(found) + len(skipped)
 
     _run_ingest(index, items, total, "pdfs", as_json, IngestReport())
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from ingest.index.store import ChunkStore, open_chroma
+from ingest.runs import run_state
 from tests.fakes.arxiv import FakeArxiv, FakePaper
 from tests.fakes.openai import FakeOpenAI
 from tests.support import pdf_fixtures
@@ -393,3 +394,21 @@ def test_ingest_report_names_the_pdf_whose_pages_were_read_as_plain_text(
     assert result.code == 0, result.stderr
     assert result.json["pages_fallback"] == {str(rotated.resolve()): 1}
     assert "1 page(s) read as plain text" in summary.stdout
+
+
+def test_a_pdf_run_ended_by_an_error_says_so_in_the_data_dir(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    data = Path(env["PAPERCHAT_DATA_DIR"])
+    data.mkdir(parents=True)
+    (data / "catalog.sqlite").write_bytes(b"not a database " * 100)
+    folder = _copy(SMALL[:1], tmp_path / "pdfs")
+
+    result = run(env, "ingest", "pdfs", str(folder))
+
+    state = run_state(data, "pdfs")
+    assert result.code == 2, result.stderr
+    assert state.running is False
+    assert state.error is not None
+    assert state.error.startswith("the PDF reader stopped after reading 0 of 1: cannot open")
+    assert state.error.endswith("file is not a database")

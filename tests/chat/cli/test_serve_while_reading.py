@@ -1,6 +1,6 @@
 """`paperchat serve` answers while `paperchat ingest pdfs` reads PDFs beside it (as
 `scripts/start` runs them): `/api/health` counts the PDFs read, and the papers join the
-running server's index without a restart."""
+running server's index without a restart; once done, health keeps the run's counts."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from chat.service.access.accounts import create_api_key, create_user
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import upgrade_database
 from chat.wiring import Wiring
-from ingest.progress import progress_path
+from ingest.runs import run_path
 from tests.chat.cli.test_serve import serving, wait_until_healthy
 from tests.support.cli import command, environment
 from tests.support.data import PDFS, ROOT
@@ -25,6 +25,7 @@ from tests.support.data import PDFS, ROOT
 pytestmark = [pytest.mark.timeout(400), pytest.mark.slow]
 # Four PDFs the small index has not read.
 READ_LATER = ("1706.03762v7.pdf", "2005.11401v4.pdf", "1810.04805v2.pdf", "1512.03385v1.pdf")
+NO_RUN = {"total": 0, "read": 0, "failed": 0, "error": None, "running": False}
 
 
 def _key(database: str) -> str:
@@ -75,7 +76,7 @@ def test_questions_are_answered_and_health_counts_pdfs_while_they_are_read(
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         try:
-            started = _wait_for(progress_path(data, "pdfs"), reading)
+            started = _wait_for(run_path(data, "pdfs"), reading)
             reading.send_signal(signal.SIGSTOP)  # held mid-run: the PDFs are pending
             during = httpx.get(f"{url}/api/health", timeout=10).json()
             answered = _events(url, key, "What is dense passage retrieval?")
@@ -88,13 +89,14 @@ def test_questions_are_answered_and_health_counts_pdfs_while_they_are_read(
         )
 
     assert before is not None, (tmp_path / "serve.log").read_text()
-    assert before.json()["pdfs"] is None
+    assert before.json()["pdfs"] == NO_RUN
     assert started
     assert during["pdfs"]["total"] == len(READ_LATER)
     assert during["pdfs"]["read"] < len(READ_LATER)
+    assert during["pdfs"]["running"] is True
     assert answered[-1] == "event: done"
     assert "event: sources" in answered
     assert code == 0
-    assert after["pdfs"] is None
+    assert after["pdfs"] == {**NO_RUN, "total": len(READ_LATER), "read": len(READ_LATER)}
     assert after["chunks"] > before.json()["chunks"]
     assert paper.json()["has_fulltext"] is True
