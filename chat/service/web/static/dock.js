@@ -944,7 +944,8 @@ table.compare td .note { font-style: italic; }
   const who = h("span", { class: "who" });
   const signOutButton = h("button", { class: "ghost", type: "button" }, "Sign out");
   const accountButton = h("button", { class: "ghost", type: "button" }, "Account");
-  // While the server reads PDFs in the background: "38 PDFs: 12 read" (from /api/health).
+  // The PDF reading (from /api/health): "38 PDFs: 12 read" while it runs, "38 PDFs: 37 read,
+  // 1 not read" after it, or "PDF reading stopped: ..." when it ended early.
   const reading = h("p", { class: "note reading", hidden: true });
   const related = relatedNote();
   const chatView = h(
@@ -1271,10 +1272,18 @@ table.compare td .note { font-style: italic; }
     } catch {
       /* the chat itself says when the server cannot be reached */
     }
-    reading.hidden = !pdfs;
-    if (!pdfs) return;
-    reading.textContent = `${pdfs.total ?? "Some"} PDFs: ${pdfs.read} read`;
-    setTimeout(watchReading, READING_POLL_MS);
+    const said = pdfs ? readingText(pdfs) : "";
+    reading.hidden = !said;
+    reading.textContent = said;
+    if (pdfs?.running) setTimeout(watchReading, READING_POLL_MS);
+  }
+
+  /** What the dock says of the PDF reading: nothing once every PDF is read, or before any. */
+  function readingText(pdfs) {
+    if (pdfs.error) return `PDF reading stopped: ${pdfs.error}`;
+    if (!pdfs.running && !pdfs.failed) return "";
+    const counts = `${pdfs.total ?? "Some"} PDFs: ${pdfs.read} read`;
+    return pdfs.failed ? `${counts}, ${pdfs.failed} not read` : counts;
   }
 
   /* ---------- the account's sessions ---------- */
