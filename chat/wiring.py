@@ -131,9 +131,7 @@ class Wiring:
             ensure_complete(self.lexical, self.catalog)
         names = NameCatalog(self.catalog)
         names.backfill()
-        # An embedded Chroma is followed: an ingest beside the server may write to it.
-        followed = None if self.settings.chroma_url else self.settings.chroma_path
-        store = ChunkStore(self._chroma, self.query_embedder.name, follow=followed)
+        store = ChunkStore(self._chroma, self.query_embedder.name)
         config = self.settings.retrieval
         rerankers: tuple[Reranker, ...] | None = None
         if self.remote_reranker is not None:

@@ -214,6 +214,17 @@ def small_index(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) ->
     index.close()
 
 
+@pytest.fixture(scope="session")
+def small_index_dir(small_index: Wiring, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the small index's data dir, for commands run as processes of their own:
+    this process holds `small_index`'s vector store, which no other process may open."""
+    import shutil
+
+    target = tmp_path_factory.mktemp("small-index-copy") / "data"
+    shutil.copytree(small_index.settings.data_dir, target)
+    return target
+
+
 POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 

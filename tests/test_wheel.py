@@ -15,7 +15,6 @@ import pytest
 
 from chat.service.web.assets import STATIC_DIR
 from chat.service.web.rendering import TEMPLATES_DIR
-from chat.wiring import Wiring
 from prompts import DIRECTORY as PROMPTS
 from tests.support.cli import environment
 from tests.support.data import ROOT
@@ -63,7 +62,7 @@ def test_wheel_ships_prompts_pages_static_files_and_migrations(wheel: Path) -> N
 
 
 def test_installed_wheel_answers_from_another_working_directory(
-    wheel: Path, small_index: Wiring, models_cache: Path, tmp_path: Path
+    wheel: Path, small_index_dir: Path, models_cache: Path, tmp_path: Path
 ) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -87,7 +86,7 @@ def test_installed_wheel_answers_from_another_working_directory(
     (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = environment(small_index.settings.data_dir, models_cache)
+    env = environment(small_index_dir, models_cache)
 
     where = subprocess.run(
         [str(python), "-c", "import chat, prompts; print(chat.__file__); print(prompts.__file__)"],

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from chat.cli.main import data_dir_option, names_a_full_disk, settings_for
+from chat.cli.main import CommandError, data_dir_option, names_a_full_disk, settings_for
+
+if TYPE_CHECKING:
+    from chat.settings import Settings
+    from ingest.index.vector_check import Finding
 
 
 @click.command("serve")
@@ -22,16 +28,23 @@ def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
     """Serve the HTTP API with uvicorn until interrupted.
 
     The database is migrated and the secret key made here, once, before any
-    worker starts; each worker's app then finds both ready.
+    worker starts; each worker's app then finds both ready. An embedded vector
+    store is run as a Chroma server of this process's own, which the workers and
+    any command run beside the server share; a damaged store is refused here.
     """
-    import uvicorn
-
     from chat.service.bootstrap import prepare_service
     from chat.service.logs import configure_logging
 
     configure_logging()
     settings = settings_for(data_dir)
     prepare_service(settings)
+    with vector_store(settings) as settings:
+        _run(settings, host, port, workers, data_dir)
+
+
+def _run(settings: Settings, host: str, port: int, workers: int, data_dir: Path | None) -> None:
+    import uvicorn
+
     options: dict[str, Any] = {
         "host": host,
         "port": port,
@@ -51,4 +64,65 @@ def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
     if data_dir is not None:
         # Each worker process reads its settings from the environment.
         os.environ["PAPERCHAT_DATA_DIR"] = str(data_dir)
+    os.environ["PAPERCHAT_CHROMA_URL"] = settings.chroma_url
     uvicorn.run("chat.service.app:create_app_from_env", factory=True, workers=workers, **options)
+
+
+@contextmanager
+def vector_store(settings: Settings) -> Iterator[Settings]:
+    """The settings with the vector store's address: the configured Chroma server, or the
+    one this process runs on the embedded store, checked before anything is served."""
+    from chat.wiring import Wiring
+    from ingest.embedders.rebuilding import rebuilding_marker
+    from ingest.index.store import open_chroma
+    from ingest.index.vector_check import Finding, check, check_files
+    from ingest.index.vector_server import VectorServerFailed
+
+    path = settings.chroma_path
+    if not settings.chroma_url and rebuilding_marker(path).exists():
+        raise CommandError(
+            f"a rebuild of the vectors in {str(path)!r} was interrupted: run "
+            "`paperchat index rebuild-vectors` again to finish it"
+        )
+    # The files first: a damaged graph can crash the server that opens it.
+    files = [] if settings.chroma_url else check_files(path)
+    if files:
+        raise CommandError(_damaged(files))
+    try:
+        with _served(settings) as served:
+            wiring = Wiring(served)
+            try:
+                report = check(open_chroma(path, served.chroma_url), wiring.catalog)
+            finally:
+                wiring.close()
+            if report.damaged:
+                raise CommandError(_damaged(report.findings))
+            for finding in report.findings:
+                click.echo(f"paperchat: warning: {finding.text}", err=True)
+            yield served
+    except VectorServerFailed as e:
+        raise CommandError(_damaged([Finding("damaged", str(e))])) from e
+        for finding in report.findings:
+            click.echo(f"paperchat: warning: {finding.text}", err=True)
+        yield served
+
+
+@contextmanager
+def _served(settings: Settings) -> Iterator[Settings]:
+    from ingest.index.vector_server import serving_directory
+
+    if settings.chroma_url:
+        yield settings
+        return
+    log = settings.data_dir / "logs" / "chroma.log"
+    with serving_directory(settings.chroma_path, log) as url:
+        yield settings.model_copy(update={"chroma_url": url})
+
+
+def _damaged(findings: list[Finding]) -> str:
+    found = "; ".join(f.text for f in findings)
+    return (
+        f"the vector index is damaged ({found}); nothing was served. `paperchat index check` "
+        "says more, and `paperchat index rebuild-vectors` makes it again from the catalog, "
+        "keeping every account, key and conversation"
+    )

@@ -194,3 +194,6 @@ def configure_logging(level: int | str = logging.INFO, stream: TextIO | None = N
         server_logger.propagate = True
         # A server started earlier in the process may have raised their levels.
         server_logger.setLevel(logging.NOTSET)
+    # One line per HTTP call to the vector store's server or a model would bury the
+    # requests' own lines; their failures still come through as warnings and errors.
+    logging.getLogger("httpx").setLevel(logging.WARNING)

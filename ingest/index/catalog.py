@@ -516,6 +516,11 @@ class Catalog:
     def chunk_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
 
+    def sample_chunks(self, n: int) -> dict[str, str]:
+        """Up to `n` chunk ids drawn at random, with their papers' ids."""
+        rows = self.db.execute("SELECT id, paper_id FROM chunks ORDER BY RANDOM() LIMIT ?", (n,))
+        return {str(r[0]): str(r[1]) for r in rows}
+
     def all_units(self) -> list[Unit]:
         rows = self.db.execute("SELECT DISTINCT paper_id, kind FROM chunks ORDER BY 1, 2")
         return list(dict.fromkeys((str(r[0]), unit_of(str(r[1]))) for r in rows))

@@ -6,8 +6,6 @@ fields, the embedder recorded with it); chat reads the index through it.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,13 +14,12 @@ from urllib.parse import urlparse
 import chromadb
 import numpy as np
 from chromadb.api import ClientAPI
-from chromadb.api.shared_system_client import SharedSystemClient
 from chromadb.config import Settings as ChromaSettings
-from chromadb.config import System
 
 from ingest.errors import PaperchatError
 from ingest.index.catalog import UNIT_KINDS
 from ingest.index.filters import Filters, date_number
+from ingest.index.owner import VectorStoreBusy, claim, held, published_url
 from ingest.index.records import Chunk
 from ingest.private import private_dir
 
@@ -38,11 +35,6 @@ DROPPED_FIELDS = ("title", "authors")
 # of the full index; with 400 it returns 0.95, for a few milliseconds more a query
 # (docs/design.md). It can change on an existing index.
 SEARCH_EF = 400
-# How often a search of a followed embedded collection looks whether another process (an
-# ingest beside the server) wrote to it.
-FOLLOW_S = 5.0
-# The files an embedded Chroma writes first when anything is added or deleted.
-_WRITTEN = ("chroma.sqlite3", "chroma.sqlite3-wal")
 
 
 class IndexUnavailable(PaperchatError):
@@ -54,23 +46,38 @@ class EmbedderMismatch(PaperchatError):
 
 
 def open_chroma(path: Path, url: str = "") -> ClientAPI:
-    """An embedded client in `path`, or an HTTP client when `url` is set."""
+    """An HTTP client when `url` is set; else the embedded Chroma in `path`: opened here
+    when this process holds the directory or can claim it, reached through the server of
+    the `paperchat serve` that holds it otherwise (`ingest.index.owner`). Raises
+    `VectorStoreBusy` when another command holds it."""
     settings = ChromaSettings(anonymized_telemetry=False)
     try:
-        if not url:
-            private_dir(path)
-            return chromadb.PersistentClient(path=str(path), settings=settings)
-        parsed = urlparse(url)
-        if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise IndexUnavailable(f"PAPERCHAT_CHROMA_URL {url!r} is not an http(s) URL")
-        port = parsed.port or (443 if parsed.scheme == "https" else 80)
-        return chromadb.HttpClient(
-            host=parsed.hostname, port=port, ssl=parsed.scheme == "https", settings=settings
-        )
-    except IndexUnavailable:
+        if url:
+            return _http_client(url, settings)
+        mine = held(path)
+        if mine is None:
+            try:
+                mine = claim(path)
+            except VectorStoreBusy:
+                return _http_client(published_url(path), settings)
+        if mine.url:
+            return _http_client(mine.url, settings)
+        private_dir(path)
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except (IndexUnavailable, VectorStoreBusy):
         raise
     except Exception as e:
         raise IndexUnavailable(f"cannot open Chroma at {url or str(path)!r}: {e}") from e
+
+
+def _http_client(url: str, settings: ChromaSettings) -> ClientAPI:
+    parsed = urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.hostname:
+        raise IndexUnavailable(f"PAPERCHAT_CHROMA_URL {url!r} is not an http(s) URL")
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return chromadb.HttpClient(
+        host=parsed.hostname, port=port, ssl=parsed.scheme == "https", settings=settings
+    )
 
 
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
@@ -98,18 +105,9 @@ def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
 class ChunkStore:
     """Chroma collection of chunks, with the embedder's identity in its metadata."""
 
-    def __init__(
-        self, client: ClientAPI, embedder_name: str | None, *, follow: Path | None = None
-    ) -> None:
-        """Open or create the collection; `embedder_name` None skips the model check.
-        `follow`: the directory of an embedded Chroma to read again when another process
-        writes to it (see `_follow`)."""
+    def __init__(self, client: ClientAPI, embedder_name: str | None) -> None:
+        """Open or create the collection; `embedder_name` None skips the model check."""
         self._client = client
-        self._follow_path = follow
-        self._stamp = _written(follow) if follow is not None else ()
-        self._looked = time.monotonic()
-        self._following = threading.Lock()
-        self._systems: list[System] = []
         try:
             self.collection = client.get_or_create_collection(
                 COLLECTION,
@@ -183,7 +181,6 @@ class ChunkStore:
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these chunks, by id; ids the collection lacks are left out."""
-        self._follow()
         found = self.collection.get(ids=list(ids), include=["embeddings"])
         embeddings = found["embeddings"]
         if embeddings is None:
@@ -201,7 +198,6 @@ class ChunkStore:
         caller applies them. An author must have been resolved (`Filters.within`).
         """
         filters.check_resolved()
-        self._follow()
         result = self.collection.query(
             query_embeddings=[vector],
             n_results=k,
@@ -214,52 +210,6 @@ class ChunkStore:
             (chunk_id, 1.0 - float(distance))
             for chunk_id, distance in zip(ids, distances, strict=True)
         ]
-
-    def _follow(self) -> None:
-        """Open the collection again when another process wrote to it since: an embedded
-        Chroma keeps each process's HNSW graph in memory, so a server would not find the
-        chunks an ingest beside it added until it started again. Looked at every
-        `FOLLOW_S` at most; the client of two openings ago is stopped then (no search
-        still uses it)."""
-        path = self._follow_path
-        if path is None or time.monotonic() - self._looked < FOLLOW_S:
-            return
-        with self._following:
-            if time.monotonic() - self._looked < FOLLOW_S:
-                return
-            self._looked = time.monotonic()
-            stamp = _written(path)
-            if stamp == self._stamp:
-                return
-            client, system = _fresh_client(path)
-            self.collection = client.get_collection(COLLECTION, embedding_function=None)
-            self._stamp = stamp
-            self._systems.append(system)
-            if len(self._systems) > 2:
-                self._systems.pop(0).stop()
-
-
-def _written(path: Path) -> tuple[tuple[int, int], ...]:
-    """When and how much an embedded Chroma in `path` was last written."""
-    stamps = []
-    for name in _WRITTEN:
-        try:
-            stat = (path / name).stat()
-        except OSError:
-            stat = None
-        stamps.append((stat.st_mtime_ns, stat.st_size) if stat else (0, 0))
-    return tuple(stamps)
-
-
-def _fresh_client(path: Path) -> tuple[ClientAPI, System]:
-    """A client of the embedded Chroma in `path` that reads it anew. Chroma shares one
-    system a path within a process; it is set aside (not stopped: a search may be using
-    it) so that the new client starts its own (chromadb is pinned: this is its cache)."""
-    key = str(path)
-    SharedSystemClient._identifier_to_system.pop(key, None)
-    SharedSystemClient._identifier_to_refcount.pop(key, None)
-    client = open_chroma(path)
-    return client, SharedSystemClient._identifier_to_system[key]
 
 
 def _where(filters: Filters) -> dict[str, object] | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ import pytest
 from bench.balancer import Balancer, balancer
 from bench.servers import create_keys
 from chat.wiring import Wiring
+from ingest.index.vector_server import VectorServer
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import EVAL, ROOT
 from tests.support.haproxy import haproxy_or_skip
@@ -44,14 +46,19 @@ class Cluster:
 def cluster(
     small_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Cluster]:
-    """Two `paperchat serve` processes over one index and one database, behind haproxy."""
+    """Two `paperchat serve` processes over one index and one database, behind haproxy: a
+    copy of the test index, whose vectors both reach on one Chroma server."""
     haproxy_or_skip()
     scratch = tmp_path_factory.mktemp("cluster")
+    data_dir = scratch / "data"
+    shutil.copytree(small_index.settings.data_dir, data_dir)
+    vectors = VectorServer(data_dir / "chroma", scratch / "chroma.log")
     database_url = f"sqlite:///{scratch / 'service.sqlite'}"
     (key,) = create_keys(database_url, 1)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAPERCHAT_", "OPENAI_"))}
     env |= {
-        "PAPERCHAT_DATA_DIR": str(small_index.settings.data_dir),
+        "PAPERCHAT_DATA_DIR": str(data_dir),
+        "PAPERCHAT_CHROMA_URL": vectors.start(),
         "PAPERCHAT_MODELS_CACHE": str(small_index.settings.models_dir),
         "PAPERCHAT_DATABASE_URL": database_url,
         "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
@@ -62,6 +69,7 @@ def cluster(
     }
     ports = [unused_port(), unused_port()]
     with ExitStack() as stack:
+        stack.callback(vectors.stop)
         log = stack.enter_context((scratch / "nodes.log").open("ab"))
         for port in ports:
             command = [sys.executable, "-m", "chat.cli", "serve", "--host", "127.0.0.1",

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from chat.wiring import Wiring
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.cli import environment, run
 from tests.support.data import EVAL
@@ -19,8 +18,8 @@ QUESTION = "How does Fusion-in-Decoder combine the retrieved passages?"
 
 
 @pytest.fixture
-def env(small_index: Wiring, models_cache: Path) -> dict[str, str]:
-    return environment(small_index.settings.data_dir, models_cache)
+def env(small_index_dir: Path, models_cache: Path) -> dict[str, str]:
+    return environment(small_index_dir, models_cache)
 
 
 def test_ask_in_extractive_mode_streams_a_cited_answer(env: dict[str, str]) -> None:

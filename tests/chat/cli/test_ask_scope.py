@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from chat.wiring import Wiring
 from tests.support.cli import environment, run
 
 pytestmark = pytest.mark.timeout(300)
@@ -15,8 +14,8 @@ QUESTION = "What do they propose?"
 
 
 @pytest.fixture
-def env(small_index: Wiring, models_cache: Path) -> dict[str, str]:
-    return environment(small_index.settings.data_dir, models_cache)
+def env(small_index_dir: Path, models_cache: Path) -> dict[str, str]:
+    return environment(small_index_dir, models_cache)
 
 
 def test_ask_about_a_paper_not_in_the_index_exits_2_in_one_line(env: dict[str, str]) -> None:

@@ -20,8 +20,8 @@ QUESTION = "How does Fusion-in-Decoder combine the retrieved passages?"
 
 
 @pytest.fixture
-def env(small_index: Wiring, models_cache: Path) -> dict[str, str]:
-    return environment(small_index.settings.data_dir, models_cache)
+def env(small_index_dir: Path, models_cache: Path) -> dict[str, str]:
+    return environment(small_index_dir, models_cache)
 
 
 async def test_the_tools_answer_over_stdio_from_the_local_index(

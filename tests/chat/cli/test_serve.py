@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,6 +25,7 @@ from chat.service.storage.conversations import get_conversation
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.wiring import Wiring
+from ingest.index.owner import held
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.net import unused_port
 from tests.support.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
@@ -37,8 +39,14 @@ ROOT = Path(__file__).resolve().parents[3]
 def serving(
     index: Wiring, tmp_path: Path, env: dict[str, str], workers: int = 1
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """`paperchat serve` over `index` in a child process, until the block ends: (process, URL)."""
+    """`paperchat serve` over `index` in a child process, until the block ends: (process, URL).
+    An index this process holds is served from a copy: no two processes open one."""
     port = unused_port()
+    data_dir = index.settings.data_dir
+    if held(index.settings.chroma_path) is not None:
+        data_dir = tmp_path / "served-data"
+        if not data_dir.exists():
+            shutil.copytree(index.settings.data_dir, data_dir)
     env = os.environ | {
         "PAPERCHAT_MODELS_CACHE": str(index.settings.models_dir),
         "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
@@ -48,7 +56,7 @@ def serving(
     command = [
         sys.executable, "-m", "chat.cli", "serve", "--host", "127.0.0.1",
         "--port", str(port), "--workers", str(workers),
-        "--data-dir", str(index.settings.data_dir),
+        "--data-dir", str(data_dir),
     ]  # fmt: skip
     with (tmp_path / "serve.log").open("wb") as log:
         process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)

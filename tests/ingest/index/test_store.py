@@ -1,14 +1,11 @@
 from __future__ import annotations
 
 import dataclasses
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from ingest.index import store as store_module
 from ingest.index.filters import Filters, UnresolvedAuthor
 from ingest.index.records import Chunk, Paper
 from ingest.index.store import (
@@ -205,38 +202,6 @@ def test_a_collection_built_by_another_embedder_is_refused(tmp_path: Path) -> No
 def test_bad_chroma_url_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(IndexUnavailable, match="not an http"):
         open_chroma(tmp_path, "ftp://127.0.0.1:1")
-
-
-def test_a_followed_collection_finds_what_another_process_added_to_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store_module, "FOLLOW_S", 0.0)
-    path = tmp_path / "chroma"
-    first = _chunks(2)
-    ChunkStore(open_chroma(path), "minilm").upsert(first, unit_vectors(2, seed=1))
-    followed = ChunkStore(open_chroma(path), "minilm", follow=path)
-    unfollowed = ChunkStore(open_chroma(path), "minilm")
-    assert len(followed.search(unit_vectors(1, seed=1)[0], 10, Filters())) == 2
-
-    added = [dataclasses.replace(c, id=c.id.replace("@abc", "@new")) for c in _chunks(3)]
-    script = (
-        "import sys, dataclasses\n"
-        "from pathlib import Path\n"
-        "from ingest.index.store import ChunkStore, open_chroma\n"
-        "from tests.ingest.index.test_store import _chunks\n"
-        "from tests.support.vectors import unit_vectors\n"
-        "chunks = [dataclasses.replace(c, id=c.id.replace('@abc', '@new')) for c in _chunks(3)]\n"
-        "store = ChunkStore(open_chroma(Path(sys.argv[1])), 'minilm')\n"
-        "store.upsert(chunks, unit_vectors(3, seed=2))\n"
-    )
-    subprocess.run([sys.executable, "-c", script, str(path)], check=True, cwd=REPO)
-
-    query = unit_vectors(3, seed=2)[0]
-    found = {chunk_id for chunk_id, _ in followed.search(query, 10, Filters())}
-    stale = {chunk_id for chunk_id, _ in unfollowed.search(query, 10, Filters())}
-    assert {c.id for c in added} <= found
-    assert len(found) == 5
-    assert not {c.id for c in added} & stale  # what following is for
 
 
 class CountedWrites:
