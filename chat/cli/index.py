@@ -1,9 +1,12 @@
-"""`paperchat index stats | delete | rebuild-lexical | prune-changes | copy-catalog`: look at
-or change the index."""
+"""`paperchat index stats | check | delete | rebuild-lexical | rebuild-vectors | prune-changes |
+copy-catalog | reembed`: look at or change the index."""
 
 from __future__ import annotations
 
+import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -16,6 +19,10 @@ from chat.cli.main import (
     wiring_for,
 )
 from ingest.index.catalog import KINDS, UNIT_KINDS, UNITS
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+    from ingest.index.vector_check import Report
 
 
 @click.group()
@@ -175,3 +182,115 @@ def index_reembed(data_dir: Path | None) -> None:
             f"{result.embedder} in {result.seconds:.0f}s"
         )
     idx.close()
+
+
+@index.command("check")
+@data_dir_option
+@json_option
+def index_check(data_dir: Path | None, as_json: bool) -> None:
+    """Check the vector store against the catalog: counts, a random sample of chunks and
+    searches by their vectors; exit 1 when something is wrong, with what to do."""
+    idx = wiring_for(data_dir)
+    try:
+        report = _checked(idx)
+    finally:
+        idx.close()
+    payload = report.as_json()
+    lines = [
+        f"vectors: {report.vectors:,} for the catalog's {report.chunks:,} chunks; "
+        f"{report.sampled} sampled"
+    ]
+    lines += [f"{f.severity}: {f.text}" for f in report.findings]
+    if report.findings:
+        lines.append(REBUILD_ADVICE)
+    else:
+        lines.append("the vector store is whole")
+    emit(payload, as_json, "\n".join(lines))
+    sys.exit(1 if report.findings else 0)
+
+
+REBUILD_ADVICE = (
+    "`paperchat index rebuild-vectors` makes the vectors again from the catalog (accounts, "
+    "keys and conversations are kept: they are not in the vector store)"
+)
+
+
+def _checked(idx: Wiring) -> Report:
+    """Check through the configured server or the one a `paperchat serve` runs on the
+    directory; else claim the embedded directory and look at it from a child process."""
+    from ingest.index.owner import VectorStoreBusy, claim, published_url
+    from ingest.index.store import open_chroma
+    from ingest.index.vector_check import check
+
+    settings = idx.settings
+    if settings.chroma_url:
+        return check(open_chroma(settings.chroma_path, settings.chroma_url), idx.catalog)
+    path = settings.chroma_path
+    try:
+        mine = claim(path)
+    except VectorStoreBusy:
+        url = published_url(path)
+        return check(open_chroma(path, url), idx.catalog, path)
+    try:
+        return check(None, idx.catalog, path)
+    finally:
+        mine.release()
+
+
+@index.command("rebuild-vectors")
+@click.option(
+    "--cache",
+    "cache_path",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="An .npz of vectors keyed by their texts' SHA-256: texts it holds are not embedded.",
+)
+@data_dir_option
+@names_a_full_disk
+def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> None:
+    """Make the vector store again from the catalog's chunks. An embedded store is moved
+    aside (kept, not deleted) and a new one written; an interrupted run goes on where it
+    stopped. Nothing else in the data dir is touched."""
+    from ingest.embedders.cache import VectorCache
+    from ingest.embedders.rebuilding import drop_collection, finish, move_aside, rebuild
+    from ingest.index.owner import VectorStoreBusy, busy_message, claim, read_owner
+    from ingest.index.store import open_chroma
+
+    idx = wiring_for(data_dir)
+    settings = idx.settings
+    cache = VectorCache.load(cache_path) if cache_path else None
+    embedder = idx.embedder
+    path = settings.chroma_path
+    moved = None
+    if settings.chroma_url:
+        client = open_chroma(path, settings.chroma_url)
+        drop_collection(client)
+    else:
+        try:
+            mine = claim(path, "paperchat index rebuild-vectors")
+        except VectorStoreBusy as e:
+            raise CommandError(
+                f"{busy_message(path, read_owner(path))}; stop it before rebuilding"
+            ) from e
+        moved = move_aside(path)
+        client = open_chroma(path)
+    shown = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - shown[0] >= 5 or done == total:
+            shown[0] = now
+            click.echo(f"rebuild-vectors: {done:,}/{total:,} chunks", err=True)
+
+    result = rebuild(client, idx.catalog, embedder, cache, progress)
+    if not settings.chroma_url:
+        finish(path)
+        mine.release()
+    idx.close()
+    kept = f", {result.kept:,} kept from the interrupted run" if result.kept else ""
+    click.echo(
+        f"vectors rebuilt: {result.chunks:,} written ({result.from_cache:,} from the cache, "
+        f"{result.embedded:,} embedded){kept} in {result.seconds:.0f}s"
+    )
+    if moved is not None:
+        click.echo(f"the old store is kept at {str(moved)!r}: delete it once satisfied")
