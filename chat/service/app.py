@@ -37,6 +37,7 @@ from chat.service.access.slots import build_stream_slots
 from chat.service.bodies import BodyLimits
 from chat.service.bootstrap import check_database, secret_key
 from chat.service.error_handlers import add_error_handlers
+from chat.service.head import HeadAsGet
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
 from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
 from chat.service.mcp.tools import build_server
@@ -232,6 +233,8 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
 
 
 def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -> None:
+    # Innermost: the middleware around it, the access log and the metrics too, see the HEAD.
+    app.add_middleware(HeadAsGet)
     origins = [o.strip() for o in services.settings.cors_origins.split(",") if o.strip()]
     if origins:
         app.add_middleware(

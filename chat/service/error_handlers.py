@@ -129,10 +129,13 @@ _METHODS = ("DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT")
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """The methods some route takes at this path, not only those of the first route matched."""
-    allowed = []
+    """The methods some route takes at this path, not only those of the first route matched;
+    HEAD wherever GET is (`chat.service.head` answers it)."""
+    allowed = set()
     for method in _METHODS:
         scope = {**request.scope, "method": method}
         if any(route.matches(scope)[0] == Match.FULL for route in request.app.routes):
-            allowed.append(method)
-    return allowed
+            allowed.add(method)
+    if "GET" in allowed:
+        allowed.add("HEAD")
+    return [method for method in _METHODS if method in allowed]

@@ -213,7 +213,7 @@ def test_a_wrong_method_lists_every_method_the_path_allows(api: Api) -> None:
         response = client.put("/api/conversations/some-id")
 
     assert response.status_code == 405
-    assert response.headers["Allow"] == "DELETE, GET"
+    assert response.headers["Allow"] == "DELETE, GET, HEAD"
     assert response.json() == {"detail": "method not allowed"}
 
 

@@ -204,3 +204,32 @@ def test_dock_script_takes_the_servers_question_length(web: Api) -> None:
     assert "const MAX_QUESTION_CHARS = 50;" in shorter
     assert "__PAPERCHAT_MAX_QUESTION_CHARS__" not in script + shorter
     assert 'maxlength: "4000"' not in script
+
+
+def _without_body(response: httpx.Response) -> tuple[int, str, str]:
+    """What a HEAD must repeat of a GET: the status, the type and the length."""
+    headers = response.headers
+    return response.status_code, headers.get("content-type", ""), headers["content-length"]
+
+
+def test_pages_feeds_and_the_api_answer_head_as_get_without_the_body(web: Api) -> None:
+    with web.key_client() as client:
+        paper_page = client.get(f"/papers/{PAPER_ID}", follow_redirects=True).url.path
+        name = client.get(f"/api/papers/{PAPER_ID}").json()["authors"].split(",")[0].strip()
+        researcher = client.get("/api/researchers", params={"name": name}).json()["results"][0]
+    paths = [
+        "/", "/?q=gesture+recognition", paper_page, researcher["path"], "/categories/cs.CV",
+        "/institutions", "/latest", "/settings", "/feeds/latest.atom",
+        "/feeds/categories/cs.CV.atom", f"/feeds/researchers/{researcher['id']}.atom",
+        "/llms.txt", "/sitemap.xml", "/robots.txt", "/dock.js", f"/api/papers/{PAPER_ID}",
+        "/api/search?q=gesture", "/api/me", "/v1/models", "/papers/9999.99999",
+    ]  # fmt: skip
+
+    with web.key_client() as client:
+        gets = {path: _without_body(client.get(path)) for path in paths}
+        heads = {path: client.head(path) for path in paths}
+
+    assert {path: _without_body(head) for path, head in heads.items()} == gets
+    assert {path: head.content for path, head in heads.items()} == dict.fromkeys(paths, b"")
+    assert gets["/"][0] == gets[paper_page][0] == gets["/v1/models"][0] == 200
+    assert gets["/papers/9999.99999"][0] == 404
