@@ -196,9 +196,9 @@ def index_check(data_dir: Path | None, as_json: bool) -> None:
     finally:
         idx.close()
     payload = report.as_json()
+    vectors = "unreadable" if report.vectors is None else f"{report.vectors:,}"
     lines = [
-        f"vectors: {report.vectors:,} for the catalog's {report.chunks:,} chunks; "
-        f"{report.sampled} sampled"
+        f"vectors: {vectors} for the catalog's {report.chunks:,} chunks; {report.sampled} sampled"
     ]
     lines += [f"{f.severity}: {f.text}" for f in report.findings]
     if report.findings:

@@ -115,8 +115,13 @@ def _served(settings: Settings) -> Iterator[Settings]:
         yield settings
         return
     log = settings.data_dir / "logs" / "chroma.log"
-    with serving_directory(settings.chroma_path, log) as url:
-        yield settings.model_copy(update={"chroma_url": url})
+    with serving_directory(settings.chroma_path, log) as server:
+        try:
+            yield settings.model_copy(update={"chroma_url": server.url})
+        except CommandError as e:
+            if not server.stopped():
+                raise
+            raise CommandError(f"{e} (its server stopped: {server.stopped()})") from e
 
 
 def _damaged(findings: list[Finding]) -> str:

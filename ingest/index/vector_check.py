@@ -57,7 +57,7 @@ class Probe:
 
 @dataclass
 class Report:
-    vectors: int
+    vectors: int | None  # None: the store could not be read
     chunks: int
     sampled: int
     findings: list[Finding]
@@ -176,7 +176,8 @@ def check(client: ClientAPI | None, catalog: Catalog, path: Path | None = None) 
         probed = Probe(error=f"there is no vector store at {str(path)!r}")
     else:
         probed = probe_in_child(path or Path(), list(sample))
-    return Report(probed.count, chunks, len(sample), findings + judge(probed, chunks, sample))
+    vectors = None if probed.error else probed.count
+    return Report(vectors, chunks, len(sample), findings + judge(probed, chunks, sample))
 
 
 def probe_in_child(path: Path, ids: list[str]) -> Probe:
@@ -186,8 +187,13 @@ def probe_in_child(path: Path, ids: list[str]) -> Probe:
     child = context.Process(target=_probe_child, args=(str(path), ids, sending), daemon=True)
     child.start()
     sending.close()
-    answered = receiving.poll(PROBE_TIMEOUT_S)
-    result = receiving.recv() if answered else None
+    result = None
+    try:
+        if receiving.poll(PROBE_TIMEOUT_S):
+            result = receiving.recv()
+    except EOFError:  # the child died before it answered
+        result = None
+    receiving.close()
     child.join(timeout=30)
     if child.is_alive():
         child.kill()

@@ -76,6 +76,7 @@ class VectorServer:
         self._restarts: list[float] = []
         self._watcher: threading.Thread | None = None
         self.failed: str = ""  # why it is down for good, once it is
+        self.stops: list[str] = []  # how each child that stopped on its own ended
 
     @property
     def url(self) -> str:
@@ -128,6 +129,13 @@ class VectorServer:
             f"see {str(self.log_path)!r}"
         )
 
+    def stopped(self) -> str:
+        """How the child ended on its own ('killed by SIGSEGV'), lately; '' if it has not."""
+        process = self._process
+        if process is not None and process.poll() is not None and not self._stopping.is_set():
+            return describe_exit(process.returncode)
+        return self.stops[-1] if self.stops else ""
+
     def answers(self) -> bool:
         try:
             return httpx.get(f"{self.url}/api/v2/heartbeat", timeout=2).status_code == 200
@@ -146,6 +154,7 @@ class VectorServer:
             now = time.monotonic()
             self._restarts = [t for t in self._restarts if now - t < RESTART_WINDOW_S]
             how = describe_exit(process.returncode)
+            self.stops.append(how)
             if len(self._restarts) >= RESTARTS:
                 self.failed = (
                     f"the vector index's server stopped {RESTARTS + 1} times ({how}); "
@@ -191,16 +200,16 @@ def describe_exit(code: int | None) -> str:
 
 
 @contextmanager
-def serving_directory(path: Path, log_path: Path) -> Iterator[str]:
+def serving_directory(path: Path, log_path: Path) -> Iterator[VectorServer]:
     """Claim the embedded store in `path` for this `paperchat serve`, run its Chroma server
-    and publish the address for every other process, until the block ends: the URL."""
+    and publish the address for every other process, until the block ends."""
     from ingest.index.owner import claim
 
     mine = claim(path, "paperchat serve")
     server = VectorServer(path, log_path, keep_fds=(mine.descriptor,))
     try:
         mine.publish(server.start())
-        yield server.url
+        yield server
     finally:
         server.stop()
         mine.release()

@@ -60,8 +60,8 @@ from ingest.index.owner import claim
 from ingest.index.vector_server import serving_directory
 path = Path(sys.argv[1])
 if sys.argv[2] == "serve":
-    with serving_directory(path, path.with_name("chroma.log")) as url:
-        print(url, flush=True)
+    with serving_directory(path, path.with_name("chroma.log")) as server:
+        print(server.url, flush=True)
         time.sleep(600)
 claim(path, "holder")
 print("held", flush=True)
@@ -104,7 +104,8 @@ def test_a_second_process_is_refused_with_the_holders_pid_and_command(tmp_path: 
 def test_commands_beside_a_serve_reach_the_store_through_its_server(tmp_path: Path) -> None:
     path = tmp_path / "chroma"
 
-    with serving_directory(path, tmp_path / "chroma.log") as url:
+    with serving_directory(path, tmp_path / "chroma.log") as server:
+        url = server.url
         ours = ChunkStore(open_chroma(path), "minilm")
         ours.upsert(_chunks(2), unit_vectors(2, seed=1))
         answer = _run_writer(path)
@@ -114,7 +115,7 @@ def test_commands_beside_a_serve_reach_the_store_through_its_server(tmp_path: Pa
     assert owner is not None
     assert owner.url == url
     assert owner.command == "paperchat serve"
-    assert set(str(i) for i in answer["wrote"]) <= found  # type: ignore[attr-defined]
+    assert {str(i) for i in answer["wrote"]} <= found  # type: ignore[attr-defined]
     assert len(found) == 5  # the server's search sees the other process's writes at once
     assert held(path) is None  # let go when the serve ends
 
