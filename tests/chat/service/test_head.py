@@ -59,7 +59,7 @@ def _app() -> FastAPI:
     return app
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def base_url() -> Iterator[str]:
     with serving(_app(), unused_port(), lifespan="off") as url:
         yield url
