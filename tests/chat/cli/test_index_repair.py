@@ -32,7 +32,7 @@ ABSTRACT_COUNT = "750"
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Path:
+def repair_library(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Path:
     """A data dir with 750 abstracts, an account, its API key and a conversation."""
     data = tmp_path_factory.mktemp("library") / "data"
     env = environment(data, models_cache)
@@ -51,9 +51,9 @@ def library(tmp_path_factory: pytest.TempPathFactory, models_cache: Path) -> Pat
 
 
 @pytest.fixture
-def copy(library: Path, tmp_path: Path, models_cache: Path) -> tuple[Path, dict[str, str]]:
+def copy(repair_library: Path, tmp_path: Path, models_cache: Path) -> tuple[Path, dict[str, str]]:
     data = tmp_path / "data"
-    shutil.copytree(library, data)
+    shutil.copytree(repair_library, data)
     return data, environment(data, models_cache)
 
 

@@ -15,6 +15,7 @@ from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.index.vector_server import serving_directory
 from tests.fakes.openai import FakeOpenAI
 from tests.support.cli import environment, run
 from tests.support.data import OAI_SAMPLE
@@ -51,7 +52,11 @@ def follows_server(
     assert built.code == 0, built.stderr
     index = Wiring(Settings(data_dir=root / "data", models_cache=models_cache))
     settings = served_settings(index, fake_llm, root / "db.sqlite")
-    prepare_service(settings)
-    app = create_app(settings)
-    with serving(app, unused_port()) as base_url:
-        yield FollowsServer(Api(base_url, app, fake_llm), settings)
+    # As `paperchat serve` does: the vectors served by a Chroma server of the serving
+    # process's own, through which an ingest beside it writes.
+    with serving_directory(settings.chroma_path, root / "chroma.log") as vectors:
+        settings = settings.model_copy(update={"chroma_url": vectors.url})
+        prepare_service(settings)
+        app = create_app(settings)
+        with serving(app, unused_port()) as base_url:
+            yield FollowsServer(Api(base_url, app, fake_llm), settings)
