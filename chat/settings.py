@@ -84,6 +84,12 @@ class Settings(BaseSettings):
         "train`, run as `embedder_backend` says; empty: the packaged all-MiniLM-L6-v2. The "
         "index records its embedder: switching re-embeds (`paperchat index reembed`)",
     )
+    embedding_cache: Path | None = Field(
+        None,
+        description="an `.npz` of vectors keyed by the SHA-256 of the texts they embed, made "
+        "by the same embedder (`keys`, `vectors`, `meta`): ingest and `index rebuild-vectors` "
+        "take a text's vector from it instead of embedding the text; empty: embed every text",
+    )
     embeddings_model: str = Field(
         "text-embedding-3-small", description="model name for `PAPERCHAT_EMBEDDINGS=openai`"
     )

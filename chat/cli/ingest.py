@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ from chat.cli.main import (
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
+    from ingest.embedders.base import Vectors
     from ingest.report import IngestReport
 
 
@@ -59,14 +60,14 @@ def _run_ingest(
     with RunRecord(index.settings.data_dir, description, report, count) as record:
         # A first run prepares the model (an ONNX export) for half a minute.
         click.echo(f"{description}: loading the embedding model", err=True)
-        embedder = index.embedder
+        embed = _embedding(index)
         work = items()
         shown = BarProgress(description, count) if wants_bar(as_json) else None
         with shown or LineProgress(description, count) as progress:
             pipeline = Pipeline(
                 index.catalog,
                 index.indexer,
-                embedder.embed,
+                embed,
                 Together(progress, record),
                 pdf_timeout_s=index.settings.pdf_timeout_s,
             )
@@ -74,6 +75,18 @@ def _run_ingest(
     emit(report.as_json(), as_json, report.summary())
     index.close()
     sys.exit(report.exit_code)
+
+
+def _embedding(index: Wiring) -> Callable[[Sequence[str]], Vectors]:
+    """The embedder's `embed`, taking what `PAPERCHAT_EMBEDDING_CACHE` holds from it."""
+    from ingest.embedders.cache import VectorCache, embed_with_cache
+
+    embedder = index.embedder
+    path = index.settings.embedding_cache
+    if path is None:
+        return embedder.embed
+    cache = VectorCache.load(path)
+    return lambda texts: embed_with_cache(embedder, cache, texts)
 
 
 @ingest.command("abstracts")
