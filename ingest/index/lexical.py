@@ -9,7 +9,9 @@ half-written lexical index is rebuilt from the catalog, never per query.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import tantivy
@@ -24,6 +26,8 @@ from ingest.private import private_dir
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)
 _WRITER_HEAP = 64_000_000
+# How long a write waits for another process's commit to the index before it gives up.
+WRITER_WAIT_S = 600.0
 
 
 class LexicalIndexError(PaperchatError):
@@ -77,29 +81,45 @@ class LexicalIndex:
             self.index = tantivy.Index(self.schema, path=str(path), reuse=True)
         except (OSError, ValueError) as e:
             raise LexicalIndexError(f"cannot open the lexical index {str(path)!r}: {e}") from e
-        self._writer: tantivy.IndexWriter | None = None
+        self._path = path
 
-    def _write(self) -> tantivy.IndexWriter:
-        if self._writer is None:
+    @contextmanager
+    def _writing(self) -> Iterator[tantivy.IndexWriter]:
+        """tantivy's one writer of the index, held for one commit: an ingest and a server
+        beside it (or two ingests) take turns instead of the second failing. Waits up to
+        `WRITER_WAIT_S` for another process's commit."""
+        deadline = time.monotonic() + WRITER_WAIT_S
+        while True:
             try:
-                self._writer = self.index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+                writer = self.index.writer(heap_size=_WRITER_HEAP, num_threads=1)
+                break
             except ValueError as e:
-                raise LexicalIndexError(f"cannot write the lexical index: {e}") from e
-        return self._writer
+                if "LockBusy" not in str(e) or time.monotonic() > deadline:
+                    raise LexicalIndexError(
+                        f"cannot write the lexical index {str(self._path)!r}: another process "
+                        f"held it for over {WRITER_WAIT_S:.0f}s ({e})"
+                    ) from e
+                time.sleep(0.05)
+        try:
+            yield writer
+            writer.commit()
+        except BaseException:
+            writer.rollback()
+            raise
+        finally:
+            writer.wait_merging_threads()  # lets go of the index's lock
 
     def replace_units(self, units: Iterable[Unit], chunks: Sequence[Chunk]) -> None:
         """Drop every chunk of `units`, add `chunks`, and commit."""
-        writer = self._write()
-        for unit in units:
-            writer.delete_documents_by_term("unit", unit_key(unit))
-        for chunk in chunks:
-            writer.add_document(_document(chunk))
-        writer.commit()
+        with self._writing() as writer:
+            for unit in units:
+                writer.delete_documents_by_term("unit", unit_key(unit))
+            for chunk in chunks:
+                writer.add_document(_document(chunk))
 
     def clear(self) -> None:
-        writer = self._write()
-        writer.delete_all_documents()
-        writer.commit()
+        with self._writing() as writer:
+            writer.delete_all_documents()
 
     def count(self) -> int:
         self.index.reload()

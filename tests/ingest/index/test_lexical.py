@@ -95,3 +95,40 @@ def test_an_author_filters_by_the_papers_it_was_resolved_to(lexical: LexicalInde
     assert {p for _, p, _ in theirs} == {"2005.11401"}
     with pytest.raises(UnresolvedAuthor):
         lexical.search("attention", 50, author)
+
+
+# A process that takes the index's writer, says so, holds it for a second and commits.
+HOLDER = """
+import sys, time
+from pathlib import Path
+from ingest.index.lexical import LexicalIndex, _document
+from tests.ingest.index.test_lexical import _chunks
+index = LexicalIndex(Path(sys.argv[1]))
+with index._writing() as writer:
+    print("writing", flush=True)
+    time.sleep(1.0)
+    for chunk in _chunks(2, "held by another process", "2005.11401"):
+        writer.add_document(_document(chunk))
+"""
+
+
+def test_a_write_waits_for_another_processs_commit_instead_of_failing(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "lexical"
+    ours = LexicalIndex(path)
+    repo = Path(__file__).resolve().parents[3]
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path)], cwd=repo, stdout=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None
+    said = holder.stdout.readline().strip()
+
+    ours.replace_units([("1706.03762", "abstract")], _chunks(3, "written while it was held"))
+    holder.wait(timeout=60)
+    holder.stdout.close()
+
+    assert said == "writing"
+    assert holder.returncode == 0
+    assert ours.count() == 5  # both writes, one after the other
