@@ -77,6 +77,7 @@ class VectorServer:
         self._watcher: threading.Thread | None = None
         self.failed: str = ""  # why it is down for good, once it is
         self.stops: list[str] = []  # how each child that stopped on its own ended
+        self.started_s = 0.0  # how long the child took to answer, last time it started
 
     @property
     def url(self) -> str:
@@ -112,7 +113,8 @@ class VectorServer:
                 preexec_fn=_die_with_parent,
             )
         self._process = process
-        deadline = time.monotonic() + START_TIMEOUT_S
+        begun = time.monotonic()
+        deadline = begun + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if process.poll() is not None:
                 raise VectorServerFailed(
@@ -121,6 +123,7 @@ class VectorServer:
                     f"{str(self.log_path)!r}"
                 )
             if self.answers():
+                self.started_s = time.monotonic() - begun
                 return
             time.sleep(0.1)
         self._end(process)
