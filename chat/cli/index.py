@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -158,17 +159,7 @@ def index_reembed(data_dir: Path | None) -> None:
 
     idx = wiring_for(data_dir)
     embedder = idx.embedder
-    started = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        import time
-
-        now = time.perf_counter()
-        if now - started[0] >= 5 or done == total:
-            started[0] = now
-            click.echo(f"reembed: {done}/{total} chunks", err=True)
-
-    result = reembed(idx._chroma, embedder, progress)
+    result = reembed(idx._chroma, embedder, _progress("reembed"))
     if result.unchanged:
         click.echo(f"the index is embedded by {result.embedder} already: {result.chunks} chunks")
     else:
@@ -271,15 +262,7 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
             ) from e
         moved = move_aside(path)
         client = open_chroma(path)
-    shown = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.perf_counter()
-        if now - shown[0] >= 5 or done == total:
-            shown[0] = now
-            click.echo(f"rebuild-vectors: {done:,}/{total:,} chunks", err=True)
-
-    result = rebuild(client, idx.catalog, embedder, cache, progress)
+    result = rebuild(client, idx.catalog, embedder, cache, _progress("rebuild-vectors"))
     if not settings.chroma_url:
         finish(path)
         mine.release()
@@ -291,3 +274,16 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
     )
     if moved is not None:
         click.echo(f"the old store is kept at {str(moved)!r}: delete it once satisfied")
+
+
+def _progress(command: str) -> Callable[[int, int], None]:
+    """A line on stderr every 5 s at most, and at the end: `command: done/total chunks`."""
+    shown = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - shown[0] >= 5 or done == total:
+            shown[0] = now
+            click.echo(f"{command}: {done:,}/{total:,} chunks", err=True)
+
+    return progress
