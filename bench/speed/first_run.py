@@ -138,7 +138,8 @@ def measure(limit: int, question: str, log: Path | None = None) -> dict[str, flo
             start.wait(timeout=60)
             if log is not None:
                 log.write_text("\n".join(watched.lines) + "\n", encoding="utf-8")
-    moments = [*watched.steps, ("first answer", up)]
+    # The steps up to the server's answering; the PDFs' reading starts once it answers.
+    moments = [*((name, at) for name, at in watched.steps if at <= up), ("up", up)]
     seconds = {name: later - at for (name, at), (_, later) in itertools.pairwise(moments)}
     return seconds | {"server up to answer": answered - up, "first answer": answered,
                       "PDFs read": read}  # fmt: skip
