@@ -206,8 +206,10 @@ def describe_exit(code: int | None) -> str:
 def serving_directory(path: Path, log_path: Path) -> Iterator[VectorServer]:
     """Claim the embedded store in `path` for this `paperchat serve`, run its Chroma server
     and publish the address for every other process, until the block ends."""
-    from ingest.index.owner import claim
+    from ingest.index.owner import claim, held
 
+    if held(path) is not None:  # opened here already: a server beside it would be a 2nd writer
+        raise VectorServerFailed(f"this process holds {str(path)!r} already; it cannot serve it")
     mine = claim(path, "paperchat serve")
     server = VectorServer(path, log_path, keep_fds=(mine.descriptor,))
     try:
