@@ -80,7 +80,7 @@ def test_every_benchmark_records_its_figures() -> None:
 
     silent = sorted(name for name, source in scripts.items() if "results.record(" not in source)
 
-    assert len(scripts) == 22
+    assert len(scripts) == 23
     assert silent == []
     assert {path.stem for path in (ROOT / "bench").glob("*.py")} == HARNESS
 
