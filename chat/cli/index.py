@@ -240,7 +240,7 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
     stopped. Nothing else in the data dir is touched."""
     from ingest.embedders.cache import VectorCache
     from ingest.embedders.rebuilding import drop_collection, finish, move_aside, rebuild
-    from ingest.index.owner import VectorStoreBusy, busy_message, claim, read_owner
+    from ingest.index.owner import Claim, VectorStoreBusy, claim
     from ingest.index.store import open_chroma
 
     idx = wiring_for(data_dir)
@@ -250,6 +250,7 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
     embedder = idx.embedder
     path = settings.chroma_path
     moved = None
+    mine: Claim | None = None
     if settings.chroma_url:
         client = open_chroma(path, settings.chroma_url)
         drop_collection(client)
@@ -257,13 +258,11 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
         try:
             mine = claim(path, "paperchat index rebuild-vectors")
         except VectorStoreBusy as e:
-            raise CommandError(
-                f"{busy_message(path, read_owner(path))}; stop it before rebuilding"
-            ) from e
+            raise CommandError(f"{e}; stop it before rebuilding") from e
         moved = move_aside(path)
         client = open_chroma(path)
     result = rebuild(client, idx.catalog, embedder, cache, _progress("rebuild-vectors"))
-    if not settings.chroma_url:
+    if mine is not None:
         finish(path)
         mine.release()
     idx.close()

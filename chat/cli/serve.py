@@ -102,9 +102,6 @@ def vector_store(settings: Settings) -> Iterator[Settings]:
             yield served
     except VectorServerFailed as e:
         raise CommandError(_damaged([Finding("damaged", str(e))])) from e
-        for finding in report.findings:
-            click.echo(f"paperchat: warning: {finding.text}", err=True)
-        yield served
 
 
 @contextmanager

@@ -94,16 +94,13 @@ def rebuild(
         todo = [c for c in batch if c.id not in present]
         result.kept += len(batch) - len(todo)
         if todo:
-            hits = cache.hits if cache else 0
-            vectors = embed_with_cache(embedder, cache, [c.text for c in todo])
-            from_cache = (cache.hits - hits) if cache else 0
-            result.from_cache += from_cache
-            result.embedded += len(todo) - from_cache
-            store.upsert(todo, vectors)
+            store.upsert(todo, embed_with_cache(embedder, cache, [c.text for c in todo]))
             result.chunks += len(todo)
         done += len(batch)
         if progress is not None:
             progress(done, total)
+    result.from_cache = cache.hits if cache else 0  # the cache is this run's own
+    result.embedded = result.chunks - result.from_cache
     result.seconds = time.perf_counter() - started
     return result
 

@@ -186,7 +186,7 @@ def _command_line() -> str:
     """`paperchat ingest abstracts` and the like: the program and its first words."""
     words = [Path(sys.argv[0]).name if sys.argv else "python"]
     words += [w for w in sys.argv[1:4] if not w.startswith("-")]
-    if words[0] in ("__main__.py", "-m"):
+    if words[0] == "__main__.py":  # python -m chat.cli
         words[0] = "paperchat"
     return " ".join(words)
 

@@ -12,7 +12,6 @@ it is reported instead of taking the command down.
 
 from __future__ import annotations
 
-import math
 import multiprocessing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,18 +110,14 @@ def probe(client: ClientAPI, ids: list[str], searched: int = SEARCHED) -> Probe:
     metadatas = got["metadatas"] or []
     usable = []
     for chunk_id, vector, metadata in zip(got["ids"], vectors, metadatas, strict=False):
-        values = [float(x) for x in vector]
-        finite = bool(values) and all(math.isfinite(x) for x in values)
-        norm = math.sqrt(sum(x * x for x in values)) if finite else 0.0
-        result.found[chunk_id] = {
-            "paper_id": (metadata or {}).get("paper_id"),
-            "ok": finite and norm > 0,
-            "dims": len(values),
-        }
-        if finite and norm > 0:
+        values = np.asarray(vector, dtype=np.float32)
+        ok = bool(values.size) and bool(np.isfinite(values).all()) and bool(values.any())
+        paper_id = (metadata or {}).get("paper_id")
+        result.found[chunk_id] = {"paper_id": paper_id, "ok": ok, "dims": int(values.size)}
+        if ok:
             usable.append(values)
-    if usable[:searched]:
-        queries = np.asarray(usable[:searched], dtype=np.float32)
+    if usable:
+        queries = np.stack(usable[:searched])
         answer = collection.query(query_embeddings=queries, n_results=1, include=["distances"])
         result.nearest = [1.0 - float(d[0]) if d else -1.0 for d in answer["distances"] or []]
     return result
