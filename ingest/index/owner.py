@@ -159,7 +159,9 @@ def published_url(path: Path, wait_s: float = PUBLISH_WAIT_S) -> str:
         owner = current_owner(path)
         if owner is None or owner.url:
             return owner.url if owner else ""
-        if not owner.command.startswith("paperchat serve") or time.monotonic() > deadline:
+        # pid 0: the holder has its lock but has not written its name yet.
+        starting = owner.pid == 0 or owner.command.startswith("paperchat serve")
+        if not starting or time.monotonic() > deadline:
             raise VectorStoreBusy(busy_message(path, owner))
         time.sleep(0.2)
 

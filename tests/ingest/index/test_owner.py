@@ -23,6 +23,7 @@ from ingest.index.owner import (
     claim,
     current_owner,
     held,
+    lock_path,
     published_url,
 )
 from ingest.index.store import ChunkStore, open_chroma
@@ -191,3 +192,33 @@ def _wait_until_gone(pid: int, timeout: float = 30) -> bool:
             return True
         time.sleep(0.1)
     return False
+
+
+# Takes the lock of argv[1], leaves its file empty for a moment, then names a serve in it.
+SLOW_WRITER = """
+import fcntl, json, os, sys, time
+descriptor = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT)
+fcntl.flock(descriptor, fcntl.LOCK_EX)
+print("locked", flush=True)
+time.sleep(1.0)
+os.write(descriptor, json.dumps({"pid": os.getpid(), "command": "paperchat serve",
+                                 "started": "now", "url": "http://127.0.0.1:9"}).encode())
+time.sleep(600)
+"""
+
+
+def test_a_holder_yet_to_write_its_name_is_waited_for(tmp_path: Path) -> None:
+    path = tmp_path / "chroma"
+    command = [sys.executable, "-c", SLOW_WRITER, str(lock_path(path))]
+    with Popen(command, stdout=PIPE, text=True) as writer:
+        try:
+            assert writer.stdout is not None
+            said = writer.stdout.readline().strip()
+            found = published_url(path, wait_s=30)
+        finally:
+            writer.kill()
+            writer.wait()
+            writer.stdout.close()  # type: ignore[union-attr]
+
+    assert said == "locked"
+    assert found == "http://127.0.0.1:9"
