@@ -1,0 +1,84 @@
+"""Table rows in the extractive answer: the row that holds a number question's words,
+quoted as printed, leading its paper's sentences, without its reference numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.rag.extractive.answerer import compose
+from chat.rag.sources import Source
+from tests.chat.rag.extractive.conftest import source
+from tests.support.sources import make_source
+
+pytestmark = pytest.mark.timeout(120)
+
+
+_VIT_TABLE = (
+    "Model | Layers | Hidden size D | Params\n"
+    "ViT-Base | 12 | 768 | 86M\n"
+    "ViT-Large | 24 | 1024 | 307M\n"
+    "ViT-Huge | 32 | 1280 | 632M"
+)
+
+
+def _vit_sources() -> list[Source]:
+    table = make_source(2, "2010.11929", _VIT_TABLE, kind="table", section="Table 1", page=5)
+    prose = source(1, "2010.11929", "We scale the ViT-Huge model variant to JFT pre-training.")
+    return [prose, table]
+
+
+def test_a_number_question_gets_the_table_row_holding_its_words() -> None:
+    sources = _vit_sources()
+
+    answer = compose("How many parameters does the ViT-Huge model variant have?", sources)
+    rows = [s for s in answer.sentences if s.is_row]
+
+    assert [r.text for r in rows] == ["ViT-Huge | 32 | 1280 | 632M"]
+    assert rows[0].text in sources[1].text.split("\n")  # quoted as printed
+    assert (
+        "Table 1 (Model | Layers | Hidden size D | Params): ViT-Huge | 32 | 1280 | 632M "
+        "[arXiv:2010.11929]"
+    ) in "".join(answer.pieces())
+
+
+def test_no_table_row_for_a_question_that_asks_for_no_number() -> None:
+    answer = compose("Which pre-training did the ViT-Huge model variant use?", _vit_sources())
+
+    assert [(s.text, s.is_row) for s in answer.sentences] == [
+        ("We scale the ViT-Huge model variant to JFT pre-training.", False)
+    ]
+
+
+def test_a_row_that_holds_none_of_the_question_is_not_quoted() -> None:
+    sources = [
+        source(1, "2401.00001", "Our detector reaches a high accuracy on the new benchmark."),
+        make_source(2, "2401.00001", "Split | Images\nTrain | 1,000\nTest | 200", kind="table"),
+    ]
+
+    answer = compose("What accuracy does the detector reach on the benchmark?", sources)
+
+    assert [(s.text, s.is_row) for s in answer.sentences] == [
+        ("Our detector reaches a high accuracy on the new benchmark.", False)
+    ]
+
+
+def test_a_table_rows_reference_numbers_are_left_out_so_they_cite_no_source() -> None:
+    table = "Retriever | Top-20 accuracy\nBM25 [3] | 59.1\nDPR [24] | 78.4"
+    sources = [
+        source(1, "2004.04906", "The dense retriever reaches a high top-20 accuracy."),
+        make_source(2, "2004.04906", table, kind="table", section="Table 2"),
+        source(3, "2401.00003", "Another paper about retrieval accuracy."),
+    ]
+
+    answer = compose("What top-20 accuracy does the DPR retriever reach?", sources)
+    rows = [s for s in answer.sentences if s.is_row]
+
+    assert [r.text for r in rows] == ["DPR \u00b7 Top-20 accuracy \u00b7 78.4"]
+    assert "[24]" not in "".join(answer.pieces())
+
+
+def test_a_table_row_leads_its_own_papers_sentences() -> None:
+    """The number asked for comes before the prose of its paper, even its best sentence."""
+    answer = compose("How many parameters does the ViT-Huge model variant have?", _vit_sources())
+
+    assert [s.is_row for s in answer.sentences] == [True, False]
