@@ -23,10 +23,10 @@ from ingest.embedders.base import Embedder
 from ingest.embedders.openai_embedder import Prefixes, Role
 from ingest.embedders.registry import build_embedder
 from ingest.index.catalog import Catalog
-from ingest.index.lexical import LexicalIndex, ensure_complete
+from ingest.index.lexical.bm25 import LexicalIndex, ensure_complete
+from ingest.index.lexical.replica import LexicalReplica
 from ingest.index.name_catalog import NameCatalog
-from ingest.index.replica import LexicalReplica
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
 
 QUERY_EMBEDDER_THREADS = 1

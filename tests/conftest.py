@@ -155,7 +155,7 @@ def models_cache() -> Path:
 @pytest.fixture
 def empty_chroma_server(chroma_server: str) -> str:
     """The session's Chroma server with no collections left from other tests."""
-    from ingest.index.store import open_chroma
+    from ingest.index.vectors.store import open_chroma
 
     client = open_chroma(Path(), chroma_server)
     for collection in client.list_collections():

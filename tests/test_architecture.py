@@ -24,7 +24,7 @@ def test_the_product_imports_only_downwards() -> None:
 
 def test_a_forbidden_import_is_reported_with_its_line(tmp_path: Path) -> None:
     _write(tmp_path, "ingest.index.catalog", "import json\nfrom chat.rag.sources import Source\n")
-    _write(tmp_path, "chat.rag.retrieval", "from ingest.index.store import ChunkStore\n")
+    _write(tmp_path, "chat.rag.retrieval", "from ingest.index.vectors.store import ChunkStore\n")
     _write(tmp_path, "chat.rag.answering", "def f():\n    from fastapi import Request\n")
     _write(tmp_path, "chat.rag.extractive", "from ingest.pdf.parsing import parse_pdf\n")
     _write(tmp_path, "chat.service.app", "from chat import cli\n")

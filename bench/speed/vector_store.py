@@ -31,10 +31,10 @@ import psutil
 from bench import results
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
-from ingest.index.owner import claim
-from ingest.index.store import ChunkStore, open_chroma
-from ingest.index.vector_check import check
-from ingest.index.vector_server import serving_directory
+from ingest.index.vectors.check import check
+from ingest.index.vectors.owner import claim
+from ingest.index.vectors.server import serving_directory
+from ingest.index.vectors.store import ChunkStore, open_chroma
 
 K = 100
 

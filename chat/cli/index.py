@@ -23,7 +23,7 @@ from ingest.index.catalog import KINDS, UNIT_KINDS, UNITS
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring
-    from ingest.index.vector_check import Report
+    from ingest.index.vectors.check import Report
 
 
 @click.group()
@@ -86,7 +86,7 @@ def index_delete(paper_id: str, data_dir: Path | None) -> None:
 def index_rebuild_lexical(data_dir: Path | None) -> None:
     """Rebuild this node's lexical index from the catalog (a lost or damaged one; with a
     shared catalog, it then follows the catalog's changes from where the rebuild began)."""
-    from ingest.index.lexical import rebuild_all
+    from ingest.index.lexical.bm25 import rebuild_all
 
     idx = wiring_for(data_dir)
     # A lexical index another process keeps writing for minutes is refused with its reason.
@@ -204,9 +204,9 @@ REBUILD_ADVICE = (
 def _checked(idx: Wiring) -> Report:
     """Check through the configured server or the one a `paperchat serve` runs on the
     directory; else claim the embedded directory and look at it from a child process."""
-    from ingest.index.owner import VectorStoreBusy, claim, published_url
-    from ingest.index.store import open_chroma
-    from ingest.index.vector_check import check
+    from ingest.index.vectors.check import check
+    from ingest.index.vectors.owner import VectorStoreBusy, claim, published_url
+    from ingest.index.vectors.store import open_chroma
 
     settings = idx.settings
     if settings.chroma_url:
@@ -240,8 +240,8 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
     stopped. Nothing else in the data dir is touched."""
     from ingest.embedders.cache import VectorCache
     from ingest.embedders.rebuilding import drop_collection, finish, move_aside, rebuild
-    from ingest.index.owner import Claim, VectorStoreBusy, claim
-    from ingest.index.store import open_chroma
+    from ingest.index.vectors.owner import Claim, VectorStoreBusy, claim
+    from ingest.index.vectors.store import open_chroma
 
     idx = wiring_for(data_dir)
     settings = idx.settings

@@ -14,7 +14,7 @@ from chat.cli.main import CommandError, data_dir_option, names_a_full_disk, sett
 
 if TYPE_CHECKING:
     from chat.settings import Settings
-    from ingest.index.vector_check import Finding
+    from ingest.index.vectors.check import Finding
 
 
 @click.command("serve")
@@ -74,9 +74,9 @@ def vector_store(settings: Settings) -> Iterator[Settings]:
     one this process runs on the embedded store, checked before anything is served."""
     from chat.wiring import Wiring
     from ingest.embedders.rebuilding import rebuilding_marker
-    from ingest.index.store import open_chroma
-    from ingest.index.vector_check import Finding, check, check_files
-    from ingest.index.vector_server import VectorServerFailed
+    from ingest.index.vectors.check import Finding, check, check_files
+    from ingest.index.vectors.server import VectorServerFailed
+    from ingest.index.vectors.store import open_chroma
 
     path = settings.chroma_path
     if not settings.chroma_url and rebuilding_marker(path).exists():
@@ -106,7 +106,7 @@ def vector_store(settings: Settings) -> Iterator[Settings]:
 
 @contextmanager
 def _served(settings: Settings) -> Iterator[Settings]:
-    from ingest.index.vector_server import serving_directory
+    from ingest.index.vectors.server import serving_directory
 
     if settings.chroma_url:
         yield settings

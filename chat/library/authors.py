@@ -1,6 +1,6 @@
 """Authors as the paper site and the API show them: one author's papers, and the author filter.
 
-Names are matched through the catalog's author index (`ingest/index/authors.py`):
+Names are matched through the catalog's author index (`ingest/index/names/people.py`):
 without case or accents, and an initial for a full first name when only one
 indexed person has that surname and initial.
 """
@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from chat.library.categories import CATEGORY_RE
 from ingest.errors import PaperchatError
-from ingest.index.authors import MAX_NAME_CHARS, Person
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
+from ingest.index.names.people import MAX_NAME_CHARS, Person
 from ingest.index.records import Paper, arxiv_url
 
 MAX_AUTHOR_CHARS = MAX_NAME_CHARS

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Final
 
 from ingest.errors import PaperchatError
-from ingest.index.arrivals import newest_ids
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
+from ingest.index.tables.arrivals import newest_ids
 
 # An arXiv category (cs.CL, hep-th, math.GT); metadata also lists MSC and ACM classes there.
 CATEGORY_RE: Final = re.compile(r"^[a-z-]+(?:\.[A-Za-z-]+)?$")

@@ -1,6 +1,6 @@
 """Who cites whom among the library's papers, as the API, the MCP tools and the paper page
 show it: a paper's references (each with the library's paper it names, or None) and the
-library's papers that cite it (`ingest/index/citations.py` resolves them)."""
+library's papers that cite it (`ingest/index/names/citations.py` resolves them)."""
 
 from __future__ import annotations
 

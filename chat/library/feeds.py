@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from chat.library.papers import page_path
-from ingest.index.authors import written_names
+from ingest.index.names.people import written_names
 from ingest.index.records import Paper, arxiv_url
 from ingest.index.tex import readable_tex
 

@@ -17,8 +17,8 @@ from chat.library.papers import PaperNotFound
 from chat.library.researchers import ResearcherNotFound, person_by_id
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from ingest.errors import PaperchatError
-from ingest.index.authors import Person
 from ingest.index.catalog import Catalog
+from ingest.index.names.people import Person
 from ingest.index.records import Paper, normalise_paper_id
 
 KINDS = ("researcher", "category", "search", "paper")

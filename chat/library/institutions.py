@@ -1,7 +1,7 @@
 """Institutions as the paper site and the API show them: their papers, the researchers on
 those papers, their parent and units, and which papers each is known from.
 
-Institutions are read from affiliations (`ingest/index/institutions.py`): page
+Institutions are read from affiliations (`ingest/index/names/institutions.py`): page
 1 of a paper's PDF, or the parentheses after a name in its record. Its
 researchers are the authors of those papers: those page 1 puts at it, by its
 marks or its author blocks (`ingest/pdf/front/placements.py`, read at ingest
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from chat.library.researchers import slug
 from ingest.errors import PaperchatError
-from ingest.index import institutions as index
 from ingest.index.catalog import Catalog
+from ingest.index.names import institutions as index
+from ingest.index.names.researchers import person_id
 from ingest.index.records import Paper
-from ingest.index.researchers import person_id
 
 MAX_RESEARCHERS = 50  # the most researchers an institution lists, most papers first
 MAX_LISTED = 1000  # the most institutions the list page shows

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from chat.library.citations import known_paper_id
-from ingest.index.citations import citing_ids, references_of, shared_reference_counts
 from ingest.index.filters import Filters
+from ingest.index.names.citations import citing_ids, references_of, shared_reference_counts
 from ingest.index.records import chunk_place
 
 if TYPE_CHECKING:
     from ingest.index.catalog import Catalog
-    from ingest.index.store import ChunkStore
+    from ingest.index.vectors.store import ChunkStore
 
 MAX_RELATED: Final = 10
 # Citing papers whose reference lists are read for co-citation, at most.

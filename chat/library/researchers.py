@@ -2,7 +2,7 @@
 researcher's place in each byline, counts, dates and co-authors.
 
 Researchers are authors matched by name (`chat/library/authors.py`); their ids
-come from the catalog (`ingest/index/researchers.py`). A name that several
+come from the catalog (`ingest/index/names/researchers.py`). A name that several
 indexed people could have is a chooser, not a page.
 """
 
@@ -15,10 +15,10 @@ from typing import Literal
 
 from chat.library.authors import AuthorNotFound, find_author
 from chat.library.categories import CATEGORY_RE
-from ingest.index.authors import Person, parse_name
 from ingest.index.catalog import Catalog
+from ingest.index.names.people import Person, parse_name
+from ingest.index.names.researchers import ID_RE, person_id
 from ingest.index.records import Paper
-from ingest.index.researchers import ID_RE, person_id
 
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
 MAX_COAUTHORS = 50  # the most co-authors a profile lists, most shared papers first

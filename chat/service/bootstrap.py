@@ -59,7 +59,7 @@ def prepare_service(settings: Settings) -> None:
 
 def prepare_catalog(settings: Settings) -> None:
     """Open the catalog once, when there is one, so that an older catalog is migrated
-    (`ingest/index/schema.py`) and its author index built here, before any worker, and
+    (`ingest/index/tables/schema.py`) and its author index built here, before any worker, and
     not by the first workers that happen to open it."""
     if settings.shared_catalog or settings.catalog_path.exists():
         Catalog(settings.catalog_location).close()

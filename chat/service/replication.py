@@ -2,7 +2,7 @@
 
 With a catalog in PostgreSQL, ingest on any machine writes the catalog and
 Chroma but no node's lexical index; each serving node applies the catalog's
-change log to its own (`ingest/index/replica.py`), every `INTERVAL_S`.
+change log to its own (`ingest/index/lexical/replica.py`), every `INTERVAL_S`.
 A failed step (the database away for a moment) is logged and tried again
 at the next tick; `/api/health` shows how far behind the replica is.
 """
@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 
 from ingest.errors import PaperchatError
-from ingest.index.replica import LexicalReplica
+from ingest.index.lexical.replica import LexicalReplica
 
 logger = logging.getLogger("paperchat.service")
 

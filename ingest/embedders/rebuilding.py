@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingest.embedders.cache import VectorCache, embed_with_cache
-from ingest.index.store import COLLECTION, ChunkStore
+from ingest.index.vectors.store import COLLECTION, ChunkStore
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI

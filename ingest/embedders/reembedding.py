@@ -3,7 +3,7 @@
 The chunks' new vectors go into a collection of their own beside the one in
 use, which keeps answering searches with the old embedder until the end:
 then the old collection is dropped and the new one takes its name, with the
-new embedder's name in its metadata (`ingest.index.store.EmbedderMismatch`
+new embedder's name in its metadata (`ingest.index.vectors.store.EmbedderMismatch`
 guards every later use). A run that stops part way (interrupted, killed)
 resumes where it stopped: chunks the new collection holds already are not
 embedded again. A new collection left by a run for another embedder is
@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ingest.embedders.base import Embedder, EmbedderError
-from ingest.index.store import COLLECTION, SEARCH_EF
+from ingest.index.vectors.store import COLLECTION, SEARCH_EF
 
 if TYPE_CHECKING:
     from chromadb.api import ClientAPI

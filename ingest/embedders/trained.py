@@ -4,7 +4,7 @@ The folder holds the fine-tuned transformer as sentence-transformers saves it
 (what the ONNX export reads), `card.json` (its name, version, data, steps and
 figures) and `README.md`, the model card in words. The name goes into the
 Chroma collection's metadata, so an index embedded by one model is never
-searched with another (`ingest.index.store.EmbedderMismatch`).
+searched with another (`ingest.index.vectors.store.EmbedderMismatch`).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
     from ingest.index.catalog import Catalog
-    from ingest.index.lexical import LexicalIndex
+    from ingest.index.lexical.bm25 import LexicalIndex
 
 PAIR_KINDS = ("title", "section", "caption", "name", "citation")
 # Headings that name a part of every paper rather than what this one is about.

@@ -21,11 +21,12 @@ import psycopg
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ingest.errors import PaperchatError
-from ingest.index import authors, changes, citations, institutions, researchers, schema
-from ingest.index.authors import Person
-from ingest.index.database import CatalogDb, CommitGuard, Row, catalog_url
-from ingest.index.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
+from ingest.index.names import citations, institutions, people, researchers
+from ingest.index.names.people import Person
 from ingest.index.records import Box, Chunk, Paper, Reference
+from ingest.index.tables import changes, schema
+from ingest.index.tables.database import CatalogDb, CommitGuard, Row, catalog_url
+from ingest.index.tables.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 
 # A unit is what is written at once: a paper's abstract, or everything its PDF gave.
 UNITS = ("abstract", "fulltext")
@@ -126,7 +127,7 @@ def _shown(location: Path | str) -> str:
 class Catalog:
     """The catalog at `location` (a SQLite file's path, or a database URL such as
     `postgresql://host/db`), brought to the latest schema as it opens
-    (`ingest/index/schema.py`; SchemaError for a catalog newer than this code)."""
+    (`ingest/index/tables/schema.py`; SchemaError for a catalog newer than this code)."""
 
     def __init__(self, location: Path | str) -> None:
         try:
@@ -149,7 +150,7 @@ class Catalog:
 
     def _prepare(self, where: str) -> None:
         schema.upgrade(self.db, where)
-        self._index_once("author_index", authors.INDEX_VERSION, authors.reindex_all)
+        self._index_once("author_index", people.INDEX_VERSION, people.reindex_all)
         self._index_once("title_index", citations.TITLE_INDEX_VERSION, citations.reindex_titles)
         self._index_once("researcher_ids", researchers.IDS_VERSION, researchers.record_all)
         self._index_once(
@@ -272,8 +273,8 @@ class Catalog:
             # Who is where is kept by author position: a changed author list would put
             # people at others' institutions, until page 1 of the PDF is read again.
             institutions.forget_placements(self.db, merged.id)
-        authors.index_authors(self.db, merged.id, merged.authors)
-        researchers.record_ids(self.db, (n.key for n in authors.split_authors(merged.authors)))
+        people.index_authors(self.db, merged.id, merged.authors)
+        researchers.record_ids(self.db, (n.key for n in people.split_authors(merged.authors)))
         affiliations = institutions.record_affiliations(merged.authors)
         institutions.replace_affiliations(self.db, merged.id, "record", affiliations)
         institutions.record_rors(self.db, merged.authors)
@@ -282,14 +283,14 @@ class Catalog:
     # Authors
 
     def person(self, name: str) -> Person | None:
-        """Who an author name stands for among the indexed authors (`ingest/index/authors.py`)."""
-        return authors.find_person(self.db, name)
+        """Who an author name stands for among the indexed authors (`names/people.py`)."""
+        return people.find_person(self.db, name)
 
     def paper_ids_of(self, person: Person) -> list[str]:
-        return authors.person_paper_ids(self.db, person)
+        return people.person_paper_ids(self.db, person)
 
     def researcher_key(self, researcher_id: str) -> str | None:
-        """The name key a researcher id was made from (`ingest/index/researchers.py`)."""
+        """The name key a researcher id was made from (`ingest/index/names/researchers.py`)."""
         return researchers.key_of(self.db, researcher_id)
 
     def bylines(self, paper_ids: list[str]) -> dict[str, list[tuple[str, str, str]]]:
@@ -341,7 +342,7 @@ class Catalog:
             if self.db.execute("SELECT 1 FROM papers WHERE id = ?", (paper.id,)).fetchone():
                 self._upsert_paper(paper, "pdf")
 
-    # References (`ingest/index/citations.py`)
+    # References (`ingest/index/names/citations.py`)
 
     def replace_references(self, paper_id: str, references: Sequence[Reference]) -> None:
         """Within the caller's transaction: the references a paper's PDF prints, new for old."""
@@ -470,12 +471,12 @@ class Catalog:
             self._delete_unit_chunks(paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
         changes.record(self.db, [(paper_id, unit) for unit in UNITS])
-        authors.unindex_authors(self.db, paper_id)
+        people.unindex_authors(self.db, paper_id)
         institutions.unindex_institutions(self.db, paper_id)
         citations.forget_paper(self.db, paper_id)
         return removed
 
-    # The change log the lexical replicas follow (`ingest/index/changes.py`)
+    # The change log the lexical replicas follow (`ingest/index/tables/changes.py`)
 
     def note_changed(self, units: Iterable[Unit]) -> None:
         """Within the caller's transaction: log units whose stored chunks a replica must
@@ -566,4 +567,4 @@ def _boxes_json(boxes: tuple[Box, ...] | None) -> str | None:
 
 def _by_position(written: str) -> list[str]:
     """The surnames of an author list, in order: what who-is-where is kept by."""
-    return [name.surname for name in authors.split_authors(written)]
+    return [name.surname for name in people.split_authors(written)]

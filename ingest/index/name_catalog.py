@@ -312,7 +312,7 @@ def mine_paper(title: str, texts: Sequence[tuple[str, str]]) -> list[tuple[str, 
 
 
 class NameCatalog:
-    """The catalog's `names` table (`ingest/index/schema.py`): written by ingest, read at
+    """The catalog's `names` table (`ingest/index/tables/schema.py`): written by ingest, read at
     question time."""
 
     def __init__(self, catalog: Catalog) -> None:

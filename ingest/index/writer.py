@@ -13,11 +13,11 @@ what makes a killed run harmless:
    PDF changes what its full-text chunks are filtered and found by);
 7. the pending marks are cleared.
 The papers' names (`ingest/index/name_catalog.py`) are mined again in step 3's transaction,
-which also logs the changed units (`ingest/index/changes.py`).
+which also logs the changed units (`ingest/index/tables/changes.py`).
 
 When the catalog is shared by several machines (PostgreSQL), the indexer has
 no lexical index: steps 4 and 6's lexical halves are each serving node's
-replica following the change log (`ingest/index/replica.py`).
+replica following the change log (`ingest/index/lexical/replica.py`).
 A run that starts with pending units first deletes from Chroma whatever the
 catalog does not list for them and rewrites them in the lexical index from
 the catalog, so all three agree again; units whose hash was not recorded
@@ -33,11 +33,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
-from ingest.index.database import CommitGuard
-from ingest.index.lexical import LexicalIndex, rebuild_all, rebuild_units
+from ingest.index.lexical.bm25 import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper, Reference
-from ingest.index.store import ChunkStore
+from ingest.index.tables.database import CommitGuard
+from ingest.index.vectors.store import ChunkStore
 from ingest.jobs.failpoints import failpoint
 
 

@@ -20,7 +20,7 @@ from ingest.errors import PaperchatError
 if TYPE_CHECKING:
     import procrastinate
 
-    from ingest.index.database import CatalogDb, CommitGuard
+    from ingest.index.tables.database import CatalogDb, CommitGuard
 
 # A job's worker that has written no heartbeat for this long has lost it.
 LEASE_S = 30.0

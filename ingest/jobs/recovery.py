@@ -17,9 +17,9 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from ingest.index.catalog import Catalog, Unit
-from ingest.index.database import CommitGuard
-from ingest.index.lexical import LexicalIndex, rebuild_units
-from ingest.index.store import ChunkStore
+from ingest.index.lexical.bm25 import LexicalIndex, rebuild_units
+from ingest.index.tables.database import CommitGuard
+from ingest.index.vectors.store import ChunkStore
 from ingest.index.writer import Indexer, UnitWork
 
 _log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ affiliation a name or `{"name": ..., "ror": ...}` with its ROR id (the id or
 its URL). They are written into the authors string the way arXiv writes
 affiliations, in parentheses after the name, the ROR id after its name:
 `Noam Shazeer (Google Research ror:00njsd438)`
-(`ingest/index/institutions.py` reads them back).
+(`ingest/index/names/institutions.py` reads them back).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from ingest.errors import PaperchatError
-from ingest.index.authors import written_parts
-from ingest.index.institutions import InvalidRorId, ror_id
+from ingest.index.names.institutions import InvalidRorId, ror_id
+from ingest.index.names.people import written_parts
 from ingest.index.records import InvalidPaperId, Paper, split_arxiv_id
 from ingest.report import Skipped
 from ingest.sources.dates import first_submission, iso_date

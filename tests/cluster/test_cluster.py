@@ -20,7 +20,7 @@ import httpx
 import pytest
 
 from ingest.index.catalog import Catalog
-from ingest.index.store import open_chroma
+from ingest.index.vectors.store import open_chroma
 from ingest.jobs.queue import counts, open_queue
 from tests.cluster.services import Node, Shared, Worker, chroma, postgres, redis
 from tests.fakes.openai import ChatScript, FakeOpenAI

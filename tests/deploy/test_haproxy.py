@@ -20,7 +20,7 @@ import pytest
 from bench.balancer import Balancer, balancer
 from bench.servers import create_keys
 from chat.wiring import Wiring
-from ingest.index.vector_server import VectorServer
+from ingest.index.vectors.server import VectorServer
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import EVAL, ROOT
 from tests.support.haproxy import haproxy_or_skip

@@ -14,9 +14,9 @@ import ingest.sources.units as units
 from ingest import chunking
 from ingest.chunking import Piece
 from ingest.index.catalog import Catalog
-from ingest.index.lexical import LexicalIndex
+from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.records import Block
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer
 from ingest.pdf import PDF_STAGE_VERSION
 from ingest.pipeline import Pipeline

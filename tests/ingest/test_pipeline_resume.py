@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ingest.index.lexical import LexicalIndex
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.lexical.bm25 import LexicalIndex
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from tests.support.cli import command, environment, run
 from tests.support.data import ABSTRACTS, PDFS, ROOT
 

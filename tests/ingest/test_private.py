@@ -3,8 +3,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ingest.index.catalog import Catalog
-from ingest.index.lexical import LexicalIndex
-from ingest.index.store import open_chroma
+from ingest.index.lexical.bm25 import LexicalIndex
+from ingest.index.vectors.store import open_chroma
 from ingest.private import private_dir, private_file
 
 

@@ -21,8 +21,8 @@ from typing import Any
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.rag.citations.markers import CitedReference, cited_references, has_markers
 from chat.rag.sources import Source
-from ingest.index.analysis import terms
-from ingest.index.citations import StoredReference
+from ingest.index.lexical.analysis import terms
+from ingest.index.names.citations import StoredReference
 
 # A paper's reference list, in the order printed (`Catalog.references_of`).
 ReferencesOf = Callable[[str], Sequence[StoredReference]]

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ingest.index.authors import fold
-from ingest.index.citations import StoredReference
+from ingest.index.names.citations import StoredReference
+from ingest.index.names.people import fold
 
 # "[12]", "[3, 7]", "[4-6]": numbers inside square brackets, ranges of at most this span.
 _NUMBERED: Final = re.compile(r"\[(\d{1,3}(?:\s*[,;\u2013-]\s*\d{1,3})*)\]")

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.names.definitions import defines, find_name, is_name
-from ingest.index.analysis import terms
+from ingest.index.lexical.analysis import terms
 
 # A paper that gives an entity's long form or says what it is (`defines`) is its own.
 _OWN_STRENGTH = 2

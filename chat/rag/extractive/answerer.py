@@ -40,7 +40,7 @@ from chat.rag.extractive.tables import best_cells, entity_row, table_rows
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.records.answers import record_answer
 from chat.rag.sources import Source
-from ingest.index.analysis import terms as terms_of
+from ingest.index.lexical.analysis import terms as terms_of
 from ingest.index.records import chunk_place
 
 _PER_SOURCE = 2

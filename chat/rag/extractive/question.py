@@ -15,7 +15,7 @@ from itertools import pairwise
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.names.definitions import find_name, is_name, long_form_of
 from chat.rag.names.printing import typed_apart
-from ingest.index.analysis import terms, words
+from ingest.index.lexical.analysis import terms, words
 
 # Words by which a question leans on an earlier one.
 FOLLOW_UP = re.compile(

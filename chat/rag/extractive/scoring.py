@@ -12,7 +12,7 @@ from itertools import pairwise
 
 from chat.rag.extractive.question import QuestionTerms
 from chat.rag.extractive.sentences import Sentence
-from ingest.index.analysis import terms
+from ingest.index.lexical.analysis import terms
 
 # Each sentence's terms as the question sees them (`QuestionTerms.sentence_terms`).
 Found = Mapping[Sentence, tuple[str, ...]]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from chat.rag.sources import Source
-from ingest.index.analysis import terms, words
+from ingest.index.lexical.analysis import terms, words
 
 # Tokens that end with a period without ending a sentence (compared lower case, period dropped).
 _ABBREVIATIONS = frozenset(

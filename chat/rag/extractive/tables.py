@@ -24,7 +24,7 @@ from chat.rag.extractive.question import QuestionTerms
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.names.definitions import long_form_of, spells
 from chat.rag.sources import Source
-from ingest.index.analysis import terms
+from ingest.index.lexical.analysis import terms
 
 _CELL = "|"
 _ROW_CELL = re.compile(r"[-+\u2212~\u2248]?\.?\d")  # a cell that starts as a number

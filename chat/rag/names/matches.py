@@ -11,8 +11,8 @@ from itertools import pairwise
 from chat.rag.extractive.question import frame_weight
 from chat.rag.names.config import NamesConfig
 from chat.rag.retrieval.vocabulary import english_zipf
-from ingest.index.analysis import terms
-from ingest.index.lexical import inverse_document_frequency
+from ingest.index.lexical.analysis import terms
+from ingest.index.lexical.bm25 import inverse_document_frequency
 from ingest.index.name_catalog import (
     INTRODUCED,
     NameRow,

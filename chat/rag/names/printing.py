@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ingest.index.analysis import STOP_WORDS
+from ingest.index.lexical.analysis import STOP_WORDS
 from ingest.index.name_catalog import tokens
 
 # (paper id, text) of the passages BM25 finds best for a query.

@@ -20,7 +20,7 @@ from chat.rag.bounds import check_bounds, described
 from chat.rag.names.definitions import find_name
 from chat.rag.rerank.reranker import Passages, Query
 from chat.rag.retrieval.fusion import Candidate
-from ingest.index.analysis import terms
+from ingest.index.lexical.analysis import terms
 
 
 @dataclass(frozen=True)

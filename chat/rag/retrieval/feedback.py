@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.bounds import check_bounds, described
-from ingest.index.analysis import terms
-from ingest.index.lexical import inverse_document_frequency
+from ingest.index.lexical.analysis import terms
+from ingest.index.lexical.bm25 import inverse_document_frequency
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,8 @@ from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
-from ingest.index.analysis import terms
 from ingest.index.filters import Filters
+from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import fold
 
 # Introducing papers looked through: a name a handful of papers introduce is contested.

@@ -34,9 +34,9 @@ from chat.rag.retrieval.vocabulary import (
     scholarly_terms,
 )
 from chat.rag.sources import Source
-from ingest.index.analysis import terms
 from ingest.index.filters import Filters
-from ingest.index.lexical import inverse_document_frequency
+from ingest.index.lexical.analysis import terms
+from ingest.index.lexical.bm25 import inverse_document_frequency
 from ingest.index.records import ARXIV_ID_RE, arxiv_url
 
 if TYPE_CHECKING:
@@ -44,9 +44,9 @@ if TYPE_CHECKING:
     # and need not pay for Chroma and the embedders (about half a second).
     from ingest.embedders.base import Embedder
     from ingest.index.catalog import Catalog
-    from ingest.index.lexical import LexicalIndex
+    from ingest.index.lexical.bm25 import LexicalIndex
     from ingest.index.name_catalog import NameCatalog
-    from ingest.index.store import ChunkStore
+    from ingest.index.vectors.store import ChunkStore
 
 # A paper's first passages, where it says what its method is (`Retriever.opening`).
 OPENING_PASSAGES = 12

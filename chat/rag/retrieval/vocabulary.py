@@ -21,7 +21,7 @@ from functools import lru_cache
 from wordfreq import zipf_frequency
 
 from chat.rag.bounds import check_bounds, described
-from ingest.index.analysis import STOP_WORDS, terms, words
+from ingest.index.lexical.analysis import STOP_WORDS, terms, words
 
 # zipf_frequency is log10 of a word's frequency per billion words; 0 when unknown.
 _ZIPF_OFFSET = 9.0

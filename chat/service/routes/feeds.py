@@ -17,9 +17,9 @@ from chat.service.routes.errors import errors
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.follows import feed_owner
 from chat.service.storage.tables import Follow
-from ingest.index.arrivals import newest_ids
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
+from ingest.index.tables.arrivals import newest_ids
 
 router = APIRouter(tags=["feeds"])
 

@@ -17,7 +17,7 @@ from chat.library.institutions import (
 )
 from chat.service.routes.deps import CurrentUser, ServicesDep
 from chat.service.routes.errors import errors
-from ingest.index.institutions import ROR_ID_PATTERN, InvalidRorId, ror_id, ror_url
+from ingest.index.names.institutions import ROR_ID_PATTERN, InvalidRorId, ror_id, ror_url
 
 router = APIRouter(tags=["papers"])
 MAX_INSTITUTION_NAME_CHARS = 200

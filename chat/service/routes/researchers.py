@@ -1,5 +1,5 @@
 """`GET /api/researchers/{id}` and `GET /api/researchers?name=`: researcher profiles by
-their stable ids (`ingest/index/researchers.py`), with positions and co-authors."""
+their stable ids (`ingest/index/names/researchers.py`), with positions and co-authors."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Alerts: the catalog's papers new to a user's follows, computed when the user looks.
 
 Each follow remembers the catalog rowid up to which it has been compared
-(`ingest/index/arrivals.py`). Looking (the alerts, the dock's count, the
+(`ingest/index/tables/arrivals.py`). Looking (the alerts, the dock's count, the
 "Latest for you" page, the private feed) compares it with the papers added
 since, by any process, and records the matches. Two workers doing so at once
 write the same alerts: the second's are ignored by the unique constraint.
@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session
 from chat.library.follows import Matcher
 from chat.service.storage.follows import list_follows
 from chat.service.storage.tables import Alert, Follow, new_id, utcnow
-from ingest.index.arrivals import arrived_after, last_arrival
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
+from ingest.index.tables.arrivals import arrived_after, last_arrival
 
 # Papers compared at one look; a larger ingest is caught up over the next looks.
 ARRIVALS_PER_LOOK = 2000

@@ -18,8 +18,8 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 from ingest.errors import PaperchatError
-from ingest.index.database import normalize_url
-from ingest.index.sqlite import use_wal
+from ingest.index.tables.database import normalize_url
+from ingest.index.tables.sqlite import use_wal
 from ingest.private import private_file
 
 # How long a write waits for SQLite's single writer before "database is locked" (a 500).

@@ -29,7 +29,7 @@ from chat.service.web.markdown import (
     wants_markdown,
 )
 from chat.service.web.rendering import render_page
-from ingest.index.authors import written_names
+from ingest.index.names.people import written_names
 from ingest.index.records import Paper
 from ingest.index.tex import readable_tex
 

@@ -9,8 +9,8 @@ from urllib.parse import quote
 from chat.library.papers import SearchSort, page_path, paged_search
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
-from ingest.index.authors import written_names
 from ingest.index.filters import Filters
+from ingest.index.names.people import written_names
 from ingest.index.tex import readable_tex
 
 

@@ -40,8 +40,8 @@ from chat.service.web.metadata import paper_metadata
 from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
 from chat.service.web.search_form import SearchForm
-from ingest.index.authors import written_names
 from ingest.index.filters import Filters
+from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
 from ingest.index.tex import readable_paragraphs, readable_tex
 

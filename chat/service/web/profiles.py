@@ -40,8 +40,8 @@ from chat.service.web.markdown import (
 )
 from chat.service.web.network import network
 from chat.service.web.rendering import render_page
-from ingest.index.authors import written_names
-from ingest.index.institutions import ror_url
+from ingest.index.names.institutions import ror_url
+from ingest.index.names.people import written_names
 from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])

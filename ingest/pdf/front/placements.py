@@ -27,8 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from ingest.index.authors import fold, written_names
-from ingest.index.institutions import institution_key, with_team_parents
+from ingest.index.names.institutions import institution_key, with_team_parents
+from ingest.index.names.people import fold, written_names
 from ingest.pdf.front.affiliations import read_affiliations
 from ingest.pdf.front.glyphs import Line
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.runs import run_state
 from tests.fakes.arxiv import FakeArxiv, FakePaper
 from tests.fakes.openai import FakeOpenAI

@@ -25,7 +25,7 @@ from chat.service.storage.conversations import get_conversation
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.wiring import Wiring
-from ingest.index.owner import held
+from ingest.index.vectors.owner import held
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.net import unused_port
 from tests.support.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from chat.library.institutions import institution
-from ingest.index import institutions
 from ingest.index.catalog import Catalog
+from ingest.index.names import institutions
 from ingest.index.records import Paper
 
 

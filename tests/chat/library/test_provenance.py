@@ -9,8 +9,8 @@ from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.sources import Source
 from chat.service.web.metadata import paper_metadata
 from chat.service.web.rendering import render_page
-from ingest.index.authors import written_names
 from ingest.index.catalog import Catalog
+from ingest.index.names.people import written_names
 from ingest.index.records import Chunk, Paper
 
 FROM_PDF = Paper(

@@ -12,7 +12,7 @@ import pytest
 
 from chat.library.papers import PaperNotFound
 from chat.library.related import MAX_SIMILAR, MIN_SIMILARITY, related_papers
-from ingest.index.citations import title_key
+from ingest.index.names.citations import title_key
 from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:

@@ -81,7 +81,7 @@ def test_ingest_takes_the_vectors_of_the_texts_the_setting_names_a_cache_for(
     tmp_path: Path, models_cache: Path
 ) -> None:
     from ingest.index.catalog import Catalog
-    from ingest.index.store import ChunkStore, open_chroma
+    from ingest.index.vectors.store import ChunkStore, open_chroma
     from tests.support.cli import environment, run
     from tests.support.data import ABSTRACTS
 

@@ -29,7 +29,7 @@ from ingest.embedders.training import (
     train_embedder,
 )
 from ingest.index.filters import Filters
-from ingest.index.store import ChunkStore, EmbedderMismatch
+from ingest.index.vectors.store import ChunkStore, EmbedderMismatch
 from tests.support.indexes import pdf_index
 
 pytestmark = pytest.mark.timeout(900)

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from ingest.errors import PaperchatError
-from ingest.index import arrivals, database
 from ingest.index.catalog import Catalog, CatalogError
 from ingest.index.copying import copy_catalog
-from ingest.index.database import CatalogDb
-from ingest.index.lexical import LexicalIndex
+from ingest.index.lexical.bm25 import LexicalIndex
+from ingest.index.lexical.replica import LexicalReplica
 from ingest.index.records import Chunk, Paper
-from ingest.index.replica import LexicalReplica
-from ingest.index.schema import LATEST
+from ingest.index.tables import arrivals, database
+from ingest.index.tables.database import CatalogDb
+from ingest.index.tables.schema import LATEST
 from tests.conftest import postgres_schema
 from tests.support.concurrency import at_once
 

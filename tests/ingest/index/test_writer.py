@@ -7,9 +7,9 @@ import pytest
 
 from ingest.chunking import Piece, make_chunks, unit_hash
 from ingest.index.catalog import Catalog
-from ingest.index.lexical import LexicalIndex
+from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.records import Paper
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer, UnitWork
 from tests.support.vectors import unit_vectors
 

@@ -10,9 +10,9 @@ import pytest
 
 from ingest.chunking import Piece, make_chunks, unit_hash
 from ingest.index.catalog import Catalog
-from ingest.index.database import CatalogDb
 from ingest.index.records import Paper
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.tables.database import CatalogDb
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import UnitWork
 from ingest.jobs.leases import LeaseLost
 from ingest.jobs.queue import open_queue, prepare

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ingest.index.catalog import Catalog
-from ingest.index.store import open_chroma
+from ingest.index.vectors.store import open_chroma
 from ingest.jobs.queue import counts, open_queue
 from tests.conftest import postgres_schema
 from tests.support.cli import command, environment, run

@@ -13,9 +13,9 @@ import pytest
 
 from ingest.chunking import Piece, fulltext_pieces, make_chunks
 from ingest.index.catalog import Catalog
-from ingest.index.lexical import LexicalIndex
+from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.records import Box, Paper
-from ingest.index.store import ChunkStore, open_chroma
+from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer, UnitWork
 from ingest.pdf.alignment import MIN_COVERAGE, find_text
 from ingest.pdf.parsing import parse_pdf

@@ -21,8 +21,8 @@ from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY, RelevancePolicy
 from chat.settings import Settings
 from chat.wiring import Wiring
-from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
+from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper
 from ingest.pipeline import Pipeline

@@ -11,8 +11,8 @@ import pytest
 from chat.rag.names.matches import NameMatch, Recognised, is_ambiguous
 from chat.rag.names.printing import Passages, name_parts, printings_in, typed_apart
 from chat.rag.names.recognition import NameRecogniser
-from ingest.index.analysis import terms
 from ingest.index.catalog import Catalog
+from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import NameCatalog, NameRow, number_forms, singular
 from ingest.index.records import Chunk, Paper
 

@@ -15,7 +15,7 @@ from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from chat.wiring import Wiring
-from ingest.index.vector_server import serving_directory
+from ingest.index.vectors.server import serving_directory
 from tests.fakes.openai import FakeOpenAI
 from tests.support.cli import environment, run
 from tests.support.data import OAI_SAMPLE

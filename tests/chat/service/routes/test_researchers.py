@@ -13,7 +13,7 @@ import pytest
 
 from chat.service.match_reports import match_reports
 from chat.settings import Settings
-from ingest.index.authors import split_authors
+from ingest.index.names.people import split_authors
 from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ingest.index.authors import written_names
+from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
 from ingest.index.tex import readable_tex
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID

@@ -18,7 +18,7 @@ from chat.library.categories import every_category
 from chat.library.papers import every_paper
 from chat.library.researchers import researcher_path
 from chat.service.web.sitemap import Entry, sitemap_files, sitemap_index, url_set
-from ingest.index.authors import written_names
+from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
 from tests.support.server import Api
 
