@@ -113,13 +113,29 @@ class OwnedJobManager(manager.JobManager):
 def open_queue(database_url: str, harvest_cron: str | None = None) -> procrastinate.App:
     """The queue's app on `database_url`, its tasks registered (`ingest/jobs/tasks.py`), the
     harvest scheduled on `harvest_cron` when given. Open it (`with app.open():`) to use it."""
-    from ingest.jobs.tasks import register_tasks
-
     connector = procrastinate.PsycopgConnector(conninfo=conninfo(database_url))
     app = procrastinate.App(connector=connector)
     app.job_manager = OwnedJobManager(connector=connector)
-    register_tasks(app, harvest_cron)
+    _register_tasks(app, harvest_cron)
     return app
+
+
+def _register_tasks(app: procrastinate.App, harvest_cron: str | None) -> None:
+    """Put the tasks on this queue; the harvest runs on `harvest_cron` (a cron line) when
+    given."""
+    # Imported here: the tasks bring the ingest pipeline (seconds to import), which the
+    # commands that only count or retry jobs do not need.
+    from ingest.jobs import tasks
+
+    for name, func in (
+        (tasks.INGEST_BATCH, tasks.ingest_batch),
+        (tasks.INGEST_PDF, tasks.ingest_pdf),
+        (tasks.INGEST_ARXIV, tasks.ingest_arxiv),
+    ):
+        app.task(name=name, queue=QUEUE, pass_context=True)(func)
+    harvest = app.task(name=tasks.HARVEST, queue=QUEUE, pass_context=True)(tasks.harvest_categories)
+    if harvest_cron is not None:
+        app.periodic(cron=harvest_cron, periodic_id=tasks.HARVEST)(harvest)
 
 
 def prepare(database_url: str) -> None:

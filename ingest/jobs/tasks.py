@@ -17,19 +17,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import procrastinate
 from procrastinate import JobContext
 
 from ingest.chunking import CountTokens
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
-from ingest.index.lexical.bm25 import LexicalIndex
+from ingest.index.lexical import LexicalIndex
 from ingest.index.records import Paper
-from ingest.index.vectors.store import ChunkStore
+from ingest.index.store import ChunkStore
 from ingest.index.writer import UnitWork
 from ingest.jobs.batches import Batch, read_batch
 from ingest.jobs.leases import lease_guard
-from ingest.jobs.queue import QUEUE
 from ingest.jobs.recovery import JobIndexer
 from ingest.pdf.store import PdfStore
 from ingest.pipeline import Embed, Pipeline
@@ -184,16 +182,3 @@ def harvest_categories(context: JobContext, timestamp: int) -> dict[str, Any]:
         return arxiv_items(harvested, catalog, resources.count_tokens, store=resources.pdf_store)
 
     return run_job(context, items)
-
-
-def register_tasks(app: procrastinate.App, harvest_cron: str | None = None) -> None:
-    """Add the tasks to `app`; the harvest runs on `harvest_cron` (a cron line) when given."""
-    for name, func in (
-        (INGEST_BATCH, ingest_batch),
-        (INGEST_PDF, ingest_pdf),
-        (INGEST_ARXIV, ingest_arxiv),
-    ):
-        app.task(name=name, queue=QUEUE, pass_context=True)(func)
-    task = app.task(name=HARVEST, queue=QUEUE, pass_context=True)(harvest_categories)
-    if harvest_cron is not None:
-        app.periodic(cron=harvest_cron, periodic_id=HARVEST)(task)
