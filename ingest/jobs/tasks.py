@@ -22,9 +22,9 @@ from procrastinate import JobContext
 from ingest.chunking import CountTokens
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
-from ingest.index.lexical import LexicalIndex
+from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.records import Paper
-from ingest.index.store import ChunkStore
+from ingest.index.vectors.store import ChunkStore
 from ingest.index.writer import UnitWork
 from ingest.jobs.batches import Batch, read_batch
 from ingest.jobs.leases import lease_guard
