@@ -64,17 +64,12 @@ from chat.service.routes import (
 from chat.service.routes.deps import Limits, Services
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.streams import RunningTurns, beating
-from chat.service.web import (
-    api_docs,
-    categories,
-    follow_pages,
-    llms,
-    pages,
-    profiles,
-    reader,
-    sitemap,
-)
-from chat.service.web.pdfpages import PdfPages
+from chat.service.web import pages
+from chat.service.web.discovery import api_docs, llms, sitemap
+from chat.service.web.listings import categories, follow_pages
+from chat.service.web.papers import reader
+from chat.service.web.papers.pdfpages import PdfPages
+from chat.service.web.people import profiles
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 from ingest.pdf.store import PdfStore
@@ -134,7 +129,7 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
         lifespan=_lifespan(services, mcp),
-        # `/docs` is served from the app's own files (chat/service/web/api_docs.py); no ReDoc.
+        # `/docs` comes from the app's own files (chat/service/web/discovery/api_docs.py); no ReDoc.
         docs_url=None,
         redoc_url=None,
     )

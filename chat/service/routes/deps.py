@@ -32,7 +32,7 @@ from chat.service.access.ratelimit import RateLimiter, StreamSlots, over_limit
 from chat.service.metrics import Metrics
 from chat.service.storage.tables import User
 from chat.service.streams import RunningTurns
-from chat.service.web.pdfpages import PdfPages
+from chat.service.web.papers.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.index.filters import Filters

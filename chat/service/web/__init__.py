@@ -1,2 +1,2 @@
-"""The web dock and the pages around it: search, paper and author pages, the reader, the API
-docs and /llms.txt; their routes, templates and static files, and dock.js."""
+"""The web dock and the pages around it, a folder per page family; here what they share (templates,
+static files, Markdown, the site's address) and the search and paper pages, dock.js and /static."""

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Final
 
 from chat.rag.citations.guard import CITATION_PATTERN
-from chat.service.web.focus import MAX_QUOTE_CHARS
+from chat.service.web.papers.focus import MAX_QUOTE_CHARS
 from ingest.errors import PaperchatError
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"

@@ -27,7 +27,8 @@ from chat.library.related import related_papers
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
-from chat.service.web.listing import Listing, search_listing
+from chat.service.web.listings.listing import Listing, search_listing
+from chat.service.web.listings.search_form import SearchForm
 from chat.service.web.markdown import (
     MARKDOWN_SUFFIX,
     VARY_ACCEPT,
@@ -36,10 +37,9 @@ from chat.service.web.markdown import (
     search_markdown,
     wants_markdown,
 )
-from chat.service.web.metadata import paper_metadata
-from chat.service.web.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
+from chat.service.web.papers.metadata import paper_metadata
+from chat.service.web.papers.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
-from chat.service.web.search_form import SearchForm
 from ingest.index.filters import Filters
 from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path

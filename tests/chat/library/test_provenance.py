@@ -7,7 +7,7 @@ from pathlib import Path
 from chat.library.papers import Matched, paper_details, result_snippet
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.sources import Source
-from chat.service.web.metadata import paper_metadata
+from chat.service.web.papers.metadata import paper_metadata
 from chat.service.web.rendering import render_page
 from ingest.index.catalog import Catalog
 from ingest.index.names.people import written_names

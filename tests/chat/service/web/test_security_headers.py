@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import ConsoleMessage, Page, Request, expect
 from starlette.routing import Route
 
-from chat.service.web.llms import every_route
+from chat.service.web.discovery.llms import every_route
 from chat.service.web.rendering import PAGE_HEADERS
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.support.server import Api

@@ -25,7 +25,7 @@ from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.mcp.endpoint import MCP_PATH
 from chat.service.openai.errors import OPENAI_PREFIX, error_body, openai_status
 from chat.service.routes.deps import ServicesDep
-from chat.service.web.api_docs import DOCS_PATH
+from chat.service.web.discovery.api_docs import DOCS_PATH
 from chat.service.web.markdown import MARKDOWN_TYPE, VARY_ACCEPT
 from chat.settings import Settings, env_name
 

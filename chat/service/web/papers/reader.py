@@ -2,7 +2,7 @@
 passage lies (its page and boxes, or its place in the abstract).
 
 Public, like the paper pages they belong to. A page is only ever one of the
-catalog's recorded PDFs (`chat.service.web.pdfpages`); the renderer is one
+catalog's recorded PDFs (`chat.service.web.papers.pdfpages`); the renderer is one
 at a time per process, so a crowd waiting for it gets 503 with `Retry-After`,
 and each client address may have only so many pages rendered a minute (429).
 """
@@ -17,8 +17,8 @@ from pydantic import BaseModel
 
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
-from chat.service.web.focus import MAX_QUOTE_CHARS, focus
-from chat.service.web.pdfpages import (
+from chat.service.web.papers.focus import MAX_QUOTE_CHARS, focus
+from chat.service.web.papers.pdfpages import (
     PageOutOfRange,
     PdfUnavailable,
     ReaderBusy,
@@ -132,7 +132,7 @@ class Evidence(BaseModel):
     """Where a chunk is shown: a full-text chunk's page and boxes (null when the index did not
     record them), an abstract chunk's (paragraph, start, end) ranges in the page's abstract.
     Asked with the words an answer quoted from it, `focus` (boxes) or `focus_abstract`
-    (ranges) is where those words are inside it (`chat.service.web.focus`): empty when they
+    (ranges) is where those words are inside it (`chat.service.web.papers.focus`): empty when they
     were not found there, null when none were asked about."""
 
     chunk_id: str

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from chat.service.web import pages
-from chat.service.web.search_form import SearchForm
+from chat.service.web.listings.search_form import SearchForm
 from tests.support.server import Api
 
 pytestmark = pytest.mark.timeout(180)

@@ -10,7 +10,7 @@ from typing import Any
 import pypdfium2 as pdfium
 import pytest
 
-from chat.service.web.focus import MAX_QUOTE_CHARS, occurrences, quoted_cells
+from chat.service.web.papers.focus import MAX_QUOTE_CHARS, occurrences, quoted_cells
 from tests.support.data import PDFS
 from tests.support.reader import FID_PDF, first_abstract_id, reader_index, reader_web
 from tests.support.server import Api

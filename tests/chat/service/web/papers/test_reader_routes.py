@@ -13,7 +13,7 @@ import pytest
 
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
-from chat.service.web.pdfpages import WIDTHS
+from chat.service.web.papers.pdfpages import WIDTHS
 from chat.service.web.rendering import CONTENT_SECURITY_POLICY
 from tests.fakes.openai import FakeOpenAI
 from tests.support.net import serving, unused_port

@@ -38,7 +38,7 @@ from chat.service.web.markdown import (
     researcher_markdown,
     wants_markdown,
 )
-from chat.service.web.network import network
+from chat.service.web.people.network import network
 from chat.service.web.rendering import render_page
 from ingest.index.names.institutions import ror_url
 from ingest.index.names.people import written_names

@@ -17,7 +17,7 @@ from lxml import etree
 from chat.library.categories import every_category
 from chat.library.papers import every_paper
 from chat.library.researchers import researcher_path
-from chat.service.web.sitemap import Entry, sitemap_files, sitemap_index, url_set
+from chat.service.web.discovery.sitemap import Entry, sitemap_files, sitemap_index, url_set
 from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
 from tests.support.server import Api

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.service.web.pdfpages import (
+from chat.service.web.papers.pdfpages import (
     MAX_PIXELS,
     WIDTHS,
     PageOutOfRange,
