@@ -75,3 +75,29 @@ def test_a_route_importing_another_route_is_reported_but_not_one_importing_the_s
         ("chat.service.routes.chat", "chat.service.routes.papers", 4),
         ("chat.service.routes.deps", "chat.service.routes.chat", 1),
     ]
+
+
+def test_a_route_importing_another_in_its_own_folder_or_another_is_reported(
+    tmp_path: Path,
+) -> None:
+    _write(tmp_path, "chat.service.routes.accounts.keys", "class Key: ...\n")
+    _write(tmp_path, "chat.service.routes.people.researchers", "class Researcher: ...\n")
+    _write(
+        tmp_path,
+        "chat.service.routes.accounts.auth",
+        "from chat.service.routes.deps import ServicesDep\n"
+        "from .. import errors\n"
+        "from chat.service.routes.accounts import keys\n"
+        "from ..people.researchers import Researcher\n",
+    )
+    _write(
+        tmp_path, "chat.service.routes.chat", "from chat.service.routes.accounts.keys import Key\n"
+    )
+
+    found = violations(tmp_path)
+
+    assert sorted((v.module, v.imported, v.line) for v in found) == [
+        ("chat.service.routes.accounts.auth", "chat.service.routes.accounts.keys", 3),
+        ("chat.service.routes.accounts.auth", "chat.service.routes.people.researchers", 4),
+        ("chat.service.routes.chat", "chat.service.routes.accounts.keys", 1),
+    ]

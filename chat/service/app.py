@@ -44,24 +44,19 @@ from chat.service.mcp.tools import build_server
 from chat.service.metrics import UNMATCHED_ROUTE, Metrics
 from chat.service.replication import following
 from chat.service.routes import (
-    auth,
-    authors,
     bibtex,
     chat,
     compare,
     conversations,
-    feeds,
-    follows,
     health,
-    institutions,
-    keys,
     openai_compat,
     papers,
-    researchers,
     retrieve,
-    sessions,
 )
+from chat.service.routes.accounts import auth, keys, sessions
 from chat.service.routes.deps import Limits, Services
+from chat.service.routes.following import feeds, follows
+from chat.service.routes.people import authors, institutions, researchers
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.streams import RunningTurns, beating
 from chat.service.web import pages

@@ -2,8 +2,9 @@
 
     cli -> service -> wiring -> library -> rag -> ingest.index, ingest.embedders
 
-and, within the service, route modules import none of each other: what they
-share is in `chat.service.routes.deps` and `chat.service.routes.errors`.
+and, within the service, route modules import none of each other, in the same
+folder of routes or another: what they share is in `chat.service.routes.deps`
+and `chat.service.routes.errors`.
 
 Every import counts, also one inside a function or under `TYPE_CHECKING`:
 a lazy import still ties one layer to the other. Naming a package the

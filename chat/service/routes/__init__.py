@@ -1,2 +1,2 @@
-"""The HTTP routes, one module per noun; what they share (dependencies, request fields,
-`deps`; error answers, `errors`) is not a route, and no route imports another."""
+"""The HTTP routes, one module per noun, a folder per family (accounts, people, following); no
+route imports another: what they share is in `deps` (dependencies, request fields) and `errors`."""

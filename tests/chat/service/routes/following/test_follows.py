@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from chat.service.app import create_app
-from tests.chat.service.follows.conftest import (
+from tests.chat.service.routes.following.conftest import (
     FIRST,
     FollowsServer,
     sample_records,

@@ -10,7 +10,7 @@ import feedparser
 import httpx
 import pytest
 
-from tests.chat.service.follows.conftest import FollowsServer
+from tests.chat.service.routes.following.conftest import FollowsServer
 
 pytestmark = pytest.mark.timeout(600)
 
