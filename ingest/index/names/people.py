@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ingest.index.tables.database import CatalogDb
-from ingest.index.tables.schema import AUTHOR_NAME_INDEX
+from ingest.index.tables.steps import AUTHOR_NAME_INDEX
 
 # Letters that Unicode does not decompose into a base letter and an accent.
 _LETTERS: Final = str.maketrans(

@@ -10,7 +10,7 @@ from chat.service.bootstrap import prepare_catalog
 from chat.settings import Settings
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
-from ingest.index.tables.schema import LATEST
+from ingest.index.tables.steps import LATEST
 from tests.support.catalogs import released_catalog
 
 

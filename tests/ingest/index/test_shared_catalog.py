@@ -19,7 +19,7 @@ from ingest.index.lexical.replica import LexicalReplica
 from ingest.index.records import Chunk, Paper
 from ingest.index.tables import arrivals, database
 from ingest.index.tables.database import CatalogDb
-from ingest.index.tables.schema import LATEST
+from ingest.index.tables.steps import LATEST
 from tests.conftest import postgres_schema
 from tests.support.concurrency import at_once
 

@@ -1,6 +1,6 @@
 """The catalog's migrations as an Alembic chain, run from code by `ingest.index.tables.schema`.
 
-Revision `catalog_000N` applies step N of `schema.MIGRATIONS` (the SQL both
+Revision `catalog_000N` applies step N of `steps.MIGRATIONS` (the SQL both
 databases run, spelled through `CatalogDb`) on the catalog's open transaction,
 which `config.attributes["catalog"]` hands to `env.py` and to each revision. The
 chain is recorded in its own table, `catalog_alembic_version`, so that a catalog
@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from alembic.config import Config
+
+from ingest.index.tables import steps
 
 HERE = Path(__file__).resolve().parent
 VERSION_TABLE = "catalog_alembic_version"
@@ -42,9 +44,7 @@ def apply_step(version: int) -> None:
     """Run step `version` of the catalog's migrations: a revision's `upgrade`."""
     from alembic import op
 
-    from ingest.index.tables.schema import MIGRATIONS  # the steps import nothing of Alembic's
-
-    migration = MIGRATIONS[version - 1]
+    migration = steps.MIGRATIONS[version - 1]
     if migration.version != version:
         raise RuntimeError(f"step {version} of the catalog's migrations is not numbered so")
     config = op.get_context().config

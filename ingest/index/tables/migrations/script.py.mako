@@ -16,7 +16,7 @@ depends_on: str | None = ${repr(depends_on)}
 
 
 def upgrade() -> None:
-    apply_step(N)  # N: this revision's step of ingest.index.tables.schema.MIGRATIONS
+    apply_step(N)  # N: this revision's step of ingest.index.tables.steps.MIGRATIONS
 
 
 def downgrade() -> None:

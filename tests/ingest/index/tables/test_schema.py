@@ -16,9 +16,10 @@ from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog, CatalogError, PaperRow, PdfRecord
 from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.records import Box, Paper
-from ingest.index.tables import migrations, schema
+from ingest.index.tables import migrations, schema, steps
 from ingest.index.tables.database import CatalogDb
-from ingest.index.tables.schema import LATEST, MIGRATIONS, Migration, SchemaError
+from ingest.index.tables.schema import SchemaError
+from ingest.index.tables.steps import LATEST, MIGRATIONS, Migration
 from tests.support.catalogs import FIRST_RELEASE_SCHEMA, RELEASED_SCHEMA, released_catalog
 from tests.support.concurrency import at_once
 from tests.support.data import ROOT
@@ -220,8 +221,8 @@ def _later(monkeypatch: pytest.MonkeyPatch, directory: Path, *added: Migration) 
             f"def upgrade():\n    apply_step({version})\n",
             encoding="utf-8",
         )
-    monkeypatch.setattr(schema, "MIGRATIONS", (*MIGRATIONS, *added))
-    monkeypatch.setattr(schema, "LATEST", added[-1].version)
+    monkeypatch.setattr(steps, "MIGRATIONS", (*MIGRATIONS, *added))
+    monkeypatch.setattr(steps, "LATEST", added[-1].version)
     monkeypatch.setattr(migrations, "VERSION_DIRS", (*migrations.VERSION_DIRS, directory))
     return added[-1].version
 
@@ -337,9 +338,9 @@ def test_a_catalog_migrated_before_its_chain_was_recorded_runs_only_the_new_step
         return lambda _db: ran.append(version)
 
     recording = tuple(
-        Migration(m.version, m.summary, recorder(m.version)) for m in schema.MIGRATIONS
+        Migration(m.version, m.summary, recorder(m.version)) for m in steps.MIGRATIONS
     )
-    monkeypatch.setattr(schema, "MIGRATIONS", recording)
+    monkeypatch.setattr(steps, "MIGRATIONS", recording)
 
     catalog = Catalog(path)
 
