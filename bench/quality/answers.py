@@ -35,9 +35,10 @@ from bench import results
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.extractive.sentences import source_sentences
 from chat.rag.sources import Source
-from ingest.index.catalog import Catalog, ChunkRow
+from ingest.index.catalog import Catalog
 from ingest.index.lexical.analysis import terms, words
 from ingest.index.lexical.bm25 import LexicalIndex
+from ingest.index.tables.chunks import ChunkRow
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")

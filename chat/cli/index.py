@@ -19,7 +19,7 @@ from chat.cli.main import (
     names_a_full_disk,
     wiring_for,
 )
-from ingest.index.catalog import KINDS, UNIT_KINDS, UNITS
+from ingest.index.tables.chunks import KINDS, UNIT_KINDS, UNITS
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

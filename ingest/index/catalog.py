@@ -10,7 +10,6 @@ so a run that was killed can be put right by the next one.
 from __future__ import annotations
 
 import dataclasses
-import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -24,32 +23,12 @@ from ingest.errors import PaperchatError
 from ingest.index.names import citations, institutions, people, researchers
 from ingest.index.names.people import Person
 from ingest.index.records import Box, Chunk, Paper, Reference
-from ingest.index.tables import changes, schema
-from ingest.index.tables.database import CatalogDb, CommitGuard, Row, catalog_url
+from ingest.index.tables import changes, chunks, papers, schema
+from ingest.index.tables.chunks import UNITS, ChunkRow, Unit
+from ingest.index.tables.database import CatalogDb, CommitGuard, catalog_url
 from ingest.index.tables.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 
-# A unit is what is written at once: a paper's abstract, or everything its PDF gave.
-UNITS = ("abstract", "fulltext")
-# Chunk kinds: a PDF's unit holds body text ("fulltext") and the captions, tables
-# and footnotes taken out of it.
-UNIT_KINDS = {"abstract": ("abstract",), "fulltext": ("fulltext", "caption", "table", "footnote")}
-KINDS = tuple(kind for kinds in UNIT_KINDS.values() for kind in kinds)
-Unit = tuple[str, str]  # (paper id, unit: "abstract" or "fulltext")
 PdfFile = tuple[str, int, str, str, str]  # (sha256, pages, name stem, PDF stage, absolute path)
-
-
-def unit_of(kind: str) -> str:
-    """The unit a chunk of `kind` belongs to."""
-    return "abstract" if kind == "abstract" else "fulltext"
-
-
-def _kinds_sql(unit: str) -> tuple[str, tuple[str, ...]]:
-    kinds = UNIT_KINDS.get(unit, (unit,))
-    return f"kind IN ({','.join('?' * len(kinds))})", kinds
-
-
-# A record from a metadata file or the arXiv API outranks one guessed from a PDF.
-SOURCE_RANK = {"pdf": 1, "metadata": 2, "arxiv": 2}
 
 
 class CatalogError(PaperchatError):
@@ -68,7 +47,7 @@ class PaperRow:
     """A paper's record with what the catalog knows of how it was indexed."""
 
     paper: Paper
-    source: str  # where the record came from: a key of SOURCE_RANK
+    source: str  # where the record came from: a key of papers.SOURCE_RANK
     has_fulltext: bool
     field_sources: dict[str, str] = dataclasses.field(default_factory=dict)
 
@@ -80,40 +59,6 @@ class PdfRecord:
     path: str  # absolute; "" in an index built before paths were recorded
     sha256: str
     pages: int
-
-
-@dataclass(frozen=True)
-class ChunkRow:
-    """One chunk as the catalog stores it, without its paper's record."""
-
-    id: str
-    paper_id: str
-    kind: str
-    number: int
-    section: str
-    page_start: int  # 0 for an abstract
-    page_end: int
-    text: str
-
-
-_CHUNK_COLUMNS = ", ".join(field.name for field in dataclasses.fields(ChunkRow))
-
-
-def _paper_from_row(row: Row) -> Paper:
-    return Paper(
-        id=row["id"],
-        title=row["title"],
-        abstract=row["abstract"],
-        authors=row["authors"],
-        categories=tuple(row["categories"].split()),
-        version=row["version"],
-        published=row["published"],
-        updated=row["updated"],
-        is_arxiv=bool(row["is_arxiv"]),
-        comments=row["comments"],
-        journal_ref=row["journal_ref"] or "",
-        doi=row["doi"] or "",
-    )
 
 
 def _shown(location: Path | str) -> str:
@@ -202,15 +147,15 @@ class Catalog:
     # Papers
 
     def get_paper(self, paper_id: str) -> Paper | None:
-        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
-        return None if row is None else _paper_from_row(row)
+        row = papers.row_of(self.db, paper_id)
+        return None if row is None else papers.paper_from_row(row)
 
     def paper_row(self, paper_id: str) -> PaperRow | None:
-        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        row = papers.row_of(self.db, paper_id)
         if row is None:
             return None
         return PaperRow(
-            _paper_from_row(row), row["source"], row["fulltext_hash"] is not None,
+            papers.paper_from_row(row), row["source"], row["fulltext_hash"] is not None,
             field_sources(row),
         )  # fmt: skip
 
@@ -224,47 +169,22 @@ class Catalog:
 
     def unit_states(self, paper_ids: Iterable[str], kind: str) -> dict[str, UnitState]:
         column = "abstract_hash" if kind == "abstract" else "fulltext_hash"
-        states: dict[str, UnitState] = {}
-        ids = list(dict.fromkeys(paper_ids))
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            query = f"SELECT id, source, {column} AS digest FROM papers WHERE id IN ({marks})"
-            for row in self.db.execute(query, part):
-                states[row["id"]] = UnitState(row["digest"], row["source"])
-        return states
+        found = papers.column_of(self.db, list(dict.fromkeys(paper_ids)), column)
+        return {paper_id: UnitState(*values) for paper_id, values in found.items()}
 
     def _upsert_paper(self, paper: Paper, source: str) -> None:
-        row = self.db.execute("SELECT * FROM papers WHERE id = ?", (paper.id,)).fetchone()
+        row = papers.row_of(self.db, paper.id)
         merged, sources = merge_fields(paper, origin_of(source), row)
         # A new paper takes its place in the order papers arrived; a known one keeps it.
         arrival = changes.record(self.db, [(paper.id, changes.ARRIVAL)]) if row is None else None
-        if row is not None and SOURCE_RANK[row["source"]] > SOURCE_RANK[source]:
+        if row is not None and papers.SOURCE_RANK[row["source"]] > papers.SOURCE_RANK[source]:
             # A PDF after a record: the record's identity fields stay, gaps are filled.
-            kept = _paper_from_row(row)
+            kept = papers.paper_from_row(row)
             merged = dataclasses.replace(
                 kept, **{name: getattr(merged, name) for name in TRACKED_FIELDS}
             )
             source = row["source"]
-        values = (
-            merged.id, int(merged.is_arxiv), merged.version, merged.title, merged.authors,
-            merged.abstract, " ".join(merged.categories), merged.published, merged.updated,
-            merged.comments, source, json.dumps(sources, sort_keys=True), merged.journal_ref,
-            merged.doi, arrival,
-        )  # fmt: skip
-        self.db.execute(
-            "INSERT INTO papers (id, is_arxiv, version, title, authors, abstract, categories,"
-            " published, updated, comments, source, field_sources, journal_ref, doi, arrival)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
-            " ON CONFLICT (id) DO UPDATE SET is_arxiv = excluded.is_arxiv,"
-            " version = excluded.version, title = excluded.title, authors = excluded.authors,"
-            " abstract = excluded.abstract, categories = excluded.categories,"
-            " published = excluded.published, updated = excluded.updated,"
-            " comments = excluded.comments, source = excluded.source,"
-            " field_sources = excluded.field_sources, journal_ref = excluded.journal_ref,"
-            " doi = excluded.doi",
-            values,
-        )
+        papers.write(self.db, merged, source, sources, arrival)
         if (
             row is not None
             and row["authors"] != merged.authors
@@ -309,26 +229,14 @@ class Catalog:
 
     def papers_of(self, person: Person) -> list[Paper]:
         """The person's papers, newest first (by first version, else last update)."""
-        ids = self.paper_ids_of(person)
-        papers = []
-        for start in range(0, len(ids), 500):
-            marks = ",".join("?" * len(ids[start : start + 500]))
-            query = f"SELECT * FROM papers WHERE id IN ({marks})"
-            papers += [_paper_from_row(r) for r in self.db.execute(query, ids[start : start + 500])]
-        return sorted(papers, key=lambda p: (p.published or p.updated, p.id), reverse=True)
+        found = papers.papers(self.db, self.paper_ids_of(person))
+        return sorted(found, key=lambda p: (p.published or p.updated, p.id), reverse=True)
 
     def current_pdf(self, sha256: str, stage: str, path: str) -> str | None:
         """The paper indexed from the PDF with this hash by this PDF stage version, if any,
         when the index has it at `path` with every full-text chunk's position (an index
         made before positions were recorded, or a file moved, needs it read again)."""
-        row = self.db.execute(
-            "SELECT id FROM papers WHERE pdf_sha256 = ? AND pdf_stage = ? AND pdf_path = ?"
-            " AND fulltext_hash IS NOT NULL AND NOT EXISTS (SELECT 1 FROM chunks"
-            " WHERE chunks.paper_id = papers.id AND kind != 'abstract' AND boxes IS NULL)"
-            " LIMIT 1",
-            (sha256, stage, path),
-        ).fetchone()
-        return None if row is None else str(row["id"])
+        return papers.current_pdf(self.db, sha256, stage, path)
 
     def note_pdf_stage(self, paper: Paper, sha256: str, stage: str) -> None:
         """Record that this PDF stage read the paper's PDF and found its text unchanged;
@@ -362,96 +270,43 @@ class Catalog:
 
     def chunk_ids(self, paper_id: str, unit: str | None = None) -> list[str]:
         """The ids of a paper's chunks, or of one of its units' ("abstract", "fulltext")."""
-        if unit is None:
-            rows = self.db.execute("SELECT id FROM chunks WHERE paper_id = ?", (paper_id,))
-        else:
-            where, kinds = _kinds_sql(unit)
-            rows = self.db.execute(
-                f"SELECT id FROM chunks WHERE paper_id = ? AND {where}", (paper_id, *kinds)
-            )
-        return [str(r["id"]) for r in rows]
+        return chunks.ids(self.db, paper_id, unit)
 
     def indexed_units(self, paper_ids: Iterable[str], unit: str) -> list[Unit]:
         """The units `unit` among these papers that have chunks in the index."""
-        ids = list(dict.fromkeys(paper_ids))
-        where, kinds = _kinds_sql(unit)
-        found: list[Unit] = []
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            query = f"SELECT DISTINCT paper_id FROM chunks WHERE {where} AND paper_id IN ({marks})"
-            found.extend((str(r[0]), unit) for r in self.db.execute(query, [*kinds, *part]))
-        return found
-
-    def _delete_unit_chunks(self, paper_id: str, unit: str) -> None:
-        where, kinds = _kinds_sql(unit)
-        self.db.execute(f"DELETE FROM chunks WHERE paper_id = ? AND {where}", (paper_id, *kinds))
-
-    def _insert_chunks(self, chunks: Sequence[Chunk]) -> None:
-        self.db.executemany(
-            "INSERT INTO chunks (id, paper_id, kind, number, section, page_start, page_end,"
-            " text, boxes) VALUES (?,?,?,?,?,?,?,?,?)",
-            [
-                (c.id, c.paper_id, c.kind, c.number, c.section, c.page_start, c.page_end, c.text,
-                 _boxes_json(c.boxes))
-                for c in chunks
-            ],
-        )  # fmt: skip
+        return chunks.indexed_units(self.db, paper_ids, unit)
 
     def set_boxes(self, boxes: dict[str, tuple[Box, ...]]) -> None:
         """Record where chunks are printed (by chunk id), e.g. for an index built before."""
-        with self.db:
-            self.db.executemany(
-                "UPDATE chunks SET boxes = ? WHERE id = ?",
-                [(_boxes_json(found), chunk_id) for chunk_id, found in boxes.items()],
-            )
+        chunks.set_boxes(self.db, boxes)
 
     def chunk_boxes(self, chunk_id: str) -> tuple[Box, ...] | None:
         """Where a chunk is printed; None when not recorded (or no such chunk)."""
-        row = self.db.execute("SELECT boxes FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
-        if row is None or row["boxes"] is None:
-            return None
-        return tuple(Box.from_json(value) for value in json.loads(row["boxes"]))
+        return chunks.boxes_of(self.db, chunk_id)
 
     def fulltext_without_boxes(self, paper_ids: Iterable[str]) -> set[str]:
         """The papers among `paper_ids` whose full-text chunks lack recorded positions."""
-        ids = list(dict.fromkeys(paper_ids))
-        missing: set[str] = set()
-        for start in range(0, len(ids), 500):
-            part = ids[start : start + 500]
-            marks = ",".join("?" * len(part))
-            query = (
-                f"SELECT DISTINCT paper_id FROM chunks WHERE paper_id IN ({marks})"
-                " AND kind = 'fulltext' AND boxes IS NULL"
-            )
-            missing.update(str(r["paper_id"]) for r in self.db.execute(query, part))
-        return missing
+        return chunks.without_boxes(self.db, paper_ids)
 
     def set_pdf_paths(self, paths: dict[str, tuple[str, str]]) -> None:
         """Where each paper's PDF (paper id -> (path, sha256)) is now, for an unchanged text."""
-        with self.db:
-            self.db.executemany(
-                "UPDATE papers SET pdf_path = ?, pdf_sha256 = ? WHERE id = ?",
-                [(path, sha256, paper_id) for paper_id, (path, sha256) in paths.items()],
-            )
+        papers.set_pdf_paths(self.db, paths)
 
     def pdf_record(self, paper_id: str) -> PdfRecord | None:
         """The PDF behind a paper's full text; None for a paper without one."""
-        row = self.db.execute(
-            "SELECT pdf_path, pdf_sha256, pdf_pages FROM papers WHERE id = ?", (paper_id,)
-        ).fetchone()
+        row = papers.row_of(self.db, paper_id)
         if row is None or not row["pdf_sha256"]:
             return None
         return PdfRecord(row["pdf_path"] or "", row["pdf_sha256"], int(row["pdf_pages"] or 0))
 
     def replace_unit(
-        self, paper: Paper, source: str, kind: str, digest: str, chunks: Sequence[Chunk],
+        self, paper: Paper, source: str, kind: str, digest: str, new_chunks: Sequence[Chunk],
         pdf: PdfFile | None = None,
     ) -> None:  # fmt: skip
         """Within the caller's transaction: the paper row and one unit's chunks, new for old."""
         self._upsert_paper(paper, source)
-        self._delete_unit_chunks(paper.id, kind)
-        self._insert_chunks(chunks)
+        chunks.delete_unit(self.db, paper.id, kind)
+        chunks.insert(self.db, new_chunks)
         changes.record(self.db, [(paper.id, kind)])
         if kind == "abstract":
             self.db.execute("UPDATE papers SET abstract_hash = ? WHERE id = ?", (digest, paper.id))
@@ -468,7 +323,7 @@ class Catalog:
         removed = 0
         for unit in UNITS:
             removed += len(self.chunk_ids(paper_id, unit))
-            self._delete_unit_chunks(paper_id, unit)
+            chunks.delete_unit(self.db, paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
         changes.record(self.db, [(paper_id, unit) for unit in UNITS])
         people.unindex_authors(self.db, paper_id)
@@ -498,71 +353,45 @@ class Catalog:
     # Units whose Chroma side may be half written
 
     def mark_pending(self, units: Iterable[Unit]) -> None:
-        with self.db:
-            self.db.executemany(
-                "INSERT INTO pending (paper_id, kind) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                list(units),
-            )
+        chunks.mark_pending(self.db, units)
 
     def clear_pending(self, units: Iterable[Unit]) -> None:
-        with self.db:
-            self.db.executemany("DELETE FROM pending WHERE paper_id = ? AND kind = ?", list(units))
+        chunks.clear_pending(self.db, units)
 
     def pending_units(self) -> list[Unit]:
-        rows = self.db.execute("SELECT paper_id, kind FROM pending ORDER BY paper_id, kind")
-        return [(str(r["paper_id"]), str(r["kind"])) for r in rows]
+        return chunks.pending_units(self.db)
 
     # Reading
 
     def chunk_count(self) -> int:
-        return int(self.db.execute("SELECT COUNT(*) FROM chunks").fetchone()[0])
+        return chunks.count(self.db)
 
     def sample_chunks(self, n: int) -> dict[str, str]:
         """Up to `n` chunk ids drawn at random, with their papers' ids."""
-        rows = self.db.execute("SELECT id, paper_id FROM chunks ORDER BY RANDOM() LIMIT ?", (n,))
-        return {str(r[0]): str(r[1]) for r in rows}
+        return chunks.sample(self.db, n)
 
     def all_units(self) -> list[Unit]:
-        rows = self.db.execute("SELECT DISTINCT paper_id, kind FROM chunks ORDER BY 1, 2")
-        return list(dict.fromkeys((str(r[0]), unit_of(str(r[1]))) for r in rows))
+        return chunks.all_units(self.db)
 
     def unit_chunks(self, paper_id: str, unit: str) -> list[Chunk]:
         """The chunks of one unit as stored, with their paper's record."""
         paper = self.get_paper(paper_id)
-        if paper is None:
-            return []
-        where, kinds = _kinds_sql(unit)
-        rows = self.db.execute(
-            f"SELECT * FROM chunks WHERE paper_id = ? AND {where} ORDER BY number",
-            (paper_id, *kinds),
-        )
-        return [
-            Chunk(r["id"], paper_id, r["kind"], r["number"], r["text"], r["section"],
-                  r["page_start"], r["page_end"], paper)
-            for r in rows
-        ]  # fmt: skip
+        return [] if paper is None else chunks.of_unit(self.db, paper, unit)
 
     def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
         """The stored chunks among `chunk_ids`, by id; ids the catalog lacks are left out."""
-        marks = ",".join("?" * len(chunk_ids))
-        query = f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({marks})"
-        return {str(r["id"]): ChunkRow(*r) for r in self.db.execute(query, list(chunk_ids))}
+        return chunks.rows(self.db, chunk_ids)
 
     def stats(self) -> dict[str, int]:
         one = self.db.execute
-        by_kind = dict(one("SELECT kind, COUNT(*) FROM chunks GROUP BY kind").fetchall())
         return {
             "papers": one("SELECT COUNT(*) FROM papers").fetchone()[0],
-            "chunks": one("SELECT COUNT(*) FROM chunks").fetchone()[0],
-            **{kind: by_kind.get(kind, 0) for kind in KINDS},
+            "chunks": chunks.count(self.db),
+            **chunks.count_by_kind(self.db),
             "papers_with_fulltext": one(
                 "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
             ).fetchone()[0],
         }
-
-
-def _boxes_json(boxes: tuple[Box, ...] | None) -> str | None:
-    return None if boxes is None else json.dumps([b.as_json() for b in boxes])
 
 
 def _by_position(written: str) -> list[str]:

@@ -32,10 +32,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ingest.index.catalog import UNITS, Catalog, PdfFile, Unit
+from ingest.index.catalog import Catalog, PdfFile
 from ingest.index.lexical.bm25 import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper, Reference
+from ingest.index.tables.chunks import UNITS, Unit
 from ingest.index.tables.database import CommitGuard
 from ingest.index.vectors.store import ChunkStore
 from ingest.jobs.failpoints import failpoint

@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from ingest.index.catalog import Catalog, Unit
+from ingest.index.catalog import Catalog
 from ingest.index.lexical.bm25 import LexicalIndex, rebuild_units
+from ingest.index.tables.chunks import Unit
 from ingest.index.tables.database import CommitGuard
 from ingest.index.vectors.store import ChunkStore
 from ingest.index.writer import Indexer, UnitWork

@@ -7,8 +7,8 @@ from collections import Counter
 from collections.abc import Sequence
 
 from chat.rag.retrieval.fusion import Candidate
-from ingest.index.catalog import UNIT_KINDS
 from ingest.index.records import chunk_place
+from ingest.index.tables.chunks import UNIT_KINDS
 
 # A PDF's chunks out of its body flow: captions, tables and footnotes.
 EXTRA_KINDS = frozenset(UNIT_KINDS["fulltext"]) - {"fulltext"}

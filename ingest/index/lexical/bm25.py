@@ -18,10 +18,11 @@ import tantivy
 from rapidfuzz.distance import OSA
 
 from ingest.errors import PaperchatError
-from ingest.index.catalog import Catalog, Unit, unit_of
+from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters, date_number
 from ingest.index.lexical.analysis import terms
 from ingest.index.records import Chunk
+from ingest.index.tables.chunks import Unit, unit_of
 from ingest.private import private_dir
 
 Hit = tuple[str, str, float]  # (chunk id, paper id, BM25 score: higher is better)

@@ -22,9 +22,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ingest.index.catalog import Catalog, Unit
+from ingest.index.catalog import Catalog
 from ingest.index.lexical.bm25 import LexicalIndex, rebuild_all, rebuild_units
 from ingest.index.tables.changes import ARRIVAL
+from ingest.index.tables.chunks import Unit
 
 POSITION_FILE = "lexical-replica.json"
 # Changes replayed per step: a batch of ingest is a few hundred units.

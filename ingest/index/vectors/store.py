@@ -17,9 +17,9 @@ from chromadb.api import ClientAPI
 from chromadb.config import Settings as ChromaSettings
 
 from ingest.errors import PaperchatError
-from ingest.index.catalog import UNIT_KINDS
 from ingest.index.filters import Filters, date_number
 from ingest.index.records import Chunk
+from ingest.index.tables.chunks import UNIT_KINDS
 from ingest.index.vectors.owner import VectorStoreBusy, claim, held, published_url
 from ingest.private import private_dir
 

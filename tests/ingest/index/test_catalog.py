@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.index.catalog import Catalog, CatalogError, ChunkRow, PaperRow, PdfRecord
+from ingest.index.catalog import Catalog, CatalogError, PaperRow, PdfRecord
 from ingest.index.records import Box, Chunk, Paper
+from ingest.index.tables.chunks import ChunkRow
 from ingest.private import private_file
 from tests.support.catalogs import as_released
 
