@@ -1,12 +1,18 @@
-"""Build the development index the benchmarks' notes name, from the shared data.
+"""Build the indexes the benchmarks run over, from the shared data, where their commands name them.
 
-The first 1,200 records of the abstracts file, then the gold papers of the
-abstract and hard question sets that are not among them (the same records,
-from the same file), then the 38 PDFs: about 1,500 papers. Each step is the
-product's own `paperchat ingest` command, so the index is the one a user
-would build.
+The development index (`.cache/dev-index`): the first 1,200 records of the
+abstracts file, then the gold papers of the abstract and hard question sets
+that are not among them (the same records, from the same file), then the 38
+PDFs: about 1,500 papers. With `--full`, the full index (`.cache/full-index`):
+every record of the abstracts file, then the PDFs, with the shared data's
+vectors of its chunks when no other embedder is set (as `./scripts/start`
+takes them). Each step is the product's own `paperchat ingest` command, so
+the index is the one a user would build. The folder built is marked, so that
+a benchmark run over it elsewhere (`--data-dir` another folder) records the
+command with the index where this builds it.
 
-    python -m bench.dev_index --data-dir /tmp/paperchat-bench/dev
+    python -m bench.dev_index
+    python -m bench.dev_index --full
 """
 
 from __future__ import annotations
@@ -14,15 +20,28 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data"
 ABSTRACTS = DATA / "arxiv" / "abstracts.jsonl.gz"
+SHARED_VECTORS = DATA / "embeddings" / "minilm-l6-v2-chunks.npz"
 GOLD_FILES = ("questions-abstracts.jsonl", "questions-hard.jsonl")
 FIRST = 1200
+# Where each index is built unless --data-dir names another folder: in the checkout (in
+# .cache/, which git ignores), so that a command on docs/benchmarks.md reads as typed there.
+DEV_INDEX = ROOT / ".cache" / "dev-index"
+FULL_INDEX = ROOT / ".cache" / "full-index"
+HOMES = {"dev": DEV_INDEX, "full": FULL_INDEX}
+# The file in a built index that says which index it is.
+MARK = "bench-index.json"
+# The variables that choose an embedder or its vectors: when one is set, the full index
+# does not take the shared vectors.
+_EMBEDDER_SET = ("PAPERCHAT_EMBEDDING_CACHE", "PAPERCHAT_EMBEDDER_MODEL", "PAPERCHAT_EMBEDDINGS")
 
 
 def gold_ids() -> set[str]:
@@ -46,21 +65,56 @@ def gold_records(skip_first: int) -> list[str]:
     return found
 
 
-def ingest(*args: str) -> None:
-    subprocess.run([sys.executable, "-m", "chat.cli", "ingest", *args], check=True)
+def ingest(*args: str, environment: dict[str, str] | None = None) -> None:
+    subprocess.run([sys.executable, "-m", "chat.cli", "ingest", *args], check=True, env=environment)
+
+
+def mark(data_dir: Path, name: str) -> None:
+    """Say in `data_dir` that it holds the index `name` of HOMES."""
+    built = {"index": name, "command": command_of(name)}
+    (data_dir / MARK).write_text(json.dumps(built) + "\n", encoding="utf-8")
+
+
+def built_index(data_dir: Path) -> str | None:
+    """The name of the index of HOMES this module built in `data_dir`, if it did."""
+    try:
+        name = json.loads((data_dir / MARK).read_text(encoding="utf-8")).get("index")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return name if name in HOMES else None
+
+
+def command_of(name: str) -> str:
+    """The command that builds the index `name` in its home."""
+    return "python -m bench.dev_index" + (" --full" if name == "full" else "")
+
+
+def _full_environment() -> dict[str, str]:
+    environment = dict(os.environ)
+    if not any(environment.get(name) for name in _EMBEDDER_SET) and SHARED_VECTORS.is_file():
+        environment["PAPERCHAT_EMBEDDING_CACHE"] = str(SHARED_VECTORS)
+    return environment
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--full", action="store_true", help="every abstract, not the first few")
+    parser.add_argument("--data-dir", type=Path, help="default: .cache/dev-index or full-index")
     args = parser.parse_args()
-    data_dir = str(args.data_dir)
-    ingest("abstracts", str(ABSTRACTS), "--limit", str(FIRST), "--data-dir", data_dir)
-    with tempfile.TemporaryDirectory() as folder:
-        gold = Path(folder) / "gold.jsonl"
-        gold.write_text("".join(gold_records(FIRST)), encoding="utf-8")
-        ingest("abstracts", str(gold), "--data-dir", data_dir)
-    ingest("pdfs", str(DATA / "pdfs"), "--data-dir", data_dir)
+    name = "full" if args.full else "dev"
+    data_dir = args.data_dir or HOMES[name]
+    where = str(data_dir)
+    if args.full:
+        ingest("abstracts", str(ABSTRACTS), "--data-dir", where, environment=_full_environment())
+        ingest("pdfs", str(DATA / "pdfs"), "--data-dir", where, environment=_full_environment())
+    else:
+        ingest("abstracts", str(ABSTRACTS), "--limit", str(FIRST), "--data-dir", where)
+        with tempfile.TemporaryDirectory() as folder:
+            gold = Path(folder) / "gold.jsonl"
+            gold.write_text("".join(gold_records(FIRST)), encoding="utf-8")
+            ingest("abstracts", str(gold), "--data-dir", where)
+        ingest("pdfs", str(DATA / "pdfs"), "--data-dir", where)
+    mark(data_dir, name)
 
 
 if __name__ == "__main__":

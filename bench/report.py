@@ -21,10 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.results import RESULTS, ROOT, Cell, Table
+from bench.dev_index import DEV_INDEX, FULL_INDEX, command_of
+from bench.results import RESULTS, ROOT, Cell, Table, shown_path
 
 PAGE = ROOT / "docs" / "benchmarks.md"
-HEADER = """\
+HEADER = f"""\
 # Benchmarks
 
 <!-- Made by `python -m bench.report` from bench/results/*.json: edit those, not this page. -->
@@ -37,6 +38,15 @@ run's over the same setup, where it differs, and `-` a figure a run did not give
 Runs whose figures were copied from an earlier run's log rather than made by the
 script say so under "source". The machine has 2 cores shared with other work, so
 timings move between runs by more than the code moves them.
+
+Each command runs from the repository's root, with the shared data beside it
+(`../shared/data`). The indexes the commands read are built first, where they name
+them: `{shown_path(DEV_INDEX)}`, the development index (about 1,500 papers: the first 1,200
+abstracts, the question sets' gold papers, the 38 PDFs), by `{command_of("dev")}`;
+and `{shown_path(FULL_INDEX)}`, the full index (every abstract and the 38 PDFs), by
+`{command_of("full")}`. A path in angle brackets, such as
+`<an index of 3,477 papers>`, is one the reader provides, named by what it holds; the
+run's notes, or the page about it, say how it was made.
 """
 
 

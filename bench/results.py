@@ -7,6 +7,12 @@ machine, the settings that matter, and the figures as tables of rows, the
 same numbers the benchmark printed. `BENCH_RESULTS` names another folder (the
 tests use one), `BENCH_NOTE` adds a note (say, what else loaded the machine).
 `python -m bench.report` makes docs/benchmarks.md from these files.
+
+The command is written as a reader types it at the repository's root: paths relative
+to it (`../shared/data/pdfs` for the shared data beside it), an index built by
+`bench.dev_index` where that builds it, and what lies elsewhere (a temp folder) by
+what it holds (`<an index of 1,533 papers>`), or left out where it only says where
+the run kept its logs or models.
 """
 
 from __future__ import annotations
@@ -27,7 +33,11 @@ from typing import Any
 
 import psutil
 
+from bench.dev_index import HOMES, built_index
+
 ROOT = Path(__file__).resolve().parents[1]
+# The shared data, beside the repository: a reader has it at ../shared.
+SHARED = ROOT.parent / "shared"
 # The folders of benchmark scripts: what the product answers, and how fast and lean it is.
 GROUPS = ("quality", "speed")
 RESULTS = ROOT / "bench" / "results"
@@ -35,6 +45,10 @@ SCHEMA = 1
 # Environment variables never written to a result: they may hold secrets.
 _SECRET = re.compile(r"KEY|SECRET|PASSWORD|TOKEN|DATABASE_URL", re.IGNORECASE)
 _DIGITS = re.compile(r"\.(\d+)([f%])$")
+# Options that only say where a run keeps files (its logs, a copy of its report, the models
+# it downloads): left out of the command when they name a folder a reader does not have,
+# since the command makes the same figures without them.
+KEPT_ASIDE = frozenset({"--log", "--json", "--models-cache", "--cache-dir", "--models"})
 
 Number = int | float
 Cell = str | Number | Sequence[Number | None] | None
@@ -127,13 +141,27 @@ def index_stats(catalog_path: Path) -> dict[str, int]:
 
 
 def shown_path(path: Path) -> str:
-    """A path as it reads on any checkout: relative to the project, or else to the folder
-    holding it (where ../shared/data lies)."""
+    """A path as a reader types it at the repository's root, on any checkout: relative to
+    the repository (`bench/data/x.json`, `../shared/data/pdfs`); an index `bench.dev_index`
+    built, where that builds it; anything else, which the reader must provide, in angle
+    brackets by what it holds (`<an index of 1,533 papers>`) or by its name."""
     absolute = Path(os.path.abspath(path))  # noqa: PTH100  # resolve() follows symlinks out
-    for base in (ROOT, ROOT.parent):
+    for base in (ROOT, SHARED):
         if absolute.is_relative_to(base):
-            return str(absolute.relative_to(base))
-    return str(absolute)
+            return os.path.relpath(absolute, ROOT)
+    if (name := built_index(absolute)) is not None:
+        return os.path.relpath(HOMES[name], ROOT)
+    from chat.settings import Settings
+
+    catalog = Settings(data_dir=absolute).catalog_path
+    if catalog.is_file():
+        return f"<an index of {index_stats(catalog)['papers']:,} papers>"
+    return f"<{absolute.name}>"
+
+
+def _elsewhere(shown: str) -> bool:
+    """Whether a shown path is one the reader must provide (see `shown_path`)."""
+    return shown.startswith("<")
 
 
 def _rounded(cell: Cell, spec: str) -> Cell:
@@ -197,7 +225,34 @@ def command(benchmark: str, arguments: Sequence[str] | None = None) -> str:
     """The command line that runs `benchmark` with `arguments` (this process's by default),
     as the result file and the printed table give it."""
     given = list(sys.argv[1:] if arguments is None else arguments)
-    return shlex.join(["python", "-m", _module_run(benchmark), *given])
+    return shlex.join(["python", "-m", _module_run(benchmark), *shown_arguments(given)])
+
+
+def shown_arguments(arguments: Sequence[str]) -> list[str]:
+    """`arguments` with every path as `shown_path` gives it, and an option of KEPT_ASIDE
+    left out (with its value) when it names a folder the reader does not have."""
+    shown: list[str] = []
+    for argument in arguments:
+        option, equals, value = argument.partition("=")
+        if not (equals and option.startswith("--")):
+            option, value = (shown[-1] if shown else ""), argument
+        if not _names_path(value):
+            shown.append(argument)
+            continue
+        path = shown_path(Path(value))
+        if _elsewhere(path) and option in KEPT_ASIDE:
+            if not equals:
+                shown.pop()
+            continue
+        shown.append(f"{option}={path}" if equals else path)
+    return shown
+
+
+def _names_path(value: str) -> bool:
+    """Whether an argument names a path: an absolute one, or one that is there."""
+    if not value or value.startswith("-"):
+        return False
+    return Path(value).is_absolute() or Path(value).exists()
 
 
 def _module_run(benchmark: str) -> str:

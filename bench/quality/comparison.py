@@ -4,7 +4,7 @@ Without a model (extractive mode), over ten real papers; five of them are hand-l
 
 The table is filled as `POST /api/compare` fills it (`chat.rag.compare`, extractive
 mode, in one event loop), over the development index (`--data-dir`, by default
-/tmp/paperchat-bench/dev when it is there; `python -m bench.dev_index` builds it)
+.cache/dev-index when it is there; `python -m bench.dev_index` builds it)
 or, without one, a scratch index of the ten papers' PDFs from the shared data.
 The time is the fill alone, best of `--rounds` (the index and the embedding model
 are opened before). The goal: ten papers by six aspects in under 10 s.
@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
+from bench.dev_index import DEV_INDEX
 
 ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 LABELS = ROOT / "bench" / "data" / "compare_labels.jsonl"
-DEV_INDEX = Path("/tmp/paperchat-bench/dev")
 PAPERS = (
     "2004.04906", "2007.01282", "1810.04805", "1706.03762", "1512.03385",
     "2005.11401", "2112.04426", "2010.11929", "2002.08909", "1503.02531",

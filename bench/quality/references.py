@@ -11,7 +11,7 @@ precision is the share of references resolved to a paper that name the labelled 
 recall the share of labelled references to a paper of that catalog resolved to it.
 "dev" papers were looked at while the parser was improved; "held-out" ones were not.
 
-    python -m bench.quality.references --data-dir /tmp/paperchat-bench/dev
+    python -m bench.quality.references [--data-dir .cache/dev-index]
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
+from bench.dev_index import DEV_INDEX
 from bench.report import format_cell
 from ingest.index.catalog import Catalog
 from ingest.index.records import Reference
@@ -37,7 +38,6 @@ from ingest.references import read_references
 ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 LABELS = ROOT / "bench" / "data" / "references.json"
-DEV_INDEX = Path("/tmp/paperchat-bench/dev")
 # Two titles this alike (difflib's ratio of their words) name the same work.
 MIN_TITLE_LIKENESS = 0.6
 SPLITS = ("dev", "held_out")

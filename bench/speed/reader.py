@@ -199,7 +199,7 @@ def main() -> None:
         "click to highlight", columns, _rows(times), {"p50 ms": ".0f", "p90 ms": ".0f"}
     )
     setup = (
-        f"Index in {args.data_dir}"
+        f"Index in {results.shown_path(args.data_dir)}"
         if args.data_dir
         else f"Scratch index of {', '.join(SCRATCH_PDFS)}"
     )

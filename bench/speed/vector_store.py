@@ -9,19 +9,16 @@ with the wall time per search (p50 / p99) and the CPU it took, this process's an
 server's, per search. It also times what a serve adds at start: the server's start and
 the check of the store against the catalog.
 
-    python -m bench.speed.vector_store --data-dir ../fullindex/data --n 300 --rounds 3
+    python -m bench.speed.vector_store --data-dir .cache/full-index --n 300 --rounds 3
 
 The whole library's index builds in about five minutes with the shared vectors:
 
-    export PAPERCHAT_EMBEDDING_CACHE=../shared/data/embeddings/minilm-l6-v2-chunks.npz
-    paperchat ingest abstracts ../shared/data/arxiv/abstracts.jsonl.gz --data-dir ../fullindex/data
-    paperchat ingest pdfs ../shared/data/pdfs --data-dir ../fullindex/data
+    python -m bench.dev_index --full
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 from pathlib import Path
 
@@ -86,7 +83,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\n{shown.title}\n| " + " | ".join(shown.columns) + " |")
         for row in shown.rows:
             print("| " + " | ".join(_cell(row[c]) for c in shown.columns) + " |")
-    shown_argv = ["--data-dir", os.path.relpath(args.data_dir, results.ROOT), "--n", str(args.n)]
+    shown_argv = ["--data-dir", str(args.data_dir), "--n", str(args.n)]
     results.record(
         "vector_store",
         (table, at_start),

@@ -2,24 +2,33 @@
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import json
 import re
+import shlex
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from bench import dev_index
 from bench.quality import authors
 from bench.results import (
     GROUPS,
     RESULTS,
     ROOT,
     SCHEMA,
+    command,
     figures,
     paperchat_environment,
     shown_path,
     table,
 )
+from chat.settings import Settings
+from ingest.index.catalog import Catalog
 from tests.support.data import OAI_SAMPLE
 
 FIELDS = {
@@ -49,15 +58,16 @@ def test_a_benchmark_run_writes_the_figures_it_printed(
     printed = capsys.readouterr().out
     assert set(result) == FIELDS
     assert result["schema"] == SCHEMA
-    assert result["command"] == f"python -m bench.quality.authors --abstracts {OAI_SAMPLE} " + (
-        "--name 'I. Grabec' --name 'Nobody Here'"
+    assert result["command"] == (
+        "python -m bench.quality.authors --abstracts ../shared/data/arxiv/oai-snapshot-sample.jsonl"
+        " --name 'I. Grabec' --name 'Nobody Here'"
     )
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", result["date"])
     assert written.name == f"authors-{re.sub(r'[-:]', '', result['date'])}.json"
     assert re.fullmatch(r"[0-9a-f]{40}", result["commit"])
     assert result["machine"]["cores"] >= 1
     assert result["machine"]["memory_gb"] > 0
-    assert result["setup"] == f"200 papers of {OAI_SAMPLE.relative_to(ROOT.parent)}"
+    assert result["setup"] == "200 papers of ../shared/data/arxiv/oai-snapshot-sample.jsonl"
     assert result["notes"] == "tests ran beside it"
     assert result["recorded_from"] is None
     index, names = result["tables"]
@@ -97,11 +107,33 @@ def test_figures_are_kept_as_they_print() -> None:
     assert line.key_columns == 0
 
 
-def test_paths_read_the_same_on_any_checkout(tmp_path: Path) -> None:
+def test_paths_read_as_typed_at_the_repository_root(tmp_path: Path) -> None:
     shown = [shown_path(ROOT / "bench" / "data" / "everyday.txt"), shown_path(OAI_SAMPLE)]
 
-    assert shown == ["bench/data/everyday.txt", "shared/data/arxiv/oai-snapshot-sample.jsonl"]
-    assert shown_path(tmp_path) == str(tmp_path)
+    assert shown == ["bench/data/everyday.txt", "../shared/data/arxiv/oai-snapshot-sample.jsonl"]
+    assert shown_path(tmp_path / "start.log") == "<start.log>"
+
+
+def test_a_command_names_indexes_where_the_reader_builds_them(tmp_path: Path) -> None:
+    built = tmp_path / "dev"
+    built.mkdir()
+    dev_index.mark(built, "dev")
+    other = tmp_path / "other"
+    other.mkdir()
+    Catalog(Settings(data_dir=other).catalog_path).close()
+    arguments = [
+        "--data-dir", str(built), "--json", str(tmp_path / "report.json"),
+        "--models-cache", str(ROOT / ".cache" / "models"), "--files", "questions-hard.jsonl",
+    ]  # fmt: skip
+
+    shown = command("retrieval", arguments)
+    elsewhere = command("adaptation", ["--data-dir", str(other), f"--log={tmp_path / 'a.log'}"])
+
+    assert shown == (
+        "python -m bench.quality.retrieval --data-dir .cache/dev-index"
+        " --models-cache .cache/models --files questions-hard.jsonl"
+    )
+    assert elsewhere == "python -m bench.quality.adaptation --data-dir '<an index of 0 papers>'"
 
 
 def test_a_row_of_the_wrong_length_is_refused() -> None:
@@ -137,3 +169,69 @@ def test_every_committed_result_says_what_made_it() -> None:
         assert (ROOT / f"{module.replace('.', '/')}.py").is_file(), path.name
         assert result["tables"], path.name
         assert all(t["rows"] for t in result["tables"]), path.name
+
+
+class _Parsed(Exception):
+    """Raised in place of running a benchmark, once its arguments are parsed."""
+
+
+def _refusal(module: str, arguments: list[str], monkeypatch: pytest.MonkeyPatch) -> str | None:
+    """Why `module`'s argument parser refuses `arguments` (None when it takes them), the
+    benchmark itself not run."""
+    script = importlib.import_module(module)
+    if "ArgumentParser" not in Path(str(script.__file__)).read_text(encoding="utf-8"):
+        return f"{module} takes no arguments" if arguments else None
+    parse = argparse.ArgumentParser.parse_args
+
+    def parse_then_stop(
+        parser: argparse.ArgumentParser, args: Sequence[str] | None = None
+    ) -> argparse.Namespace:
+        raise _Parsed(parse(parser, args))
+
+    with monkeypatch.context() as patched:
+        patched.setattr(argparse.ArgumentParser, "parse_args", parse_then_stop)
+        patched.setattr(sys, "argv", [module, *arguments])
+        try:
+            script.main()
+        except _Parsed:
+            return None
+        except SystemExit as e:
+            return f"{module} exits {e.code} on {arguments}"
+    return f"{module} ran without parsing its arguments"
+
+
+def _unrunnable(argument: str) -> bool:
+    """Whether an argument names a path a reader at the repository's root does not have."""
+    value = argument.partition("=")[2] if argument.startswith("--") else argument
+    return (
+        Path(value).is_absolute()
+        or tempfile.gettempdir() in value
+        or (value.startswith("..") and not value.startswith("../shared/"))
+    )
+
+
+def test_every_committed_command_runs_as_written_at_the_repository_root(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    commands = {
+        path.name: shlex.split(json.loads(path.read_text(encoding="utf-8"))["command"])
+        for path in sorted(RESULTS.glob("*.json"))
+    }
+
+    unrunnable = {name: [a for a in words if _unrunnable(a)] for name, words in commands.items()}
+    refused = {name: _refusal(words[2], words[3:], monkeypatch) for name, words in commands.items()}
+    capsys.readouterr()  # argparse's own messages, said again in the refusals
+
+    assert {name: found for name, found in unrunnable.items() if found} == {}
+    assert {name: why for name, why in refused.items() if why} == {}
+
+
+def test_a_command_the_script_would_refuse_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    arguments = ["--data-dir", ".cache/dev-index", "--rounds", "3"]
+
+    refused = _refusal("bench.quality.facts", arguments, monkeypatch)
+
+    assert refused == f"bench.quality.facts exits 2 on {arguments}"
+    assert _unrunnable("/tmp/paperchat-bench/dev")
+    assert _unrunnable("--log=../fullindex/start.log")
+    assert not _unrunnable("../shared/data/pdfs")
