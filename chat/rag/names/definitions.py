@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ingest.index.name_catalog import initialism, names_given
+from ingest.index.names.mining import initialism, names_given
 
 _ASKS = (
     re.compile(r"^what (?:does|do|did) (?P<term>.+?) (?:stand|stands) for\b", re.IGNORECASE),

@@ -13,13 +13,8 @@ from chat.rag.names.config import NamesConfig
 from chat.rag.retrieval.vocabulary import english_zipf
 from ingest.index.lexical.analysis import terms
 from ingest.index.lexical.bm25 import inverse_document_frequency
-from ingest.index.name_catalog import (
-    INTRODUCED,
-    NameRow,
-    fold,
-    is_name_like,
-    singular,
-)
+from ingest.index.name_catalog import NameRow
+from ingest.index.names.mining import INTRODUCED, fold, is_name_like, singular
 
 
 @dataclass(frozen=True)

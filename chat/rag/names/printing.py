@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ingest.index.lexical.analysis import STOP_WORDS
-from ingest.index.name_catalog import tokens
+from ingest.index.names.mining import tokens
 
 # (paper id, text) of the passages BM25 finds best for a query.
 Passages = Callable[[str], Sequence[tuple[str, str]]]

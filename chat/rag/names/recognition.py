@@ -35,15 +35,8 @@ from chat.rag.names.matches import (
 )
 from chat.rag.names.printing import Passages, apart_printings, printings_in, spells, typed_apart
 from chat.rag.retrieval.fusion import Candidate, Hit
-from ingest.index.name_catalog import (
-    INTRODUCED,
-    NameCatalog,
-    NameRow,
-    fold,
-    number_forms,
-    singular,
-    tokens,
-)
+from ingest.index.name_catalog import NameCatalog, NameRow
+from ingest.index.names.mining import INTRODUCED, fold, number_forms, singular, tokens
 
 
 class NameRecogniser:

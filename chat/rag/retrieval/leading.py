@@ -31,7 +31,7 @@ from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from ingest.index.filters import Filters
 from ingest.index.lexical.analysis import terms
-from ingest.index.name_catalog import fold
+from ingest.index.names.mining import fold
 
 # Introducing papers looked through: a name a handful of papers introduce is contested.
 _MOST_INTRODUCERS = 3

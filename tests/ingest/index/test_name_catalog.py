@@ -7,8 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from ingest.index.catalog import Catalog
-from ingest.index.name_catalog import (
-    NameCatalog,
+from ingest.index.name_catalog import NameCatalog
+from ingest.index.names.mining import (
     definitions_in,
     initialism,
     is_name_like,

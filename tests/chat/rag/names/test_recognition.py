@@ -13,7 +13,8 @@ from chat.rag.names.printing import Passages, name_parts, printings_in, typed_ap
 from chat.rag.names.recognition import NameRecogniser
 from ingest.index.catalog import Catalog
 from ingest.index.lexical.analysis import terms
-from ingest.index.name_catalog import NameCatalog, NameRow, number_forms, singular
+from ingest.index.name_catalog import NameCatalog, NameRow
+from ingest.index.names.mining import number_forms, singular
 from ingest.index.records import Chunk, Paper
 
 # (paper id, title, abstract)
