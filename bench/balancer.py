@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.processes import stop_process
+from tests.support.running.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPLOYED = ROOT / "deploy" / "haproxy.cfg"

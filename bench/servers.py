@@ -21,8 +21,8 @@ from typing import IO
 
 import httpx
 
-from tests.support.net import unused_port
-from tests.support.processes import stop_process
+from tests.support.running.net import unused_port
+from tests.support.running.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 STARTUP_TIMEOUT_S = 600.0

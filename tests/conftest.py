@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

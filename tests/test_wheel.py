@@ -16,8 +16,8 @@ import pytest
 from chat.service.web.assets import STATIC_DIR
 from chat.service.web.rendering import TEMPLATES_DIR
 from prompts import DIRECTORY as PROMPTS
-from tests.support.cli import environment
 from tests.support.data import ROOT
+from tests.support.running.cli import environment
 
 pytestmark = pytest.mark.timeout(300)
 

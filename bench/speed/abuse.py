@@ -46,7 +46,7 @@ from bench.servers import ServerOptions, Servers, servers
 from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from chat.rag.retrieval.evaluation import percentile
 from chat.settings import Settings
-from tests.support import pdf_fixtures
+from tests.support.worlds import pdf_fixtures
 
 PDFS = EVAL.parent / "pdfs"
 REAL_PDF = PDFS / "1706.03762v7.pdf"

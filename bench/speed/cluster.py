@@ -42,7 +42,7 @@ from bench.servers import RATE_LIMIT, create_keys, process, wait_until_healthy
 from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, burst
 from chat.rag.retrieval.evaluation import percentile
 from chat.settings import Settings
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 ORDER = (1, 2, 2, 1)  # nodes behind the balancer, pass after pass in one round
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import httpx
 
 from bench import results
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared" / "data"

@@ -34,7 +34,7 @@ from pydantic import SecretStr
 
 from bench import results
 from chat.settings import Settings
-from tests.support.net import serving, unused_port
+from tests.support.running.net import serving, unused_port
 
 ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"

@@ -20,8 +20,8 @@ from pathlib import Path
 from bench import results
 from ingest.jobs.queue import counts, open_queue
 from tests.cluster.services import Shared, Worker, chroma, postgres, redis
-from tests.support.cli import run
 from tests.support.data import ABSTRACTS
+from tests.support.running.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
 BATCH = 50

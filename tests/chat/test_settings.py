@@ -15,7 +15,7 @@ from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.settings import Settings, SettingsError, get_settings
 from chat.wiring import Wiring
-from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.running.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 
 @pytest.fixture(autouse=True)

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import httpx
 
-from tests.support.cli import command, environment
 from tests.support.data import ROOT
-from tests.support.net import unused_port
-from tests.support.processes import stop_process
+from tests.support.running.cli import command, environment
+from tests.support.running.net import unused_port
+from tests.support.running.processes import stop_process
 
 SECRET = "one key every node of the cluster shares"
 

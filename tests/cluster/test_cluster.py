@@ -24,9 +24,9 @@ from ingest.index.vectors.store import open_chroma
 from ingest.jobs.queue import counts, open_queue
 from tests.cluster.services import Node, Shared, Worker, chroma, postgres, redis
 from tests.fakes.openai import ChatScript, FakeOpenAI
-from tests.support.cli import run
 from tests.support.data import ABSTRACTS, PDFS
-from tests.support.server import SseEvent, iter_events, read_events
+from tests.support.running.cli import run
+from tests.support.running.server import SseEvent, iter_events, read_events
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 

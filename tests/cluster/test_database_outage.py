@@ -12,7 +12,7 @@ from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from tests.cluster.services import SECRET, postgres
-from tests.support.net import serving, unused_port
+from tests.support.running.net import serving, unused_port
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

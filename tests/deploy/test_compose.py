@@ -11,8 +11,8 @@ import pytest
 import yaml  # type: ignore[import-untyped]  # PyYAML (a chromadb dependency) ships no types
 
 from bench.balancer import DEPLOYED, BalancerError, check_config
-from tests.support import haproxy
 from tests.support.data import ROOT
+from tests.support.running import haproxy
 
 SHARED = (
     "PAPERCHAT_DATABASE_URL", "PAPERCHAT_CHROMA_URL", "PAPERCHAT_REDIS_URL",

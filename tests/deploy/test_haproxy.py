@@ -23,10 +23,10 @@ from chat.wiring import Wiring
 from ingest.index.vectors.server import VectorServer
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import EVAL, ROOT
-from tests.support.haproxy import haproxy_or_skip
-from tests.support.net import unused_port
-from tests.support.processes import stop_process
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.haproxy import haproxy_or_skip
+from tests.support.running.net import unused_port
+from tests.support.running.processes import stop_process
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     fake_llm_fixture,
     fresh_upstream_fixture,
     iter_events,

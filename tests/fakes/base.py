@@ -29,7 +29,7 @@ from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-from tests.support.sockets import readable
+from tests.support.running.sockets import readable
 
 # How often the server thread checks for shutdown, and a waiting answer for its client.
 POLL_SECONDS = 0.02

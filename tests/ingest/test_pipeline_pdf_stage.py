@@ -23,7 +23,7 @@ from ingest.pipeline import Pipeline
 from ingest.progress import NoProgress
 from ingest.report import IngestReport
 from tests.support.data import PDFS
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.vectors import unit_vectors
 
 pytestmark = pytest.mark.timeout(600)
 

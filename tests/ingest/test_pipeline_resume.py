@@ -18,8 +18,8 @@ import pytest
 
 from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.vectors.store import ChunkStore, open_chroma
-from tests.support.cli import command, environment, run
 from tests.support.data import ABSTRACTS, PDFS, ROOT
+from tests.support.running.cli import command, environment, run
 
 # Runs `paperchat ingest` on real PDFs and abstracts, killed part way and run again.
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow]

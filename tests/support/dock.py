@@ -9,7 +9,7 @@ from typing import Any
 
 from playwright.sync_api import Locator, Page, Request, expect
 
-from tests.support.server import PASSWORD
+from tests.support.running.server import PASSWORD
 
 # Generous: the machine running the tests may be slow and busy.
 WAIT_MS = 30_000

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import environment
 from tests.support.data import PDFS
+from tests.support.running.cli import environment
 
 SMALL = ["2304.02623v1.pdf", "1503.02531v1.pdf"]
 

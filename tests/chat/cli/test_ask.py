@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai import ChatScript, FakeOpenAI
-from tests.support.cli import environment, run
 from tests.support.data import EVAL
-from tests.support.net import unused_port
+from tests.support.running.cli import environment, run
+from tests.support.running.net import unused_port
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import environment, run
+from tests.support.running.cli import environment, run
 
 pytestmark = pytest.mark.timeout(300)
 

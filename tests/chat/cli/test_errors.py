@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from chat.cli import index as index_commands
-from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 from tests.support.data import ROOT
+from tests.support.running.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 
 def test_an_unknown_paper_is_one_line_and_exit_code_two(cli: click.Group) -> None:

@@ -16,7 +16,7 @@ from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.follows import add_follow
 from chat.service.storage.migrations import upgrade_database
 from tests.fakes.arxiv import FakeArxiv, FakePaper
-from tests.support.cli import environment, run
+from tests.support.running.cli import environment, run
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from chat.settings import get_settings
 from ingest.index.catalog import Catalog
 from ingest.index.records import Chunk, Paper
-from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.running.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 
 def _written(catalog: Catalog, paper_id: str) -> None:

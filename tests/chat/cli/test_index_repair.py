@@ -20,10 +20,10 @@ from chat.service.storage.conversations import open_turn
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import upgrade_database
 from chat.service.storage.tables import ApiKey, Conversation, User
-from tests.support.cli import Result, command, environment, run
 from tests.support.data import ABSTRACTS, ROOT, SHARED
-from tests.support.net import unused_port
-from tests.support.processes import stop_process
+from tests.support.running.cli import Result, command, environment, run
+from tests.support.running.net import unused_port
+from tests.support.running.processes import stop_process
 
 pytestmark = [pytest.mark.timeout(900), pytest.mark.slow, pytest.mark.integration]
 CACHE = SHARED / "embeddings" / "minilm-l6-v2-chunks.npz"

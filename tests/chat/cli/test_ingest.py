@@ -14,9 +14,9 @@ from ingest.index.vectors.store import ChunkStore, open_chroma
 from tests.chat.cli.conftest import SMALL, copy_pdfs
 from tests.fakes.arxiv import FakeArxiv, FakePaper
 from tests.fakes.openai import FakeOpenAI
-from tests.support import pdf_fixtures
-from tests.support.cli import run
 from tests.support.data import PDFS
+from tests.support.running.cli import run
+from tests.support.worlds import pdf_fixtures
 
 # Each test runs `paperchat ingest` in a process of its own, loading the embedder.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import command, environment, run
 from tests.support.data import ABSTRACTS, ROOT
+from tests.support.running.cli import command, environment, run
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.slow]
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

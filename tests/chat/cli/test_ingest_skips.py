@@ -11,10 +11,10 @@ import pytest
 
 from ingest.runs import run_state
 from tests.chat.cli.conftest import SMALL, copy_pdfs
-from tests.support import pdf_fixtures
-from tests.support.cli import run
 from tests.support.data import ABSTRACTS, PDFS
-from tests.support.disk import tiny_disk
+from tests.support.running.cli import run
+from tests.support.running.disk import tiny_disk
+from tests.support.worlds import pdf_fixtures
 
 # Each test runs `paperchat ingest` in a process of its own, loading the embedder.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]

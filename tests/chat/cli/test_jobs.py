@@ -10,8 +10,8 @@ import pytest
 
 from ingest.jobs.enqueue import file_sha256
 from tests.conftest import postgres_schema
-from tests.support.cli import environment, run
 from tests.support.data import PDFS
+from tests.support.running.cli import environment, run
 
 pytestmark = pytest.mark.integration
 

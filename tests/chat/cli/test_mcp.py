@@ -11,8 +11,8 @@ from mcp.client.stdio import StdioServerParameters
 from mcp_types import TextContent
 
 from chat.wiring import Wiring
-from tests.support.cli import environment, run
 from tests.support.data import ROOT
+from tests.support.running.cli import environment, run
 
 pytestmark = pytest.mark.timeout(300)
 

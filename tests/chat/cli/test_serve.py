@@ -27,9 +27,9 @@ from chat.service.storage.migrations import current_revision, head_revision, upg
 from chat.wiring import Wiring
 from ingest.index.vectors.owner import held
 from tests.fakes.openai import ChatScript, FakeOpenAI
-from tests.support.net import unused_port
-from tests.support.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
-from tests.support.sockets import readable
+from tests.support.running.net import unused_port
+from tests.support.running.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.running.sockets import readable
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[3]

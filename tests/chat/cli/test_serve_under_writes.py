@@ -20,10 +20,10 @@ import httpx
 import pytest
 
 from bench.servers import create_keys
-from tests.support.cli import command, environment, run
 from tests.support.data import ABSTRACTS, PDFS, ROOT
-from tests.support.net import unused_port
-from tests.support.processes import stop_process
+from tests.support.running.cli import command, environment, run
+from tests.support.running.net import unused_port
+from tests.support.running.processes import stop_process
 
 pytestmark = [pytest.mark.timeout(1200), pytest.mark.slow, pytest.mark.integration]
 FIRST = 200  # abstracts in the library before the server starts

@@ -19,8 +19,8 @@ from chat.service.storage.migrations import upgrade_database
 from chat.wiring import Wiring
 from ingest.runs import run_path
 from tests.chat.cli.test_serve import serving, wait_until_healthy
-from tests.support.cli import command, environment
 from tests.support.data import PDFS, ROOT
+from tests.support.running.cli import command, environment
 
 pytestmark = [pytest.mark.timeout(400), pytest.mark.slow]
 # Four PDFs the small index has not read.

@@ -10,8 +10,8 @@ from langchain_core.documents import Document
 from langchain_tests.integration_tests import RetrieversIntegrationTests
 
 from chat.integrations.langchain import PaperchatRequestError, PaperchatRetriever
-from tests.support.net import unused_port
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.net import unused_port
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

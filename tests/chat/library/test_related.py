@@ -13,7 +13,7 @@ import pytest
 from chat.library.papers import PaperNotFound
 from chat.library.related import MAX_SIMILAR, MIN_SIMILARITY, related_papers
 from ingest.index.names.citations import title_key
-from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
+from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

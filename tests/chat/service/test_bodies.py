@@ -13,7 +13,7 @@ from fastapi import FastAPI
 from starlette.routing import Route
 
 from chat.service.bodies import MAX_JSON_DEPTH, json_depth
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

@@ -22,9 +22,9 @@ from chat.service.storage.tables import User, utcnow
 from chat.settings import Settings, SettingsError
 from chat.wiring import Wiring
 from tests.fakes.openai import FakeOpenAI
-from tests.support.disk import fill, tiny_disk
-from tests.support.net import serving, unused_port
-from tests.support.server import Api, fake_llm_fixture, served_settings  # noqa: F401 - a fixture
+from tests.support.running.disk import fill, tiny_disk
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import Api, fake_llm_fixture, served_settings  # noqa: F401 - a fixture
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from chat.settings import Settings
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.index.tables.steps import LATEST
-from tests.support.catalogs import released_catalog
+from tests.support.worlds.catalogs import released_catalog
 
 
 def test_an_older_catalog_gets_its_author_index_when_the_service_is_prepared(

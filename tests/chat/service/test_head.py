@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from chat.service.head import HeadAsGet
-from tests.support.net import serving, unused_port
+from tests.support.running.net import serving, unused_port
 
 pytestmark = pytest.mark.timeout(60)
 

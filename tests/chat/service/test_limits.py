@@ -22,8 +22,8 @@ from chat.service.bootstrap import prepare_service
 from chat.settings import Settings, SettingsError
 from chat.wiring import Wiring
 from tests.fakes.openai import FakeOpenAI
-from tests.support.net import serving, unused_port
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_settings_fixture,
     fake_llm_fixture,
@@ -146,7 +146,7 @@ def _quiet_and_flooded(api: Api, measure: Callable[[], float]) -> tuple[float, f
     """`measure()` on a quiet server, then during a sign-in flood (the median of 3 each),
     and the flood's status codes. The flood: 100 connections, at most 400 attempts or 8 s."""
     quiet = statistics.median(measure() for _ in range(3))
-    command = [sys.executable, "-m", "tests.support.flood", api.base_url, "100", "400", "8"]
+    command = [sys.executable, "-m", "tests.support.running.flood", api.base_url, "100", "400", "8"]
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True) as flood:
         time.sleep(1.0)  # the flood under way
         flooded = statistics.median(measure() for _ in range(3))

@@ -25,7 +25,7 @@ from chat.service.storage.follows import add_follow
 from chat.service.storage.migrations import upgrade_database
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 SITE = "https://papers.example.org"
 

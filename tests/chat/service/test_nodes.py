@@ -36,8 +36,8 @@ from ingest.report import IngestReport
 from ingest.sources.units import pdf_items
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import PDFS
-from tests.support.net import serving, unused_port
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     fake_llm_fixture,
     fresh_upstream_fixture,

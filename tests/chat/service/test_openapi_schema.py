@@ -28,7 +28,7 @@ from chat.service.access.ratelimit import build_rate_limiter
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
     Api,
     api_fixture,

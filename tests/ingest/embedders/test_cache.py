@@ -82,8 +82,8 @@ def test_ingest_takes_the_vectors_of_the_texts_the_setting_names_a_cache_for(
 ) -> None:
     from ingest.index.catalog import Catalog
     from ingest.index.vectors.store import ChunkStore, open_chroma
-    from tests.support.cli import environment, run
     from tests.support.data import ABSTRACTS
+    from tests.support.running.cli import environment, run
 
     data = tmp_path / "data"
     env = environment(data, models_cache, PAPERCHAT_EMBEDDING_CACHE=str(SHARED_CACHE))

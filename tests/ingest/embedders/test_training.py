@@ -30,7 +30,7 @@ from ingest.embedders.training import (
 )
 from ingest.index.filters import Filters
 from ingest.index.vectors.store import ChunkStore, EmbedderMismatch
-from tests.support.indexes import pdf_index
+from tests.support.worlds.indexes import pdf_index
 
 pytestmark = pytest.mark.timeout(900)
 

@@ -13,7 +13,7 @@ from ingest.index.catalog import Catalog, CatalogError, PaperRow, PdfRecord
 from ingest.index.records import Box, Chunk, Paper
 from ingest.index.tables.chunks import ChunkRow
 from ingest.private import private_file
-from tests.support.catalogs import as_released
+from tests.support.worlds.catalogs import as_released
 
 PAPER = Paper(
     id="2112.04426",

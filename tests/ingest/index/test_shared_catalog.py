@@ -21,7 +21,7 @@ from ingest.index.tables import arrivals, database
 from ingest.index.tables.database import CatalogDb
 from ingest.index.tables.steps import LATEST
 from tests.conftest import postgres_schema
-from tests.support.concurrency import at_once
+from tests.support.running.concurrency import at_once
 
 
 def _paper(paper_id: str, title: str, authors: str = "Ada Lovelace") -> Paper:

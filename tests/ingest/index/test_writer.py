@@ -11,7 +11,7 @@ from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.records import Paper
 from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer, UnitWork
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.vectors import unit_vectors
 
 PAPER = Paper(
     id="2005.11401", title="Retrieval-augmented generation", abstract="RAG.", version="v1"

@@ -20,8 +20,8 @@ from ingest.index.catalog import Catalog
 from ingest.jobs.queue import open_queue
 from tests.conftest import postgres_schema
 from tests.fakes.arxiv import FakeArxiv, FakePaper
-from tests.support.cli import command, environment, run
 from tests.support.data import ROOT
+from tests.support.running.cli import command, environment, run
 
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 

@@ -19,7 +19,7 @@ from ingest.jobs.queue import open_queue, prepare
 from ingest.jobs.recovery import JobIndexer
 from ingest.jobs.tasks import INGEST_PDF
 from tests.conftest import postgres_schema
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.vectors import unit_vectors
 
 pytestmark = pytest.mark.integration
 

@@ -20,8 +20,8 @@ from ingest.index.catalog import Catalog
 from ingest.index.vectors.store import open_chroma
 from ingest.jobs.queue import counts, open_queue
 from tests.conftest import postgres_schema
-from tests.support.cli import command, environment, run
 from tests.support.data import ABSTRACTS, PDFS, ROOT
+from tests.support.running.cli import command, environment, run
 
 pytestmark = pytest.mark.timeout(900)
 LEASE_S = "5"

@@ -12,8 +12,8 @@ import pytest
 from ingest.index.records import ParsedPdf
 from ingest.pdf.isolation import WORKER_NICENESS, Failure, run_isolated
 from ingest.pdf.parsing import parse_pdf
-from tests.support import pdf_fixtures
 from tests.support.data import PDFS
+from tests.support.worlds import pdf_fixtures
 
 pytestmark = pytest.mark.timeout(60)
 

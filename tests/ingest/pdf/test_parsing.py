@@ -9,8 +9,8 @@ import pytest
 from ingest.index.records import ParsedPdf
 from ingest.pdf import Failure, extract_pdfs
 from ingest.pdf.parsing import MAX_PAGE_CHARS, PdfError, parse_pdf
-from tests.support import pdf_fixtures
 from tests.support.data import PDFS
+from tests.support.worlds import pdf_fixtures
 
 pytestmark = pytest.mark.timeout(60)
 

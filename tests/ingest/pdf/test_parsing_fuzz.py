@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from ingest.pdf.isolation import PDF_MAX_MB
 from ingest.pdf.parsing import PdfError, parse_pdf
 from tests.support.data import PDFS
-from tests.support.fuzzing import Mutant, Sandbox, fuzz_settings, mutations, splices
+from tests.support.worlds.fuzzing import Mutant, Sandbox, fuzz_settings, mutations, splices
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -25,7 +25,7 @@ from ingest.progress import NoProgress
 from ingest.report import IngestReport
 from ingest.sources.units import pdf_items
 from tests.support.data import PDFS
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.vectors import unit_vectors
 
 pytestmark = pytest.mark.timeout(120)
 

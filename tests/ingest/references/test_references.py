@@ -11,7 +11,8 @@ import pytest
 from ingest.index.catalog import Catalog
 from ingest.index.records import Block, Paper, Reference
 from ingest.references import read_references
-from tests.support.citations import (  # noqa: F401 - pytest fixture, used by name
+from tests.support.data import PDFS
+from tests.support.worlds.citations import (  # noqa: F401 - pytest fixture, used by name
     CITING_PDFS,
     DPR,
     FID,
@@ -19,7 +20,6 @@ from tests.support.citations import (  # noqa: F401 - pytest fixture, used by na
     cited_index_fixture,
     ingest_pdfs,
 )
-from tests.support.data import PDFS
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

@@ -23,7 +23,7 @@ from ingest.sources.arxiv_api import (
 )
 from ingest.sources.arxiv_feed import ArxivApiError
 from tests.fakes.arxiv import PDF_BYTES, FakeArxiv, FakePaper
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 pytestmark = pytest.mark.timeout(30)
 

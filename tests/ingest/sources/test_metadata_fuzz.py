@@ -17,7 +17,7 @@ from ingest.pdf.isolation import PDF_MAX_MB
 from ingest.report import Skipped
 from ingest.sources.metadata import MetadataError, read_metadata
 from tests.support.data import OAI_SAMPLE
-from tests.support.fuzzing import Mutant, Sandbox, fuzz_settings, mutations, splices
+from tests.support.worlds.fuzzing import Mutant, Sandbox, fuzz_settings, mutations, splices
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -15,7 +15,7 @@ from chat.rag.extractive.answerer import ExtractiveGenerator, extract_answer
 from ingest.pdf.parsing import parse_pdf
 from tests.fakes.openai import ChatScript, FakeOpenAI
 from tests.support.data import PDFS
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -17,7 +17,7 @@ from chat.rag.answer.prompts import (
     load_prompts,
 )
 from chat.rag.sources import Source
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 pytestmark = pytest.mark.timeout(10)
 

@@ -4,7 +4,7 @@ words it follows, and those words."""
 from __future__ import annotations
 
 from chat.rag.answer.quotes import MAX_QUOTE_CHARS, quotes
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 FID = "2007.01282"
 METHOD = make_source(

@@ -8,7 +8,7 @@ import pytest
 from chat.rag.answer.llm import LlmChunk
 from chat.rag.answer.sampling import Sampling, counted_usage, cut_at_stop, cut_to_tokens
 from chat.rag.extractive.answerer import ExtractiveGenerator
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -7,8 +7,8 @@ import pytest
 from chat.rag.citations import guard as citations
 from chat.rag.citations.guard import CitationGuard
 from chat.rag.sources import Source
-from tests.support.disguises import MADE_UP
-from tests.support.sources import guarded, make_source
+from tests.support.worlds.disguises import MADE_UP
+from tests.support.worlds.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from chat.rag.citations.confusables import fold_char
-from tests.support.sources import guarded, make_source
+from tests.support.worlds.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -13,7 +13,7 @@ from chat.rag.answer.events import Gathered, gather
 from chat.rag.answer.quotes import quotes
 from chat.rag.citations.markers import cited_references
 from chat.rag.sources import Source
-from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
+from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

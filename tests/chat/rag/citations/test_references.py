@@ -7,7 +7,7 @@ import re
 import pytest
 
 from chat.rag.citations.guard import CITATION_PATTERN, CitationGuard
-from tests.support.sources import guarded, make_source
+from tests.support.worlds.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(60)
 

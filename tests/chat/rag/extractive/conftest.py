@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chat.rag.sources import Source
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 
 def source(n: int, paper_id: str, text: str, *, kind: str = "fulltext") -> Source:

@@ -8,7 +8,7 @@ import pytest
 from chat.rag.extractive.answerer import compose
 from chat.rag.sources import Source
 from tests.chat.rag.extractive.conftest import source
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 pytestmark = pytest.mark.timeout(120)
 

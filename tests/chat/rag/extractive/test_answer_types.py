@@ -23,7 +23,7 @@ from chat.rag.sources import Source
 from ingest.index.records import ParsedPdf
 from ingest.pdf.parsing import parse_pdf
 from tests.support.data import PDFS
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 pytestmark = pytest.mark.timeout(120)
 

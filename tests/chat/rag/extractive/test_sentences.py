@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from chat.rag.extractive.sentences import is_quotable, source_sentences, split_sentences
-from tests.support.sources import make_source
+from tests.support.worlds.sources import make_source
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -12,7 +12,7 @@ import pytest
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Gathered, gather
 from chat.rag.records.questions import CITED_BY, CITES, asked_field
-from tests.support.citations import DPR, FID, cited_index_fixture  # noqa: F401 - fixture
+from tests.support.worlds.citations import DPR, FID, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

@@ -34,7 +34,7 @@ from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import upgrade_database
 from chat.service.storage.tables import User
 from chat.settings import Settings
-from tests.support.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.running.cli import cli_fixture  # noqa: F401 - a pytest fixture, used by name
 
 PASSWORD = "correct horse battery staple"
 SIGNER = SessionSigner("a test secret key", max_age_s=3600)

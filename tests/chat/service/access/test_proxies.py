@@ -24,7 +24,7 @@ from chat.service.access.proxies import (
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from tests.support.data import ROOT
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 pytestmark = pytest.mark.timeout(10)
 

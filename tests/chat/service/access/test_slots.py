@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 
 from chat.service.access.ratelimit import RateLimitUnavailable, StreamSlots, TooManyStreams
 from chat.service.access.slots import RedisSlots, build_stream_slots
-from tests.support.net import unused_port
+from tests.support.running.net import unused_port
 
 pytestmark = pytest.mark.timeout(30)
 

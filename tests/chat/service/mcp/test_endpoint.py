@@ -18,7 +18,7 @@ from mcp_types import CallToolResult, TextContent
 from chat.service.access.accounts import get_user
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

@@ -14,7 +14,7 @@ import pytest
 
 from chat.service.access.accounts import get_user
 from chat.service.access.ratelimit import StreamSlots
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

@@ -12,7 +12,7 @@ from openai import OpenAI
 
 from chat.service.access.ratelimit import build_rate_limiter
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

@@ -6,7 +6,7 @@ from typing import Any
 
 import httpx
 
-from tests.support.server import SseEvent, read_events
+from tests.support.running.server import SseEvent, read_events
 
 FID = "How does Fusion-in-Decoder combine the retrieved passages?"
 

@@ -9,7 +9,7 @@ import pytest
 from pybtex.database import parse_string
 
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     SseEvent,
     api_fixture,

@@ -10,7 +10,7 @@ from chat.service.routes import chat as chat_route
 from chat.service.storage.conversations import delete_conversation
 from tests.chat.service.routes.conftest import FID, ask, me
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

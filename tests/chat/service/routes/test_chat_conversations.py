@@ -14,7 +14,7 @@ from sqlalchemy import event
 from chat.service.access.ratelimit import StreamSlots
 from tests.chat.service.routes.conftest import FID, ask, conversation
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     SseEvent,
     api_fixture,

@@ -11,7 +11,7 @@ from sqlalchemy import event
 
 from tests.chat.service.routes.conftest import ask, conversation
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

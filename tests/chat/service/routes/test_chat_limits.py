@@ -10,7 +10,7 @@ import pytest
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
 from tests.chat.service.routes.conftest import FID, ask, conversation, me
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

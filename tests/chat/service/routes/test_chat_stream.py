@@ -8,7 +8,7 @@ import pytest
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from tests.chat.service.routes.conftest import FID, ask, conversation
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

@@ -12,13 +12,13 @@ from mcp.server.mcpserver.exceptions import ToolError
 from chat.library.papers import page_path
 from chat.service.mcp.tools import PaperTools
 from tests.fakes.openai import FakeOpenAI
-from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     fake_llm_fixture,
     fresh_upstream_fixture,
     serve_index,
 )
+from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

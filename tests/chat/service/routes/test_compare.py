@@ -16,18 +16,18 @@ from chat.rag.compare.aspects import DEFAULT_ASPECTS, MAX_ASPECTS, MAX_PAPERS, N
 from chat.rag.compare.exports import spreadsheet_safe
 from chat.service.access.ratelimit import build_rate_limiter
 from tests.fakes.openai import ChatScript
-from tests.support.compare import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
+    Api,
+    fake_llm_fixture,
+    fresh_upstream_fixture,
+    read_events,
+)
+from tests.support.worlds.compare import (  # noqa: F401 - pytest fixtures, used by name
     DPR,
     FID,
     compare_api_fixture,
     compare_index_fixture,
     compare_model_api_fixture,
-)
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-    read_events,
 )
 
 pytestmark = pytest.mark.timeout(600)  # the first test of a run builds the index

@@ -20,9 +20,9 @@ from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.runs import RunState, run_state
 from tests.fakes.openai import FakeOpenAI
-from tests.support.cli import command, environment, run
 from tests.support.data import PDFS, ROOT
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.cli import command, environment, run
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

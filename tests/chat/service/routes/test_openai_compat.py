@@ -16,7 +16,7 @@ from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
 from tests.fakes.openai import ChatScript
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

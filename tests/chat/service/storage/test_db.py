@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from chat.service.storage.db import create_database_engine
-from tests.support.locks import write_lock_held
+from tests.support.running.locks import write_lock_held
 
 
 def test_a_new_sqlite_database_opens_while_another_process_writes_to_it(tmp_path: Path) -> None:

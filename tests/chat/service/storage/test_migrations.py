@@ -17,7 +17,7 @@ from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.service.storage.tables import Base, Conversation, Message, User
 from ingest.index.tables.database import normalize_url
-from tests.support.concurrency import at_once
+from tests.support.running.concurrency import at_once
 
 TABLES = {
     "users",

@@ -11,8 +11,8 @@ from chat.settings import Settings
 from ingest.index.catalog import Catalog
 from ingest.index.copying import copy_catalog
 from tests.fakes.openai import FakeOpenAI
-from tests.support.net import serving, unused_port
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
     Api,
     api_settings_fixture,

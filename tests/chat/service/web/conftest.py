@@ -21,8 +21,13 @@ from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from tests.fakes.openai import FakeOpenAI
 from tests.support.data import ABSTRACTS, ROOT
-from tests.support.net import serving, unused_port
-from tests.support.server import Api, fake_llm_fixture, fresh_upstream_fixture, served_settings
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import (
+    Api,
+    fake_llm_fixture,
+    fresh_upstream_fixture,
+    served_settings,
+)
 
 if TYPE_CHECKING:
     from chat.settings import Settings

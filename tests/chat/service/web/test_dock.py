@@ -12,8 +12,8 @@ from playwright.sync_api import BrowserContext, Page, expect
 from tests.chat.service.web.conftest import PAPER_ID, XSS, XSS_ID
 from tests.fakes.openai import ChatScript
 from tests.support.dock import WAIT_MS, Dock, json_body
-from tests.support.reader import reader_link
-from tests.support.server import PASSWORD, Api
+from tests.support.running.server import PASSWORD, Api
+from tests.support.worlds.reader import reader_link
 
 pytestmark = pytest.mark.timeout(240)
 

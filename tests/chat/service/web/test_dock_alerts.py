@@ -15,7 +15,7 @@ from chat.service.access.accounts import get_user
 from chat.service.storage.follows import add_follow
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.support.dock import WAIT_MS, Dock
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(120)
 

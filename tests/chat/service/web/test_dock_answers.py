@@ -12,9 +12,9 @@ from playwright.sync_api import Page, expect
 from chat.rag.citations.guard import CITATION_PATTERN
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.fakes.openai import ChatScript
-from tests.support.disguises import MADE_UP
 from tests.support.dock import Dock
-from tests.support.server import Api
+from tests.support.running.server import Api
+from tests.support.worlds.disguises import MADE_UP
 
 pytestmark = pytest.mark.timeout(240)
 

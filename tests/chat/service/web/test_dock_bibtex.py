@@ -8,7 +8,7 @@ from playwright.sync_api import BrowserContext, Page, expect
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.fakes.openai import ChatScript
 from tests.support.dock import WAIT_MS, Dock
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -14,13 +14,13 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from chat.rag.compare.aspects import DEFAULT_ASPECTS, NOT_FOUND
-from tests.support.compare import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.dock import WAIT_MS, Dock
+from tests.support.running.server import Api
+from tests.support.worlds.compare import (  # noqa: F401 - pytest fixtures, used by name
     DPR,
     compare_api_fixture,
     compare_index_fixture,
 )
-from tests.support.dock import WAIT_MS, Dock
-from tests.support.server import Api
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -10,7 +10,7 @@ from playwright.sync_api import Page, Request, expect
 
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.support.dock import WAIT_MS, Dock, json_body
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -20,8 +20,8 @@ from starlette.routing import Route as StarletteRoute
 from tests.chat.service.web.conftest import PAPER_ID, host_page
 from tests.fakes.openai import ChatScript
 from tests.support.dock import WAIT_MS, Dock
-from tests.support.net import serving, unused_port
-from tests.support.server import Api
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -8,8 +8,8 @@ from playwright.sync_api import BrowserContext, Page, expect
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.fakes.openai import ChatScript
 from tests.support.dock import Dock
-from tests.support.reader import reader_link
-from tests.support.server import Api
+from tests.support.running.server import Api
+from tests.support.worlds.reader import reader_link
 
 pytestmark = pytest.mark.timeout(240)
 

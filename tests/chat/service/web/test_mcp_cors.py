@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(240)
 

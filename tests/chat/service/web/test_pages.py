@@ -15,7 +15,7 @@ from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.access.ratelimit import build_rate_limiter
 from chat.service.web.assets import static_asset
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -9,7 +9,7 @@ from starlette.routing import Route
 from chat.service.web.discovery.llms import every_route
 from chat.service.web.rendering import PAGE_HEADERS
 from tests.chat.service.web.conftest import PAPER_ID
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

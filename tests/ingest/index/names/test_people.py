@@ -10,7 +10,7 @@ import pytest
 from ingest.index.catalog import Catalog
 from ingest.index.names.people import compatible, parse_name, split_authors
 from ingest.index.records import Paper
-from tests.support.catalogs import as_released
+from tests.support.worlds.catalogs import as_released
 
 
 def _paper(paper_id: str, authors: str, published: str = "2024-01-01") -> Paper:

@@ -14,8 +14,8 @@ from ingest.index.lexical.bm25 import LexicalIndex
 from ingest.index.records import Chunk, Paper
 from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import Indexer, UnitWork
-from tests.support.catalogs import as_released
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.catalogs import as_released
+from tests.support.worlds.vectors import unit_vectors
 
 FROM_PDF = Paper(
     id="2112.04426",

@@ -20,10 +20,10 @@ from ingest.index.tables import migrations, schema, steps
 from ingest.index.tables.database import CatalogDb
 from ingest.index.tables.schema import SchemaError
 from ingest.index.tables.steps import LATEST, MIGRATIONS, Migration
-from tests.support.catalogs import FIRST_RELEASE_SCHEMA, RELEASED_SCHEMA, released_catalog
-from tests.support.concurrency import at_once
 from tests.support.data import ROOT
-from tests.support.locks import write_lock_held
+from tests.support.running.concurrency import at_once
+from tests.support.running.locks import write_lock_held
+from tests.support.worlds.catalogs import FIRST_RELEASE_SCHEMA, RELEASED_SCHEMA, released_catalog
 
 RETRO = Paper(
     id="2112.04426",

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.index.tables.sqlite import use_wal
-from tests.support.locks import write_lock_held
+from tests.support.running.locks import write_lock_held
 
 
 def _rollback_file(path: Path) -> None:

@@ -29,8 +29,8 @@ from ingest.index.vectors.owner import (
 from ingest.index.vectors.server import serving_directory
 from ingest.index.vectors.store import ChunkStore, open_chroma
 from tests.ingest.index.vectors.test_store import _chunks
-from tests.support.processes import stop_process
-from tests.support.vectors import unit_vectors
+from tests.support.running.processes import stop_process
+from tests.support.worlds.vectors import unit_vectors
 
 pytestmark = pytest.mark.timeout(180)
 REPO = Path(__file__).resolve().parents[4]
@@ -42,7 +42,7 @@ from pathlib import Path
 from ingest.index.vectors.owner import VectorStoreBusy
 from ingest.index.vectors.store import ChunkStore, open_chroma
 from tests.ingest.index.vectors.test_store import _chunks
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.vectors import unit_vectors
 try:
     store = ChunkStore(open_chroma(Path(sys.argv[1])), "minilm")
 except VectorStoreBusy as e:

@@ -19,7 +19,7 @@ from ingest.index.vectors.store import (
     chunk_metadata,
     open_chroma,
 )
-from tests.support.vectors import unit_vectors
+from tests.support.worlds.vectors import unit_vectors
 
 REPO = Path(__file__).resolve().parents[4]
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ingest.index.vectors.store import DROPPED_FIELDS, ChunkStore, open_chroma
-from tests.support.cli import environment, run
 from tests.support.data import ABSTRACTS
+from tests.support.running.cli import environment, run
 
 # Each command runs in a process of its own, loading the embedder.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]

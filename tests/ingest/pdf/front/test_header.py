@@ -13,7 +13,7 @@ from ingest.pdf.front.header import read_header
 from ingest.pdf.parsing import parse_pdf
 from ingest.sources.units import paper_from_pdf
 from tests.support.data import PDFS
-from tests.support.pdf_fixtures import write_laid_out_pdf, write_text_pdf
+from tests.support.worlds.pdf_fixtures import write_laid_out_pdf, write_text_pdf
 
 _ABSTRACT = [
     ("We read the title, the authors and the abstract of a paper from", 10, 100, 550),

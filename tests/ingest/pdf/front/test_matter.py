@@ -11,7 +11,7 @@ from ingest.index.records import Block, Header, ParsedPdf
 from ingest.pdf.front.matter import drop_front_matter
 from ingest.pdf.parsing import parse_pdf
 from tests.support.data import PDFS
-from tests.support.pdf_fixtures import write_laid_out_pdf
+from tests.support.worlds.pdf_fixtures import write_laid_out_pdf
 
 _PAGE = [
     ("bold:Reading Papers Without Their Front Matter", 17, 110, 700),

@@ -13,7 +13,7 @@ import pytest
 from ingest.index.records import Block, ParsedPdf
 from ingest.pdf.parsing import parse_pdf
 from tests.support.data import PDFS
-from tests.support.pdf_fixtures import box_at, rule_at, text_at, write_layout_pdf
+from tests.support.worlds.pdf_fixtures import box_at, rule_at, text_at, write_layout_pdf
 
 pytestmark = pytest.mark.timeout(60)
 

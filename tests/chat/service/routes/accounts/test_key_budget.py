@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from chat.service.access.ratelimit import build_rate_limiter
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

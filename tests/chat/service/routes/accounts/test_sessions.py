@@ -8,7 +8,7 @@ from datetime import datetime
 import httpx
 import pytest
 
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
     Api,
     api_fixture,

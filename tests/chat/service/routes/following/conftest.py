@@ -17,10 +17,10 @@ from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.index.vectors.server import serving_directory
 from tests.fakes.openai import FakeOpenAI
-from tests.support.cli import environment, run
 from tests.support.data import OAI_SAMPLE
-from tests.support.net import serving, unused_port
-from tests.support.server import Api, fake_llm_fixture, served_settings  # noqa: F401
+from tests.support.running.cli import environment, run
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import Api, fake_llm_fixture, served_settings  # noqa: F401
 
 # The records the index starts with; tests add later ones of the sample.
 FIRST = 20

@@ -18,9 +18,9 @@ from tests.chat.service.routes.following.conftest import (
     sample_records,
     write_records,
 )
-from tests.support.cli import environment, run
-from tests.support.net import serving, unused_port
-from tests.support.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
+from tests.support.running.cli import environment, run
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import fake_llm_fixture  # noqa: F401 - a pytest fixture, used by name
 
 pytestmark = pytest.mark.timeout(600)
 

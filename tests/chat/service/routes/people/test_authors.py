@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     SseEvent,
     api_fixture,

@@ -14,7 +14,7 @@ import pytest
 from chat.service.match_reports import match_reports
 from chat.settings import Settings
 from ingest.index.names.people import split_authors
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from chat.service.openai.errors import error_payload
 from chat.service.web.discovery.llms import llms_text
 from chat.settings import Settings, env_name
-from tests.support.server import (  # noqa: F401 - pytest fixtures, used by name
+from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
     api_settings_fixture,

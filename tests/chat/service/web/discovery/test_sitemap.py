@@ -20,7 +20,7 @@ from chat.library.researchers import researcher_path
 from chat.service.web.discovery.sitemap import Entry, sitemap_files, sitemap_index, url_set
 from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

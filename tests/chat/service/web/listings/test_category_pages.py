@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 from chat.library.categories import CategoryNotFound, category_papers, category_size
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID
 from tests.support.dock import Dock
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

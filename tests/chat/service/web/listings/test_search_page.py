@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from chat.service.web import pages
 from chat.service.web.listings.search_form import SearchForm
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

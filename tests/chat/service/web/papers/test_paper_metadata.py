@@ -14,7 +14,7 @@ from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
 from ingest.index.tex import readable_tex
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID, XSS, XSS_ID
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from ingest.index.paths import paper_path
 from tests.chat.service.web.conftest import OLD_STYLE_ID, PAPER_ID
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -14,7 +14,8 @@ from playwright.sync_api import Browser, Page, expect
 from ingest.pdf.alignment import find_text
 from tests.fakes.openai import ChatScript
 from tests.support.dock import WAIT_MS, Dock
-from tests.support.reader import (
+from tests.support.running.server import Api
+from tests.support.worlds.reader import (
     FID_PDF,
     SHORT_PDF,
     chunk_of,
@@ -24,7 +25,6 @@ from tests.support.reader import (
     reader_index,
     reader_web,
 )
-from tests.support.server import Api
 
 __all__ = ["reader_index", "reader_web"]
 

@@ -12,8 +12,8 @@ import pytest
 
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS, occurrences, quoted_cells
 from tests.support.data import PDFS
-from tests.support.reader import FID_PDF, first_abstract_id, reader_index, reader_web
-from tests.support.server import Api
+from tests.support.running.server import Api
+from tests.support.worlds.reader import FID_PDF, first_abstract_id, reader_index, reader_web
 
 __all__ = ["reader_index", "reader_web"]
 

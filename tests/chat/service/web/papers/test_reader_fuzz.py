@@ -14,9 +14,15 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from chat.service.access.ratelimit import build_rate_limiter
-from tests.support.fuzzing import fuzz_settings
-from tests.support.reader import FID_PDF, SHORT_PDF, first_abstract_id, reader_index, reader_web
-from tests.support.server import Api
+from tests.support.running.server import Api
+from tests.support.worlds.fuzzing import fuzz_settings
+from tests.support.worlds.reader import (
+    FID_PDF,
+    SHORT_PDF,
+    first_abstract_id,
+    reader_index,
+    reader_web,
+)
 
 __all__ = ["reader_index", "reader_web"]
 

@@ -16,9 +16,15 @@ from chat.service.bootstrap import prepare_service
 from chat.service.web.papers.pdfpages import WIDTHS
 from chat.service.web.rendering import CONTENT_SECURITY_POLICY
 from tests.fakes.openai import FakeOpenAI
-from tests.support.net import serving, unused_port
-from tests.support.reader import FID_PDF, SHORT_PDF, first_abstract_id, reader_index, reader_web
-from tests.support.server import Api, served_settings
+from tests.support.running.net import serving, unused_port
+from tests.support.running.server import Api, served_settings
+from tests.support.worlds.reader import (
+    FID_PDF,
+    SHORT_PDF,
+    first_abstract_id,
+    reader_index,
+    reader_web,
+)
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

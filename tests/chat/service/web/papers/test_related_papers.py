@@ -13,9 +13,9 @@ from playwright.sync_api import Page, expect
 
 from chat.library.papers import page_path
 from tests.fakes.openai import FakeOpenAI
-from tests.support.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 from tests.support.dock import WAIT_MS, Dock
-from tests.support.server import Api, serve_index
+from tests.support.running.server import Api, serve_index
+from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 from tests.chat.service.web.conftest import PAPER_ID
 from tests.fakes.openai import ChatScript
 from tests.support.dock import Dock, json_body
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.support.server import Api
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -27,7 +27,7 @@ from chat.service.routes.deps import Services
 from chat.settings import Settings
 from chat.wiring import Wiring
 from tests.fakes.openai import ChatScript, FakeOpenAI
-from tests.support.net import serving, unused_port
+from tests.support.running.net import serving, unused_port
 
 PASSWORD = "correct horse battery"
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.support.indexes import pdf_index
+from tests.support.worlds.indexes import pdf_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.fakes.openai import FakeOpenAI
-from tests.support.indexes import pdf_index
-from tests.support.server import Api, serve_index
+from tests.support.running.server import Api, serve_index
+from tests.support.worlds.indexes import pdf_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

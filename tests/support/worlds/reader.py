@@ -16,8 +16,8 @@ from playwright.sync_api import Locator, Page
 
 from tests.fakes.openai import FakeOpenAI
 from tests.support.data import ABSTRACTS
-from tests.support.indexes import pdf_index
-from tests.support.server import Api, serve_index
+from tests.support.running.server import Api, serve_index
+from tests.support.worlds.indexes import pdf_index
 
 if TYPE_CHECKING:
     from chat.wiring import Wiring

@@ -1,6 +1,6 @@
 """A sign-in flood from one client, run as its own process so it shares no GIL with the server.
 
-`python -m tests.support.flood URL WORKERS TOTAL SECONDS` sends wrong passwords for ever new
+`python -m tests.support.running.flood URL WORKERS TOTAL SECONDS` sends wrong passwords for ever new
 emails from WORKERS concurrent connections until TOTAL attempts or SECONDS have passed,
 then prints the count of each status code as JSON.
 """
