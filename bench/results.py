@@ -142,7 +142,7 @@ def index_stats(catalog_path: Path) -> dict[str, int]:
 
 def shown_path(path: Path) -> str:
     """A path as a reader types it at the repository's root, on any checkout: relative to
-    the repository (`bench/data/x.json`, `../shared/data/pdfs`); an index `bench.dev_index`
+    the repository (`bench/results/`, `../shared/data/pdfs`); an index `bench.dev_index`
     built, where that builds it; anything else, which the reader must provide, in angle
     brackets by what it holds (`<an index of 1,533 papers>`) or by its name."""
     absolute = Path(os.path.abspath(path))  # noqa: PTH100  # resolve() follows symlinks out
