@@ -85,7 +85,8 @@ def embedder_train(
     citing sentence and cited abstract) with BM25 hard negatives, on the CPU, then write a
     versioned model folder with its int8 ONNX graph and model card. Use it with
     PAPERCHAT_EMBEDDER_MODEL=<folder>, then `paperchat index reembed`."""
-    from ingest.embedders.training import TrainingConfig, read_questions, train_embedder
+    from ingest.embedders.held_out import read_questions
+    from ingest.embedders.training import TrainingConfig, train_embedder
 
     idx = wiring_for(data_dir)
     config = TrainingConfig(

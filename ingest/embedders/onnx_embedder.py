@@ -69,7 +69,7 @@ class OnnxEmbedder:
         name: str = MODEL_NAME,
     ) -> None:
         """`directory` and `name`: another model of the same architecture (a fine-tuned
-        one, `ingest.embedders.trained`) and the name its index records."""
+        one, `ingest.embedders.training`) and the name its index records."""
         self.name = name
         directory = directory or model_dir()
         self._tokens = WordPieces(directory, self.max_tokens)

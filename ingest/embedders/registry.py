@@ -25,7 +25,7 @@ from ingest.embedders.openai_embedder import (
     default_openai_client,
 )
 from ingest.embedders.torch_embedder import TorchEmbedder
-from ingest.embedders.trained import trained_name
+from ingest.embedders.training import trained_name
 
 
 @dataclass(frozen=True)

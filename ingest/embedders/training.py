@@ -1,54 +1,41 @@
 """Fine-tune the packaged MiniLM on pairs mined from the library (`paperchat embedder train`).
 
-The library says what each of its texts is about, in pairs (`mine_pairs`):
-
-- a paper's title and its abstract;
-- a section's heading and its passages (headings that say what the section
-  is about, not "Introduction");
-- a figure's or table's caption and the passage that cites it ("Figure 3");
-- a name's long form and the abstract sentence that defines it
-  ("cone-beam computed tomography (CBCT) ...");
-- the sentence that cites a reference ("... as in [12]") and the abstract of
-  that reference, when it is a paper of the library.
-
-Each pair a step reaches gets a hard negative: the best BM25 passage for its
-first text from another paper (`hard_negative`), looked up as training goes, so
-a large library costs no search for pairs a time budget never reaches. The
+The pairs and their hard negatives come from `ingest.embedders.pairs`. The
 model learns with in-batch negatives and those (sentence-transformers'
 MultipleNegativesRankingLoss), on the CPU, for a bounded time or number of
 steps, deterministically for a seed (`fine_tune`). Papers whose questions
-evaluate a model are never in a pair.
+evaluate a model are never in a pair (`ingest.embedders.held_out`).
 
 The result is a versioned folder (`train_embedder`): the model as
-sentence-transformers saves it, its int8 ONNX graph built as the packaged
-model's is (`ingest.embedders.onnx_embedder`), and a model card
-(`card.json`, `README.md`) giving the data, the steps and the figures before
-and after. `PAPERCHAT_EMBEDDER_MODEL` names the folder to use it.
+sentence-transformers saves it (what the ONNX export reads), its int8 ONNX
+graph built as the packaged model's is (`ingest.embedders.onnx_embedder`),
+`card.json` (its name, version, data, steps and figures before and after) and
+`README.md`, the model card in words. `PAPERCHAT_EMBEDDER_MODEL` names the
+folder to use it. The name goes into the Chroma collection's metadata, so an
+index embedded by one model is never searched with another
+(`ingest.index.vectors.store.EmbedderMismatch`).
 """
 
 from __future__ import annotations
 
 import json
 import random
-import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
 
 from ingest.embedders.base import (
     MODEL_MAX_TOKENS,
     MODEL_NAME,
     EmbedderError,
     model_dir,
-    normalise,
     stay_offline,
 )
-from ingest.embedders.trained import CARD
+from ingest.embedders.held_out import dense_recall, held_out
+from ingest.embedders.pairs import PAIR_KINDS, hard_negative, mine_pairs
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
@@ -56,28 +43,9 @@ if TYPE_CHECKING:
     from ingest.index.catalog import Catalog
     from ingest.index.lexical.bm25 import LexicalIndex
 
-PAIR_KINDS = ("title", "section", "caption", "name", "citation")
-# Headings that name a part of every paper rather than what this one is about.
-GENERIC_HEADINGS = frozenset(
-    (
-        "abstract", "introduction", "background", "related", "work", "works", "preliminaries",
-        "method", "methods", "methodology", "approach", "experiments", "experiment",
-        "experimental", "setup", "results", "discussion", "conclusion", "conclusions",
-        "future", "limitations", "acknowledgments", "acknowledgements", "references",
-        "appendix", "evaluation", "analysis", "overview", "summary", "and", "the", "of",
-    )
-)  # fmt: skip
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\[])")
-_FIGURE = re.compile(r"^\s*(fig(?:ure)?|table)\.?\s*(\d+)", re.IGNORECASE)
+
+CARD = "card.json"
 Progress = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class Pair:
-    anchor: str  # what a searcher might write: a title, a heading, a long form
-    positive: str  # the passage it is about
-    kind: str  # one of PAIR_KINDS
-    paper_id: str  # the paper of the positive
 
 
 @dataclass(frozen=True)
@@ -116,126 +84,6 @@ class TrainingRun:
     last_loss: float | None = None
     # pairs a step found a BM25 hard negative for (a batch uses them when all its pairs have one)
     with_hard_negative: int = 0
-
-
-def _sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip()]
-
-
-def _meaningful_heading(section: str) -> str:
-    """The heading without its number, or "" for one every paper has."""
-    heading = re.sub(r"^[\dIVX.\s]+", "", section).strip()
-    words = heading.lower().split()
-    if len(words) < 2 or set(words) <= GENERIC_HEADINGS:
-        return ""
-    return heading
-
-
-def mine_pairs(catalog: Catalog, excluded: set[str], per_kind: int, seed: int) -> list[Pair]:
-    """Every pair the library gives (see the module's docstring), none from an `excluded`
-    paper; at most `per_kind` of one kind, chosen by `seed`."""
-    found: dict[str, list[Pair]] = {kind: [] for kind in PAIR_KINDS}
-    abstracts: dict[str, str] = {}
-    for paper_id, title, abstract in catalog.db.execute("SELECT id, title, abstract FROM papers"):
-        if paper_id in excluded or not abstract:
-            continue
-        abstracts[paper_id] = abstract
-        if title:
-            found["title"].append(Pair(title, abstract, "title", paper_id))
-    body: dict[str, list[tuple[str, str, str]]] = {}
-    rows = catalog.db.execute(
-        "SELECT paper_id, kind, section, text FROM chunks WHERE kind <> 'abstract' "
-        "ORDER BY paper_id, number"
-    )
-    for paper_id, kind, section, text in rows:
-        if paper_id not in excluded:
-            body.setdefault(paper_id, []).append((kind, section or "", text))
-    for paper_id, chunks in body.items():
-        found["section"] += _section_pairs(paper_id, chunks)
-        found["caption"] += _caption_pairs(paper_id, chunks)
-    names = catalog.db.execute(
-        "SELECT paper_id, name, long_form FROM names WHERE long_form IS NOT NULL "
-        "AND long_form <> ''"
-    )
-    for paper_id, name, long_form in names:
-        if paper_id in abstracts:
-            sentence = next((s for s in _sentences(abstracts[paper_id]) if name in s), "")
-            if sentence and long_form.lower() in sentence.lower():
-                found["name"].append(Pair(long_form, sentence, "name", paper_id))
-    found["citation"] = _citation_pairs(catalog, body, abstracts, excluded)
-    chooser = random.Random(seed)
-    pairs = []
-    for kind in PAIR_KINDS:
-        unique = list({(p.anchor, p.positive): p for p in found[kind]}.values())
-        if len(unique) > per_kind:
-            unique = chooser.sample(unique, per_kind)
-        pairs += unique
-    return pairs
-
-
-def _section_pairs(paper_id: str, chunks: Sequence[tuple[str, str, str]]) -> list[Pair]:
-    pairs = []
-    seen: set[str] = set()
-    for kind, section, text in chunks:
-        heading = _meaningful_heading(section)
-        if kind == "fulltext" and heading and heading not in seen:
-            seen.add(heading)  # a section's first passage says what it is about
-            pairs.append(Pair(heading, text, "section", paper_id))
-    return pairs
-
-
-def _caption_pairs(paper_id: str, chunks: Sequence[tuple[str, str, str]]) -> list[Pair]:
-    pairs = []
-    passages = [text for kind, _, text in chunks if kind == "fulltext"]
-    for kind, _, text in chunks:
-        label = _FIGURE.match(text) if kind != "fulltext" else None
-        if label is None:
-            continue
-        word = "table" if label.group(1).lower() == "table" else "fig"
-        cited = re.compile(rf"\b{word}(?:ure)?\.?\s*{label.group(2)}\b", re.IGNORECASE)
-        citing = next((p for p in passages if cited.search(p) and p != text), None)
-        if citing is not None:
-            pairs.append(Pair(text, citing, "caption", paper_id))
-    return pairs
-
-
-def _citation_pairs(
-    catalog: Catalog,
-    body: dict[str, list[tuple[str, str, str]]],
-    abstracts: dict[str, str],
-    excluded: set[str],
-) -> list[Pair]:
-    """The sentence citing a numbered reference ("[12]") that is a paper of the library,
-    with that paper's abstract."""
-    pairs = []
-    rows = catalog.db.execute(
-        "SELECT paper_id, position, arxiv_id FROM paper_references WHERE arxiv_id IS NOT NULL "
-        "AND arxiv_id <> ''"
-    )
-    for paper_id, position, arxiv_id in rows:
-        cited = catalog.resolve_id(arxiv_id)
-        if paper_id not in body or cited is None or cited in excluded or cited not in abstracts:
-            continue
-        marker = re.compile(rf"\[[^\]]*\b{int(position) + 1}\b[^\]]*\]")
-        for _, _, text in body[paper_id]:
-            sentence = next((s for s in _sentences(text) if marker.search(s)), None)
-            if sentence is not None:
-                pairs.append(Pair(sentence, abstracts[cited], "citation", cited))
-                break
-    return pairs
-
-
-def hard_negative(
-    pair: Pair, lexical: LexicalIndex, catalog: Catalog, excluded: set[str]
-) -> str | None:
-    """The best BM25 passage for the pair's anchor from another paper (not an excluded
-    one); None when BM25 finds none."""
-    hits = lexical.search(pair.anchor, 5, fix_typos=False)
-    other = next((c for c, p, _ in hits if p != pair.paper_id and p not in excluded), None)
-    if other is None:
-        return None
-    row = catalog.chunk_rows([other]).get(other)
-    return row.text if row is not None else None
 
 
 def load_model(directory: Path, max_tokens: int) -> SentenceTransformer:
@@ -345,93 +193,6 @@ class _Horizon:
     def rate(self, step: int) -> float:
         warmup = max(1, int(self.steps * self.share))
         return min((step + 1) / warmup, max(0.0, (self.steps - step) / self.steps))
-
-
-@dataclass(frozen=True)
-class HeldOut:
-    """Questions a model is judged on: their papers are in no pair."""
-
-    questions: tuple[tuple[str, str], ...]  # (question, gold paper id)
-    pool: tuple[str, ...]  # the papers searched: the gold ones and others of the library
-
-    @property
-    def papers(self) -> set[str]:
-        return {gold for _, gold in self.questions}
-
-
-def read_questions(paths: Iterable[Path]) -> list[tuple[str, str]]:
-    """(question, gold paper id) of JSON-lines question files (`question`, `gold_id`);
-    unanswerable questions (no gold paper) are left out."""
-    found = []
-    for path in paths:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError as e:
-            raise EmbedderError(f"cannot read questions {str(path)!r}: {e}") from e
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                question, gold = row["question"], row.get("gold_id")
-            except (ValueError, KeyError, TypeError) as e:
-                raise EmbedderError(f"{path}:{number}: not a question with gold_id: {e}") from e
-            if gold:
-                found.append((str(question), str(gold)))
-    return found
-
-
-def held_out(
-    catalog: Catalog, questions: Sequence[tuple[str, str]], others: int, seed: int
-) -> HeldOut:
-    """The questions whose gold paper the library holds, and a pool of their papers and
-    `others` more, chosen by `seed`."""
-    kept = []
-    for question, gold in questions:
-        resolved = catalog.resolve_id(gold)
-        if resolved is not None:
-            kept.append((question, resolved))
-    golds = {gold for _, gold in kept}
-    rest = sorted(str(r[0]) for r in catalog.db.execute("SELECT id FROM papers"))
-    rest = [p for p in rest if p not in golds]
-    chosen = random.Random(seed).sample(rest, min(others, len(rest)))
-    return HeldOut(tuple(kept), tuple(sorted(golds) + chosen))
-
-
-def dense_recall(
-    model: SentenceTransformer, catalog: Catalog, held: HeldOut, at: int = 5
-) -> float | None:
-    """Recall@`at` of the gold paper among the pool's papers, each scored by its best
-    abstract chunk's cosine to the question; None without questions."""
-    if not held.questions:
-        return None
-    texts, owners = [], []
-    for paper in held.pool:
-        for chunk in catalog.unit_chunks(paper, "abstract"):
-            texts.append(chunk.text)
-            owners.append(paper)
-    documents = _encode(model, texts)
-    queries = _encode(model, [q for q, _ in held.questions])
-    papers = sorted(set(owners))
-    column = {p: i for i, p in enumerate(papers)}
-    hits = 0
-    similarity = queries @ documents.T
-    for row, (_, gold) in enumerate(held.questions):
-        best = np.full(len(papers), -2.0, dtype=np.float32)
-        for j, owner in enumerate(owners):
-            best[column[owner]] = max(best[column[owner]], similarity[row, j])
-        ranked = np.argsort(-best, kind="stable")[:at]
-        hits += any(papers[i] == gold for i in ranked)
-    return hits / len(held.questions)
-
-
-def _encode(model: SentenceTransformer, texts: Sequence[str]) -> np.ndarray:
-    if not texts:
-        return np.zeros((0, 384), dtype=np.float32)
-    vectors = model.encode(
-        list(texts), batch_size=32, convert_to_numpy=True, show_progress_bar=False
-    )
-    return normalise(vectors)
 
 
 @dataclass
@@ -568,3 +329,25 @@ def model_card(card: dict[str, Any]) -> str:
             "",
         ]
     )
+
+
+def read_card(directory: Path) -> dict[str, Any]:
+    """The card of the trained model in `directory`; a clear error when there is none."""
+    path = directory / CARD
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise EmbedderError(
+            f"{str(directory)!r} holds no trained embedder ({CARD} is missing): give the "
+            "folder `paperchat embedder train` wrote"
+        ) from e
+    except (OSError, ValueError) as e:
+        raise EmbedderError(f"cannot read {str(path)!r}: {e}") from e
+    if not isinstance(card, dict) or not isinstance(card.get("name"), str):
+        raise EmbedderError(f"{str(path)!r} names no model")
+    return card
+
+
+def trained_name(directory: Path) -> str:
+    """The name an index embedded by this model records."""
+    return str(read_card(directory)["name"])

@@ -13,19 +13,21 @@ import ingest.embedders.reembedding
 from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.embedders.base import EmbedderError, model_dir
+from ingest.embedders.held_out import read_questions
+from ingest.embedders.pairs import (
+    GENERIC_HEADINGS,
+    _caption_pairs,
+    _meaningful_heading,
+    _section_pairs,
+    mine_pairs,
+)
 from ingest.embedders.reembedding import reembed
 from ingest.embedders.registry import build_embedder
 from ingest.embedders.training import (
-    GENERIC_HEADINGS,
     TrainingConfig,
-    _caption_pairs,
     _Horizon,
-    _meaningful_heading,
-    _section_pairs,
     fine_tune,
     load_model,
-    mine_pairs,
-    read_questions,
     train_embedder,
 )
 from ingest.index.filters import Filters
