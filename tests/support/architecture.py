@@ -44,6 +44,9 @@ class Rule:
         return _under(imported, *self.forbidden) and not _under(imported, *self.allowed)
 
 
+# The one settings tree (chat/settings.py) and the groups of fields it is made of.
+SETTINGS = ("chat.settings", "chat.settings_answer", "chat.settings_index", "chat.settings_service")
+
 RULES: tuple[Rule, ...] = (
     Rule("ingest", ("chat", "prompts"), why="ingest never imports chat"),
     Rule(
@@ -54,7 +57,7 @@ RULES: tuple[Rule, ...] = (
             "chat.service",
             "chat.cli",
             "chat.wiring",
-            "chat.settings",
+            *SETTINGS,
             *WEB_DATABASE_CLI,
         ),
         allowed=("ingest.index", "ingest.embedders", "ingest.errors"),
@@ -62,11 +65,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "chat.library",
-        ("chat.service", "chat.cli", "chat.wiring", "chat.settings", *WEB_DATABASE_CLI),
+        ("chat.service", "chat.cli", "chat.wiring", *SETTINGS, *WEB_DATABASE_CLI),
         why="the library's lookups are below the app and read no settings",
     ),
     Rule("chat.wiring", ("chat.service", "chat.cli"), why="the composition root is below them"),
-    Rule("chat.settings", ("chat.service", "chat.cli", "chat.wiring"), why="settings are read"),
+    *(
+        Rule(settings, ("chat.service", "chat.cli", "chat.wiring"), why="settings are read")
+        for settings in SETTINGS
+    ),
     Rule(
         "chat.integrations",
         ("chat", "ingest", "prompts"),
