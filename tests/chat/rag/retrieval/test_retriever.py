@@ -7,8 +7,7 @@ import pytest
 
 import chat.rag.retrieval.fusion
 import chat.rag.retrieval.retriever
-from chat.rag.retrieval.caps import cap_per_paper, chunk_kind
-from chat.rag.retrieval.config import RetrievalConfig
+from chat.rag.retrieval.config import RetrievalConfig, cap_per_paper, chunk_kind
 from chat.rag.retrieval.fusion import Candidate
 from chat.rag.retrieval.retriever import ids_in_question
 from chat.wiring import Wiring

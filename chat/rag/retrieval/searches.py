@@ -1,0 +1,229 @@
+"""What one retrieval reads of the indexes: its searches and the passages it reads back.
+
+The dense search (the embedder and the vector store) and BM25's (the lexical
+index), and the BM25 searches that widen the query: the long forms of the
+question's names, the terms its rarer terms co-occur with (`expansion`),
+pseudo-relevance feedback from the best dense passages and RM3 from BM25's own
+(`feedback`). Then what the catalog holds of the candidates: their passages for
+the rerankers, a paper's opening, the sources handed to the answerer.
+`chat.rag.retrieval.retriever.Retriever` puts them in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from chat.rag.names.matches import Recognised
+from chat.rag.rerank.reranker import Passage
+from chat.rag.retrieval.config import RetrievalConfig
+from chat.rag.retrieval.expansion import cooccurring_terms, expandable, merged
+from chat.rag.retrieval.feedback import expansion_terms, relevance_model
+from chat.rag.retrieval.fusion import Candidate, Hit
+from chat.rag.sources import Source
+from ingest.index.filters import Filters
+from ingest.index.lexical.analysis import terms
+from ingest.index.records import arxiv_url
+
+if TYPE_CHECKING:
+    # Only named in signatures: importing the retriever need not pay for Chroma and the
+    # embedders (about half a second).
+    from ingest.embedders.base import Embedder
+    from ingest.index.catalog import Catalog
+    from ingest.index.lexical.bm25 import LexicalIndex
+    from ingest.index.vectors.store import ChunkStore
+
+# A paper's first passages, where it says what its method is (`Searches.opening`).
+OPENING_PASSAGES = 12
+
+
+class Searches:
+    """The indexes and the embedder one retrieval searches, with its config."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        store: ChunkStore,
+        lexical: LexicalIndex,
+        embedder: Embedder,
+        config: RetrievalConfig | None = None,
+    ) -> None:
+        self.catalog = catalog
+        self.store = store
+        self.lexical = lexical
+        self.embedder = embedder
+        self.config = config or RetrievalConfig()
+
+    def dense(self, question: str, filters: Filters) -> list[Hit]:
+        """(chunk id, paper id, cosine similarity), best first.
+
+        Each chunk's paper comes from the catalog: asking Chroma for the chunks'
+        metadata cost ~10 ms a query, ten times the search itself. Chunks the
+        catalog does not hold are left out.
+        """
+        vector = self.embedder.embed([question])[0]
+        nearest = self.store.search(vector, self.config.candidates, filters)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
+        hits = [
+            (chunk_id, rows[chunk_id].paper_id, similarity)
+            for chunk_id, similarity in nearest
+            if chunk_id in rows
+        ]
+        if filters.categories:
+            allowed = self._in_categories({p for _, p, _ in hits}, filters.categories)
+            hits = [h for h in hits if h[1] in allowed]
+        return hits
+
+    def _in_categories(self, paper_ids: set[str], categories: Sequence[str]) -> set[str]:
+        wanted = set(categories)
+        keep = set()
+        for paper_id in paper_ids:
+            paper = self.catalog.get_paper(paper_id)
+            if paper is not None and wanted & set(paper.categories):
+                keep.add(paper_id)
+        return keep
+
+    def lexical_search(
+        self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()
+    ) -> list[Hit]:
+        return self.lexical.search(question, self.config.candidates, filters, extra=extra)
+
+    def expanding(
+        self, names: Recognised, steering: Recognised, idf: Mapping[str, float]
+    ) -> Recognised:
+        """The names whose long forms expand the BM25 query: those steering the search, or
+        with `expansion.all_names` every unambiguous one of few enough definers."""
+        if not self.config.expansion.all_names:
+            return steering
+        return names.steering(idf, 0.0, self.config.names.max_steering_definers)
+
+    def expansion(self, question: str, names: Recognised) -> list[tuple[str, float]]:
+        """The index terms of the question's names' long forms that it lacks, weighted."""
+        own = set(terms(question))
+        weight = self.config.names.long_form_weight
+        found = [t for form in names.search_forms() for t in terms(form) if t not in own]
+        return [(t, weight) for t in dict.fromkeys(found)]
+
+    def cooccurrence(
+        self, question: str, idf: Mapping[str, float], filters: Filters
+    ) -> list[tuple[str, float]]:
+        """For each of the question's rarer terms, the terms its passages share
+        (`expansion.cooccurring_terms`); none when this expansion is off."""
+        config = self.config.expansion
+        if not config.cooccurring:
+            return []
+        documents = self.lexical.count()
+        frequency = self.lexical.document_frequencies(list(idf))
+        found: list[list[tuple[str, float]]] = []
+        for term in expandable(idf, frequency, documents, config.max_share):
+            hits = self.lexical.search(term, config.passages, filters, fix_typos=False)
+            rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+            texts = [row.text for row in rows.values()]
+            found.append(
+                cooccurring_terms(
+                    texts, list(idf), self.lexical.document_frequencies, documents, config
+                )
+            )
+        return merged(*found)
+
+    def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
+        """BM25 hits for the question with the distinctive terms of the best dense passages
+        (one per paper) added: pseudo-relevance feedback (`feedback.py`). The dense
+        side reads plain-language questions better, so its passages lead."""
+        config = self.config.feedback
+        first: dict[str, str] = {}
+        for chunk_id, paper_id, _ in dense:
+            first.setdefault(paper_id, chunk_id)
+            if len(first) == config.passages:
+                break
+        rows = self.catalog.chunk_rows(list(first.values()))
+        passages = [row.text for row in rows.values()]
+        found = expansion_terms(
+            passages,
+            terms(question),
+            self.lexical.document_frequencies,
+            self.lexical.count(),
+            config,
+        )
+        if not found:
+            return []
+        return self.lexical_search(question, filters, [(t, config.boost * w) for t, w in found])
+
+    def rm3(
+        self,
+        question: str,
+        first: Sequence[Hit],
+        filters: Filters,
+        expansion: Sequence[tuple[str, float]],
+    ) -> list[Hit]:
+        """BM25 hits for the question with RM3's terms (`feedback.relevance_model`) of
+        BM25's own best passages (one per paper) added to `expansion`; `first` when the
+        passages give none."""
+        config = self.config.rm3
+        best: dict[str, tuple[str, float]] = {}
+        for chunk_id, paper_id, score in first:
+            best.setdefault(paper_id, (chunk_id, score))
+            if len(best) == config.passages:
+                break
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in best.values()])
+        passages = [(rows[c].text, score) for c, score in best.values() if c in rows]
+        found = relevance_model(
+            passages, terms(question), self.lexical.document_frequencies, config
+        )
+        if not found:
+            return list(first)
+        return self.lexical_search(question, filters, merged(expansion, found))
+
+    def opening(self, paper_id: str) -> list[tuple[str, str]]:
+        """(chunk id, text) of a paper's first passages: its abstract, then its body's
+        first `OPENING_PASSAGES` (`chat.rag.retrieval.leading.Opening`)."""
+        chunks = [
+            *self.catalog.unit_chunks(paper_id, "abstract"),
+            *(c for c in self.catalog.unit_chunks(paper_id, "fulltext") if c.kind == "fulltext"),
+        ]
+        return [(c.id, c.text) for c in chunks[:OPENING_PASSAGES]]
+
+    def best_passages(self, query: str) -> list[tuple[str, str]]:
+        """(paper id, text) of the passages BM25 finds best for `query`,
+        `names.printing_sample` at most: what tells how the papers print a question's
+        words (`chat.rag.names.printing.Passages`)."""
+        limit = self.config.names.printing_sample
+        hits = self.lexical.search(query, limit, fix_typos=False)
+        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in hits])
+        return [(row.paper_id, row.text) for row in rows.values()]
+
+    def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:
+        """Each candidate's passage with its paper's title: what a reranker reads."""
+        rows = self.catalog.chunk_rows([c.chunk_id for c in candidates])
+        found = {}
+        for candidate in candidates:
+            row = rows.get(candidate.chunk_id)
+            paper = self.catalog.get_paper(candidate.paper_id)
+            title = paper.title if paper is not None else ""
+            text = row.text if row is not None else ""
+            found[candidate.chunk_id] = Passage(candidate.chunk_id, title, text)
+        return found
+
+    def sources_for(self, chosen: Sequence[Candidate]) -> list[Source]:
+        rows = self.catalog.chunk_rows([c.chunk_id for c in chosen])
+        sources = []
+        for n, candidate in enumerate(chosen, start=1):
+            row = rows[candidate.chunk_id]
+            paper = self.catalog.get_paper(candidate.paper_id)
+            is_arxiv = paper.is_arxiv if paper is not None else True
+            sources.append(
+                Source(
+                    n=n,
+                    id=candidate.paper_id,
+                    is_arxiv=is_arxiv,
+                    title=paper.title if paper is not None else "",
+                    chunk_id=candidate.chunk_id,
+                    kind=row.kind,
+                    section=row.section,
+                    page=row.page_start or None,
+                    text=row.text,
+                    score=candidate.score,
+                    url=arxiv_url(candidate.paper_id) if is_arxiv else "",
+                )
+            )
+        return sources
