@@ -105,7 +105,7 @@ def test_every_test_of_this_run_that_needs_time_is_marked_slow(
 def test_the_quick_loop_leaves_out_the_index_tests_and_the_slow_modules() -> None:
     retriever = "tests/chat/rag/retrieval/test_retriever.py"
 
-    browser = "tests/chat/service/web/test_dock.py"
+    browser = "tests/chat/service/web/dock/test_dock.py"
 
     quick = _quick_loop(retriever, "tests/chat/cli/test_ingest.py", browser)
 
