@@ -11,24 +11,38 @@ import numpy as np
 import pytest
 
 from ingest.index.vectors.store import ChunkStore, open_chroma
-from tests.chat.cli.conftest import SMALL, copy_pdfs
 from tests.fakes.arxiv import FakeArxiv, FakePaper
 from tests.fakes.openai import FakeOpenAI
 from tests.support.data import PDFS
-from tests.support.running.cli import run
+from tests.support.running.cli import environment, run
 from tests.support.worlds import pdf_fixtures
 
 # Each test runs `paperchat ingest` in a process of its own, loading the embedder.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.slow]
 
+SMALL = ["2304.02623v1.pdf", "1503.02531v1.pdf"]
 HUMAN_NAMED = "Adam_ A Method for Stochastic Optimization.pdf"
 NOT_ON_ARXIV = "2020.acl-main.447.pdf"
+
+
+def copy_pdfs(names: list[str], folder: Path) -> Path:
+    """The shared PDFs `names` copied into `folder` (made if missing): `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        shutil.copy(PDFS / name, folder / name)
+    return folder
 
 
 def _catalog(data_dir: Path) -> sqlite3.Connection:
     db = sqlite3.connect(data_dir / "catalog.sqlite")
     db.row_factory = sqlite3.Row
     return db
+
+
+@pytest.fixture(name="env")
+def env_fixture(tmp_path: Path, models_cache: Path) -> dict[str, str]:
+    """`paperchat`'s environment with a data dir in `tmp_path`."""
+    return environment(tmp_path / "data", models_cache)
 
 
 def test_ingest_pdfs_then_again_adds_nothing(env: dict[str, str], tmp_path: Path) -> None:

@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 
 from ingest.runs import run_state
-from tests.chat.cli.conftest import SMALL, copy_pdfs
+from tests.chat.cli.test_ingest import (  # noqa: F401 - env_fixture: a pytest fixture, used by name
+    SMALL,
+    copy_pdfs,
+    env_fixture,
+)
 from tests.support.data import ABSTRACTS, PDFS
 from tests.support.running.cli import run
 from tests.support.running.disk import tiny_disk
