@@ -10,6 +10,8 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 
+from chat.rag.rerank.remote import DEFAULT_DEPTH, DEFAULT_TIMEOUT_S
+
 
 class LlmSettings(BaseModel):
     """The answering mode, the chat model and its server, and how questions are rewritten."""
@@ -72,13 +74,13 @@ class RerankerSettings(BaseModel):
         "`auto`: `rerank` first, `tei` if the server rejects it",
     )
     rerank_depth: int = Field(
-        50,
+        DEFAULT_DEPTH,
         ge=1,
         le=1000,
         description="the best fused candidates the model reorders; the rest follow in fused order",
     )
     reranker_timeout_s: float = Field(
-        5.0,
+        DEFAULT_TIMEOUT_S,
         gt=0,
         description="seconds the reranker may take; beyond, the fused order stands and the "
         "failure is counted",

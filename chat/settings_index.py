@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field, SecretStr
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from ingest.pdf.isolation import PDF_MAX_MB
+from ingest.pdf.isolation import PDF_MAX_MB, PDF_TIMEOUT_S
+from ingest.sources.arxiv_api import DEFAULT_API_URL, DEFAULT_INTERVAL_S, DEFAULT_PDF_BASE_URL
 from ingest.sources.metadata import MAX_RECORD_BYTES
 
 
@@ -142,7 +143,7 @@ class IngestSettings(BaseModel):
         description="where derived model files (the int8 ONNX embedder) are cached; empty: "
         "`models/` in the data dir",
     )
-    pdf_timeout_s: float = Field(120.0, description="seconds one PDF may take to parse")
+    pdf_timeout_s: float = Field(PDF_TIMEOUT_S, description="seconds one PDF may take to parse")
     pdf_max_mb: int = Field(
         PDF_MAX_MB,
         ge=128,
@@ -155,12 +156,10 @@ class IngestSettings(BaseModel):
         description="a metadata record (one JSON line) over this many bytes is skipped with "
         "its reason",
     )
-    arxiv_api_url: str = Field(
-        "http://export.arxiv.org/api/query", description="the arXiv export API"
-    )
-    arxiv_pdf_url: str = Field("https://arxiv.org/pdf", description="where PDFs are fetched from")
+    arxiv_api_url: str = Field(DEFAULT_API_URL, description="the arXiv export API")
+    arxiv_pdf_url: str = Field(DEFAULT_PDF_BASE_URL, description="where PDFs are fetched from")
     arxiv_interval_s: float = Field(
-        3.0, description="seconds between two arXiv requests (arXiv asks for 3)"
+        DEFAULT_INTERVAL_S, description="seconds between two arXiv requests (arXiv asks for 3)"
     )
     smtp_url: SecretStr | None = Field(
         None,

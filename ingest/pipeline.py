@@ -24,7 +24,7 @@ import numpy as np
 
 from ingest.index.catalog import Catalog, UnitState
 from ingest.index.writer import Indexer, UnitWork
-from ingest.pdf import PDF_MAX_MB, Failure
+from ingest.pdf import PDF_MAX_MB, PDF_TIMEOUT_S, Failure
 from ingest.pdf.isolation import run_isolated
 from ingest.pdf.positions import Found, locate_chunks
 from ingest.progress import Progress
@@ -87,7 +87,7 @@ def _drain(
 
 
 def with_positions(
-    works: Sequence[UnitWork], timeout_s: float = 120.0, max_mb: int = PDF_MAX_MB
+    works: Sequence[UnitWork], timeout_s: float = PDF_TIMEOUT_S, max_mb: int = PDF_MAX_MB
 ) -> list[UnitWork]:
     """The works, each PDF's chunks with their boxes on its pages; a PDF whose positions
     cannot be read (moved, or the worker failed) keeps its chunks without boxes."""
@@ -122,7 +122,7 @@ class Pipeline:
         embed: Embed,
         progress: Progress,
         batch_chunks: int = BATCH_CHUNKS,
-        pdf_timeout_s: float = 120.0,
+        pdf_timeout_s: float = PDF_TIMEOUT_S,
     ) -> None:
         self.catalog = catalog
         self.indexer = indexer

@@ -13,10 +13,10 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from ingest.index.records import ParsedPdf
-from ingest.pdf.isolation import PDF_MAX_MB, Failure, run_isolated
+from ingest.pdf.isolation import PDF_MAX_MB, PDF_TIMEOUT_S, Failure, run_isolated
 from ingest.pdf.parsing import parse_pdf
 
-__all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "Failure", "extract_pdfs"]
+__all__ = ["PDF_MAX_MB", "PDF_STAGE_VERSION", "PDF_TIMEOUT_S", "Failure", "extract_pdfs"]
 
 # The version of what this stage makes of a PDF, recorded with every paper read from one
 # (2: layout-aware body text, captions, tables and footnotes as chunks of their own, and
@@ -46,7 +46,7 @@ def extract_pdfs(
     files: Sequence[Path],
     *,
     workers: int = 1,
-    timeout_s: float = 120.0,
+    timeout_s: float = PDF_TIMEOUT_S,
     max_mb: int = PDF_MAX_MB,
 ) -> Iterator[tuple[Path, ParsedPdf | Failure]]:
     """Each file with its parsed text or the reason it has none, in the files' order.

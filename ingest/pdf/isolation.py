@@ -41,6 +41,8 @@ _STOP_WAIT_S = 1.0
 # The memory (address space) a PDF parser worker may use by default: a real paper needs
 # under 100 MB, a file that inflates to gigabytes of text is stopped well before that.
 PDF_MAX_MB = 1024
+# The time one PDF may take to parse by default, in seconds.
+PDF_TIMEOUT_S = 120.0
 # A C library that cannot allocate aborts the process (C++'s uncaught bad_alloc).
 _OUT_OF_MEMORY_SIGNALS = frozenset({signal.SIGABRT})
 

@@ -25,7 +25,9 @@ from ingest.private import private_dir
 from ingest.sources.arxiv_feed import ArxivApiError, FeedPage, parse_feed
 
 DEFAULT_API_URL = "http://export.arxiv.org/api/query"
-DEFAULT_PDF_BASE_URL = "https://arxiv.org/pdf/"
+DEFAULT_PDF_BASE_URL = "https://arxiv.org/pdf"
+# Seconds between two requests: arXiv asks for 3.
+DEFAULT_INTERVAL_S = 3.0
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 QueryParams = Mapping[str, str | int]
@@ -72,7 +74,7 @@ class ArxivClient:
         *,
         api_url: str = DEFAULT_API_URL,
         pdf_base_url: str = DEFAULT_PDF_BASE_URL,
-        interval: float = 3.0,
+        interval: float = DEFAULT_INTERVAL_S,
         timeout: float = 30.0,
         max_retries: int = 4,
         backoff: float = 3.0,

@@ -15,7 +15,7 @@ from ingest.chunking import CountTokens, abstract_pieces, fulltext_pieces, make_
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper, ParsedPdf, arxiv_url, file_name_id
 from ingest.index.writer import UnitWork
-from ingest.pdf import PDF_MAX_MB, Failure, extract_pdfs
+from ingest.pdf import PDF_MAX_MB, PDF_TIMEOUT_S, Failure, extract_pdfs
 from ingest.pdf import PDF_STAGE_VERSION as PDF_STAGE
 from ingest.pdf.alignment import keys_of
 from ingest.pdf.front.placements import placements
@@ -265,7 +265,7 @@ def pdf_items(
     catalog: Catalog,
     count_tokens: CountTokens,
     workers: int = 1,
-    timeout_s: float = 120.0,
+    timeout_s: float = PDF_TIMEOUT_S,
     max_mb: int = PDF_MAX_MB,
     store: PdfStore | None = None,
 ) -> Iterator[UnitWork | Skipped | Unchanged]:
@@ -292,7 +292,7 @@ def arxiv_items(
     harvested: Iterable[Harvested],
     catalog: Catalog,
     count_tokens: CountTokens,
-    timeout_s: float = 120.0,
+    timeout_s: float = PDF_TIMEOUT_S,
     max_mb: int = PDF_MAX_MB,
     store: PdfStore | None = None,
 ) -> Iterator[UnitWork | Skipped]:

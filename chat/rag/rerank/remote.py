@@ -32,6 +32,9 @@ from chat.rag.retrieval.fusion import Candidate
 
 Api = Literal["auto", "rerank", "tei"]
 APIS: tuple[Api, ...] = ("auto", "rerank", "tei")
+# The best fused candidates the model reorders, and the seconds it may take.
+DEFAULT_DEPTH = 50
+DEFAULT_TIMEOUT_S = 5.0
 OUTCOMES = ("ok", "error", "timeout")
 # Characters of a passage sent to the model (its title and text): rerank models
 # read about 512 tokens, and a long chunk is a large request for nothing.
@@ -60,8 +63,8 @@ class RemoteRerankerConfig:
     api: Api = "auto"
     model: str = ""
     key: str = ""
-    depth: int = 50
-    timeout_s: float = 5.0
+    depth: int = DEFAULT_DEPTH
+    timeout_s: float = DEFAULT_TIMEOUT_S
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
