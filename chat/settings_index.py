@@ -13,6 +13,11 @@ from pydantic import BaseModel, Field, SecretStr
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from ingest.embedders.openai_embedder import (
+    DEFAULT_BATCH,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_OPENAI_MODEL,
+)
 from ingest.pdf.isolation import PDF_MAX_MB, PDF_TIMEOUT_S
 from ingest.sources.arxiv_api import DEFAULT_API_URL, DEFAULT_INTERVAL_S, DEFAULT_PDF_BASE_URL
 from ingest.sources.metadata import MAX_RECORD_BYTES
@@ -57,7 +62,7 @@ class IndexSettings(BaseModel):
         "take a text's vector from it instead of embedding the text; empty: embed every text",
     )
     embeddings_model: str = Field(
-        "text-embedding-3-small", description="model name for `PAPERCHAT_EMBEDDINGS=openai`"
+        DEFAULT_OPENAI_MODEL, description="model name for `PAPERCHAT_EMBEDDINGS=openai`"
     )
     embeddings_url: str = Field(
         "",
@@ -77,13 +82,13 @@ class IndexSettings(BaseModel):
         description="put before each passage (e5: `passage: `); part of the index's identity too",
     )
     embeddings_batch: int = Field(
-        32,
+        DEFAULT_BATCH,
         ge=1,
         le=2048,
         description="texts per request to the embeddings server (TEI accepts 32 by default)",
     )
     embeddings_concurrency: int = Field(
-        1,
+        DEFAULT_CONCURRENCY,
         ge=1,
         le=64,
         description="requests in flight at once to the embeddings server, so that a GPU "

@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import openai
 
 from ingest.embedders.base import (
     MODEL_MAX_TOKENS,
@@ -27,9 +26,14 @@ from ingest.embedders.base import (
     normalise,
 )
 
+if TYPE_CHECKING:  # the client is made where it is used: reading the defaults stays light
+    import openai
+
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
 # Texts per request: what TEI accepts by default (`--max-client-batch-size`).
 DEFAULT_BATCH = 32
+# Requests in flight at once.
+DEFAULT_CONCURRENCY = 1
 
 Role = Literal["document", "query"]
 
@@ -62,7 +66,7 @@ class OpenAIEmbedder:
         tokens: WordPieces | None = None,
         prefixes: Prefixes | None = None,
         role: Role = "document",
-        concurrency: int = 1,
+        concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         if concurrency < 1 or batch_size < 1:
             raise EmbedderError(
@@ -112,6 +116,8 @@ class OpenAIEmbedder:
         return self._tokens.count(text)
 
     def _embed_batch(self, batch: list[str]) -> Vectors:
+        import openai
+
         try:
             response = self._client.embeddings.create(
                 model=self.model, input=batch, encoding_format="float"
@@ -139,6 +145,8 @@ class OpenAIEmbedder:
 
 def default_openai_client() -> openai.OpenAI:
     """A client configured by the environment (OPENAI_API_KEY, OPENAI_BASE_URL)."""
+    import openai
+
     try:
         return openai.OpenAI()
     except openai.OpenAIError as e:

@@ -18,6 +18,7 @@ import openai
 from ingest.embedders.base import Embedder, EmbedderError
 from ingest.embedders.openai_embedder import (
     DEFAULT_BATCH,
+    DEFAULT_CONCURRENCY,
     DEFAULT_OPENAI_MODEL,
     OpenAIEmbedder,
     Prefixes,
@@ -38,7 +39,7 @@ class EmbedderOptions:
     openai_client: openai.OpenAI | None = None
     prefixes: Prefixes = field(default_factory=Prefixes)
     role: Role = "document"
-    concurrency: int = 1
+    concurrency: int = DEFAULT_CONCURRENCY
     batch_size: int = DEFAULT_BATCH
     # A model trained by `paperchat embedder train` instead of the packaged one.
     model: Path | None = None
@@ -101,7 +102,7 @@ def build_embedder(
     openai_client: openai.OpenAI | None = None,
     prefixes: Prefixes | None = None,
     role: Role = "document",
-    concurrency: int = 1,
+    concurrency: int = DEFAULT_CONCURRENCY,
     batch_size: int = DEFAULT_BATCH,
     model: Path | None = None,
 ) -> Embedder:
