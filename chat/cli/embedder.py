@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from chat.cli.main import data_dir_option, emit, json_option, names_a_full_disk, wiring_for
+from ingest.embedders.training import DEFAULT_POOL, TrainingConfig
 
 
 @click.group()
@@ -33,27 +34,36 @@ def embedder() -> None:
 @click.option(
     "--max-seconds",
     type=click.FloatRange(min=0),
-    default=600.0,
+    default=TrainingConfig.max_seconds,
     show_default=True,
     help="Training time budget; 0: none.",
 )
 @click.option(
-    "--max-steps", type=click.IntRange(min=0), default=0, help="Steps at most; 0: no limit."
+    "--max-steps",
+    type=click.IntRange(min=0),
+    default=TrainingConfig.max_steps,
+    help="Steps at most; 0: no limit.",
 )
-@click.option("--batch-size", type=click.IntRange(min=2), default=32, show_default=True)
-@click.option("--learning-rate", type=click.FloatRange(min=0, min_open=True), default=3e-5)
-@click.option("--seed", type=int, default=13, show_default=True)
+@click.option(
+    "--batch-size", type=click.IntRange(min=2), default=TrainingConfig.batch_size, show_default=True
+)
+@click.option(
+    "--learning-rate",
+    type=click.FloatRange(min=0, min_open=True),
+    default=TrainingConfig.learning_rate,
+)
+@click.option("--seed", type=int, default=TrainingConfig.seed, show_default=True)
 @click.option(
     "--max-tokens",
     type=click.IntRange(min=8, max=256),
-    default=128,
+    default=TrainingConfig.max_tokens,
     show_default=True,
     help="Word pieces read of each text while training.",
 )
 @click.option(
     "--pool",
     type=click.IntRange(min=0),
-    default=1000,
+    default=DEFAULT_POOL,
     show_default=True,
     help="Papers besides the questions' own searched when judging the model.",
 )
@@ -86,7 +96,7 @@ def embedder_train(
     versioned model folder with its int8 ONNX graph and model card. Use it with
     PAPERCHAT_EMBEDDER_MODEL=<folder>, then `paperchat index reembed`."""
     from ingest.embedders.held_out import read_questions
-    from ingest.embedders.training import TrainingConfig, train_embedder
+    from ingest.embedders.training import train_embedder
 
     idx = wiring_for(data_dir)
     config = TrainingConfig(

@@ -48,6 +48,10 @@ CARD = "card.json"
 Progress = Callable[[str], None]
 
 
+# Papers besides the held-out questions' own that a model's recall is judged among.
+DEFAULT_POOL = 1000
+
+
 @dataclass(frozen=True)
 class TrainingConfig:
     """How long and how the model learns."""
@@ -209,7 +213,7 @@ def train_embedder(
     config: TrainingConfig,
     *,
     models_cache: Path,
-    pool: int = 1000,
+    pool: int = DEFAULT_POOL,
     base: Path | None = None,
     progress: Progress | None = None,
 ) -> TrainedModel:
