@@ -10,7 +10,7 @@ from typing import Literal, Self
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 
-from chat.rag.rerank.remote import DEFAULT_DEPTH, DEFAULT_TIMEOUT_S
+from chat.rag.rerank.remote import DEFAULT_API, DEFAULT_DEPTH, DEFAULT_TIMEOUT_S, Api
 
 
 class LlmSettings(BaseModel):
@@ -68,8 +68,8 @@ class RerankerSettings(BaseModel):
     reranker_model: str = Field(
         "", description="the reranker's model name (`model` in the request)"
     )
-    reranker_api: Literal["auto", "rerank", "tei"] = Field(
-        "auto",
+    reranker_api: Api = Field(
+        DEFAULT_API,
         description="the request shape: `rerank` (`documents`/`top_n`), `tei` (`texts`), or "
         "`auto`: `rerank` first, `tei` if the server rejects it",
     )

@@ -32,6 +32,7 @@ from chat.rag.retrieval.fusion import Candidate
 
 Api = Literal["auto", "rerank", "tei"]
 APIS: tuple[Api, ...] = ("auto", "rerank", "tei")
+DEFAULT_API: Api = "auto"
 # The best fused candidates the model reorders, and the seconds it may take.
 DEFAULT_DEPTH = 50
 DEFAULT_TIMEOUT_S = 5.0
@@ -60,7 +61,7 @@ class RerankerStats:
 @dataclass(frozen=True)
 class RemoteRerankerConfig:
     url: str
-    api: Api = "auto"
+    api: Api = DEFAULT_API
     model: str = ""
     key: str = ""
     depth: int = DEFAULT_DEPTH
