@@ -41,7 +41,7 @@ HOMES = {"dev": DEV_INDEX, "full": FULL_INDEX}
 MARK = "bench-index.json"
 # The variables that choose an embedder or its vectors: when one is set, the full index
 # does not take the shared vectors.
-_EMBEDDER_SET = ("PAPERCHAT_EMBEDDING_CACHE", "PAPERCHAT_EMBEDDER_MODEL", "PAPERCHAT_EMBEDDINGS")
+_EMBEDDER_SET = ("PAPERCHAT_EMBEDDINGS_CACHE", "PAPERCHAT_EMBEDDER_MODEL", "PAPERCHAT_EMBEDDINGS")
 
 
 def gold_ids() -> set[str]:
@@ -92,7 +92,7 @@ def command_of(name: str) -> str:
 def _full_environment() -> dict[str, str]:
     environment = dict(os.environ)
     if not any(environment.get(name) for name in _EMBEDDER_SET) and SHARED_VECTORS.is_file():
-        environment["PAPERCHAT_EMBEDDING_CACHE"] = str(SHARED_VECTORS)
+        environment["PAPERCHAT_EMBEDDINGS_CACHE"] = str(SHARED_VECTORS)
     return environment
 
 

@@ -55,7 +55,7 @@ class IndexSettings(BaseModel):
         "train`, run as `embedder_backend` says; empty: the packaged all-MiniLM-L6-v2. The "
         "index records its embedder: switching re-embeds (`paperchat index reembed`)",
     )
-    embedding_cache: Path | None = Field(
+    embeddings_cache: Path | None = Field(
         None,
         description="an `.npz` of vectors keyed by the SHA-256 of the texts they embed, made "
         "by the same embedder (`keys`, `vectors`, `meta`): ingest and `index rebuild-vectors` "

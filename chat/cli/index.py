@@ -229,7 +229,7 @@ def _checked(idx: Wiring) -> Report:
     "cache_path",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     default=None,
-    help="An .npz of vectors keyed by their texts' SHA-256 (default PAPERCHAT_EMBEDDING_CACHE): "
+    help="An .npz of vectors keyed by their texts' SHA-256 (default PAPERCHAT_EMBEDDINGS_CACHE): "
     "texts it holds are not embedded.",
 )
 @data_dir_option
@@ -245,7 +245,7 @@ def index_rebuild_vectors(cache_path: Path | None, data_dir: Path | None) -> Non
 
     idx = wiring_for(data_dir)
     settings = idx.settings
-    cache_path = cache_path or settings.embedding_cache
+    cache_path = cache_path or settings.embeddings_cache
     cache = VectorCache.load(cache_path) if cache_path else None
     embedder = idx.embedder
     path = settings.chroma_path

@@ -37,6 +37,15 @@ def ingest_options(func: F) -> F:
     func = click.option(
         "--workers", type=click.IntRange(min=1), default=None, help="PDF parser processes."
     )(func)
+    func = click.option(
+        "--embeddings",
+        "embeddings",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=None,
+        help="An .npz of vectors keyed by the SHA-256 of the texts they embed (the layout of "
+        "../shared/data/embeddings; default PAPERCHAT_EMBEDDINGS_CACHE): a chunk whose text "
+        "it holds is not embedded again.",
+    )(func)
     return data_dir_option(func)
 
 
@@ -47,6 +56,7 @@ def _run_ingest(
     description: str,
     as_json: bool,
     report: IngestReport,
+    embeddings: Path | None = None,
 ) -> None:
     """Run the pipeline over `items()` (which loads the embedder), showing its progress (a bar
     at a terminal, else a line every few seconds, on stderr) and keeping the run's state in
@@ -60,7 +70,7 @@ def _run_ingest(
     with RunRecord(index.settings.data_dir, description, report, count) as record:
         # A first run prepares the model (an ONNX export) for half a minute.
         click.echo(f"{description}: loading the embedding model", err=True)
-        embed = _embedding(index)
+        embed = _embedding(index, embeddings)
         work = items()
         shown = BarProgress(description, count) if wants_bar(as_json) else None
         with shown or LineProgress(description, count) as progress:
@@ -77,16 +87,23 @@ def _run_ingest(
     sys.exit(report.exit_code)
 
 
-def _embedding(index: Wiring) -> Callable[[Sequence[str]], Vectors]:
-    """The embedder's `embed`, taking what `PAPERCHAT_EMBEDDING_CACHE` holds from it."""
+def _embedding(index: Wiring, cache_path: Path | None) -> Callable[[Sequence[str]], Vectors]:
+    """The embedder's `embed`, taking what the vector cache (`--embeddings`, else
+    `PAPERCHAT_EMBEDDINGS_CACHE`) holds from it."""
     from ingest.embedders.cache import VectorCache, embed_with_cache
 
     embedder = index.embedder
-    path = index.settings.embedding_cache
+    path = cache_path or index.settings.embeddings_cache
     if path is None:
         return embedder.embed
     cache = VectorCache.load(path)
     return lambda texts: embed_with_cache(embedder, cache, texts)
+
+
+def _check_cache(path: Path | None) -> None:
+    """A vector cache named on the command line must be there before any work starts."""
+    if path is not None and not path.is_file():
+        raise CommandError(f"no such vector cache: {str(path)!r}")
 
 
 @ingest.command("abstracts")
@@ -95,11 +112,17 @@ def _embedding(index: Wiring) -> Callable[[Sequence[str]], Vectors]:
 @ingest_options
 @names_a_full_disk
 def ingest_abstracts(
-    file: Path, limit: int | None, data_dir: Path | None, workers: int | None, as_json: bool
+    file: Path,
+    limit: int | None,
+    data_dir: Path | None,
+    workers: int | None,
+    embeddings: Path | None,
+    as_json: bool,
 ) -> None:
     """Import a JSON-lines metadata file (.jsonl or .jsonl.gz) in the arXiv snapshot layout."""
     if not file.is_file():
         raise CommandError(f"no such metadata file: {str(file)!r}")
+    _check_cache(embeddings)
     from ingest.report import IngestReport
     from ingest.sources.metadata import count_records
     from ingest.sources.units import metadata_items
@@ -111,7 +134,7 @@ def ingest_abstracts(
     def items() -> Iterable[Any]:
         return metadata_items(file, index.embedder.count_tokens, limit, max_bytes)
 
-    _run_ingest(index, items, total, "abstracts", as_json, IngestReport())
+    _run_ingest(index, items, total, "abstracts", as_json, IngestReport(), embeddings)
 
 
 @ingest.command("pdfs")
@@ -119,9 +142,14 @@ def ingest_abstracts(
 @ingest_options
 @names_a_full_disk
 def ingest_pdfs(
-    paths: tuple[Path, ...], data_dir: Path | None, workers: int | None, as_json: bool
+    paths: tuple[Path, ...],
+    data_dir: Path | None,
+    workers: int | None,
+    embeddings: Path | None,
+    as_json: bool,
 ) -> None:
     """Import PDF files, and every PDF inside the folders named."""
+    _check_cache(embeddings)
     from ingest.pdf.store import PdfStore
     from ingest.report import IngestReport
     from ingest.sources.units import find_pdfs, pdf_items
@@ -145,7 +173,7 @@ def ingest_pdfs(
         found, skipped = find_pdfs(paths)
         return len(found) + len(skipped)
 
-    _run_ingest(index, items, total, "pdfs", as_json, IngestReport())
+    _run_ingest(index, items, total, "pdfs", as_json, IngestReport(), embeddings)
 
 
 @ingest.command("arxiv")
@@ -160,11 +188,13 @@ def ingest_arxiv(
     max_results: int,
     data_dir: Path | None,
     workers: int | None,
+    embeddings: Path | None,
     as_json: bool,
 ) -> None:
     """Harvest metadata and PDFs from the arXiv API, politely (one request every 3 s)."""
     if bool(ids) == bool(query):
         raise click.UsageError("give either --id (one or more) or --query")
+    _check_cache(embeddings)
     from ingest.pdf.store import PdfStore
     from ingest.report import IngestReport
     from ingest.sources.arxiv_api import ArxivClient, harvest
@@ -196,4 +226,4 @@ def ingest_arxiv(
                 store=PdfStore(settings.pdf_store_path),
             )
 
-        _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport())
+        _run_ingest(index, items, lambda: None, "arxiv", as_json, IngestReport(), embeddings)

@@ -86,7 +86,7 @@ def test_ingest_takes_the_vectors_of_the_texts_the_setting_names_a_cache_for(
     from tests.support.running.cli import environment, run
 
     data = tmp_path / "data"
-    env = environment(data, models_cache, PAPERCHAT_EMBEDDING_CACHE=str(SHARED_CACHE))
+    env = environment(data, models_cache, PAPERCHAT_EMBEDDINGS_CACHE=str(SHARED_CACHE))
 
     done = run(env, "ingest", "abstracts", str(ABSTRACTS), "--limit", "40")
 
@@ -101,3 +101,50 @@ def test_ingest_takes_the_vectors_of_the_texts_the_setting_names_a_cache_for(
     # The cache's values to float32 rounding: embedded afresh they differ in the 3rd digit.
     differences = [np.abs(stored[rows[i][0]] - cached[n]).max() for n, i in enumerate(found)]
     assert max(differences) < 1e-6
+
+
+@pytest.mark.integration
+@pytest.mark.slow
+def test_ingest_pdfs_takes_the_vectors_of_the_cache_its_option_names(
+    tmp_path: Path, models_cache: Path
+) -> None:
+    from ingest.index.catalog import Catalog
+    from ingest.index.vectors.store import ChunkStore, open_chroma
+    from tests.support.running.cli import environment, run
+
+    data = tmp_path / "data"
+    pdfs = tmp_path / "pdfs"
+    pdfs.mkdir()
+    (pdfs / "2005.11401v4.pdf").write_bytes((SHARED / "pdfs" / "2005.11401v4.pdf").read_bytes())
+    env = environment(data, models_cache)
+
+    done = run(env, "ingest", "pdfs", str(pdfs), "--embeddings", str(SHARED_CACHE), "--json")
+
+    assert done.code == 0, done.stderr
+    catalog = Catalog(data / "catalog.sqlite")
+    rows = catalog.db.execute("SELECT id, text FROM chunks ORDER BY id").fetchall()
+    catalog.close()
+    stored = ChunkStore(open_chroma(data / "chroma"), None).vectors([r[0] for r in rows])
+    found, cached = VectorCache.load(SHARED_CACHE).find([r[1] for r in rows])
+    assert len(rows) > 20
+    assert len(found) == len(rows)
+    differences = [np.abs(stored[rows[i][0]] - cached[n]).max() for n, i in enumerate(found)]
+    assert max(differences) < 1e-6
+
+
+@pytest.mark.integration
+def test_a_missing_cache_named_on_the_command_line_stops_ingest_before_any_work(
+    tmp_path: Path,
+) -> None:
+    from tests.support.data import ABSTRACTS
+    from tests.support.running.cli import environment, run
+
+    data = tmp_path / "data"
+    missing = tmp_path / "no-such-cache.npz"
+
+    done = run(environment(data, tmp_path / "models"), "ingest", "abstracts", str(ABSTRACTS),
+               "--limit", "5", "--embeddings", str(missing))  # fmt: skip
+
+    assert done.code == 2
+    assert f"no such vector cache: {str(missing)!r}" in done.stderr
+    assert not (data / "catalog.sqlite").exists()
