@@ -6,14 +6,7 @@ from pathlib import Path
 
 from tests.support.architecture import violations
 from tests.support.data import ROOT
-
-
-def _write(root: Path, module: str, source: str) -> None:
-    path = root / (module.replace(".", "/") + ".py")
-    for parent in reversed(path.relative_to(root).parents[:-1]):
-        (root / parent).mkdir(exist_ok=True)
-        (root / parent / "__init__.py").touch()
-    path.write_text(source, encoding="utf-8")
+from tests.support.layout import write_module
 
 
 def test_the_product_imports_only_downwards() -> None:
@@ -23,12 +16,16 @@ def test_the_product_imports_only_downwards() -> None:
 
 
 def test_a_forbidden_import_is_reported_with_its_line(tmp_path: Path) -> None:
-    _write(tmp_path, "ingest.index.catalog", "import json\nfrom chat.rag.sources import Source\n")
-    _write(tmp_path, "chat.rag.retrieval", "from ingest.index.vectors.store import ChunkStore\n")
-    _write(tmp_path, "chat.rag.answering", "def f():\n    from fastapi import Request\n")
-    _write(tmp_path, "chat.rag.extractive", "from ingest.pdf.parsing import parse_pdf\n")
-    _write(tmp_path, "chat.service.app", "from chat import cli\n")
-    _write(tmp_path, "chat.wiring", "from chat.rag.retrieval import Retriever\n")
+    write_module(
+        tmp_path, "ingest.index.catalog", "import json\nfrom chat.rag.sources import Source\n"
+    )
+    write_module(
+        tmp_path, "chat.rag.retrieval", "from ingest.index.vectors.store import ChunkStore\n"
+    )
+    write_module(tmp_path, "chat.rag.answering", "def f():\n    from fastapi import Request\n")
+    write_module(tmp_path, "chat.rag.extractive", "from ingest.pdf.parsing import parse_pdf\n")
+    write_module(tmp_path, "chat.service.app", "from chat import cli\n")
+    write_module(tmp_path, "chat.wiring", "from chat.rag.retrieval import Retriever\n")
 
     found = violations(tmp_path)
 
@@ -41,8 +38,10 @@ def test_a_forbidden_import_is_reported_with_its_line(tmp_path: Path) -> None:
 
 
 def test_relative_imports_are_resolved_before_they_are_judged(tmp_path: Path) -> None:
-    _write(tmp_path, "chat.rag.retrieval", "from . import fusion\nfrom ..service import app\n")
-    _write(tmp_path, "chat.rag.__init__", "from .. import wiring\n")
+    write_module(
+        tmp_path, "chat.rag.retrieval", "from . import fusion\nfrom ..service import app\n"
+    )
+    write_module(tmp_path, "chat.rag.__init__", "from .. import wiring\n")
 
     found = violations(tmp_path)
 
@@ -55,8 +54,8 @@ def test_relative_imports_are_resolved_before_they_are_judged(tmp_path: Path) ->
 def test_a_route_importing_another_route_is_reported_but_not_one_importing_the_shared_modules(
     tmp_path: Path,
 ) -> None:
-    _write(tmp_path, "chat.service.routes.papers", "class Paper: ...\n")
-    _write(
+    write_module(tmp_path, "chat.service.routes.papers", "class Paper: ...\n")
+    write_module(
         tmp_path,
         "chat.service.routes.chat",
         "from chat.service.routes.deps import ServicesDep\n"
@@ -65,8 +64,12 @@ def test_a_route_importing_another_route_is_reported_but_not_one_importing_the_s
         "from chat.service.routes.papers import Paper\n"
         "def f():\n    from . import auth\n",
     )
-    _write(tmp_path, "chat.service.routes.deps", "from chat.service.routes.chat import PaperId\n")
-    _write(tmp_path, "chat.service.mcp.tools", "from chat.service.routes.papers import Paper\n")
+    write_module(
+        tmp_path, "chat.service.routes.deps", "from chat.service.routes.chat import PaperId\n"
+    )
+    write_module(
+        tmp_path, "chat.service.mcp.tools", "from chat.service.routes.papers import Paper\n"
+    )
 
     found = violations(tmp_path)
 
@@ -80,9 +83,9 @@ def test_a_route_importing_another_route_is_reported_but_not_one_importing_the_s
 def test_a_route_importing_another_in_its_own_folder_or_another_is_reported(
     tmp_path: Path,
 ) -> None:
-    _write(tmp_path, "chat.service.routes.accounts.keys", "class Key: ...\n")
-    _write(tmp_path, "chat.service.routes.people.researchers", "class Researcher: ...\n")
-    _write(
+    write_module(tmp_path, "chat.service.routes.accounts.keys", "class Key: ...\n")
+    write_module(tmp_path, "chat.service.routes.people.researchers", "class Researcher: ...\n")
+    write_module(
         tmp_path,
         "chat.service.routes.accounts.auth",
         "from chat.service.routes.deps import ServicesDep\n"
@@ -90,7 +93,7 @@ def test_a_route_importing_another_in_its_own_folder_or_another_is_reported(
         "from chat.service.routes.accounts import keys\n"
         "from ..people.researchers import Researcher\n",
     )
-    _write(
+    write_module(
         tmp_path, "chat.service.routes.chat", "from chat.service.routes.accounts.keys import Key\n"
     )
 

@@ -13,6 +13,7 @@ from tests.support.layout import (
     crowded_packages,
     import_graph,
     long_modules,
+    write_module,
 )
 
 TREE = (*PRODUCT, "tests")
@@ -21,34 +22,27 @@ TREE = (*PRODUCT, "tests")
 LONG_MODULES: dict[str, str] = {}
 
 
-def _write(root: Path, module: str, text: str) -> None:
-    """Module `module` (dotted: "chat.rag.part") under `root`, with its packages."""
-    file = root / (module.replace(".", "/") + ".py")
-    for parent in reversed(file.relative_to(root).parents[:-1]):
-        (root / parent).mkdir(exist_ok=True)
-        (root / parent / "__init__.py").touch()
-    file.write_text(text, encoding="utf-8")
-
-
 def test_no_modules_import_each_other_round_a_circle() -> None:
     assert circles(import_graph(ROOT, TREE)) == []
 
 
 def test_a_circle_is_found_through_a_lazy_import_and_a_longer_ring(tmp_path: Path) -> None:
-    _write(tmp_path, "ingest.index.schema", "from ingest.index import migrations\n")
-    _write(
+    write_module(tmp_path, "ingest.index.schema", "from ingest.index import migrations\n")
+    write_module(
         tmp_path,
         "ingest.index.migrations.__init__",
         "def step():\n    from ingest.index.schema import MIGRATIONS\n",
     )
-    _write(tmp_path, "chat.a", "from chat.b import B\n")
-    _write(tmp_path, "chat.b", "import chat.c\n")
-    _write(tmp_path, "chat.c", "from chat import a\n")
-    _write(tmp_path, "chat.d", "from chat.a import A\nfrom chat import e\n")
-    _write(tmp_path, "chat.e", "from chat.d import D  # a module and its package: no circle\n")
-    _write(tmp_path, "chat.f.__init__", '"""A package."""\n')
-    _write(tmp_path, "chat.f.g", "from chat.f import h\n")
-    _write(tmp_path, "chat.f.h", "import json\n")
+    write_module(tmp_path, "chat.a", "from chat.b import B\n")
+    write_module(tmp_path, "chat.b", "import chat.c\n")
+    write_module(tmp_path, "chat.c", "from chat import a\n")
+    write_module(tmp_path, "chat.d", "from chat.a import A\nfrom chat import e\n")
+    write_module(
+        tmp_path, "chat.e", "from chat.d import D  # a module and its package: no circle\n"
+    )
+    write_module(tmp_path, "chat.f.__init__", '"""A package."""\n')
+    write_module(tmp_path, "chat.f.g", "from chat.f import h\n")
+    write_module(tmp_path, "chat.f.h", "import json\n")
 
     found = circles(import_graph(tmp_path, ("chat", "ingest")))
 
@@ -65,9 +59,9 @@ def test_no_package_holds_more_than_fourteen_modules() -> None:
 
 def test_a_crowded_package_is_reported_with_its_count(tmp_path: Path) -> None:
     for number in range(15):
-        _write(tmp_path, f"chat.web.page_{number}", "")
+        write_module(tmp_path, f"chat.web.page_{number}", "")
     for number in range(14):
-        _write(tmp_path, f"chat.rag.part_{number}", "")
+        write_module(tmp_path, f"chat.rag.part_{number}", "")
 
     assert crowded_packages(tmp_path, ("chat",)) == {"/".join(("chat", "web")): 15}
 
@@ -81,7 +75,7 @@ def test_no_module_is_longer_than_400_lines_without_a_written_reason() -> None:
 
 
 def test_a_long_module_is_reported_with_its_length(tmp_path: Path) -> None:
-    _write(tmp_path, "ingest.long", "x = 1\n" * (MOST_LINES + 1))
-    _write(tmp_path, "ingest.short", "x = 1\n" * MOST_LINES)
+    write_module(tmp_path, "ingest.long", "x = 1\n" * (MOST_LINES + 1))
+    write_module(tmp_path, "ingest.short", "x = 1\n" * MOST_LINES)
 
     assert long_modules(tmp_path, ("ingest",)) == {"/".join(("ingest", "long.py")): MOST_LINES + 1}

@@ -119,3 +119,13 @@ def long_modules(
         for path in _sources(root, packages)
     }
     return {path: lines for path, lines in lengths.items() if lines > most}
+
+
+def write_module(root: Path, module: str, source: str) -> None:
+    """Module `module` (dotted: "chat.rag.part") under `root`, with the packages it is in: a
+    made-up tree for showing a check failing."""
+    file = root / (module.replace(".", "/") + ".py")
+    for parent in reversed(file.relative_to(root).parents[:-1]):
+        (root / parent).mkdir(exist_ok=True)
+        (root / parent / "__init__.py").touch()
+    file.write_text(source, encoding="utf-8")
