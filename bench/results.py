@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The shared data, beside the repository: a reader has it at ../shared.
 SHARED = ROOT.parent / "shared"
 # The folders of benchmark scripts: what the product answers, and how fast and lean it is.
-GROUPS = ("quality", "speed")
+GROUPS = ("quality", "pdf", "speed")
 RESULTS = ROOT / "bench" / "results"
 SCHEMA = 1
 # Environment variables never written to a result: they may hold secrets.
