@@ -3,16 +3,15 @@
 The development index (`.cache/dev-index`): the first 1,200 records of the
 abstracts file, then the gold papers of the abstract and hard question sets
 that are not among them (the same records, from the same file), then the 38
-PDFs: about 1,500 papers. With `--full`, the full index (`.cache/full-index`):
-every record of the abstracts file, then the PDFs, with the shared data's
-vectors of its chunks when no other embedder is set (as `./scripts/start`
-takes them). Each step is the product's own `paperchat ingest` command, so
-the index is the one a user would build. The folder built is marked, so that
+PDFs: about 1,500 papers. The full index (`.cache/full-index`: every record
+of the abstracts file, then the PDFs, with the shared data's vectors of its
+chunks) is built by `python -m bench.full_index`, which times it. Each step is
+the product's own `paperchat ingest` command, so the index is the one a user
+would build. The folder built is marked, so that
 a benchmark run over it elsewhere (`--data-dir` another folder) records the
 command with the index where this builds it.
 
     python -m bench.dev_index
-    python -m bench.dev_index --full
 """
 
 from __future__ import annotations
@@ -20,7 +19,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -39,9 +37,6 @@ FULL_INDEX = ROOT / ".cache" / "full-index"
 HOMES = {"dev": DEV_INDEX, "full": FULL_INDEX}
 # The file in a built index that says which index it is.
 MARK = "bench-index.json"
-# The variables that choose an embedder or its vectors: when one is set, the full index
-# does not take the shared vectors.
-_EMBEDDER_SET = ("PAPERCHAT_EMBEDDINGS_CACHE", "PAPERCHAT_EMBEDDER_MODEL", "PAPERCHAT_EMBEDDINGS")
 
 
 def gold_ids() -> set[str]:
@@ -86,35 +81,21 @@ def built_index(data_dir: Path) -> str | None:
 
 def command_of(name: str) -> str:
     """The command that builds the index `name` in its home."""
-    return "python -m bench.dev_index" + (" --full" if name == "full" else "")
-
-
-def _full_environment() -> dict[str, str]:
-    environment = dict(os.environ)
-    if not any(environment.get(name) for name in _EMBEDDER_SET) and SHARED_VECTORS.is_file():
-        environment["PAPERCHAT_EMBEDDINGS_CACHE"] = str(SHARED_VECTORS)
-    return environment
+    return "python -m bench.full_index" if name == "full" else "python -m bench.dev_index"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--full", action="store_true", help="every abstract, not the first few")
-    parser.add_argument("--data-dir", type=Path, help="default: .cache/dev-index or full-index")
+    parser.add_argument("--data-dir", type=Path, default=DEV_INDEX)
     args = parser.parse_args()
-    name = "full" if args.full else "dev"
-    data_dir = args.data_dir or HOMES[name]
-    where = str(data_dir)
-    if args.full:
-        ingest("abstracts", str(ABSTRACTS), "--data-dir", where, environment=_full_environment())
-        ingest("pdfs", str(DATA / "pdfs"), "--data-dir", where, environment=_full_environment())
-    else:
-        ingest("abstracts", str(ABSTRACTS), "--limit", str(FIRST), "--data-dir", where)
-        with tempfile.TemporaryDirectory() as folder:
-            gold = Path(folder) / "gold.jsonl"
-            gold.write_text("".join(gold_records(FIRST)), encoding="utf-8")
-            ingest("abstracts", str(gold), "--data-dir", where)
-        ingest("pdfs", str(DATA / "pdfs"), "--data-dir", where)
-    mark(data_dir, name)
+    where = str(args.data_dir)
+    ingest("abstracts", str(ABSTRACTS), "--limit", str(FIRST), "--data-dir", where)
+    with tempfile.TemporaryDirectory() as folder:
+        gold = Path(folder) / "gold.jsonl"
+        gold.write_text("".join(gold_records(FIRST)), encoding="utf-8")
+        ingest("abstracts", str(gold), "--data-dir", where)
+    ingest("pdfs", str(DATA / "pdfs"), "--data-dir", where)
+    mark(args.data_dir, "dev")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ the check of the store against the catalog.
 
 The whole library's index builds in about five minutes with the shared vectors:
 
-    python -m bench.dev_index --full
+    python -m bench.full_index
 """
 
 from __future__ import annotations
