@@ -35,8 +35,14 @@ from chat.rag.names.matches import (
 )
 from chat.rag.names.printing import Passages, apart_printings, printings_in, spells, typed_apart
 from chat.rag.retrieval.fusion import Candidate, Hit
+from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.names.mining import INTRODUCED, fold, number_forms, singular, tokens
+
+# Words that ask rather than describe a paper: they never tell two namesakes apart.
+_ASKING_WORDS = frozenset(terms("who wrote paper author authors when published year what which"))
+# The question's other words a namesake must hold to be read before the oldest.
+_FITTING_WORDS = 2
 
 
 class NameRecogniser:
@@ -100,8 +106,11 @@ class NameRecogniser:
             matches.setdefault(match.name, match)
         users = self.names.users_of(list(matches))
         with_own = [
-            self._oldest_first(
-                self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+            self._fitting_first(
+                question,
+                self._oldest_first(
+                    self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+                ),
             )
             for m in matches.values()
         ]
@@ -179,6 +188,29 @@ class NameRecogniser:
         }
         ordered = sorted(match.introducers, key=lambda p: (not dates[p], dates[p]))
         return replace(match, introducers=tuple(ordered))
+
+    def _fitting_first(self, question: str, match: NameMatch) -> NameMatch:
+        """`match` with the introducer whose title and abstract hold the most of the
+        question's other words first, when one holds more than the oldest and at least
+        `_FITTING_WORDS` of them (one word, "build", is no description): "Who wrote REACT,
+        the real-time V2X framework?" is the REACT paper about V2X, not an older REACT. A
+        question that says nothing else of the paper keeps the oldest first."""
+        if len(match.introducers) < 2:
+            return match
+        spelled = " ".join((match.name, match.asked, *match.long_forms))
+        wanted = set(terms(question)) - set(terms(spelled)) - _ASKING_WORDS
+        if not wanted:
+            return match
+        catalog = self.names.catalog
+        fits = {}
+        for paper_id in match.introducers:
+            paper = catalog.get_paper(paper_id)
+            held = set(terms(f"{paper.title} {paper.abstract}")) if paper else set()
+            fits[paper_id] = len(wanted & held)
+        ranked = sorted(match.introducers, key=lambda p: -fits[p])  # stable: oldest first
+        if fits[ranked[0]] < _FITTING_WORDS or fits[ranked[0]] == fits[match.introducers[0]]:
+            return match
+        return replace(match, introducers=tuple(ranked))
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its

@@ -303,3 +303,33 @@ def test_an_ambiguous_name_neither_expands_nor_boosts() -> None:
     assert dropped.steering(idf, 0.2, 20).matches == ()
     assert dropped.steering(idf, 0.2, 20).boosted == frozenset()
     assert kept.steering(idf, 0.2, 20).matches == (plain,)
+
+
+def test_a_question_describing_a_namesake_reads_that_one_first_and_else_the_oldest(
+    tmp_path: Path,
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    namesakes = (
+        ("2505.00001", "2025-05-20", "REACT: Representation Extraction for Knowledge Editing",
+         "We edit the knowledge of language models without overfitting."),
+        ("2508.00002", "2025-08-01", "REACT: A Real-Time Edge-AI V2X Framework",
+         "A framework for accident avoidance in autonomous driving with V2X messages."),
+    )  # fmt: skip
+    for paper_id, published, title, text in namesakes:
+        paper = Paper(id=paper_id, title=title, abstract=text, authors="A. Author",
+                      published=published)  # fmt: skip
+        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+    names = NameCatalog(catalog)
+    names.backfill()
+    recogniser = NameRecogniser(names)
+
+    def first(question: str) -> str:
+        (match,) = recogniser.recognise(question).matches
+        return match.introducers[0]
+
+    assert first("Who wrote REACT, the V2X framework for accident avoidance?") == "2508.00002"
+    assert first("Who wrote REACT, the knowledge editing method?") == "2505.00001"
+    assert first("What is REACT?") == "2505.00001"  # nothing else said: the oldest
+    assert first("What does REACT build on?") == "2505.00001"  # one word describes nothing
