@@ -54,6 +54,8 @@ _ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IG
 _QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
 _MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
 _MIN_TITLE_WORDS = 4  # a title written in its case scopes a question from this many words
+_MIN_OPENING_WORDS = 5  # a title's first words a question may shorten it to, at least
+_MOST_OF_TITLE = 0.6  # and the share of its words they must be (a title's colon aside)
 _MAX_SCOPED = 3  # the most papers of a scope whose records answer a question naming none
 
 
@@ -102,7 +104,7 @@ def read_question(
     for match in _ID_RE.finditer(question):
         if catalog.get_paper(match["id"]) is not None:
             return RecordQuestion(field, (match["id"],))
-    titled = _by_title(question, catalog)
+    titled = _by_title(question, catalog) or _by_title_opening(question, catalog)
     if titled:
         return RecordQuestion(field, (titled,))
     for name in names.matches:
@@ -167,6 +169,50 @@ def _titled(
     ).fetchall()
     titled = [r for r in rows if fits(r["title"])]
     return str(max(titled, key=lambda r: len(r["title"]))["id"]) if titled else None
+
+
+def _by_title_opening(question: str, catalog: Catalog) -> str | None:
+    """The paper whose title's opening the question writes, as people shorten a title: the
+    part before its colon ("An Image is Worth 16x16 Words"), or most of its words, five
+    at least ("Paper Plain: Making Medical Research Papers Approachable to Healthcare
+    Consumers", its last four words left out). The longest opening wins; of papers
+    sharing it, the first submitted."""
+    words = _fold(question).split()
+    starts = {" ".join(words[i : i + 3]) for i in range(len(words) - 2)}
+    if not starts:
+        return None
+    likes = " OR ".join(["lower(title) LIKE ? ESCAPE '\\'"] * len(starts))
+    # Word by word, whatever the title prints between them ("paper plain: making").
+    escaped = ["%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in start.split()) + "%"
+               for start in starts]  # fmt: skip
+    rows = catalog.db.execute(
+        f"SELECT id, title, published FROM papers WHERE {likes}", escaped
+    ).fetchall()
+    folded = f" {' '.join(words)} "
+    best: tuple[int, str, str] | None = None
+    for row in rows:
+        opening = _opening_written(row["title"], folded)
+        if opening and (best is None or (-opening, row["published"] or "9") < best[:2]):
+            best = (-opening, row["published"] or "9", str(row["id"]))
+    return best[2] if best else None
+
+
+def _opening_written(title: str, folded_question: str) -> int:
+    """How many words of `title`'s opening `folded_question` (folded, space-padded) holds,
+    when they make a shortened title: up to its colon (three words at least), or most of
+    it, five words at least; else 0."""
+    head, colon, _ = title.partition(":")
+    words = _fold(title).split()
+    head_words = len(_fold(head).split()) if colon else 0
+    held = 0
+    for count in range(len(words), 2, -1):
+        if f" {' '.join(words[:count])} " in folded_question:
+            held = count
+            break
+    most = held >= _MIN_OPENING_WORDS and held >= _MOST_OF_TITLE * len(words)
+    if most or (head_words >= 3 and held >= head_words):
+        return held
+    return 0
 
 
 def _title_starting(question: str, catalog: Catalog) -> str | None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from chat.rag.names.matches import Recognised
 from chat.rag.records.answers import record_answer
 from chat.rag.records.questions import (
     AUTHORS,
@@ -14,6 +15,7 @@ from chat.rag.records.questions import (
     VENUE,
     asked_field,
     paper_titled,
+    read_question,
 )
 from chat.rag.records.sources import paper_source, readable_date, record_text
 from ingest.index.catalog import Catalog
@@ -108,3 +110,47 @@ def test_a_paper_is_named_by_its_title_written_as_a_title(
     titled_catalog: Catalog, question: str, paper: str | None
 ) -> None:
     assert paper_titled(question, titled_catalog) == paper
+
+
+@pytest.fixture
+def shortened_catalog(tmp_path: Path) -> Catalog:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, published, title in [
+        ("2010.11929", "2020-10-22",
+         "An Image is Worth 16x16 Words: Transformers for Image Recognition at Scale"),
+        ("2203.00130", "2022-03-01", "Paper Plain: Making Medical Research Papers Approachable "
+         "to Healthcare Consumers with Natural Language Processing"),
+        ("2504.02800", "2025-04-03", "A Survey of Large Language Models in Mental Health "
+         "Disorder Detection on Social Media"),
+        ("2601.00012", "2026-01-05", "An Image is Worth 16x16 Words: A Second Look"),
+        ("2601.00013", "2026-01-06", "Batch Normalization: A Study of Its Variants"),
+    ]:  # fmt: skip
+        paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author",
+                      published=published)  # fmt: skip
+        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, "An abstract.", "", 0, 0, paper)
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+    return catalog
+
+
+@pytest.mark.parametrize(
+    ("question", "paper"),
+    [
+        # The part before the colon; of two papers sharing it, the first submitted.
+        ("What arXiv category is An Image is Worth 16x16 Words in?", "2010.11929"),
+        ("who wrote an image is worth 16x16 words", "2010.11929"),
+        # Most of a title, its last words left out.
+        ("Who wrote Paper Plain: Making Medical Research Papers Approachable to Healthcare "
+         "Consumers?", "2203.00130"),
+        # A few first words of a long title are a phrase, not the title.
+        ("Who wrote a survey of large language models?", None),
+        # Two words before a colon are a name, for the names catalog to find.
+        ("Who wrote the Batch Normalization paper?", None),
+    ],
+)  # fmt: skip
+def test_a_record_question_finds_the_paper_by_the_opening_of_its_title(
+    shortened_catalog: Catalog, question: str, paper: str | None
+) -> None:
+    asked = read_question(question, shortened_catalog, Recognised())
+
+    assert (asked.paper_ids if asked else ()) == ((paper,) if paper else ())
