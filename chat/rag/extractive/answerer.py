@@ -124,7 +124,11 @@ def _with_definition_first(
     defining = [s for s in sentences if strengths[s] >= least]
     if not defining:
         return chosen, False
-    definition = max(defining, key=lambda s: (strengths[s], not s.is_title, scores.get(s, 0.0)))
+    # Of equal definitions, the best-ranked source's: retrieval puts the paper that
+    # introduces the name first (`leading.definition_first`), not a later one using it.
+    definition = max(
+        defining, key=lambda s: (strengths[s], not s.is_title, -s.rank, scores.get(s, 0.0))
+    )
     rest = [s for s in chosen if s != definition and not repeats(s, definition)]
     return [definition, *rest][: max(len(chosen), 1)], True
 

@@ -160,3 +160,19 @@ def test_words_typed_apart_are_found_where_a_source_prints_them_joined() -> None
 
     assert answer.lead == ""
     assert [s.source.id for s in answer.sentences] == ["2501.00002"]
+
+
+def test_of_two_papers_giving_a_long_form_the_better_ranked_ones_leads() -> None:
+    sources = [
+        source(1, "2305.13048", "We propose a novel model architecture, Receptance Weighted Key "
+               "Value (RWKV), that combines parallel training with efficient inference.",
+               kind="abstract"),
+        source(2, "2511.09878", "We propose RWKV-PCSSC, a lightweight point cloud completion "
+               "network inspired by the Receptance Weighted Key Value (RWKV) mechanism for "
+               "point cloud completion with key value stages.", kind="abstract"),
+    ]  # fmt: skip
+
+    pieces = extract_answer("What does RWKV stand for?", sources)
+
+    assert pieces[0].startswith("We propose a novel model architecture, Receptance Weighted")
+    assert "[arXiv:2305.13048]" in pieces[0]
