@@ -57,6 +57,8 @@ _MIN_TITLE_WORDS = 4  # a title written in its case scopes a question from this 
 _MIN_OPENING_WORDS = 5  # a title's first words a question may shorten it to, at least
 _MOST_OF_TITLE = 0.6  # and the share of its words they must be (a title's colon aside)
 _MAX_SCOPED = 3  # the most papers of a scope whose records answer a question naming none
+# "the X paper": the paper a question calls by what its title puts before the colon.
+_NAMED_PAPER = re.compile(r"\bthe (?P<name>[\w][\w .\-]{0,60}?) paper\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def read_question(
             and catalog.get_paper(papers[0]) is not None
         ):
             return RecordQuestion(field, (papers[0],), asked_name=name.asked)
-    headed = _title_starting(question, catalog)
+    headed = _title_starting(question, catalog) or _by_title_name(question, catalog)
     if headed:
         return RecordQuestion(field, (headed,))
     scoped = [i for i in scope[:_MAX_SCOPED] if catalog.get_paper(i) is not None]
@@ -213,6 +215,26 @@ def _opening_written(title: str, folded_question: str) -> int:
     if most or (head_words >= 3 and held >= head_words):
         return held
     return 0
+
+
+def _by_title_name(question: str, catalog: Catalog) -> str | None:
+    """The paper "the X paper" means when X is no name the names catalog knows but what a
+    title puts before its colon ("the Batch Normalization paper" is "Batch Normalization:
+    Accelerating Deep Network Training ..."); of several such titles, the first submitted."""
+    for match in _NAMED_PAPER.finditer(question):
+        name = _fold(match["name"])
+        if not name:
+            continue
+        pattern = "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in name.split()) + "%:%"
+        rows = catalog.db.execute(
+            "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
+            (pattern,),
+        ).fetchall()
+        heads = [r for r in rows if _fold(r["title"].partition(":")[0]) == name]
+        if heads:
+            first = min(heads, key=lambda r: (r["published"] or "9", r["id"]))
+            return str(first["id"])
+    return None
 
 
 def _title_starting(question: str, catalog: Catalog) -> str | None:

@@ -124,6 +124,8 @@ def shortened_catalog(tmp_path: Path) -> Catalog:
          "Disorder Detection on Social Media"),
         ("2601.00012", "2026-01-05", "An Image is Worth 16x16 Words: A Second Look"),
         ("2601.00013", "2026-01-06", "Batch Normalization: A Study of Its Variants"),
+        ("1502.03167", "2015-02-11", "Batch Normalization: Accelerating Deep Network "
+         "Training by Reducing Internal Covariate Shift"),
     ]:  # fmt: skip
         paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author",
                       published=published)  # fmt: skip
@@ -144,8 +146,10 @@ def shortened_catalog(tmp_path: Path) -> Catalog:
          "Consumers?", "2203.00130"),
         # A few first words of a long title are a phrase, not the title.
         ("Who wrote a survey of large language models?", None),
-        # Two words before a colon are a name, for the names catalog to find.
-        ("Who wrote the Batch Normalization paper?", None),
+        # "The X paper", X what titles put before their colon: the first submitted.
+        ("Who wrote the Batch Normalization paper?", "1502.03167"),
+        # Two words, not called a paper, are a phrase.
+        ("Who wrote about batch normalization variants?", None),
     ],
 )  # fmt: skip
 def test_a_record_question_finds_the_paper_by_the_opening_of_its_title(
