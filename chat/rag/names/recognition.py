@@ -40,7 +40,12 @@ from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.names.mining import INTRODUCED, fold, number_forms, singular, tokens
 
 # Words that ask rather than describe a paper: they never tell two namesakes apart.
-_ASKING_WORDS = frozenset(terms("who wrote paper author authors when published year what which"))
+_ASKING_WORDS = frozenset(
+    terms(
+        "who wrote paper author authors when published submitted released arxiv first came "
+        "out year what which"
+    )
+)
 # The question's other words a namesake must hold to be read before the oldest.
 _FITTING_WORDS = 2
 
@@ -105,9 +110,12 @@ class NameRecogniser:
             matches = {n: m for n, m in matches.items() if m.asked.lower() not in typed}
             matches.setdefault(match.name, match)
         users = self.names.users_of(list(matches))
+        # Every name's words: one name of the question never describes another's paper.
+        named = " ".join(" ".join((m.name, m.asked, *m.long_forms)) for m in matches.values())
         with_own = [
             self._fitting_first(
                 question,
+                named,
                 self._oldest_first(
                     self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
                 ),
@@ -189,7 +197,7 @@ class NameRecogniser:
         ordered = sorted(match.introducers, key=lambda p: (not dates[p], dates[p]))
         return replace(match, introducers=tuple(ordered))
 
-    def _fitting_first(self, question: str, match: NameMatch) -> NameMatch:
+    def _fitting_first(self, question: str, named: str, match: NameMatch) -> NameMatch:
         """`match` with the introducer whose title and abstract hold the most of the
         question's other words first, when one holds more than the oldest and at least
         `_FITTING_WORDS` of them (one word, "build", is no description): "Who wrote REACT,
@@ -197,8 +205,7 @@ class NameRecogniser:
         question that says nothing else of the paper keeps the oldest first."""
         if len(match.introducers) < 2:
             return match
-        spelled = " ".join((match.name, match.asked, *match.long_forms))
-        wanted = set(terms(question)) - set(terms(spelled)) - _ASKING_WORDS
+        wanted = set(terms(question)) - set(terms(named)) - _ASKING_WORDS
         if not wanted:
             return match
         catalog = self.names.catalog

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 
 from chat.rag.records.graph import graph_answer
-from chat.rag.records.questions import AUTHORS, GRAPH_FIELDS, PAPERS_BY, asked_field
-from chat.rag.records.sources import FIELD_OPENINGS, KIND
+from chat.rag.records.questions import AUTHORS, DATE, GRAPH_FIELDS, PAPERS_BY, asked_field
+from chat.rag.records.sources import FIELD_OPENINGS, KIND, MONTHS
 from chat.rag.sources import Source
 
 _SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z])")
@@ -28,9 +28,31 @@ def record_answer(question: str, sources: Sequence[Source]) -> list[str]:
     pieces = []
     for source in records:
         stated = _stating(source.text, field)
+        if stated and len(records) > 1 and field != AUTHORS:
+            # Of several papers, each sentence names its own: "It was ..." says whose.
+            stated = [re.sub(r"^It was ", f"{source.title} was ", s) for s in stated]
         if stated:
             pieces.append(f"{' '.join(stated)} {source.citation}\n")
+    if field == DATE and len(records) == 2:
+        pieces += _which_came_first(records)
     return pieces
+
+
+def _which_came_first(records: Sequence[Source]) -> list[str]:
+    """The line that compares two records' first submissions, when both are known."""
+    one, other = (_first_submitted(r.text) for r in records)
+    if one is None or other is None or one == other:
+        return []
+    first = records[0] if one < other else records[1]
+    return [f"{first.title} came first. {first.citation}\n"]
+
+
+def _first_submitted(text: str) -> tuple[int, int, int] | None:
+    """(year, month, day) of "first submitted on 12 June 2017" or "in June 2017"."""
+    match = re.search(r"first submitted (?:on (\d{1,2}) |in )(\w+) (\d{4})", text)
+    if match is None or match[2] not in MONTHS:
+        return None
+    return int(match[3]), MONTHS.index(match[2]) + 1, int(match[1] or 0)
 
 
 def _stating(text: str, field: str) -> list[str]:

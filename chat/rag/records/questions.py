@@ -29,7 +29,10 @@ _FIELDS = (
     (VENUE, r"\b(?:which|what) (?:venue|conference|journal|workshop)\b|\bvenue\b"
      r"|\bwhere (?:was|were|did) .*\b(?:published|presented|accepted|appear)"),
     (DATE, r"\bwhen (?:was|were|did|is)\b.*\b(?:published|submitted|released|posted|appear"
-     r"|come out|written)|\b(?:what|which) (?:year|date|month)\b|\bpublication date\b"),
+     r"|come out|written)|\b(?:what|which) (?:year|date|month)\b|\bpublication date\b"
+     # Which of two came first: "Which came out first, X or Y?", "Was X or Y submitted first?"
+     r"|(?=.*\bor\b).*(?:\bcame (?:out )?(?:first|earlier|later|last)\b|\b(?:submitted|"
+     r"published|released|posted)\b.*\b(?:first|earlier)\b|\bwhich is (?:older|newer)\b)"),
     (CATEGORY, r"\b(?:arxiv )?categor(?:y|ies)\b|\bsubject class"),
     (VERSION, r"\b(?:which|what|latest|current) version\b|\bhow many versions\b"),
 )  # fmt: skip
@@ -57,6 +60,13 @@ _MIN_TITLE_WORDS = 4  # a title written in its case scopes a question from this 
 _MIN_OPENING_WORDS = 5  # a title's first words a question may shorten it to, at least
 _MOST_OF_TITLE = 0.6  # and the share of its words they must be (a title's colon aside)
 _MAX_SCOPED = 3  # the most papers of a scope whose records answer a question naming none
+# The two sides of "X or Y": after a comma or the question's verb, before its next verb.
+_TWO_SIDES = re.compile(
+    r"(?:,|^(?:was|is|did|does|were|are)\b)\s*(?P<first>[^,?]+?)\s+or\s+(?P<second>[^,?]+?)"
+    r"(?:\s+(?:submitted|published|released|posted|written|pre-?trained|trained|come|came"
+    r"|first|earlier)\b.*)?\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
 # "the X paper": the paper a question calls by what its title puts before the colon.
 _NAMED_PAPER = re.compile(r"\bthe (?P<name>[\w][\w .\-]{0,60}?) paper\b", re.IGNORECASE)
 
@@ -103,6 +113,9 @@ def read_question(
         return None
     if field == PAPERS_BY:
         return _papers_by(question, catalog)
+    compared = compared_papers(question, catalog, names)
+    if compared:
+        return RecordQuestion(field, compared)
     for match in _ID_RE.finditer(question):
         if catalog.get_paper(match["id"]) is not None:
             return RecordQuestion(field, (match["id"],))
@@ -122,6 +135,51 @@ def read_question(
         return RecordQuestion(field, (headed,))
     scoped = [i for i in scope[:_MAX_SCOPED] if catalog.get_paper(i) is not None]
     return RecordQuestion(field, tuple(scoped)) if scoped else None
+
+
+def compared_papers(question: str, catalog: Catalog, names: Recognised) -> tuple[str, ...]:
+    """The two papers a question sets side by side ("Which came first, Adam or Batch
+    Normalization?", "Was DPR or RAG submitted first?"): the words either side of its "or",
+    each read as a name, a title, or what a title puts before its colon; () unless both
+    sides are papers, and different ones."""
+    match = _TWO_SIDES.search(question)
+    if match is None:
+        return ()
+    papers = [_side_paper(match[side], catalog, names) for side in ("first", "second")]
+    if None in papers or papers[0] == papers[1]:
+        return ()
+    return tuple(p for p in papers if p is not None)
+
+
+def _side_paper(side: str, catalog: Catalog, names: Recognised) -> str | None:
+    """The paper one side of a comparison names: its whole words as a name the question's
+    names hold, a paper's title, or a title's part before its colon (the first submitted);
+    read as written, then without a leading article or a trailing "paper"."""
+    written = _fold(re.sub(r"(?:'s|\u2019s)\b", "", side))
+    bare = re.sub(r"^(?:the|a|an)\s+|\s+paper$", "", written)
+    for reading in dict.fromkeys((written, bare)):
+        if reading and (found := _paper_called(reading, catalog, names)):
+            return found
+    return None
+
+
+def _paper_called(written: str, catalog: Catalog, names: Recognised) -> str | None:
+    for name in names.matches:
+        papers = name.introducers or (name.definers if len(name.definers) == 1 else ())
+        if papers and written in {_fold(name.asked), _fold(name.name)}:
+            return papers[0]
+    titled = _title_row(catalog, written)
+    if titled:
+        return titled
+    pattern = "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in written.split()) + "%:%"
+    rows = catalog.db.execute(
+        "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
+        (pattern,),
+    ).fetchall()
+    heads = [r for r in rows if _fold(r["title"].partition(":")[0]) == written]
+    if not heads:
+        return None
+    return str(min(heads, key=lambda r: (r["published"] or "9", r["id"]))["id"])
 
 
 def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 KIND = "record"
 MAX_PAPERS = 10  # an author's papers listed at most
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
            "September", "October", "November", "December")  # fmt: skip
 _VENUE_RE = re.compile(
     r"\b(?:accepted|to appear|published|presented|appear(?:s|ed)?)\b[^.;]*?\b(?:at|in|to|by)\b"
@@ -37,7 +37,7 @@ def readable_date(iso: str) -> str:
     match = re.match(r"^(\d{4})-(\d{2})(?:-(\d{2}))?", iso.strip())
     if match is None or not 1 <= int(match[2]) <= 12:
         return ""
-    month = f"{_MONTHS[int(match[2]) - 1]} {match[1]}"
+    month = f"{MONTHS[int(match[2]) - 1]} {match[1]}"
     return f"{int(match[3])} {month}" if match[3] else month
 
 

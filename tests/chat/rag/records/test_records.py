@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chat.rag.names.matches import Recognised
+from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.records.answers import record_answer
 from chat.rag.records.questions import (
     AUTHORS,
@@ -14,10 +14,11 @@ from chat.rag.records.questions import (
     PAPERS_BY,
     VENUE,
     asked_field,
+    compared_papers,
     paper_titled,
     read_question,
 )
-from chat.rag.records.sources import paper_source, readable_date, record_text
+from chat.rag.records.sources import paper_source, readable_date, record_sources, record_text
 from ingest.index.catalog import Catalog
 from ingest.index.records import Chunk, Paper
 from tests.support.data import ABSTRACTS
@@ -158,3 +159,61 @@ def test_a_record_question_finds_the_paper_by_the_opening_of_its_title(
     asked = read_question(question, shortened_catalog, Recognised())
 
     assert (asked.paper_ids if asked else ()) == ((paper,) if paper else ())
+
+
+def _adam() -> Recognised:
+    adam = NameMatch("Adam", "Adam", (), ("1412.6980",), introducers=("1412.6980",))
+    return Recognised((adam,))
+
+
+@pytest.mark.parametrize(
+    ("question", "papers"),
+    [
+        # A name on one side, what a title puts before its colon on the other.
+        ("Which came first, Adam or Batch Normalization?", ("1412.6980", "1502.03167")),
+        # A whole title, and the side's verb after it.
+        ("Was Adam or An Image is Worth 16x16 Words submitted to arXiv first?",
+         ("1412.6980", "2010.11929")),
+        # One side that is no paper: no comparison.
+        ("Which came first, Adam or the printing press?", ()),
+        # "Or" with nothing to compare.
+        ("Who wrote Adam?", ()),
+    ],
+)  # fmt: skip
+def test_the_two_papers_a_question_compares_are_read_from_either_side_of_its_or(
+    shortened_catalog: Catalog, question: str, papers: tuple[str, ...]
+) -> None:
+    _store_adam(shortened_catalog)
+
+    assert compared_papers(question, shortened_catalog, _adam()) == papers
+
+
+def _store_adam(catalog: Catalog) -> None:
+    title = "Adam: A Method for Stochastic Optimization"
+    paper = Paper(id="1412.6980", title=title, abstract="An abstract.", authors="D. Kingma",
+                  published="2014-12-22")  # fmt: skip
+    chunk = Chunk("1412.6980#a0", "1412.6980", "abstract", 0, "An abstract.", "", 0, 0, paper)
+    with catalog.transaction():
+        catalog.replace_unit(paper, "metadata", "abstract", paper.id, [chunk])
+
+
+def test_which_of_two_came_first_is_answered_from_both_records(shortened_catalog: Catalog) -> None:
+    _store_adam(shortened_catalog)
+    question = "Which came first, Batch Normalization or Adam?"
+    asked = read_question(question, shortened_catalog, _adam())
+    assert asked is not None
+
+    text = "".join(record_answer(question, record_sources(asked, shortened_catalog)))
+
+    assert asked.paper_ids == ("1502.03167", "1412.6980")
+    assert (
+        "Batch Normalization: Accelerating Deep Network Training by Reducing Internal "
+        "Covariate Shift was first submitted on 11 February 2015. [arXiv:1502.03167]" in text
+    )
+    assert (
+        "Adam: A Method for Stochastic Optimization was first submitted on 22 December "
+        "2014. [arXiv:1412.6980]" in text
+    )
+    assert text.endswith(
+        "Adam: A Method for Stochastic Optimization came first. [arXiv:1412.6980]\n"
+    )
