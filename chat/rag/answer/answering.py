@@ -18,6 +18,7 @@ from chat.rag.answer.events import Delta, Done, Error, Event, Meta, Sources
 from chat.rag.answer.followups import Carried, carried_scope
 from chat.rag.answer.generators import NOT_FOUND, AnswerGenerator
 from chat.rag.answer.llm import LlmChunk, UpstreamError
+from chat.rag.answer.namesakes import Namesake, namesake_of
 from chat.rag.answer.prompts import Prompts
 from chat.rag.answer.quotes import Quote, quotes
 from chat.rag.answer.rewriting import QueryRewriter, retrieve_with_rewrites
@@ -216,6 +217,13 @@ class Answerer:
             return
         finally:
             await _close(chunks)
+        namesake = None
+        if finish == "stop":
+            namesake = namesake_of(retrieved.names, guard.citations, self._title)
+            line = guard.feed(namesake.line()) if namesake else ""
+            if line:
+                streamed.append(line)
+                yield Delta(line)
         tail = guard.flush()
         if tail:
             streamed.append(tail)
@@ -230,7 +238,12 @@ class Answerer:
             quoted=quotes(
                 "".join(streamed), retrieved.sources, self.retriever.catalog.references_of
             ),
+            namesake=namesake,
         )
+
+    def _title(self, paper_id: str) -> str | None:
+        paper = self.retriever.catalog.get_paper(paper_id)
+        return None if paper is None else paper.title
 
     def _counted(
         self, question: Question, sources: Sequence[Source], answer: str
@@ -250,6 +263,7 @@ class Answerer:
         usage: dict[str, int],
         refusal: str | None = None,
         quoted: tuple[Quote, ...] = (),
+        namesake: Namesake | None = None,
     ) -> Done:
         """The `done` event; `refusal` is the reason when the answer declined, `quoted` what
         each citation stands for."""
@@ -265,6 +279,7 @@ class Answerer:
             refused=refusal is not None,
             refusal_reason=refusal,
             quotes=quoted,
+            namesake=namesake,
         )
 
 

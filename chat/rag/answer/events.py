@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, assert_never
 
 from chat.rag.answer.followups import Carried
+from chat.rag.answer.namesakes import Namesake
 from chat.rag.answer.quotes import Quote
 from chat.rag.sources import Source
 
@@ -70,6 +71,8 @@ class Done:
     refusal_reason: str | None = None
     # Each citation in the order written: the passage it quotes and the words it follows.
     quotes: tuple[Quote, ...] = ()
+    # The paper a name several papers introduce was taken to mean, and the others.
+    namesake: Namesake | None = None
     name: str = "done"
 
     def data(self) -> dict[str, Any]:
@@ -85,6 +88,7 @@ class Done:
             "refused": self.refused,
             "refusal_reason": self.refusal_reason,
             "quotes": [quote.data() for quote in self.quotes],
+            "namesake": None if self.namesake is None else self.namesake.data(),
         }
 
 

@@ -95,7 +95,14 @@ class NameRecogniser:
                 and any(accepts(r, token, position == 0, config) for r in found)
             }
             for name in self._readings(token, candidates):
-                matches[name] = match_of(name, token, candidates[name], config)
+                rows = list(candidates[name])
+                # Typed in capitals, a name is also the one a PDF set in small capitals
+                # prints capitalised: RETRO is "Retro" in "Retrieval-Enhanced Transformer
+                # (Retro)", and both papers calling themselves RETRO are its readings.
+                small_caps = name.capitalize()
+                if token.isupper() and name.isupper() and small_caps in candidates:
+                    rows += [r for r in candidates[small_caps] if r not in rows]
+                matches[name] = match_of(name, token, rows, config)
         for phrase in phrases:
             found = by_name.get(phrase, [])
             if phrase not in matches and any(accepts(r, phrase, False, config) for r in found):

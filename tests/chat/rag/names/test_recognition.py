@@ -333,3 +333,24 @@ def test_a_question_describing_a_namesake_reads_that_one_first_and_else_the_olde
     assert first("Who wrote REACT, the knowledge editing method?") == "2505.00001"
     assert first("What is REACT?") == "2505.00001"  # nothing else said: the oldest
     assert first("What does REACT build on?") == "2505.00001"  # one word describes nothing
+
+
+def test_a_name_typed_in_capitals_reads_the_small_capitals_printing_too(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, published, title, text in (
+        ("2112.04426", "2021-12-08", "Improving language models by retrieving from trillions",
+         "We present our Retrieval-Enhanced Transformer (Retro), a retrieval model."),
+        ("2505.14319", "2025-05-20", "RETRO: REthinking Tactile Representation Learning",
+         "We learn tactile representations with material priors."),
+    ):  # fmt: skip
+        paper = Paper(id=paper_id, title=title, abstract=text, authors="A. Author",
+                      published=published)  # fmt: skip
+        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+    names = NameCatalog(catalog)
+    names.backfill()
+
+    (match,) = NameRecogniser(names).recognise("Who wrote RETRO?").matches
+
+    assert (match.name, match.introducers) == ("RETRO", ("2112.04426", "2505.14319"))
