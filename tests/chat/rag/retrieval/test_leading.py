@@ -3,6 +3,8 @@ one that presents it for a definition question, its abstract's figures for a num
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from chat.rag.retrieval.leading import asked_name, definition_first, summary_beside
@@ -96,3 +98,16 @@ def test_no_summary_joins_other_questions_papers_or_chunks_that_hold_it() -> Non
 
     assert definition == elsewhere == unnamed == no_figures == chosen
     assert already == held
+
+
+def test_a_name_asked_by_its_long_form_is_the_asked_name_and_one_definer_is_its_paper() -> None:
+    star = NameMatch("STaR", "STaR", ("Self-Taught Reasoner",), ("2203.14465",),
+                     introducers=("2203.14465",), written="Self-Taught Reasoner")  # fmt: skip
+    dpr = NameMatch("DPR", "DPR", ("dense passage retriever",), ("2004.04906",),
+                    written="dense passage retriever")  # fmt: skip
+    shared = replace(dpr, definers=("2004.04906", "2507.23404"))
+
+    assert asked_name("What is the Self-Taught Reasoner?", Recognised((star,))) is star
+    assert asked_name("What is the Dense Passage Retriever?", Recognised((dpr,))) is dpr
+    # Defined by two papers and introduced by none: no one paper's own name.
+    assert asked_name("What is the Dense Passage Retriever?", Recognised((shared,))) is None
