@@ -7,7 +7,8 @@ that refers back ("it", "its", "they", "this paper", "and ...?", "what
 about ...?") and names no paper of its own is searched within the papers
 the previous answer cited: the first it cited ("it", "its", "the model"),
 or up to `MAX_CARRIED` in the order first cited for a question that points
-back at several ("they", "both", "these papers"). The scope is never
+back at several ("both", "these papers", or "they" after a question about
+several). The scope is never
 silent: the `sources` event says which papers were carried over (the dock
 shows them as a chip the reader removes to ask again without it), and a
 caller turns it off with `follow_up: false`.
@@ -42,9 +43,13 @@ _REFERS_BACK = re.compile(
 )
 # Words that point back at more than one thing.
 _PLURAL = re.compile(
-    r"\b(?:they|them|theirs|these|those|both|each|either|compare|papers|models|methods)\b",
-    re.IGNORECASE,
+    r"\b(?:these|those|both|each|either|compare|papers|models|methods)\b", re.IGNORECASE
 )
+# "They" points back at several things only after a question about several ("What are
+# RAG and REALM?"); after one about one paper it is its authors ("the model they
+# fine-tune").
+_THEY = re.compile(r"\b(?:they|them|their|theirs)\b", re.IGNORECASE)
+_SEVERAL = re.compile(r"\b(?:and|or|both|versus|vs\.?|compare|between)\b", re.IGNORECASE)
 # An elliptical follow-up: it opens as the continuation of the previous question.
 _CONTINUES = re.compile(r"^\s*(?:and|also|but|so|then|what about|how about|and what)\b", re.I)
 _CITED = re.compile(CITATION_PATTERN)
@@ -99,5 +104,7 @@ def carried_scope(
     if not answers:
         return None
     papers = [(p, t) for p in cited_papers(answers[-1]) if (t := title(p)) is not None]
-    kept = papers[: MAX_CARRIED if _PLURAL.search(question) else 1]
+    asked = [content for role, content in history if role == "user"]
+    several = bool(_THEY.search(question)) and (not asked or bool(_SEVERAL.search(asked[-1])))
+    kept = papers[: MAX_CARRIED if several or _PLURAL.search(question) else 1]
     return Carried(tuple(p for p, _ in kept), tuple(t for _, t in kept)) if kept else None

@@ -114,3 +114,18 @@ def test_nothing_is_carried_when_the_question_needs_no_scope_or_none_is_known(
     question: str, filters: Filters, history: tuple[tuple[str, str], ...]
 ) -> None:
     assert carried_scope(question, history, filters, _known) is None
+
+
+def test_they_after_a_question_about_one_paper_are_its_authors_and_its_paper_alone() -> None:
+    answer = "STaR bootstraps rationales [arXiv:2112.04426]. HS-STaR samples [arXiv:2007.01282]."
+    one = (("user", "What is the Self-Taught Reasoner?"), ("assistant", answer))
+    two = (("user", "What are STaR and HS-STaR?"), ("assistant", answer))
+
+    authors = carried_scope("how many layers does the model they fine-tune have?", one,
+                            Filters(), _known)  # fmt: skip
+    papers = carried_scope("and who wrote them?", two, Filters(), _known)
+
+    assert authors is not None
+    assert papers is not None
+    assert authors.paper_ids == ("2112.04426",)
+    assert papers.paper_ids == ("2112.04426", "2007.01282")
