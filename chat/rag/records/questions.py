@@ -29,13 +29,17 @@ _FIELDS = (
     (VENUE, r"\b(?:which|what) (?:venue|conference|journal|workshop)\b|\bvenue\b"
      r"|\bwhere (?:was|were|did) .*\b(?:published|presented|accepted|appear)"),
     (DATE, r"\bwhen (?:was|were|did|is)\b.*\b(?:published|submitted|released|posted|appear"
-     r"|come out|written)|\b(?:what|which) (?:year|date|month)\b|\bpublication date\b"
-     # Which of two came first: "Which came out first, X or Y?", "Was X or Y submitted first?"
-     r"|(?=.*\bor\b).*(?:\bcame (?:out )?(?:first|earlier|later|last)\b|\b(?:submitted|"
-     r"published|released|posted)\b.*\b(?:first|earlier)\b|\bwhich is (?:older|newer)\b)"),
+     r"|come out|written)|\b(?:what|which) (?:year|date|month)\b|\bpublication date\b"),
     (CATEGORY, r"\b(?:arxiv )?categor(?:y|ies)\b|\bsubject class"),
     (VERSION, r"\b(?:which|what|latest|current) version\b|\bhow many versions\b"),
 )  # fmt: skip
+# Which of two came first: "Which came out first, X or Y?", "Was X or Y submitted first?"
+_WHICH_FIRST = re.compile(
+    r"\bcame (?:out )?(?:first|earlier|later|last)\b|\bwhich is (?:older|newer)\b"
+    r"|\b(?:submitted|published|released|posted)\b[^?]{0,80}?\b(?:first|earlier)\b",
+    re.IGNORECASE,
+)
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 _PAPERS_BY = re.compile(
     r"\b(?:papers?|articles?|works?) (?:by|of|from|written by|authored by) (?P<who>.+)"
     r"|\bwhat (?:has|did|have) (?P<who2>.+?) (?:written|write|published|publish)\b",
@@ -59,6 +63,7 @@ _MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
 _MIN_TITLE_WORDS = 4  # a title written in its case scopes a question from this many words
 _MIN_OPENING_WORDS = 5  # a title's first words a question may shorten it to, at least
 _MOST_OF_TITLE = 0.6  # and the share of its words they must be (a title's colon aside)
+_MOST_WORDS_READ = 40  # a question's words a title's opening is looked for among
 _MAX_SCOPED = 3  # the most papers of a scope whose records answer a question naming none
 # The two sides of "X or Y": after a comma or the question's verb, before its next verb.
 _TWO_SIDES = re.compile(
@@ -90,6 +95,8 @@ def asked_field(question: str) -> str | None:
     for field, pattern in _FIELDS:
         if re.search(pattern, question, re.IGNORECASE):
             return field
+    if _WHICH_FIRST.search(question) and _OR.search(question):
+        return DATE
     return None
 
 
@@ -237,7 +244,7 @@ def _by_title_opening(question: str, catalog: Catalog) -> str | None:
     at least ("Paper Plain: Making Medical Research Papers Approachable to Healthcare
     Consumers", its last four words left out). The longest opening wins; of papers
     sharing it, the first submitted."""
-    words = _fold(question).split()
+    words = _fold(question).split()[:_MOST_WORDS_READ]
     starts = {" ".join(words[i : i + 3]) for i in range(len(words) - 2)}
     if not starts:
         return None
