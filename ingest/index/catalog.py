@@ -112,11 +112,7 @@ class Catalog:
             self.db.lock("index")
             if self.get_meta(key) != version:
                 reindex(self.db)
-                self.db.execute(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)"
-                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (key, version),
-                )
+                schema.write_meta(self.db, key, version)
 
     def close(self) -> None:
         self.db.close()
@@ -138,17 +134,17 @@ class Catalog:
 
     def set_meta(self, key: str, value: str) -> None:
         with self.db:
-            self.db.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
+            schema.write_meta(self.db, key, value)
 
     # Papers
 
     def get_paper(self, paper_id: str) -> Paper | None:
         row = papers.row_of(self.db, paper_id)
         return None if row is None else papers.paper_from_row(row)
+
+    def papers_among(self, paper_ids: Sequence[str]) -> list[Paper]:
+        """The papers among `paper_ids` the catalog holds, in one query per 500."""
+        return papers.papers(self.db, list(dict.fromkeys(paper_ids)))
 
     def paper_row(self, paper_id: str) -> PaperRow | None:
         row = papers.row_of(self.db, paper_id)

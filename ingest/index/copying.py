@@ -11,6 +11,7 @@ valid.
 from __future__ import annotations
 
 from ingest.index.catalog import Catalog, CatalogError
+from ingest.index.tables.schema import write_meta
 
 # In an order that a reader of the target never sees half of: the transaction is one.
 TABLES = (
@@ -43,11 +44,7 @@ def copy_catalog(source: Catalog, target: Catalog) -> dict[str, int]:
             copied[table] = _copy_table(source, target, table)
         for key, value in source.db.execute("SELECT key, value FROM meta"):
             if key != "schema_version":
-                target.db.execute(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)"
-                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (key, value),
-                )
+                write_meta(target.db, key, value)
         if target.db.dialect == "postgresql":
             target.db.execute(
                 "SELECT setval(pg_get_serial_sequence('catalog_changes', 'seq'),"

@@ -215,12 +215,9 @@ class NameRecogniser:
         wanted = set(terms(question)) - set(terms(named)) - _ASKING_WORDS
         if not wanted:
             return match
-        catalog = self.names.catalog
-        fits = {}
-        for paper_id in match.introducers:
-            paper = catalog.get_paper(paper_id)
-            held = set(terms(f"{paper.title} {paper.abstract}")) if paper else set()
-            fits[paper_id] = len(wanted & held)
+        fits = dict.fromkeys(match.introducers, 0)
+        for paper in self.names.catalog.papers_among(match.introducers):
+            fits[paper.id] = len(wanted & set(terms(f"{paper.title} {paper.abstract}")))
         ranked = sorted(match.introducers, key=lambda p: -fits[p])  # stable: oldest first
         if fits[ranked[0]] < _FITTING_WORDS or fits[ranked[0]] == fits[match.introducers[0]]:
             return match

@@ -78,11 +78,7 @@ def upgrade(db: CatalogDb, where: str) -> int:
         _check_not_newer(found, where)
         if found < steps.LATEST:
             _run_alembic(db, connection, found)
-            db.execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?)"
-                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (str(steps.LATEST),),
-            )
+            write_meta(db, "schema_version", str(steps.LATEST))
     return found
 
 
@@ -104,3 +100,12 @@ def revisions() -> list[str]:
     """The revisions of the catalog's Alembic chain, oldest first."""
     script = ScriptDirectory.from_config(migrations.alembic_config({}))
     return [revision.revision for revision in reversed(list(script.walk_revisions()))]
+
+
+def write_meta(db: CatalogDb, key: str, value: str) -> None:
+    """Within the caller's transaction: the `meta` row `key`, new or updated."""
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, ?)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        (key, value),
+    )
