@@ -308,21 +308,13 @@ def test_an_ambiguous_name_neither_expands_nor_boosts() -> None:
 def test_a_question_describing_a_namesake_reads_that_one_first_and_else_the_oldest(
     tmp_path: Path,
 ) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
     namesakes = (
         ("2505.00001", "2025-05-20", "REACT: Representation Extraction for Knowledge Editing",
          "We edit the knowledge of language models without overfitting."),
         ("2508.00002", "2025-08-01", "REACT: A Real-Time Edge-AI V2X Framework",
          "A framework for accident avoidance in autonomous driving with V2X messages."),
     )  # fmt: skip
-    for paper_id, published, title, text in namesakes:
-        paper = Paper(id=paper_id, title=title, abstract=text, authors="A. Author",
-                      published=published)  # fmt: skip
-        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
-        with catalog.transaction():
-            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
-    names = NameCatalog(catalog)
-    names.backfill()
+    names = _dated_names(tmp_path, namesakes)
     recogniser = NameRecogniser(names)
 
     def first(question: str) -> str:
@@ -336,13 +328,23 @@ def test_a_question_describing_a_namesake_reads_that_one_first_and_else_the_olde
 
 
 def test_a_name_typed_in_capitals_reads_the_small_capitals_printing_too(tmp_path: Path) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    for paper_id, published, title, text in (
+    papers = (
         ("2112.04426", "2021-12-08", "Improving language models by retrieving from trillions",
          "We present our Retrieval-Enhanced Transformer (Retro), a retrieval model."),
         ("2505.14319", "2025-05-20", "RETRO: REthinking Tactile Representation Learning",
          "We learn tactile representations with material priors."),
-    ):  # fmt: skip
+    )  # fmt: skip
+    names = _dated_names(tmp_path, papers)
+
+    (match,) = NameRecogniser(names).recognise("Who wrote RETRO?").matches
+
+    assert (match.name, match.introducers) == ("RETRO", ("2112.04426", "2505.14319"))
+
+
+def _dated_names(tmp_path: Path, papers: tuple[tuple[str, str, str, str], ...]) -> NameCatalog:
+    """The names mined from (id, first submitted, title, abstract) records."""
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, published, title, text in papers:
         paper = Paper(id=paper_id, title=title, abstract=text, authors="A. Author",
                       published=published)  # fmt: skip
         chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
@@ -350,7 +352,4 @@ def test_a_name_typed_in_capitals_reads_the_small_capitals_printing_too(tmp_path
             catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
     names = NameCatalog(catalog)
     names.backfill()
-
-    (match,) = NameRecogniser(names).recognise("Who wrote RETRO?").matches
-
-    assert (match.name, match.introducers) == ("RETRO", ("2112.04426", "2505.14319"))
+    return names

@@ -75,19 +75,28 @@ def test_a_content_question_gets_no_record_answer() -> None:
     assert record_answer("What does the dialogue observer forecast?", [source]) == []
 
 
-@pytest.fixture
-def titled_catalog(tmp_path: Path) -> Catalog:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    for paper_id, title in [
-        ("1706.03762", "Attention Is All You Need"),
-        ("1409.3215", "Sequence to Sequence Learning with Neural Networks"),
-        ("2601.00011", "Neural Machine Translation"),
-    ]:
-        paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author")
+def _catalog_of(path: Path, papers: list[tuple[str, str, str]]) -> Catalog:
+    """A catalog of (id, first submitted, title) records, each with an abstract."""
+    catalog = Catalog(path)
+    for paper_id, published, title in papers:
+        paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author",
+                      published=published)  # fmt: skip
         chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, "An abstract.", "", 0, 0, paper)
         with catalog.transaction():
             catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
     return catalog
+
+
+@pytest.fixture
+def titled_catalog(tmp_path: Path) -> Catalog:
+    return _catalog_of(
+        tmp_path / "catalog.sqlite",
+        [
+            ("1706.03762", "", "Attention Is All You Need"),
+            ("1409.3215", "", "Sequence to Sequence Learning with Neural Networks"),
+            ("2601.00011", "", "Neural Machine Translation"),
+        ],
+    )
 
 
 @pytest.mark.parametrize(
@@ -115,8 +124,9 @@ def test_a_paper_is_named_by_its_title_written_as_a_title(
 
 @pytest.fixture
 def shortened_catalog(tmp_path: Path) -> Catalog:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    for paper_id, published, title in [
+    return _catalog_of(
+        tmp_path / "catalog.sqlite",
+        [
         ("2010.11929", "2020-10-22",
          "An Image is Worth 16x16 Words: Transformers for Image Recognition at Scale"),
         ("2203.00130", "2022-03-01", "Paper Plain: Making Medical Research Papers Approachable "
@@ -125,15 +135,11 @@ def shortened_catalog(tmp_path: Path) -> Catalog:
          "Disorder Detection on Social Media"),
         ("2601.00012", "2026-01-05", "An Image is Worth 16x16 Words: A Second Look"),
         ("2601.00013", "2026-01-06", "Batch Normalization: A Study of Its Variants"),
+        ("1412.6980", "2014-12-22", "Adam: A Method for Stochastic Optimization"),
         ("1502.03167", "2015-02-11", "Batch Normalization: Accelerating Deep Network "
          "Training by Reducing Internal Covariate Shift"),
-    ]:  # fmt: skip
-        paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author",
-                      published=published)  # fmt: skip
-        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, "An abstract.", "", 0, 0, paper)
-        with catalog.transaction():
-            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
-    return catalog
+        ],
+    )  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -183,22 +189,10 @@ def _adam() -> Recognised:
 def test_the_two_papers_a_question_compares_are_read_from_either_side_of_its_or(
     shortened_catalog: Catalog, question: str, papers: tuple[str, ...]
 ) -> None:
-    _store_adam(shortened_catalog)
-
     assert compared_papers(question, shortened_catalog, _adam()) == papers
 
 
-def _store_adam(catalog: Catalog) -> None:
-    title = "Adam: A Method for Stochastic Optimization"
-    paper = Paper(id="1412.6980", title=title, abstract="An abstract.", authors="D. Kingma",
-                  published="2014-12-22")  # fmt: skip
-    chunk = Chunk("1412.6980#a0", "1412.6980", "abstract", 0, "An abstract.", "", 0, 0, paper)
-    with catalog.transaction():
-        catalog.replace_unit(paper, "metadata", "abstract", paper.id, [chunk])
-
-
 def test_which_of_two_came_first_is_answered_from_both_records(shortened_catalog: Catalog) -> None:
-    _store_adam(shortened_catalog)
     question = "Which came first, Batch Normalization or Adam?"
     asked = read_question(question, shortened_catalog, _adam())
     assert asked is not None
