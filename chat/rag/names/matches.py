@@ -39,6 +39,13 @@ class NameMatch:
     ambiguous: bool = False
 
     @property
+    def own_papers(self) -> tuple[str, ...]:
+        """The papers the name is the own name of: those that introduce it, else the one
+        paper that defines it ("dense passage retriever (DPR)", defined by DPR's paper
+        alone); () when several define it and none introduces it."""
+        return self.introducers or (self.definers if len(self.definers) == 1 else ())
+
+    @property
     def specific(self) -> bool:
         """Defined by a paper and marked as a name: the question names something the
         index explains."""

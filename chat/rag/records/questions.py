@@ -130,7 +130,7 @@ def read_question(
     if titled:
         return RecordQuestion(field, (titled,))
     for name in names.matches:
-        papers = name.introducers or (name.definers if len(name.definers) == 1 else ())
+        papers = name.own_papers
         if (
             papers
             and (name.marked or name.introducers)
@@ -172,21 +172,28 @@ def _side_paper(side: str, catalog: Catalog, names: Recognised) -> str | None:
 
 def _paper_called(written: str, catalog: Catalog, names: Recognised) -> str | None:
     for name in names.matches:
-        papers = name.introducers or (name.definers if len(name.definers) == 1 else ())
-        if papers and written in {_fold(name.asked), _fold(name.name)}:
-            return papers[0]
-    titled = _title_row(catalog, written)
-    if titled:
-        return titled
-    pattern = "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in written.split()) + "%:%"
+        if name.own_papers and written in {_fold(name.asked), _fold(name.name)}:
+            return name.own_papers[0]
+    return _title_row(catalog, written) or _title_head_paper(written, catalog)
+
+
+def _title_head_paper(head: str, catalog: Catalog) -> str | None:
+    """The first submitted of the papers whose title puts `head` (folded) before its
+    colon: "batch normalization" for "Batch Normalization: Accelerating ..."."""
     rows = catalog.db.execute(
         "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
-        (pattern,),
+        (_words_like(head) + "%:%",),
     ).fetchall()
-    heads = [r for r in rows if _fold(r["title"].partition(":")[0]) == written]
+    heads = [r for r in rows if _fold(r["title"].partition(":")[0]) == head]
     if not heads:
         return None
     return str(min(heads, key=lambda r: (r["published"] or "9", r["id"]))["id"])
+
+
+def _words_like(folded: str) -> str:
+    """A LIKE pattern for `folded`'s words in order, whatever a title prints between them
+    ("paper plain: making" for "paper plain making"), escaped."""
+    return "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in folded.split())
 
 
 def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:
@@ -249,9 +256,7 @@ def _by_title_opening(question: str, catalog: Catalog) -> str | None:
     if not starts:
         return None
     likes = " OR ".join(["lower(title) LIKE ? ESCAPE '\\'"] * len(starts))
-    # Word by word, whatever the title prints between them ("paper plain: making").
-    escaped = ["%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in start.split()) + "%"
-               for start in starts]  # fmt: skip
+    escaped = [_words_like(start) + "%" for start in starts]
     rows = catalog.db.execute(
         f"SELECT id, title, published FROM papers WHERE {likes}", escaped
     ).fetchall()
@@ -288,17 +293,9 @@ def _by_title_name(question: str, catalog: Catalog) -> str | None:
     Accelerating Deep Network Training ..."); of several such titles, the first submitted."""
     for match in _NAMED_PAPER.finditer(question):
         name = _fold(match["name"])
-        if not name:
-            continue
-        pattern = "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in name.split()) + "%:%"
-        rows = catalog.db.execute(
-            "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
-            (pattern,),
-        ).fetchall()
-        heads = [r for r in rows if _fold(r["title"].partition(":")[0]) == name]
-        if heads:
-            first = min(heads, key=lambda r: (r["published"] or "9", r["id"]))
-            return str(first["id"])
+        found = _title_head_paper(name, catalog) if name else None
+        if found:
+            return found
     return None
 
 

@@ -57,15 +57,9 @@ def asked_name(question: str, names: Recognised) -> NameMatch | None:
     for match in names.matches:
         # The name, or its long form as the question writes it ("the Self-Taught Reasoner").
         spellings = {fold(match.name), fold(match.asked), fold(match.apart), fold(match.written)}
-        if wanted in spellings and _own_papers(match):
+        if wanted in spellings and match.own_papers:
             return match
     return None
-
-
-def _own_papers(match: NameMatch) -> tuple[str, ...]:
-    """The papers a name is the own name of: those that introduce it, else the one paper
-    that defines it ("dense passage retriever (DPR)", defined by DPR's paper alone)."""
-    return match.introducers or (match.definers if len(match.definers) == 1 else ())
 
 
 def definition_first(
@@ -82,7 +76,7 @@ def definition_first(
     match = asked_name(question, names)
     if match is None or not ranked:
         return list(ranked)
-    papers = [p for p in _own_papers(match) if not filters.paper_ids or p in filters.paper_ids]
+    papers = [p for p in match.own_papers if not filters.paper_ids or p in filters.paper_ids]
     spellings = [match.name, *match.long_forms]
     for paper in papers[:_MOST_INTRODUCERS]:
         for chunk, text in opening(paper):
