@@ -120,12 +120,10 @@ class NameRecogniser:
         # Every name's words: one name of the question never describes another's paper.
         named = " ".join(" ".join((m.name, m.asked, *m.long_forms)) for m in matches.values())
         with_own = [
-            self._fitting_first(
+            self._in_reading_order(
                 question,
                 named,
-                self._oldest_first(
-                    self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
-                ),
+                self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0))),
             )
             for m in matches.values()
         ]
@@ -190,38 +188,32 @@ class NameRecogniser:
                     found.append(replace(match, apart=run.written))
         return found
 
-    def _oldest_first(self, match: NameMatch) -> NameMatch:
-        """`match` with its introducers in the order they were first submitted: a name is
-        the coinage of the first paper to present it ("RAG" is the 2020 paper's, not a
-        2025 one that presents its own RAG system); a paper of no known date comes last."""
+    def _in_reading_order(self, question: str, named: str, match: NameMatch) -> NameMatch:
+        """`match` with its introducers in the order they are read, from one catalog query:
+        first submitted first, since a name is the coinage of the first paper to present
+        it ("RAG" is the 2020 paper's, not a 2025 one that presents its own RAG system; a
+        paper of no known date comes last); but first of all the one whose title and
+        abstract hold the most of the question's other words, when it holds more than the
+        oldest and at least `_FITTING_WORDS` of them (one word, "build", is no
+        description): "Who wrote REACT, the real-time V2X framework?" is the REACT paper
+        about V2X, not an older REACT. `named` is every name's words in the question,
+        which describe no paper of another name."""
         if len(match.introducers) < 2:
             return match
-        catalog = self.names.catalog
-        dates = {
-            p: (paper.published if (paper := catalog.get_paper(p)) else "")
-            for p in match.introducers
-        }
-        ordered = sorted(match.introducers, key=lambda p: (not dates[p], dates[p]))
-        return replace(match, introducers=tuple(ordered))
-
-    def _fitting_first(self, question: str, named: str, match: NameMatch) -> NameMatch:
-        """`match` with the introducer whose title and abstract hold the most of the
-        question's other words first, when one holds more than the oldest and at least
-        `_FITTING_WORDS` of them (one word, "build", is no description): "Who wrote REACT,
-        the real-time V2X framework?" is the REACT paper about V2X, not an older REACT. A
-        question that says nothing else of the paper keeps the oldest first."""
-        if len(match.introducers) < 2:
-            return match
+        papers = {p.id: p for p in self.names.catalog.papers_among(match.introducers)}
+        dates = {p: paper.published if (paper := papers.get(p)) else "" for p in match.introducers}
+        oldest = sorted(match.introducers, key=lambda p: (not dates[p], dates[p]))
         wanted = set(terms(question)) - set(terms(named)) - _ASKING_WORDS
-        if not wanted:
-            return match
-        fits = dict.fromkeys(match.introducers, 0)
-        for paper in self.names.catalog.papers_among(match.introducers):
-            fits[paper.id] = len(wanted & set(terms(f"{paper.title} {paper.abstract}")))
-        ranked = sorted(match.introducers, key=lambda p: -fits[p])  # stable: oldest first
-        if fits[ranked[0]] < _FITTING_WORDS or fits[ranked[0]] == fits[match.introducers[0]]:
-            return match
-        return replace(match, introducers=tuple(ranked))
+        fits = {
+            p: len(wanted & set(terms(f"{paper.title} {paper.abstract}")))
+            if wanted and (paper := papers.get(p))
+            else 0
+            for p in oldest
+        }
+        ranked = sorted(oldest, key=lambda p: -fits[p])  # stable: oldest first among equals
+        best = fits[ranked[0]]
+        fitting = best >= _FITTING_WORDS and best > fits[oldest[0]]
+        return replace(match, introducers=tuple(ranked if fitting else oldest))
 
     def _with_long_forms_introducers(self, match: NameMatch) -> NameMatch:
         """`match` with the papers that introduce one of its long forms as a name of its
