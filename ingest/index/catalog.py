@@ -259,8 +259,8 @@ class Catalog:
     def citing_papers(self, paper_id: str) -> list[Paper]:
         """The library's papers whose references name this one, by id."""
         ids = citations.citing_ids(self.db, paper_id)
-        papers = (self.get_paper(citing) for citing in ids)
-        return [paper for paper in papers if paper is not None]
+        found = {paper.id: paper for paper in self.papers_among(ids)}
+        return [found[citing] for citing in ids if citing in found]
 
     # Chunks
 
