@@ -120,11 +120,14 @@ class Catalog:
     @contextmanager
     def transaction(self, guard: CommitGuard | None = None) -> Iterator[CatalogDb]:
         """One write transaction: it holds the catalog's write lock from its start (so the
-        change log's numbers follow the commit order), and `guard`, when given, runs just
-        before it commits and may refuse the commit by raising (a queue's lease lost)."""
+        change log's numbers follow the commit order). `guard`, when given, may refuse the
+        transaction by raising (a queue's lease lost): it runs once the lock is held, so a
+        writer that has already lost its lease writes nothing, and again just before the
+        commit, for a lease lost while the transaction ran."""
         with self.db:
             self.db.lock("writes")
             if guard is not None:
+                guard(self.db)
                 self.db.guard(guard)
             yield self.db
 

@@ -115,6 +115,25 @@ def test_job_of_a_silent_worker_goes_to_another_and_its_commit_is_refused(url: s
     catalog.close()
 
 
+def test_a_worker_that_lost_its_job_is_refused_before_it_writes(url: str) -> None:
+    app = _queue_one(url)
+    job, first = _take(app)
+    assert job.id is not None
+    _reclaim(app, 0.0)
+    _take(app)
+    catalog = Catalog(url)
+    written: list[str] = []
+
+    with (
+        pytest.raises(LeaseLost, match="no longer worker"),
+        catalog.transaction(lease_guard(job.id, first)),
+    ):
+        written.append("body ran")
+
+    assert written == []
+    catalog.close()
+
+
 def test_a_beating_worker_keeps_its_job(url: str) -> None:
     app = _queue_one(url)
     _take(app)
