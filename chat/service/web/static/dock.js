@@ -91,6 +91,7 @@ a { color: var(--accent); }
 .view { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .pad { padding: 16px; overflow: auto; }
 .reading { padding: 4px 16px; }
+.related { padding: 6px 16px 0; }
 .form { display: grid; gap: 10px; }
 .form label { display: grid; gap: 4px; font-size: 13px; font-weight: 600; }
 .form input, .composer textarea {
@@ -109,7 +110,7 @@ a { color: var(--accent); }
   align-content: start;
 }
 .empty { color: var(--muted); font-size: 14px; margin: 0; }
-.msg { display: grid; gap: 6px; min-width: 0; }
+.msg { display: grid; grid-template-columns: minmax(0, 1fr); gap: 6px; min-width: 0; }
 .user { justify-items: end; }
 .bubble {
   background: var(--user); color: var(--user-text); border-radius: 14px 14px 4px 14px;
@@ -133,12 +134,24 @@ a { color: var(--accent); }
   justify-self: start; display: inline-flex; align-items: center; gap: 2px; max-width: 100%;
   padding: 1px 2px 1px 10px; border-radius: 999px; background: var(--chip); font-size: 12px;
 }
-.carried span { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.carried span { min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .carried button {
   border: 0; background: none; color: inherit; cursor: pointer; font-size: 14px; line-height: 1;
   padding: 2px 6px; border-radius: 999px;
 }
 .carried button:hover, .carried button:focus-visible { background: var(--border); }
+.namesake {
+  display: grid; gap: 6px; padding: 8px 10px; border: 1px solid var(--border); border-radius: 8px;
+  background: var(--surface); font-size: 13px;
+}
+.namesake p { margin: 0; }
+.namesake ul { list-style: none; margin: 0; padding: 0; display: grid; gap: 4px; }
+.namesake li button {
+  width: 100%; text-align: left; background: var(--bg); border: 1px solid var(--border);
+  border-radius: 6px; padding: 4px 8px; font-size: 13px; line-height: 1.4;
+}
+.namesake li button:hover { border-color: var(--accent); }
+.namesake .more { justify-self: start; }
 .tip {
   position: fixed; z-index: 2147483602; width: max-content; max-width: min(320px, 92vw);
   background: var(--bg); border: 1px solid var(--border); border-radius: 8px; padding: 8px 10px;
@@ -249,9 +262,13 @@ table.compare td .note { font-style: italic; }
     }
     const shown = found.slice(0, 3);
     if (!shown.length) return;
+    // Papers of one name ("MUSE: ...", "MUSE: ...") would all read "MUSE": then whole titles.
+    const short = shown.map((paper) => shortTitle(paper.title));
+    const whole = (title) => (title.length <= 44 ? title : `${title.slice(0, 42).trimEnd()}\u2026`);
+    const labels = new Set(short).size < short.length ? shown.map((paper) => whole(String(paper.title))) : short;
     const links = shown.flatMap((paper, i) => [
-      i ? " · " : null,
-      h("a", { href: paperUrl(paper.id, paper.path), title: paper.reasons.join("; "), text: shortTitle(paper.title) }),
+      i ? " · " : "",
+      h("a", { href: paperUrl(paper.id, paper.path), title: paper.reasons.join("; "), text: labels[i] }),
     ]);
     line.replaceChildren("Related: ", ...links);
     line.hidden = false;
@@ -624,11 +641,13 @@ table.compare td .note { font-style: italic; }
       this.status = h("div", { class: "status" });
       this.sourcesSlot = h("div");
       this.scopeSlot = h("div", { class: "msg" });
+      this.namesakeSlot = h("div");
       this.root = h(
         "div",
         { class: "msg assistant", "aria-busy": "true" },
         this.scopeSlot,
         this.answer,
+        this.namesakeSlot,
         this.status,
         this.sourcesSlot,
       );
@@ -675,6 +694,65 @@ table.compare td .note { font-style: italic; }
       this.scopeSlot.replaceChildren(chip);
     }
 
+    /** The question asked about one paper, as its reader chose among a name's readings. */
+    setPinned(paper) {
+      const title = String(paper.title || paper.id);
+      const chip = h("p", { class: "carried", title: `Asked about: ${title}` }, h("span", { text: `about \u201c${title}\u201d` }));
+      this.scopeSlot.replaceChildren(chip);
+    }
+
+    /**
+     * The paper the answer took a name to mean (the `done` event's `namesake`) and, as
+     * buttons, the other papers of that name: `askAbout(paper)` asks the question again
+     * about that one. The first few show; the rest behind "Show N more"; readings the event
+     * does not list are counted and left to the search for the name.
+     */
+    setNamesake(namesake, askAbout) {
+      if (!namesake || !Array.isArray(namesake.others) || !namesake.others.length) return;
+      const name = String(namesake.name || "");
+      const chosen = h("a", { href: paperUrl(String(namesake.paper)) }, String(namesake.title || namesake.paper));
+      const heading = h("p", {}, `${name} was read as \u201c`, chosen, `\u201d. Another ${name}? Ask again about:`);
+      const buttons = namesake.others.map((paper, i) => {
+        const title = String(paper.title || paper.id);
+        const button = h(
+          "button",
+          { type: "button", "data-paper": String(paper.id) },
+          h("span", { class: "visually-hidden", text: "Ask again about " }),
+          title,
+        );
+        button.addEventListener("click", () => askAbout({ id: String(paper.id), title }));
+        return h("li", { hidden: i >= NAMESAKES_SHOWN }, button);
+      });
+      const hidden = buttons.filter((item) => item.hidden);
+      const more = hidden.length
+        ? h("button", { class: "ghost more", type: "button" }, `Show ${hidden.length} more`)
+        : null;
+      more?.addEventListener("click", () => {
+        for (const item of hidden) item.hidden = false;
+        more.remove();
+        hidden[0].querySelector("button").focus();
+      });
+      const unlisted = Number(namesake.other_count) - namesake.others.length;
+      const search = unlisted > 0
+        ? h(
+          "p",
+          {},
+          `${unlisted} more ${unlisted === 1 ? "paper is" : "papers are"} called ${name}: `,
+          h("a", { href: `${ORIGIN}/?q=${encodeURIComponent(name)}` }, `search for ${name}`),
+          ".",
+        )
+        : null;
+      const group = h(
+        "div",
+        { class: "namesake", role: "group", "aria-label": `Other papers called ${name}` },
+        heading,
+        h("ul", {}, buttons),
+        more,
+        search,
+      );
+      this.namesakeSlot.replaceChildren(group);
+    }
+
     note(text, className = "note") {
       this.status.append(h("p", { class: className, text }));
     }
@@ -712,6 +790,9 @@ table.compare td .note { font-style: italic; }
       this.render();
     }
   }
+
+  // The other readings of a name shown at once under an answer; the rest behind a button.
+  const NAMESAKES_SHOWN = 3;
 
   /** A title short enough for a chip: up to its colon, else its first words. */
   function shortTitle(title) {
@@ -1090,8 +1171,9 @@ table.compare td .note { font-style: italic; }
   /* ---------- asking ---------- */
 
   /** Asks `text`; `followUp: false` asks it of the whole index even where it leans on the
-   * previous answer (the reader removed the scope chip). */
-  async function ask(text, { followUp = true } = {}) {
+   * previous answer (the reader removed the scope chip); `paper` ({id, title}) asks it about
+   * that paper alone (the reader chose another paper of a name the answer read as one). */
+  async function ask(text, { followUp = true, paper = null } = {}) {
     if (state.controller || !text.trim()) return;
     log.querySelector(".empty")?.remove();
     const asked = userMessage(text);
@@ -1105,12 +1187,17 @@ table.compare td .note { font-style: italic; }
     const retry = () => {
       asked.remove();
       view.root.remove();
-      ask(text, { followUp });
+      ask(text, { followUp, paper });
     };
     let ended = false;
     let messageId = null;
     const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
     if (state.scoped && AUTHOR) body.author = AUTHOR;
+    if (paper) {
+      body.paper_ids = [paper.id];
+      delete body.author;
+      view.setPinned(paper);
+    }
     if (state.conversationId) body.conversation_id = state.conversationId;
     if (!followUp) body.follow_up = false;
     try {
@@ -1131,6 +1218,9 @@ table.compare td .note { font-style: italic; }
         else if (name === "done") {
           ended = true;
           view.finish(data);
+          view.setNamesake(data.namesake, (other) => {
+            if (!state.controller) ask(text, { paper: other });
+          });
           addBibtexButton(view, state.conversationId, messageId, data.citations);
         } else if (name === "error") {
           ended = "failed";
