@@ -23,7 +23,9 @@ from chat.rag.answer.prompts import Prompts
 from chat.rag.answer.quotes import Quote, quotes
 from chat.rag.answer.rewriting import QueryRewriter, retrieve_with_rewrites
 from chat.rag.answer.sampling import DEFAULT_SAMPLING, Sampling, TokenCount, counted_usage
+from chat.rag.answer.sides import Side, compared_sides, side_by_side, side_by_side_answer
 from chat.rag.citations.guard import CitationGuard
+from chat.rag.extractive.answerer import ExtractiveGenerator
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.retriever import Retriever
@@ -135,12 +137,17 @@ class Answerer:
         # A first question has no answer to lean on: no thread for it.
         carried = await asyncio.to_thread(self.carried, question) if question.history else None
         filters = question.filters.with_papers(carried.paper_ids) if carried else question.filters
+        compared = None if carried else await asyncio.to_thread(self.compared, question)
+        query = question.text
         try:
-            query = await self.standalone_query(question)
-            rewrites = await self.rewriter.rewrite(query) if self.rewriter else []
-            own, retrieved = await asyncio.to_thread(
-                retrieve_with_rewrites, self.retriever, query, rewrites, filters
-            )
+            if compared is not None:
+                own = retrieved = side_by_side(compared[1], compared[0])
+            else:
+                query = await self.standalone_query(question)
+                rewrites = await self.rewriter.rewrite(query) if self.rewriter else []
+                own, retrieved = await asyncio.to_thread(
+                    retrieve_with_rewrites, self.retriever, query, rewrites, filters
+                )
         except UpstreamError as e:
             yield _failure(e)
             return
@@ -158,8 +165,27 @@ class Answerer:
                 "stop", guard, clock, self._counted(question, (), NOT_FOUND), judgement.reason
             )
             return
-        async for event in self._generate(question, retrieved, guard, clock):
+        async for event in self._generate(question, retrieved, guard, clock, compared):
             yield event
+
+    def compared(self, question: Question) -> tuple[list[Side], list[Retrieved]] | None:
+        """When the question compares two papers (`chat/rag/answer/sides.py`) that the
+        caller's filters allow: the two sides and each one's retrieval over its own paper."""
+        names = self.retriever.names
+        if names is None:
+            return None
+        catalog, asked = self.retriever.catalog, names.recognise(question.text)
+        sides = compared_sides(question.text, catalog, asked, names.recognise)
+        if sides is None:
+            return None
+        allowed = question.filters.searched_papers
+        if allowed and not all(side.paper in allowed for side in sides):
+            return None
+        retrievals = [
+            self.retriever.retrieve(side.question, question.filters.with_papers([side.paper]))
+            for side in sides
+        ]
+        return list(sides), retrievals
 
     def carried(self, question: Question) -> Carried | None:
         """The previous answer's papers, when the question leans on it and the caller did
@@ -182,16 +208,25 @@ class Answerer:
         return await self.generator.standalone(question.text, question.history)
 
     async def _generate(
-        self, question: Question, retrieved: Retrieved, guard: CitationGuard, clock: _Clock
+        self,
+        question: Question,
+        retrieved: Retrieved,
+        guard: CitationGuard,
+        clock: _Clock,
+        compared: tuple[list[Side], list[Retrieved]] | None = None,
     ) -> AsyncIterator[Event]:
         """The generator's text through the citation guard, then done (or error).
+        Without a model, two papers compared are answered paper by paper (`compared`).
 
         Past `max_answer_chars` the generator is closed (which closes the
         upstream call) and the answer is done with finish reason `length`.
         """
-        chunks = self.generator.generate(
-            question.text, retrieved.sources, question.history, question.sampling
-        )
+        if compared is not None and isinstance(self.generator, ExtractiveGenerator):
+            chunks = self.generator.quote(side_by_side_answer(*compared), question.sampling)
+        else:
+            chunks = self.generator.generate(
+                question.text, retrieved.sources, question.history, question.sampling
+            )
         finish, usage, streamed = "stop", dict[str, int](), list[str]()
         room = self.max_answer_chars
         try:

@@ -70,11 +70,11 @@ class ExtractiveAnswer:
                 gap = " "
             else:
                 gap = "\n\n"
-            pieces.append(f"{_quoted(sentence)} {sentence.source.citation}{gap}")
+            pieces.append(f"{quoted_text(sentence)} {sentence.source.citation}{gap}")
         return pieces
 
 
-def _quoted(sentence: Sentence) -> str:
+def quoted_text(sentence: Sentence) -> str:
     """A sentence as quoted; a table's row after its table's label and header."""
     if not sentence.is_row:
         return sentence.text
@@ -272,7 +272,13 @@ class ExtractiveGenerator:
         # is not about what was asked before.
         points_back = FOLLOW_UP.search(question)
         asked = _with_previous_names(question, history) if points_back else question
-        pieces = extract_answer(asked, sources) or [NOT_FOUND]
+        async for chunk in self.quote(extract_answer(asked, sources) or [NOT_FOUND], sampling):
+            yield chunk
+
+    async def quote(
+        self, pieces: Sequence[str], sampling: Sampling | None = None
+    ) -> AsyncIterator[LlmChunk]:
+        """`pieces` streamed as the answer, ended where `sampling` asks."""
         finish = "stop"
         if sampling is not None:
             kept, finish = sampling.limit("".join(pieces), self.count_tokens)

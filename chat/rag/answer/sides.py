@@ -1,0 +1,252 @@
+"""Questions that set two papers side by side, answered paper by paper.
+
+"Which has more parameters, OPT-175B or PaLM?", "Do DPR and REALM take their
+Wikipedia text from the same snapshot?", "Does the base Transformer of Attention
+Is All You Need have more encoder layers than BERT-base?": each side is read as a
+paper (a name the question's names give a paper, a title, or what a title puts
+before its colon), the question is asked of each paper's own passages, and the
+answer states what each paper says, with its citation, one paragraph per paper.
+A search over the whole library would find one of the two, or neither: the
+passages that state a paper's size rarely name the other paper.
+
+Questions about a record (which came first, who wrote them) are the records'
+(`chat/rag/records`); these are about the papers' content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from chat.rag.extractive.answerer import compose, quoted_text
+from chat.rag.names.matches import Recognised
+from chat.rag.records.questions import asked_field, paper_titled, side_paper
+from chat.rag.retrieval.retrieved import Retrieved
+from chat.rag.sources import Source
+from ingest.index.catalog import Catalog
+
+PER_SIDE_SOURCES = 4  # each paper's passages the answer is made from
+PER_SIDE_SENTENCES = 2  # each paper's sentences an extractive answer quotes
+_MOST_SIDE_WORDS = 12  # a side longer than this is a clause, not a paper's name
+
+# The words that say how two papers compare, not what: left out of what each is asked.
+_COMPARING = re.compile(
+    r"\b(?:or|and|than|more|fewer|less|larger|bigger|smaller|higher|lower|better|worse"
+    r"|greater|same|different|both|the two)\b",
+    re.IGNORECASE,
+)
+# Comparisons of counts, and of sizes or scores: each side is asked for its number.
+_COUNTS = re.compile(r"\b(?:more|fewer|less|same number)\b", re.IGNORECASE)
+_SIZES = re.compile(
+    r"\b(?:larger|bigger|smaller|greater|higher|lower|longer|shorter|same size)\b", re.I
+)
+# The words that open a question, left out when it is asked again as "how many".
+_ASKING = re.compile(
+    r"^(?:(?:which|what|who|was|were|is|are|do|does|did|has|have|had|the|a|an)\s+)+", re.I
+)
+# Capitalised words that open a side without naming anything.
+_NOT_NAMES = frozenset({"the", "a", "an", "its", "their", "which", "what", "is", "are", "do"})
+# "..., X or Y?" and "Was X or Y ...?": the words either side of "or".
+_EITHER = re.compile(
+    r"(?:,|^(?:was|is|did|does|were|are|has|have|can|could)\b)\s*(?P<first>[^,?]+?)\s+or\s+"
+    r"(?P<second>[^,?]+?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# "Do X and Y use the same ...?", "Are X and Y the same size?".
+_BOTH = re.compile(
+    r"^(?:do|did|does|are|were|is|was|have|has|can)\s+(?P<first>.+?)\s+and\s+(?P<second>.+?)"
+    r"\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+# "Does X have more ... than Y?", "Is X bigger than Y?".
+_THAN = re.compile(
+    r"^(?:do|did|does|are|were|is|was|has|have|can)\s+(?P<first>.+?)\s+than\s+"
+    r"(?P<second>.+?)\s*[?.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One paper a question compares: how to call it in the answer, and the question asked
+    of its passages alone."""
+
+    paper: str
+    label: str
+    question: str
+
+
+def compared_sides(
+    question: str,
+    catalog: Catalog,
+    names: Recognised,
+    recognise: Callable[[str], Recognised] | None = None,
+) -> tuple[Side, Side] | None:
+    """The two papers a content question compares, each with the question to ask of it;
+    None unless both sides read as papers, different ones, and the question asks for no
+    record field. `recognise` reads a name written on its own ("RAG" of "RAG-Sequence")."""
+    if asked_field(question) is not None:
+        return None
+    for pattern in (_EITHER, _THAN, _BOTH):
+        match = pattern.search(question)
+        if match is None:
+            continue
+        reader = _SideReader(catalog, names, recognise)
+        first = reader.read(match["first"], whole=pattern is not _THAN)
+        second = reader.read(match["second"], whole=pattern is not _BOTH)
+        if first is None or second is None or first.paper == second.paper:
+            continue
+        asked = _asked_of_each(question, _without(question, (first.written, second.written)))
+        return (
+            Side(first.paper, first.label, asked or first.label),
+            Side(second.paper, second.label, asked or second.label),
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class _Read:
+    paper: str
+    label: str
+    written: str  # the words of the side that name the paper
+
+
+def _without(question: str, written: Sequence[str]) -> str:
+    """The question's words that name neither side and compare nothing: what is asked of
+    each ("Which has vocabulary" of "Which has the larger vocabulary, PaLM or BERT?")."""
+    text = question
+    for words in written:
+        # The whole word that holds the name: "RAG-Sequence", "OPT-175B".
+        text = re.sub(rf"[\w-]*{re.escape(words)}[\w-]*(?:'s|\u2019s)?", " ", text, flags=re.I)
+    text = _COMPARING.sub(" ", text)
+    return " ".join(re.sub(r"[,?!]", " ", text).split())
+
+
+def _asked_of_each(question: str, aspect: str) -> str:
+    """The question each paper is asked: a comparison of counts asks each "how many"
+    ("Was PaLM or OPT pre-trained on more tokens?": how many tokens each), of sizes or
+    scores "how large"; any other asks what is compared ("the same snapshot")."""
+    core = _ASKING.sub("", aspect).strip()
+    if not core:
+        return aspect
+    if _COUNTS.search(question):
+        return f"How many {core}?"
+    if _SIZES.search(question):
+        return f"How large is {core}?"
+    return aspect
+
+
+class _SideReader:
+    """Reads one side of a comparison as a paper."""
+
+    def __init__(
+        self, catalog: Catalog, names: Recognised, recognise: Callable[[str], Recognised] | None
+    ) -> None:
+        self.catalog = catalog
+        self.names = names
+        self.recognise = recognise
+
+    def read(self, written: str, *, whole: bool) -> _Read | None:
+        """The paper one side names: a title written in its case within it; the side as a
+        whole name or title (`whole`); the first of the question's names it holds that
+        belongs to a paper; else the first of its words that reads as a name or a title's
+        head on its own ("OPT" of "OPT-175B", "Paper Plain" of "Paper Plain's study")."""
+        side = re.sub(r"(?:'s|\u2019s)\b", "", written).strip()
+        titled = paper_titled(side, self.catalog)
+        if titled is not None and (paper := self.catalog.get_paper(titled)) is not None:
+            return _Read(titled, paper.title, paper.title)
+        if whole and len(side.split()) <= _MOST_SIDE_WORDS:
+            found = side_paper(side, self.catalog, self.names)
+            if found is not None:
+                label = re.sub(r"^(?:the|a|an)\s+", "", side, flags=re.IGNORECASE)
+                return _Read(found, label, label)
+        # As the question writes it: "attention" in "use the same number of attention
+        # heads" is not the name "Attention" read in a title.
+        held = [
+            (at.start(), name)
+            for name in self.names.matches
+            if name.own_papers and (at := re.search(rf"(?<!\w){re.escape(name.asked)}(?!\w)", side))
+        ]
+        if held:
+            name = min(held, key=lambda pair: pair[0])[1]
+            return _Read(name.own_papers[0], name.asked, name.asked)
+        for words in _name_like(side):
+            found = side_paper(words, self.catalog, self.names) or self._named(words)
+            if found is not None:
+                return _Read(found, words, words)
+        return None
+
+    def _named(self, words: str) -> str | None:
+        if self.recognise is None:
+            return None
+        for match in self.recognise(words).matches:
+            if match.own_papers and match.asked.lower() == words.lower():
+                return match.own_papers[0]
+        return None
+
+
+def _name_like(side: str) -> list[str]:
+    """The side's words that may name a paper on their own, in order: runs of capitalised
+    words ("Paper Plain"), each such word, and a hyphenated word's first part ("OPT" of
+    "OPT-175B")."""
+    words = [w.strip(".,;:()") for w in side.split()]
+    found: list[str] = []
+    run: list[str] = []
+    for word in [*words, ""]:
+        if word[:1].isupper():
+            run.append(word)
+            continue
+        if len(run) > 1:
+            found.append(" ".join(run))
+        for one in run:
+            found.append(one)
+            if "-" in one and one.split("-")[0][:1].isupper():
+                found.append(one.split("-")[0])
+        run = []
+    return list(dict.fromkeys(w for w in found if w and w.lower() not in _NOT_NAMES))
+
+
+def side_by_side(retrievals: Sequence[Retrieved], sides: Sequence[Side]) -> Retrieved:
+    """One retrieval made of each side's: their first passages taken in turn, numbered
+    again, every candidate kept; timed as the sum of theirs."""
+    taken: list[Source] = []
+    for rank in range(PER_SIDE_SOURCES):
+        for retrieved in retrievals:
+            if rank < len(retrieved.sources):
+                taken.append(retrieved.sources[rank])
+    sources = tuple(replace(s, n=n) for n, s in enumerate(taken, start=1))
+    idf: dict[str, float] = {}
+    for retrieved in retrievals:
+        for term, weight in retrieved.question_idf.items():
+            idf[term] = max(idf.get(term, 0.0), weight)
+    timings: dict[str, float] = {}
+    for retrieved in retrievals:
+        for key, value in retrieved.timings.items():
+            timings[key] = timings.get(key, 0.0) + value
+    return Retrieved(
+        sources,
+        tuple(c for r in retrievals for c in r.ranked),
+        tuple(side.paper for side in sides),
+        timings,
+        idf,
+        Recognised(),
+        tuple(dict.fromkeys(t for r in retrievals for t in r.scholarly)),
+    )
+
+
+def side_by_side_answer(sides: Sequence[Side], retrievals: Sequence[Retrieved]) -> list[str]:
+    """The extractive answer: for each paper, a paragraph opening with its name and
+    quoting what its own passages say to the question asked of it; a paper none of whose
+    sentences answers says so."""
+    pieces: list[str] = []
+    for index, (side, retrieved) in enumerate(zip(sides, retrievals, strict=True)):
+        own = retrieved.sources[:PER_SIDE_SOURCES]
+        sentences = compose(side.question, own, max_sentences=PER_SIDE_SENTENCES).sentences
+        gap = "\n\n" if index < len(sides) - 1 else ""
+        if not sentences:
+            pieces.append(f"{side.label}: nothing in its passages answers this.{gap}")
+            continue
+        quoted = " ".join(f"{quoted_text(s)} {s.source.citation}" for s in sentences)
+        pieces.append(f"{side.label}: {quoted}{gap}")
+    return pieces

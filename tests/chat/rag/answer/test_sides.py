@@ -1,0 +1,155 @@
+"""Two papers compared: each side read as a paper, each asked on its own, and the answer
+quoting each paper's own passages under its name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chat.rag.answer.sides import Side, compared_sides, side_by_side, side_by_side_answer
+from chat.rag.names.matches import NameMatch, Recognised
+from chat.rag.retrieval.retrieved import Retrieved
+from chat.rag.sources import Source
+from ingest.index.catalog import Catalog
+from ingest.index.records import Chunk, Paper
+
+PALM, OPT, BERT, TRANSFORMER, PLAIN, RAG = (
+    "2204.02311", "2205.01068", "1810.04805", "1706.03762", "2203.00130", "2005.11401",
+)  # fmt: skip
+TITLES = {
+    PALM: "PaLM: Scaling Language Modeling with Pathways",
+    OPT: "OPT: Open Pre-trained Transformer Language Models",
+    BERT: "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+    TRANSFORMER: "Attention Is All You Need",
+    PLAIN: "Paper Plain: Making Medical Research Papers Approachable to Healthcare Consumers",
+    RAG: "Retrieval-Augmented Generation for Knowledge-Intensive NLP Tasks",
+}
+
+
+@pytest.fixture(name="catalog")
+def catalog_fixture(tmp_path: Path) -> Catalog:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, title in TITLES.items():
+        paper = Paper(id=paper_id, title=title, abstract="An abstract.", authors="A. Author",
+                      published="2020-01")  # fmt: skip
+        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, "An abstract.", "", 0, 0, paper)
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+    return catalog
+
+
+def _named(*names: tuple[str, str]) -> Recognised:
+    return Recognised(tuple(NameMatch(n, n, (), (p,), introducers=(p,)) for n, p in names))
+
+
+def _recognise(text: str) -> Recognised:
+    """A names catalog that knows RAG, read on its own."""
+    return _named(("RAG", RAG)) if text == "RAG" else Recognised()
+
+
+def _papers(sides: tuple[Side, Side] | None) -> tuple[str, ...]:
+    return tuple(side.paper for side in sides) if sides else ()
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "papers"),
+    [
+        ("Which has more parameters, OPT-175B or PaLM?", (("PaLM", PALM),), (OPT, PALM)),
+        ("Was PaLM or OPT pre-trained on more tokens?", (("PaLM", PALM),), (PALM, OPT)),
+        (
+            "Does the base Transformer of Attention Is All You Need have more encoder layers"
+            " than BERT-base?",
+            (),
+            (TRANSFORMER, BERT),
+        ),
+        ("Do PaLM and BERT-large use the same tokenizer?", (("PaLM", PALM),), (PALM, BERT)),
+        (
+            "Which user study had more participants, Paper Plain's usability study or PaLM's?",
+            (("PaLM", PALM),),
+            (PLAIN, PALM),
+        ),
+        ("Which scores higher on NQ, PaLM or RAG-Sequence?", (("PaLM", PALM),), (PALM, RAG)),
+    ],
+)
+def test_each_side_is_read_as_its_paper(
+    catalog: Catalog, question: str, names: tuple[tuple[str, str], ...], papers: tuple[str, ...]
+) -> None:
+    assert _papers(compared_sides(question, catalog, _named(*names), _recognise)) == papers
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which is better for image classification, a cat or a dog?",  # no paper either side
+        "Which came first, PaLM or BERT?",  # a question of the records
+        "Does PaLM use more tokens than PaLM-Coder?",  # one paper both sides
+    ],
+)
+def test_what_compares_no_two_papers_is_left_alone(catalog: Catalog, question: str) -> None:
+    assert compared_sides(question, catalog, _named(("PaLM", PALM)), _recognise) is None
+
+
+def test_each_paper_is_asked_for_its_number_without_the_other_named(catalog: Catalog) -> None:
+    sides = compared_sides(
+        "Which has more parameters, OPT-175B or PaLM?", catalog, _named(("PaLM", PALM))
+    )
+
+    assert sides is not None
+    assert [side.question for side in sides] == ["How many parameters?"] * 2
+    assert [side.label for side in sides] == ["OPT", "PaLM"]
+
+
+def _source(paper: str, number: int, text: str) -> Source:
+    return Source(
+        n=number, id=paper, is_arxiv=True, title=TITLES[paper], chunk_id=f"{paper}#f{number}",
+        kind="fulltext", section="2 Model", page=2, text=text, score=1.0 / number,
+        url=f"https://arxiv.org/abs/{paper}",
+    )  # fmt: skip
+
+
+def _retrieved(*sources: Source) -> Retrieved:
+    return Retrieved(sources, (), (), {"retrieval_ms": 5.0})
+
+
+def test_the_answer_quotes_each_paper_under_its_name() -> None:
+    sides = [
+        Side(OPT, "OPT", "How many parameters?"),
+        Side(PALM, "PaLM", "How many parameters?"),
+    ]
+    retrievals = [
+        _retrieved(
+            _source(OPT, 1, "We release models ranging from 125M to 175B parameters."),
+            _source(OPT, 2, "The tokenizer is a byte-level BPE."),
+        ),
+        _retrieved(_source(PALM, 1, "PaLM is a dense model of 540B parameters.")),
+    ]
+
+    first, second = side_by_side_answer(sides, retrievals)
+    merged = side_by_side(retrievals, sides)
+
+    assert first.startswith("OPT: ")
+    assert "175B parameters" in first
+    assert f"[arXiv:{OPT}]" in first
+    assert second.startswith("PaLM: ")
+    assert "540B" in second
+    assert f"[arXiv:{PALM}]" in second
+    assert PALM not in first
+    assert OPT not in second
+    assert [s.id for s in merged.sources] == [OPT, PALM, OPT]
+    assert [s.n for s in merged.sources] == [1, 2, 3]
+    assert merged.scoped_to == (OPT, PALM)
+    assert merged.timings["retrieval_ms"] == 10.0
+
+
+def test_a_paper_whose_passages_do_not_answer_says_so() -> None:
+    sides = [Side(OPT, "OPT", "How many GPUs?"), Side(PALM, "PaLM", "How many GPUs?")]
+    retrievals = [
+        _retrieved(_source(OPT, 1, "OPT-175B was trained on 992 80GB A100 GPUs.")),
+        _retrieved(_source(PALM, 1, "The vocabulary is lossless and reversible.")),
+    ]
+
+    first, second = side_by_side_answer(sides, retrievals)
+
+    assert "992" in first
+    assert second == "PaLM: nothing in its passages answers this."
