@@ -130,7 +130,8 @@ def read_question(
     if titled:
         return RecordQuestion(field, (titled,))
     for name in names.matches:
-        papers = name.own_papers
+        # Of a name's papers, the one the question is scoped to (a reading asked again).
+        papers = sorted(name.own_papers, key=lambda p: p not in scope)
         if (
             papers
             and (name.marked or name.introducers)
@@ -152,13 +153,13 @@ def compared_papers(question: str, catalog: Catalog, names: Recognised) -> tuple
     match = _TWO_SIDES.search(question)
     if match is None:
         return ()
-    papers = [_side_paper(match[side], catalog, names) for side in ("first", "second")]
+    papers = [side_paper(match[side], catalog, names) for side in ("first", "second")]
     if None in papers or papers[0] == papers[1]:
         return ()
     return tuple(p for p in papers if p is not None)
 
 
-def _side_paper(side: str, catalog: Catalog, names: Recognised) -> str | None:
+def side_paper(side: str, catalog: Catalog, names: Recognised) -> str | None:
     """The paper one side of a comparison names: its whole words as a name the question's
     names hold, a paper's title, or a title's part before its colon (the first submitted);
     read as written, then without a leading article or a trailing "paper"."""

@@ -172,6 +172,19 @@ def _adam() -> Recognised:
     return Recognised((adam,))
 
 
+@pytest.mark.parametrize(("scope", "paper"), [((), "1412.6980"), (("2010.11929",), "2010.11929")])
+def test_a_name_of_several_papers_is_read_as_the_one_the_question_is_scoped_to(
+    shortened_catalog: Catalog, scope: tuple[str, ...], paper: str
+) -> None:
+    both = ("1412.6980", "2010.11929")
+    name = NameMatch("Adam", "Adam", (), both, introducers=both)
+
+    asked = read_question("Who wrote Adam?", shortened_catalog, Recognised((name,)), scope)
+
+    assert asked is not None
+    assert asked.paper_ids == (paper,)
+
+
 @pytest.mark.parametrize(
     ("question", "papers"),
     [
