@@ -4,7 +4,10 @@ A numbered list ("[12] ..." or "12. ...") starts an entry at each next number, a
 two columns' text ran one entry into the line of another. An author-year list starts one
 at a line that begins with a name ("Danqi Chen, Adam Fisch", "Ba, J. L.,", "David A
 Ferrucci. 2012.") when the entry so far is complete (it holds a year and its last line
-ends a sentence) and the new one gives a year within its first lines.
+ends a sentence) and the new one gives a year before the next line that would start one
+(a page or column break inside an entry leaves its lines in order: they stay one entry).
+An initial starts a name ("A. Radford,"), not an article; a one-word author ("OpenAI.
+Chatgpt: ...") may start an entry too.
 """
 
 from __future__ import annotations
@@ -23,6 +26,17 @@ _AUTHOR_START = re.compile(
     r"(?:,|\s+and\s|\s*&|(?:\s+et\s+al)?\.\s+(?:19|20)\d\d)"
     rf"|[A-Z][\w'\u2019\-]+,\s+[A-Z]\.)"
 )
+# An author that is one name, an organisation's ("OpenAI. Chatgpt: ...", "Curation. Curation
+# corpus base, 2020."): a word of letters, a period, and a capitalised word.
+_ONE_NAME_AUTHOR = re.compile(r"^[A-Z][A-Za-z\-]+\.\s+[A-Z]")
+_INITIAL = re.compile(r"^[A-Z]\.(?:-?[A-Za-z]\.)*,?$")
+# One author by initials and surname: "A. Graves. Generating sequences ...".
+_SOLE_AUTHOR = re.compile(r"^(?:[A-Z]\.-?\s*)+[A-Z][\w'\u2019\-]+\.\s+[A-Z]")
+# The end of an entry's venue on a line of its own: words and a year, no period before it
+# ("AI21 Labs, 2021.", "Preprint, 2021."), though it begins as a name may.
+_VENUE_TAIL = re.compile(r"^[^.]*\b(?:19|20)\d\d[a-z]?\.?$")
+# A line that ends in an initial ("G. van den Driessche, L. A.") ends no sentence.
+_ENDS_IN_INITIAL = re.compile(r"(?:^|\s)[A-Z]\.$")
 _WORDS_NOT_NAMES = frozenset(
     ["In", "Proceedings", "Advances", "Conference", "Journal", "Transactions", "Association",
      "International", "Annual", "Workshop", "The", "A", "An", "Technical", "URL", "Available",
@@ -33,14 +47,8 @@ _WORDS_NOT_NAMES = frozenset(
 )  # fmt: skip
 _ENDS_SENTENCE = re.compile(r"[.)\]\d]$")
 _LOOKAHEAD_LINES = 4
-# An author list runs over at most this many lines before its year.
-_MAX_AUTHOR_LINES = 12
-# A line of names only: "Danielle Epstein, Illia Polosukhin, Matthew Kelcey," (its last
-# one may end in its year: "and Slav Petrov. 2019. Natu-").
-_NAMES_LINE = re.compile(
-    r"^(?:(?:and\s+)?[A-Z][\w'\u2019\-]*\.?(?:\s+(?:[A-Z][\w'\u2019\-]*\.?|[a-z]{1,3}))*"
-    r"(?:,\s*|\s+and\s+|\s*$))+$"
-)
+# An entry runs over at most this many lines (PaLM's authors fill 17 of a column's).
+_MAX_ENTRY_LINES = 30
 _MAX_SKIPPED = 3
 # Accents a PDF draws apart from their letters ("Oguz,  \u0306 Sewon", "Sedivy. `"): dropped
 # with the space before them, so names read as words again.
@@ -104,20 +112,41 @@ def _author_year(lines: Sequence[str]) -> list[str]:
 
 
 def _starts_entry(lines: Sequence[str], index: int, current: list[str]) -> bool:
-    line = lines[index]
-    if not _ENDS_SENTENCE.search(current[-1]) or YEAR.search(" ".join(current)) is None:
+    if not _ends_sentence(current[-1]) or YEAR.search(" ".join(current)) is None:
         return False
-    if _AUTHOR_START.match(line) is None or line.split()[0].rstrip(",.") in _WORDS_NOT_NAMES:
+    if not _may_start(lines[index]):
         return False
-    return YEAR.search(" ".join(_lines_to_year(lines, index))) is not None
+    first_lines = lines[index : index + _LOOKAHEAD_LINES]
+    return any(
+        YEAR.search(" ".join(part)) is not None
+        for part in (first_lines, _lines_to_next_start(lines, index))
+    )
 
 
-def _lines_to_year(lines: Sequence[str], index: int) -> Sequence[str]:
-    """The lines in which a new entry gives its year: the first few, and past them as
-    long as they list names (a long author list: "Tom Kwiatkowski, ... 2019. Natural")."""
-    end = index + _LOOKAHEAD_LINES
-    while end < min(len(lines), index + _MAX_AUTHOR_LINES) and all(
-        _NAMES_LINE.match(line) for line in lines[index + 1 : end]
+def _may_start(line: str) -> bool:
+    """Does the line begin as an entry does: with a name, an initial ("A. Radford") is
+    one, or with a one-word author?"""
+    first = line.split()[0]
+    if _VENUE_TAIL.match(line):
+        return False
+    if _INITIAL.match(first):
+        return _AUTHOR_START.match(line) is not None or _SOLE_AUTHOR.match(line) is not None
+    if first.rstrip(",.") in _WORDS_NOT_NAMES:
+        return False
+    return _AUTHOR_START.match(line) is not None or _ONE_NAME_AUTHOR.match(line) is not None
+
+
+def _lines_to_next_start(lines: Sequence[str], index: int) -> Sequence[str]:
+    """The lines of an entry that would start at `index`: up to the next line that may
+    start one after a line that ends a sentence ("... 2019. Natural" after 17 lines of
+    names, a title and a venue that ran over a page or a column)."""
+    end = index + 1
+    while end < min(len(lines), index + _MAX_ENTRY_LINES) and not (
+        _ends_sentence(lines[end - 1]) and _may_start(lines[end])
     ):
         end += 1
     return lines[index:end]
+
+
+def _ends_sentence(line: str) -> bool:
+    return _ENDS_SENTENCE.search(line) is not None and _ENDS_IN_INITIAL.search(line) is None

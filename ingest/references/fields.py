@@ -33,25 +33,35 @@ _YEAR_AFTER_AUTHORS = re.compile(
 _QUOTED_TITLE = re.compile(
     r"^(?P<authors>[^\u201c\u201d\"]+?),?\s*[\u201c\"](?P<title>[^\u201d\"]{4,}?)[,.]?[\u201d\"]"
 )
+# What follows a title's question or exclamation when the title goes on: a capitalised
+# sentence of words with no digit, not a venue's ("In", "Proceedings", "arXiv"), ended by a
+# period and more of the entry ("Real or fake? Learning to discriminate machine from human
+# generated text. arXiv, 2019.").
+_SUBTITLE = re.compile(
+    r"\s+(?!(?:In|Proceedings|Advances|Transactions|Journal|Technical|Preprint|URL|Available)\b)"
+    r"[A-Z][^\d.?!]{10,}\.\s+\S"
+)
 # A sentence's end inside a title or venue: a period, "?" or "!" and a space.
 _SENTENCE_END = re.compile(r"(?<=[^\s.])[.?!](?=\s|$)")
-_INITIALS = re.compile(r"^(?:[A-Z]\.-?)+(?:[A-Z]\.)?,?$|^[A-Z]\.-[A-Z]\.,?$")
+# Initials: "K.", "M.-W.", "W.-t.", "P.-S.,", and the "u." of "L. u. Kaiser".
+_INITIALS = re.compile(r"^(?:[A-Z]\.-?)+(?:[A-Za-z]\.)?,?$|^[a-z]\.,?$")
 _LEADING_IN = re.compile(r"^(?:In\s*:?\s+)", re.I)
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _VENUE_TAIL = re.compile(
     rf"(?:,?\s*(?:pages|pp\.|vol\.|volume)\b.*|,?\s*(?:{_MONTH}\s+)?(?:19|20)\d\d[a-z]?\.?$)", re.I
 )
 # A year the title's sentence ran on to ("... vision algorithms, 2008."): no part of it.
-_TRAILING_YEAR = re.compile(r",\s*(?:19|20)\d\d[a-z]?\s*$")
+_TRAILING_YEAR = re.compile(rf",\s*(?:{_MONTH}\s+)?(?:19|20)\d\d[a-z]?\s*$", re.I)
 _URL = re.compile(r"\bURL\b.*|https?:\s*\S+", re.I)
 _MIN_TITLE_LETTERS = 4
 _MAX_NAME_WORDS = 5
 # A surname after an initial: up to this many words ("Van Gool"), the last ending the name.
 _MAX_SURNAME_WORDS = 3
-_SURNAME_END = r"[A-Z][\w'\u2019\-]*[,.]"
+_SURNAME_END = r"(?:[a-z]{1,2}['\u2019])?[A-Z][\w'\u2019\-]*[,.]"  # "Hinton.", "d'Autume,"
 # "Bengio, Y. Deep Learning ...": surnames first, so a word after initials is the title's.
 _SURNAME_FIRST = re.compile(r"^[A-Z][\w'\u2019\-]+,\s+(?:[A-Z]\.\s?)+")
 _PARTICLES = frozenset(["van", "von", "der", "den", "de", "da", "dos", "del", "la", "le"])
+_NAME_WORDS = _PARTICLES | {"et", "al", "di", "du", "dei", "ter", "zu"}
 _MAX_FIELD_CHARS = 500
 
 
@@ -85,8 +95,20 @@ def _year_after_authors(text: str) -> re.Match[str] | None:
 
 
 def _names_only(text: str) -> bool:
+    """Is the text a list of names: short ones, of capitalised words, initials and
+    particles ("van den Oord", "et al."), one other word at most (a name a PDF drew
+    apart: "Tomas Ko cisk y")?"""
     names = re.split(r",|\band\b|&", text)
-    return all(len(name.split()) <= _MAX_NAME_WORDS for name in names)
+    return all(
+        len(name.split()) <= _MAX_NAME_WORDS
+        and sum(_other_word(word) for word in name.split()) <= 1
+        for name in names
+    )
+
+
+def _other_word(word: str) -> bool:
+    """A word of two letters or more that is neither capitalised nor a particle."""
+    return len(word) > 1 and not (word[0].isupper() or word.rstrip(".") in _NAME_WORDS)
 
 
 def _year(text: str) -> int | None:
@@ -159,6 +181,8 @@ def _first_sentence(text: str) -> tuple[str, str]:
         before = text[: match.start()].rsplit(" ", 1)[-1]
         if len(before) == 1 and before.isupper():
             continue  # an initial inside the title ("Vitamin C. ...") is rare; a name's is not
+        if match.group() in "?!" and _SUBTITLE.match(text, match.end()):
+            continue  # "Real or fake? Learning to discriminate ... text. arXiv, 2019."
         title = text[: match.end()] if match.group() in "?!" else text[: match.start()]
         return _clean_title(title), text[match.end() :].strip()
     return _clean_title(text), ""

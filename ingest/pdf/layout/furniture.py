@@ -143,8 +143,9 @@ def _continues(line: Line, kept: list[Line], block: Frame, *, downwards: bool) -
     ]
     if not beside:
         return False
-    nearest = min(beside, key=gap)
-    if abs(nearest.size - line.size) > 1.0:
+    nearest, *further = sorted(beside, key=gap)
+    # The two kept lines nearest, not the one: a line's size can be read off one odd glyph.
+    if all(abs(other.size - line.size) > 1.0 for other in [nearest, *further[:1]]):
         return False
     if gap(nearest) <= _LINE_SPACING * line.size:
         return True

@@ -2,7 +2,9 @@
 
 A two-column page is read as bands: lines that cross the gutter (a title, a
 wide figure or table, a full-width caption) each end a band; within a band
-the left column is read top to bottom, then the right. Pieces of one
+the left column is read top to bottom, then the right. A left column's line
+that runs only a little past the gutter (an unbroken URL in a reference) stays
+in its column. Pieces of one
 baseline (a line broken at a superscript or an inline formula) are joined
 left to right.
 """
@@ -18,6 +20,9 @@ FULL, LEFT, RIGHT = 0, 1, 2
 # Pieces of one baseline further apart than this many sizes are not joined.
 _JOIN_GAP = 2.5
 _TALL = 1.6
+# A line from the left half of the left column that ends within this share of the right
+# column's width past the gutter overruns its column; it spans neither.
+_OVERRUN_SHARE = 0.15
 
 
 def rows(lines: list[Line]) -> list[Line]:
@@ -78,6 +83,13 @@ def _split_at_gutter(line: Line, gutter: float) -> list[Line]:
     return [line]
 
 
+def _overruns(box: Box, gutter: float, edges: tuple[float, float]) -> bool:
+    """Is this a left column's line that runs a little past the gutter: it starts in the
+    left half of the column and ends well short of the right column's middle?"""
+    left, right = edges
+    return box.x0 < (left + gutter) / 2 and box.x1 < gutter + _OVERRUN_SHARE * (right - gutter)
+
+
 def reading_order(
     lines: list[Line], gutter: float | None, wide: list[Box]
 ) -> list[tuple[int, Line]]:
@@ -93,14 +105,19 @@ def reading_order(
             ordered.extend((column, row) for row in rows(band[column]))
             band[column] = []
 
+    edges = (
+        min((ln.box.x0 for ln in pieces), default=0.0),
+        max((ln.box.x1 for ln in pieces), default=0.0),
+    )
     for line in sorted(pieces, key=lambda ln: -ln.box.y1):
         box = line.box
-        crosses = box.x0 < gutter - 2 and box.x1 > gutter + 2
+        overruns = _overruns(box, gutter, edges)
+        crosses = box.x0 < gutter - 2 and box.x1 > gutter + 2 and not overruns
         if crosses or any(inside(box, region) for region in wide):
             flush((LEFT, RIGHT))
             band[FULL].append(line)
         else:
             flush((FULL,))
-            band[LEFT if box.x1 <= gutter + 2 else RIGHT].append(line)
+            band[LEFT if box.x1 <= gutter + 2 or overruns else RIGHT].append(line)
     flush((FULL, LEFT, RIGHT))
     return ordered

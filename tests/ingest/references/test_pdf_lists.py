@@ -98,3 +98,15 @@ def test_a_title_in_quotation_marks_is_read_between_them() -> None:
 
     assert edges.authors == "C. L. Zitnick, P. Dollar"
     assert edges.year == 2014
+
+
+def test_retro_entries_over_a_page_break_read_whole_with_dpr_bert_and_rag() -> None:
+    titles = {r.title for r in _references("2112.04426v1.pdf")}
+
+    assert len(_references("2112.04426v1.pdf")) == 58
+    assert {
+        "BERT: Pre-training of deep bidirectional transformers for language understanding",
+        "Dense passage retrieval for open-domain question answering",
+        "Retrieval-augmented generation for knowledge-intensive NLP tasks",
+        "Attention is all you need",
+    } <= titles
