@@ -22,6 +22,7 @@ from chat.cli.main import (
 if TYPE_CHECKING:
     from chat.wiring import Wiring
     from ingest.embedders.base import Vectors
+    from ingest.embedders.cache import KeptVectors
     from ingest.report import IngestReport
 
 
@@ -70,7 +71,8 @@ def _run_ingest(
     with RunRecord(index.settings.data_dir, description, report, count) as record:
         # A first run prepares the model (an ONNX export) for half a minute.
         click.echo(f"{description}: loading the embedding model", err=True)
-        embed = _embedding(index, embeddings)
+        kept = _kept_vectors(index)
+        embed = _embedding(index, embeddings, kept)
         work = items()
         shown = BarProgress(description, count) if wants_bar(as_json) else None
         with shown or LineProgress(description, count) as progress:
@@ -82,22 +84,48 @@ def _run_ingest(
                 pdf_timeout_s=index.settings.pdf_timeout_s,
             )
             pipeline.run(work, report)
+        _tidy(index, kept, description)
     emit(report.as_json(), as_json, report.summary())
     index.close()
     sys.exit(report.exit_code)
 
 
-def _embedding(index: Wiring, cache_path: Path | None) -> Callable[[Sequence[str]], Vectors]:
-    """The embedder's `embed`, taking what the vector cache (`--embeddings`, else
-    `PAPERCHAT_EMBEDDINGS_CACHE`) holds from it."""
-    from ingest.embedders.cache import VectorCache, embed_with_cache
+def _kept_vectors(index: Wiring) -> KeptVectors:
+    """The index's own vector cache, holding the vectors of its chunks before the run."""
+    from ingest.embedders.cache import KEPT_FILE, KeptVectors
+
+    embedder = index.embedder
+    kept = KeptVectors.open(index.settings.data_dir / KEPT_FILE, embedder.name, embedder.dimension)
+    if kept.fresh and index.store.count():
+        click.echo("reading the index's vectors into its vector cache", err=True)
+        kept.match_index(index.store)
+    return kept
+
+
+def _embedding(
+    index: Wiring, cache_path: Path | None, kept: KeptVectors
+) -> Callable[[Sequence[str]], Vectors]:
+    """The embedder's `embed`, taking what the index's own cache `kept` holds from it, then
+    what the vector cache (`--embeddings`, else `PAPERCHAT_EMBEDDINGS_CACHE`) holds."""
+    from ingest.embedders.cache import VectorCache, embed_keeping
 
     embedder = index.embedder
     path = cache_path or index.settings.embeddings_cache
-    if path is None:
-        return embedder.embed
-    cache = VectorCache.load(path)
-    return lambda texts: embed_with_cache(embedder, cache, texts)
+    cache = VectorCache.load(path) if path is not None else None
+    return lambda texts: embed_keeping(embedder, kept, cache, texts)
+
+
+def _tidy(index: Wiring, kept: KeptVectors, description: str) -> None:
+    """Say what the index's own cache saved; drop its entries of texts the index no longer
+    holds once they may be many."""
+    click.echo(
+        f"{description}: {kept.hits:,} vectors taken from the index's cache, {kept.misses:,} "
+        "not found there",
+        err=True,
+    )
+    if kept.outgrown(index.store.count()):
+        kept.match_index(index.store)
+    kept.close()
 
 
 def _check_cache(path: Path | None) -> None:
