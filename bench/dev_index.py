@@ -37,6 +37,9 @@ FULL_INDEX = ROOT / ".cache" / "full-index"
 HOMES = {"dev": DEV_INDEX, "full": FULL_INDEX}
 # The file in a built index that says which index it is.
 MARK = "bench-index.json"
+# What a benchmark's results call each index: the full index is the default, the development
+# index the quick loop (`--data-dir .cache/dev-index`).
+TITLES = {"full": "full index", "dev": "development index (quick loop)"}
 
 
 def gold_ids() -> set[str]:
@@ -82,6 +85,40 @@ def built_index(data_dir: Path) -> str | None:
 def command_of(name: str) -> str:
     """The command that builds the index `name` in its home."""
     return "python -m bench.full_index" if name == "full" else "python -m bench.dev_index"
+
+
+def index_title(data_dir: Path, papers: int) -> str:
+    """What an index a benchmark ran over is, for its results: "full index, 74,766 papers",
+    "development index (quick loop), 1,533 papers", or another "index of 3,477 papers"."""
+    name = built_index(data_dir)
+    return f"{TITLES[name] if name else 'index of'}{',' if name else ''} {papers:,} papers"
+
+
+def data_dir_option(parser: argparse.ArgumentParser) -> None:
+    """`--data-dir`: the index a benchmark runs over, the full index unless it names another
+    (`.cache/dev-index`, the development index, for the quick loop)."""
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=FULL_INDEX,
+        help="An index's data dir (default: the full index, .cache/full-index; "
+        ".cache/dev-index for the quick loop).",
+    )
+
+
+def index_at(data_dir: Path) -> Path:
+    """`data_dir`, when it holds an index; else the benchmark stops saying how to build it."""
+    from chat.settings import Settings
+
+    settings = Settings(data_dir=data_dir)
+    if settings.shared_catalog or settings.catalog_path.is_file():
+        return data_dir
+    home = next((name for name, path in HOMES.items() if path == data_dir.absolute()), None)
+    build = f"build it with `{command_of(home)}`" if home else "name an index's data dir"
+    raise SystemExit(
+        f"no index in {str(data_dir)!r}: {build}, or run over the development index "
+        f"(the quick loop) with --data-dir .cache/dev-index"
+    )
 
 
 def main() -> None:

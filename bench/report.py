@@ -13,18 +13,23 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+import shlex
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from bench.dev_index import DEV_INDEX, FULL_INDEX, command_of
+from bench.dev_index import DEV_INDEX, FULL_INDEX, HOMES, TITLES, command_of
 from bench.results import RESULTS, ROOT, Cell, Table, shown_path
 
 PAGE = ROOT / "docs" / "benchmarks.md"
+# How a setup over an index read before results said which index it was.
+_INDEX_OF = re.compile(r"Index of (?P<papers>[\d,]+ papers)")
 HEADER = f"""\
 # Benchmarks
 
@@ -47,6 +52,13 @@ and `{shown_path(FULL_INDEX)}`, the full index (every abstract and the 38 PDFs),
 `{command_of("full")}`. A path in angle brackets, such as
 `<an index of 3,477 papers>`, is one the reader provides, named by what it holds; the
 run's notes, or the page about it, say how it was made.
+
+The benchmarks over an index run over the full index unless `--data-dir` names another:
+those figures are the ones that stand for the product. The development index is the quick
+loop (`--data-dir {shown_path(DEV_INDEX)}`), for trying a change in minutes; its figures
+are a first look, not the product's. Each run says which index it ran over, in the heading
+above its tables ("Full index, 74,766 papers", "Development index (quick loop), 1,533
+papers"); runs over one index are compared only with runs over the same index.
 """
 
 
@@ -65,7 +77,7 @@ class Run:
 
     @property
     def setup(self) -> str:
-        return str(self.data.get("setup") or "")
+        return _named_setup(str(self.data.get("setup") or ""), str(self.data.get("command", "")))
 
     @property
     def when(self) -> datetime:
@@ -80,6 +92,23 @@ class Run:
     def label(self) -> str:
         commit = str(self.data.get("commit") or "")[:7] or "no commit"
         return f"{commit}, {self.when.date().isoformat()}"
+
+
+def _named_setup(setup: str, command: str) -> str:
+    """A setup recorded as "Index of N papers" before results said which index they ran
+    over, named by the index its command's `--data-dir` names (as results name it now), so
+    that its runs are compared with later runs over the same index."""
+    match = _INDEX_OF.match(setup)
+    if match is None:
+        return setup
+    words = shlex.split(command)
+    given = {f"{a}={b}" for a, b in pairwise(words) if a == "--data-dir"}
+    given |= {w for w in words if w.startswith("--data-dir=")}
+    for name, home in HOMES.items():
+        if f"--data-dir={shown_path(home)}" in given:
+            title = TITLES[name]
+            return f"{title[:1].upper()}{title[1:]}, {match['papers']}{setup[match.end() :]}"
+    return setup
 
 
 def load_runs(folder: Path) -> list[Run]:

@@ -33,7 +33,7 @@ from typing import Any
 
 import psutil
 
-from bench.dev_index import HOMES, built_index
+from bench.dev_index import HOMES, built_index, index_title
 
 ROOT = Path(__file__).resolve().parents[1]
 # The shared data, beside the repository: a reader has it at ../shared.
@@ -122,10 +122,14 @@ def figures(
     return table(title, list(values), [list(values.values())], formats, key_columns=0)
 
 
-def index_setup(stats: Mapping[str, Any]) -> str:
-    """What a benchmark over an index ran over, from the catalog's counts: runs over an index
-    of another size are not compared."""
-    return f"Index of {stats['papers']:,} papers"
+def index_setup(stats: Mapping[str, Any], data_dir: Path | None = None) -> str:
+    """What a benchmark over an index ran over, from the catalog's counts and, given the index's
+    `data_dir`, which index it is ("Full index, 74,766 papers", "Development index (quick
+    loop), 1,533 papers"): runs over another index, or one of another size, are not compared."""
+    if data_dir is None:
+        return f"Index of {stats['papers']:,} papers"
+    title = index_title(data_dir, stats["papers"])
+    return title[:1].upper() + title[1:]
 
 
 def index_stats(catalog_path: Path) -> dict[str, int]:

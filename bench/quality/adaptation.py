@@ -14,7 +14,11 @@ and recall@5 on the named-method questions of `bench.quality.names`. The
 held-out questions are split by a fixed rule (`split_of`): the `tune` half
 chooses recipes, the `test` half is reported (`--split`).
 
-    python -m bench.quality.adaptation --data-dir /path/to/index \\
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.adaptation [--data-dir .cache/dev-index] \\
         --adapted-data-dir /path/to/reembedded/index --adapted-model /path/to/model
 """
 
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from bench.quality.names import dev_set
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.evaluation import Question, evaluate, load_questions
@@ -145,7 +150,7 @@ def _chosen(names: Sequence[str]) -> RetrievalConfig:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    data_dir_option(parser)
     parser.add_argument("--models-cache", type=Path, default=None)
     parser.add_argument("--adapted-data-dir", type=Path, default=None)
     parser.add_argument("--adapted-model", type=Path, default=None)
@@ -171,6 +176,7 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    index_at(args.data_dir)
     base = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
     held = [
         q for q in load_questions(HELD_OUT) if args.split == "all" or split_of(q.qid) == args.split
@@ -242,7 +248,7 @@ def main() -> None:
         tables,
         about=__doc__,
         settings={**vars(args), "index": stats, "held_out_questions": len(held)},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, args.data_dir),
     )
 
 

@@ -14,7 +14,11 @@ lexical index); papers it does not hold yet are skipped and counted, or,
 with --rebuild-missing, chunked from the shared data with the ingest's own
 code.
 
-    python -m bench.quality.answers --data-dir /path/to/index [--rebuild-missing]
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.answers [--data-dir .cache/dev-index] [--rebuild-missing]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.extractive.sentences import source_sentences
 from chat.rag.sources import Source
@@ -317,13 +322,14 @@ def _p95(values: Sequence[float]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True, help="An index's data dir.")
+    data_dir_option(parser)
     parser.add_argument("--eval-dir", type=Path, default=DATA / "eval")
     parser.add_argument("--gold-chunks", type=int, default=4)
     parser.add_argument("--distractors", type=int, default=4)
     parser.add_argument("--rebuild-missing", action="store_true")
     parser.add_argument("--order", choices=("lexical", "shuffled"), default="lexical")
     args = parser.parse_args()
+    index_at(args.data_dir)
     index = Index.open(args.data_dir)
     files = {name: read_questions(args.eval_dir / name) for name in QUESTION_FILES}
     wanted = {str(row["gold_id"]) for rows in files.values() for row in rows}
@@ -336,7 +342,8 @@ def main() -> None:
         print_rows(found)
         rows += found
     stats = index.catalog.stats()
-    setup = results.index_setup(stats) + (", sources shuffled" if args.order == "shuffled" else "")
+    shuffled = ", sources shuffled" if args.order == "shuffled" else ""
+    setup = results.index_setup(stats, args.data_dir) + shuffled
     results.record(
         "answers",
         [results.table("answers by question type", COLUMNS, rows, FORMATS, key_columns=3)],

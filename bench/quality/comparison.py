@@ -3,18 +3,18 @@
 Without a model (extractive mode), over ten real papers; five of them are hand-labelled.
 
 The table is filled as `POST /api/compare` fills it (`chat.rag.compare`, extractive
-mode, in one event loop), over the development index (`--data-dir`, by default
-.cache/dev-index when it is there; `python -m bench.dev_index` builds it)
-or, without one, a scratch index of the ten papers' PDFs from the shared data.
-The time is the fill alone, best of `--rounds` (the index and the embedding model
-are opened before). The goal: ten papers by six aspects in under 10 s.
+mode, in one event loop), over the full index (`.cache/full-index`; `python -m
+bench.full_index` builds it) unless `--data-dir` names another; `--data-dir
+.cache/dev-index`, the development index, is the quick loop. The result says which index
+it ran over. The time is the fill alone, best of `--rounds` (the index and the embedding
+model are opened before). The goal: ten papers by six aspects in under 10 s.
 
 The labels (bench/data/compare_labels.jsonl) were written by reading each of the five
 papers: for each aspect, what a right cell says (groups of alternatives, one of each
 group in the cell, case and spaces aside), or that the paper does not say it (the
 cell is right when it says "not found in the paper").
 
-    python -m bench.quality.comparison [--data-dir DIR] [--rounds 3] [--verbose]
+    python -m bench.quality.comparison [--data-dir .cache/dev-index] [--rounds 3] [--verbose]
 """
 
 from __future__ import annotations
@@ -23,17 +23,15 @@ import argparse
 import asyncio
 import json
 import statistics
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bench import results
-from bench.dev_index import DEV_INDEX
+from bench.dev_index import data_dir_option, index_at
 
 ROOT = Path(__file__).resolve().parents[2]
-PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 LABELS = ROOT / "bench" / "data" / "compare_labels.jsonl"
 PAPERS = (
     "2004.04906", "2007.01282", "1810.04805", "1706.03762", "1512.03385",
@@ -61,23 +59,6 @@ def is_right(label: dict[str, Any], text: str, citation: str | None) -> bool:
     return found and all(any(_plain(t) in said for t in group) for group in label["answer_terms"])
 
 
-def scratch_index(folder: Path) -> Path:
-    """An index of the ten papers' PDFs, as `paperchat ingest pdfs` makes it."""
-    import shutil
-    import subprocess
-    import sys
-
-    pdfs = folder / "pdfs"
-    pdfs.mkdir()
-    for paper in PAPERS:
-        [pdf] = sorted(PDFS.glob(f"{paper}v*.pdf"))
-        shutil.copy(pdf, pdfs / pdf.name)
-    data = folder / "data"
-    command = [sys.executable, "-m", "chat.cli", "ingest", "pdfs", str(pdfs), "--data-dir"]
-    subprocess.run([*command, str(data)], check=True)
-    return data
-
-
 async def fill(comparer: Any, papers: Sequence[Any], aspects: Sequence[Any]) -> Any:
     from chat.rag.compare.table import Filled
 
@@ -89,14 +70,11 @@ async def fill(comparer: Any, papers: Sequence[Any], aspects: Sequence[Any]) -> 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=None)
+    data_dir_option(parser)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--verbose", action="store_true", help="print every labelled cell")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        data_dir = args.data_dir or (DEV_INDEX if DEV_INDEX.is_dir() else None)
-        data_dir = data_dir or scratch_index(Path(scratch))
-        run(args, data_dir)
+    run(args, index_at(args.data_dir))
 
 
 def run(args: argparse.Namespace, data_dir: Path) -> None:
@@ -153,7 +131,7 @@ def run(args: argparse.Namespace, data_dir: Path) -> None:
         [speed, quality],
         about=__doc__,
         settings={**vars(args), "data_dir": results.shown_path(data_dir), "papers": PAPERS},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, data_dir),
     )
 
 

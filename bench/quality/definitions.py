@@ -13,7 +13,11 @@ with --retriever, what the product's retriever returns. Reported: the long
 form in the answer, the defining sentence first, a lead line, and the time
 per answer.
 
-    python -m bench.quality.definitions --data-dir /path/to/index [--sample 200] [--retriever]
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.definitions [--data-dir .cache/dev-index] [--sample 200] [--retriever]
         [--split dev|held-out|all]
 """
 
@@ -30,6 +34,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from bench.quality.answers import Index, make_sources, rank_passages
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.sources import Source
@@ -166,7 +171,7 @@ def run(questions: Sequence[tuple[str, str, str]], sources: Sources) -> dict[str
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True, help="An index's data dir.")
+    data_dir_option(parser)
     parser.add_argument("--sample", type=int, default=200, help="Acronyms to ask about.")
     parser.add_argument("--distractors", type=int, default=4)
     parser.add_argument("--retriever", action="store_true", help="Sources from the retriever.")
@@ -174,6 +179,7 @@ def main() -> None:
         "--split", choices=(*SPLITS, "all"), default="dev", help="The acronyms to ask about."
     )
     args = parser.parse_args()
+    index_at(args.data_dir)
     index = Index.open(args.data_dir)
     mined = mine(index)
     chosen = sorted(a for a in mined if args.split in ("all", split_of(a)))
@@ -201,7 +207,8 @@ def main() -> None:
         rows.append([phrasing.format("X"), *(row[c] for c in columns)])
     formats = dict.fromkeys(columns[1:5], ".3f") | dict.fromkeys(columns[5:], ".1f")
     stats = index.catalog.stats()
-    setup = results.index_setup(stats) + (", sources from the retriever" if args.retriever else "")
+    retrieved = ", sources from the retriever" if args.retriever else ""
+    setup = results.index_setup(stats, args.data_dir) + retrieved
     results.record(
         "definitions",
         [

@@ -14,7 +14,11 @@ turn's question and the answer the same answerer gave to it as its history. An
 answer holds the fact when, for every group of `answer_terms`, one of the group's
 strings occurs in it (case-insensitively, citations aside).
 
-    python -m bench.quality.facts --data-dir /path/to/index [--show KIND] [--verbose]
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.facts [--data-dir .cache/dev-index] [--show KIND] [--verbose]
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "facts.jsonl"
 KINDS = ("fact", "who_when", "follow_up")
@@ -154,10 +159,11 @@ def table_rows(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True, help="An index's data dir.")
+    data_dir_option(parser)
     parser.add_argument("--show", choices=KINDS, help="Print each question of this kind.")
     parser.add_argument("--verbose", action="store_true", help="Print every question.")
     args = parser.parse_args()
+    index_at(args.data_dir)
     from chat.settings import Settings
     from chat.wiring import Wiring
 
@@ -184,7 +190,7 @@ def main() -> None:
         [results.table("facts in the answers", columns, body, formats, key_columns=2)],
         about=__doc__,
         settings={**vars(args), "mode": answerer.mode, "index": stats},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, args.data_dir),
         notes=f"goals: {GOALS} (fact and citation); unrelated cited <= {UNRELATED_GOAL}",
     )
     wiring.close()

@@ -4,7 +4,11 @@ Each question's dense and lexical candidates are fetched once; every fusion
 setting is then scored on the same candidates, so the table compares the
 settings and nothing else. Recall@1 / recall@5 of the gold paper per question kind.
 
-    python -m bench.quality.fusion --data-dir /path/to/full/index
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.fusion [--data-dir .cache/dev-index]
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from chat.rag.retrieval.coverage import CoverageConfig
 from chat.rag.retrieval.evaluation import Question, load_questions
 from chat.rag.retrieval.fusion import FusionConfig, Hit, fuse
@@ -143,10 +148,11 @@ def _printed(cells: list[list[float]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    data_dir_option(parser)
     parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
     parser.add_argument("--files", nargs="*", default=list(FILES))
     args = parser.parse_args()
+    index_at(args.data_dir)
     index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
     passes = candidates(index, args.files)
     kinds = sorted({q.type for q, *_ in passes})
@@ -177,7 +183,7 @@ def main() -> None:
         [recall],
         about=__doc__,
         settings={**vars(args), "index": stats, "questions": len(passes)},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, args.data_dir),
     )
 
 

@@ -21,7 +21,11 @@ citation-graph answer is right when it names or cites at least half of the gold 
 cited", per answer; a citation-graph answer citing the paper asked about, `about`, is not
 counted for it) and the answers that declined.
 
-    python -m bench.quality.library --data-dir /path/to/index [--show KIND] [--verbose]
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.library [--data-dir .cache/dev-index] [--show KIND] [--verbose]
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from bench.quality.facts import Reply, answer_all, cited_id, has_fact, read_questions
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "library.jsonl"
@@ -158,12 +163,13 @@ def print_table(body: Sequence[Sequence[results.Cell]]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, required=True, help="An index's data dir.")
+    data_dir_option(parser)
     parser.add_argument("--questions", type=Path, default=QUESTIONS, help="The question file.")
     parser.add_argument("--show", choices=KINDS, help="Print each question of this kind.")
     parser.add_argument("--verbose", action="store_true", help="Print every question.")
     parser.add_argument("--log", type=Path, help="Write every answer to this JSON-lines file.")
     args = parser.parse_args()
+    index_at(args.data_dir)
     from chat.settings import Settings
     from chat.wiring import Wiring
 
@@ -188,7 +194,7 @@ def main() -> None:
         [results.table("answers over the library", columns, body, formats, key_columns=2)],
         about=__doc__,
         settings={**vars(args), "mode": answerer.mode, "index": stats},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, args.data_dir),
         notes=f"goals: right >= {GOALS}; other cited <= {OTHER_CITED_GOAL} per answer",
     )
     wiring.close()

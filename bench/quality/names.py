@@ -14,7 +14,11 @@ often the long form is in the extractive answer of "stand for" and "what
 is" questions, refusals of named and of everyday questions, and retrieval
 latency.
 
-    python -m bench.quality.names --data-dir /path/to/index
+Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
+`--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
+quick loop. The result says which index it ran over.
+
+    python -m bench.quality.names [--data-dir .cache/dev-index]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.names.printing import name_parts
 from chat.rag.retrieval.relevance import RelevancePolicy
@@ -295,13 +300,14 @@ def result_tables(report: dict[str, Any]) -> list[results.Table]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    data_dir_option(parser)
     parser.add_argument("--models-cache", type=Path, default=None)
     parser.add_argument("--names", type=int, default=100, help="Names sampled for questions.")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--questions", type=Path, help="Reuse (or write, when missing) the set.")
     parser.add_argument("--json", type=Path, help="Also write the report here.")
     args = parser.parse_args()
+    index_at(args.data_dir)
     index = Wiring(Settings(data_dir=args.data_dir, models_cache=args.models_cache))
     print(f"command: {results.command('names')}")
     stats = index.catalog.stats()
@@ -328,7 +334,7 @@ def main() -> None:
         result_tables(report),
         about=__doc__,
         settings={**vars(args), "index": stats, "questions_asked": len(rows)},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, args.data_dir),
     )
 
 
