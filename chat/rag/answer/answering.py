@@ -10,6 +10,7 @@ answer says so instead of answering.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +24,13 @@ from chat.rag.answer.prompts import Prompts
 from chat.rag.answer.quotes import Quote, quotes
 from chat.rag.answer.rewriting import QueryRewriter, retrieve_with_rewrites
 from chat.rag.answer.sampling import DEFAULT_SAMPLING, Sampling, TokenCount, counted_usage
-from chat.rag.answer.sides import Side, compared_sides, side_by_side, side_by_side_answer
+from chat.rag.answer.sides import (
+    PER_SIDE_SOURCES,
+    Side,
+    compared_sides,
+    side_by_side,
+    side_by_side_answer,
+)
 from chat.rag.citations.guard import CitationGuard
 from chat.rag.extractive.answerer import ExtractiveGenerator
 from chat.rag.retrieval.relevance import RelevancePolicy
@@ -119,6 +126,7 @@ class Answerer:
         self.rewriter = rewriter
         self.max_answer_chars = max_answer_chars
         self.count_tokens = count_tokens
+        self._sides: Retriever | None = None
 
     async def aclose(self) -> None:
         await self.generator.aclose()
@@ -181,8 +189,11 @@ class Answerer:
         allowed = question.filters.searched_papers
         if allowed and not all(side.paper in allowed for side in sides):
             return None
+        retriever = self._side_retriever()
         retrievals = [
-            self.retriever.retrieve(side.question, question.filters.with_papers([side.paper]))
+            retriever.retrieve(
+                side.search or side.question, question.filters.with_papers([side.paper])
+            )
             for side in sides
         ]
         return list(sides), retrievals
@@ -275,6 +286,21 @@ class Answerer:
             ),
             namesake=namesake,
         )
+
+    def _side_retriever(self) -> Retriever:
+        """The retriever of one side of a comparison: more of the one paper's passages, and
+        of its tables, than a question over the library gets of one paper."""
+        if self._sides is None:
+            config = self.retriever.config
+            self._sides = self.retriever.with_config(
+                dataclasses.replace(
+                    config,
+                    k=max(config.k, PER_SIDE_SOURCES),
+                    leader_per_paper=max(config.leader_per_paper, PER_SIDE_SOURCES),
+                    per_kind=max(config.per_kind, 2),
+                )
+            )
+        return self._sides
 
     def _title(self, paper_id: str) -> str | None:
         paper = self.retriever.catalog.get_paper(paper_id)

@@ -26,8 +26,8 @@ from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.sources import Source
 from ingest.index.catalog import Catalog
 
-PER_SIDE_SOURCES = 4  # each paper's passages the answer is made from
-PER_SIDE_SENTENCES = 2  # each paper's sentences an extractive answer quotes
+PER_SIDE_SOURCES = 6  # each paper's passages the answer is made from
+PER_SIDE_SENTENCES = 3  # each paper's sentences an extractive answer quotes
 _MOST_SIDE_WORDS = 12  # a side longer than this is a clause, not a paper's name
 
 # The words that say how two papers compare, not what: left out of what each is asked.
@@ -74,7 +74,8 @@ class Side:
 
     paper: str
     label: str
-    question: str
+    question: str  # what its passages are asked
+    search: str = ""  # what its passages are searched for: the question less the other paper
 
 
 def compared_sides(
@@ -99,8 +100,8 @@ def compared_sides(
             continue
         asked = _asked_of_each(question, _without(question, (first.written, second.written)))
         return (
-            Side(first.paper, first.label, asked or first.label),
-            Side(second.paper, second.label, asked or second.label),
+            Side(first.paper, first.label, _of(asked, first.label), _less(question, second)),
+            Side(second.paper, second.label, _of(asked, second.label), _less(question, first)),
         )
     return None
 
@@ -121,6 +122,19 @@ def _without(question: str, written: Sequence[str]) -> str:
         text = re.sub(rf"[\w-]*{re.escape(words)}[\w-]*(?:'s|\u2019s)?", " ", text, flags=re.I)
     text = _COMPARING.sub(" ", text)
     return " ".join(re.sub(r"[,?!]", " ", text).split())
+
+
+def _less(question: str, other: _Read) -> str:
+    """The question without the other paper's name, and "or", "and", "than"."""
+    text = re.sub(
+        rf"[\w-]*{re.escape(other.written)}[\w-]*(?:'s|\u2019s)?", " ", question, flags=re.I
+    )
+    return " ".join(re.sub(r"\b(?:or|and|than)\b|[,?!]", " ", text, flags=re.I).split())
+
+
+def _of(asked: str, label: str) -> str:
+    """The question asked of one paper: what is compared, else the paper's name."""
+    return asked or label
 
 
 def _asked_of_each(question: str, aspect: str) -> str:

@@ -98,6 +98,11 @@ def test_each_paper_is_asked_for_its_number_without_the_other_named(catalog: Cat
     assert sides is not None
     assert [side.question for side in sides] == ["How many parameters?"] * 2
     assert [side.label for side in sides] == ["OPT", "PaLM"]
+    # Each paper is searched for the question less the other paper's name.
+    assert [side.search for side in sides] == [
+        "Which has more parameters OPT-175B",
+        "Which has more parameters PaLM",
+    ]
 
 
 def _source(paper: str, number: int, text: str) -> Source:
