@@ -106,11 +106,26 @@ def _initials_match(acronym: str, phrase: str) -> bool:
     `phrase`: each word gives its first letter and maybe more of its letters, except
     short lower-case words ("of", "from"), which may give none; the first word gives
     the first letter."""
-    letters = [c.lower() for c in acronym if c.isalnum()]
     parts = [p for p in re.split(r"[\s\u2010-\u2015-]+", phrase) if p]
-    if not letters or not parts or len(parts) > len(letters) + 3:
-        return False
-    return parts[0][:1].lower() == letters[0] and _read(letters, parts)
+    for letters in _letter_readings(acronym):
+        if not letters or not parts or len(parts) > len(letters) + 3:
+            continue
+        if parts[0][:1].lower() == letters[0] and _read(letters, parts):
+            return True
+    return False
+
+
+def _letter_readings(acronym: str) -> list[list[str]]:
+    """The letters an acronym is read as: as printed, and with a letter's count written
+    as a digit after it ("S2ORC": Semantic Scholar Open Research Corpus)."""
+    letters = [c.lower() for c in acronym if c.isalnum()]
+    counted: list[str] = []
+    for index, char in enumerate(letters):
+        if char in "234" and index and letters[index - 1].isalpha():
+            counted += [letters[index - 1]] * (int(char) - 1)
+        else:
+            counted.append(char)
+    return [letters, counted] if counted != letters else [letters]
 
 
 def _read(letters: list[str], parts: list[str]) -> bool:
@@ -169,7 +184,31 @@ def long_form_in(sentence: str, acronym: str) -> str:
     # A mixed-case name is matched in its case; capitals may be printed as small caps.
     mixed = is_name(acronym) and not acronym.isupper()
     flags = 0 if mixed else re.IGNORECASE
-    return long_form_before(sentence, acronym, flags) or long_form_after(sentence, acronym, flags)
+    return (
+        long_form_before(sentence, acronym, flags)
+        or long_form_after(sentence, acronym, flags)
+        or long_form_apposed(sentence, acronym, flags)
+    )
+
+
+def long_form_apposed(sentence: str, acronym: str, flags: int = 0) -> str:
+    """The long form set beside the acronym after a comma or a colon, in capitals, as in
+    "we introduce S2ORC, the Semantic Scholar Open Research Corpus" or a title's "S2ORC:
+    The Semantic Scholar Open Research Corpus", or ""."""
+    for match in re.finditer(
+        rf"(?<!\w){re.escape(acronym)}\s*[,:]\s*(?:the|a|an)?\s*", sentence, flags
+    ):
+        words = re.findall(r"[\w-]+", sentence[match.end() : match.end() + 120])
+        capitalised = []
+        for word in words:
+            if not (word[:1].isupper() or word in ("of", "for", "and", "in", "on", "to")):
+                break
+            capitalised.append(word)
+        for count in range(len(capitalised), 1, -1):
+            phrase = " ".join(capitalised[:count])
+            if capitalised[count - 1][:1].isupper() and _initials_match(acronym, phrase):
+                return phrase
+    return ""
 
 
 def long_form_of(acronym: str, texts: Iterable[str]) -> str:

@@ -62,6 +62,9 @@ def asked_name(question: str, names: Recognised) -> NameMatch | None:
     return None
 
 
+_SPELLED_OUT = 3  # the strength of a definition that gives the long form (`defines`)
+
+
 def definition_first(
     question: str,
     ranked: Sequence[Candidate],
@@ -79,10 +82,21 @@ def definition_first(
     papers = [p for p in match.own_papers if not filters.paper_ids or p in filters.paper_ids]
     spellings = [match.name, *match.long_forms]
     for paper in papers[:_MOST_INTRODUCERS]:
+        # Of one paper's opening passages, the first that spells the name out ("S2ORC,
+        # the Semantic Scholar Open Research Corpus") before the first that says what it
+        # is ("We introduce S2ORC, a large corpus of ...").
+        found: dict[int, str] = {}
         for chunk, text in opening(paper):
             sentences = split_sentences(text)
-            if any(defines(s, name).strength >= 2 for s in sentences for name in spellings):
-                return _lead(ranked, Candidate(chunk, paper, 0.0))
+            strength = max(
+                (defines(s, name).strength for s in sentences for name in spellings), default=0
+            )
+            if strength >= 2:
+                found.setdefault(strength, chunk)
+            if strength >= _SPELLED_OUT:
+                break
+        if found:
+            return _lead(ranked, Candidate(found[max(found)], paper, 0.0))
     return list(ranked)
 
 

@@ -148,3 +148,29 @@ def test_words_of_a_term_printed_joined_define_it() -> None:
     assert defines(joined, "flash attention").strength == 2
     assert defines(hyphenated, "flash attention").strength == 2
     assert defines(apart, "flash attention").strength == 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "term", "long_form"),
+    [
+        # A long form set beside the name after a comma, or a title's colon.
+        (
+            "To address these issues, we introduce S2ORC, the Semantic Scholar Open Research"
+            " Corpus, a large collection of academic papers.",
+            "S2ORC",
+            "Semantic Scholar Open Research Corpus",
+        ),
+        ("S2ORC: The Semantic Scholar Open Research Corpus", "S2ORC",
+         "Semantic Scholar Open Research Corpus"),
+        # A letter's count written as a digit after it.
+        ("We release the Semantic Scholar Open Research Corpus (S2ORC).", "S2ORC",
+         "Semantic Scholar Open Research Corpus"),
+        ("Data sit in an Amazon Web Services (AWS) bucket.", "AWS", "Amazon Web Services"),
+    ],
+)  # fmt: skip
+def test_long_forms_apposed_or_counted_are_read(sentence: str, term: str, long_form: str) -> None:
+    assert defines(sentence, term).long_form == long_form
+
+
+def test_names_listed_after_a_comma_are_no_long_form() -> None:
+    assert defines("Results on NQ, TriviaQA and WebQuestions.", "NQ").long_form == ""

@@ -53,6 +53,25 @@ def test_a_defining_passage_fusion_did_not_find_is_added_first() -> None:
     assert [c.chunk_id for c in ranked] == [f"{PAPER}#1", f"{PAPER}#9", "2601.00001#0"]
 
 
+def test_the_passage_that_spells_the_name_out_leads_before_one_that_says_what_it_is() -> None:
+    corpus = "f83d85b272d5efd7"
+    s2orc = NameMatch("S2ORC", "S2ORC", (), (corpus,), introducers=(corpus,))
+    passages = [
+        (f"{corpus}#0", "We introduce S2ORC, a large corpus of 81.1M academic papers."),
+        (f"{corpus}#1", "We introduce S2ORC, the Semantic Scholar Open Research Corpus, a corpus."),
+    ]
+
+    ranked = definition_first(
+        "What does S2ORC stand for?",
+        [Candidate(f"{corpus}#0", corpus, 1.0)],
+        Recognised(matches=(s2orc,)),
+        Filters(),
+        lambda _: passages,
+    )
+
+    assert ranked[0].chunk_id == f"{corpus}#1"
+
+
 def test_other_questions_and_other_papers_keep_their_order() -> None:
     how = definition_first("How fast is flash attention?", RANKED, NAMES, Filters(), _opening)
     elsewhere = definition_first(
