@@ -50,8 +50,8 @@ _ASKING_WORDS = frozenset(
 # The question's other words a namesake must hold to be read before the oldest.
 _FITTING_WORDS = 2
 # An older paper defining a name is read as its coiner when the library's reference lists
-# cite it this often (`_with_cited_coiner`), among the oldest few of them.
-_COINER_CITED = 2
+# cite it this often or more (`_with_cited_coiner`), among the oldest few of them.
+_COINER_CITED = 1
 _COINERS_READ = 5
 
 
@@ -123,7 +123,9 @@ class NameRecogniser:
             matches.setdefault(match.name, match)
         users = self.names.users_of(list(matches))
         # Every name's words: one name of the question never describes another's paper.
-        named = " ".join(" ".join((m.name, m.asked, *m.long_forms)) for m in matches.values())
+        named = " ".join(
+            " ".join((m.name, m.asked, m.written, *m.long_forms)) for m in matches.values()
+        )
         with_own = [
             self._in_reading_order(
                 question,

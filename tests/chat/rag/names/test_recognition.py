@@ -363,7 +363,7 @@ def _dated(catalog: Catalog, paper_id: str, published: str, text: str) -> None:
         catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
 
 
-@pytest.mark.parametrize(("citing", "coiner_first"), [(2, True), (1, False)])
+@pytest.mark.parametrize(("citing", "coiner_first"), [(1, True), (0, False)])
 def test_an_older_cited_definer_is_read_as_the_names_coiner(
     tmp_path: Path, citing: int, coiner_first: bool
 ) -> None:
