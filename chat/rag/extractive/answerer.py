@@ -37,7 +37,7 @@ from chat.rag.extractive.scoring import repeats, score_sentences, select_sentenc
 from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
 from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
 from chat.rag.extractive.tables import best_cells, entity_row, table_rows
-from chat.rag.names.definitions import asked_term, defines
+from chat.rag.names.definitions import asked_term, defines, is_name
 from chat.rag.records.answers import record_answer
 from chat.rag.sources import Source
 from ingest.index.lexical.analysis import terms as terms_of
@@ -271,7 +271,12 @@ class ExtractiveGenerator:
         # Only a word that points back does: a short question of its own ("sourdough rye")
         # is not about what was asked before.
         points_back = FOLLOW_UP.search(question)
-        asked = _with_previous_names(question, history) if points_back else question
+        # Sources all of one paper are about what was asked before already: a name of
+        # several words ("Dense Passage Retriever") would only favour the sentences that
+        # repeat its words over those that answer; a name alone ("Adam", "DPR") still tells
+        # the paper's own method from another it presents (AdaMax).
+        one_paper = len({s.id for s in sources}) == 1
+        asked = _with_previous_names(question, history, one_paper) if points_back else question
         async for chunk in self.quote(extract_answer(asked, sources) or [NOT_FOUND], sampling):
             yield chunk
 
@@ -297,10 +302,14 @@ def _leans(question: str) -> bool:
     return bool(FOLLOW_UP.search(question)) or len(question.split()) < _STANDS_ALONE
 
 
-def _with_previous_names(question: str, history: Sequence[Turn]) -> str:
-    """`question` with the names the previous question asked about that it lacks."""
+def _with_previous_names(question: str, history: Sequence[Turn], names_alone: bool = False) -> str:
+    """`question` with the names the previous question asked about that it lacks; with
+    `names_alone`, not the capitalised words of a name of several ("Dense Passage
+    Retriever"), only acronyms and mixed-case names among them."""
     previous = [t.content for t in history if t.role == "user"]
     names = question_entities(previous[-1]) if previous else ()
+    if names_alone and len(names) > 1:
+        names = tuple(n for n in names if is_name(n))
     return " ".join([question, *(n for n in names if n not in question)])
 
 

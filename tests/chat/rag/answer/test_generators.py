@@ -137,3 +137,23 @@ async def test_an_extractive_follow_up_answers_for_the_name_its_it_points_back_t
     ]
 
     assert "\u03b1 = 0.001" in chunks[0].text
+
+
+async def test_a_follow_up_on_one_papers_sources_is_not_drawn_to_its_names_words() -> None:
+    dpr = "2004.04906"
+    sources = [
+        make_source(1, dpr, "Dense passage retrieval with dense vectors was explored by Das et"
+                    " al., who retrieve passages with dense question vectors.", score=1.0),
+        make_source(2, dpr, "By leveraging the now standard BERT pretrained model and a"
+                    " dual-encoder architecture, we train the encoders.", score=0.5),
+    ]  # fmt: skip
+    history = (Turn("user", "What is the Dense Passage Retriever?"), Turn("assistant", "..."))
+
+    chunks = [
+        c
+        async for c in ExtractiveGenerator().generate(
+            "which pretrained model do its encoders start from?", sources, history
+        )
+    ]
+
+    assert "BERT" in chunks[0].text
