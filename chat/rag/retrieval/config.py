@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from chat.rag.bounds import check_bounds, described
 from chat.rag.names.config import NamesConfig
 from chat.rag.retrieval.coverage import CoverageConfig
-from chat.rag.retrieval.expansion import ExpansionConfig
-from chat.rag.retrieval.feedback import FeedbackConfig, Rm3Config
+from chat.rag.retrieval.expansion import ExpansionConfig, SynonymsConfig
+from chat.rag.retrieval.feedback import DenseFeedbackConfig, FeedbackConfig, Rm3Config
 from chat.rag.retrieval.fusion import Candidate, FusionConfig
 from chat.rag.retrieval.style import StyleConfig
 from chat.rag.retrieval.vocabulary import VocabularyConfig
@@ -82,6 +82,14 @@ class RetrievalConfig:
     expansion: ExpansionConfig = field(
         default_factory=ExpansionConfig,
         metadata=described("the BM25 query expanded from the library's own vocabulary"),
+    )
+    synonyms: SynonymsConfig = field(
+        default_factory=SynonymsConfig,
+        metadata=described("WordNet's words for the question's everyday words, in BM25's query"),
+    )
+    dense_feedback: DenseFeedbackConfig = field(
+        default_factory=DenseFeedbackConfig,
+        metadata=described("the question's vector moved toward its best passages' and searched"),
     )
     style: StyleConfig = field(
         default_factory=StyleConfig,

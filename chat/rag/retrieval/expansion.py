@@ -1,7 +1,7 @@
-"""Query expansion from the library's own vocabulary: names' long forms and co-occurring terms.
+"""Query expansion: names' long forms, co-occurring terms, and WordNet's words for plain ones.
 
-Two sources, each behind its own setting and off by default
-(docs/adaptation.md has the measurements):
+Three sources, each behind its own setting (docs/adaptation.md has the
+measurements):
 
 - names: the long forms of every name the question holds that a paper
   defines ("CBCT" -> "cone-beam computed tomography"), not only of the one
@@ -9,7 +9,12 @@ Two sources, each behind its own setting and off by default
 - co-occurrence: for each of the question's rarer terms, the terms that the
   passages holding it share far more often than the index does (term
   co-occurrence, read from BM25's own passages for that term alone):
-  "cbct" brings "projection", "tomography", "reconstruction".
+  "cbct" brings "projection", "tomography", "reconstruction";
+- synonyms: for each everyday word of the question (not one of the papers'
+  own, `chat.rag.retrieval.vocabulary`), the words WordNet gives for its
+  first senses (synonyms, the kinds it is of), those the papers use most
+  against English first: "photos" brings "photograph" and "image",
+  "spotting" brings "detection". Each weighs less than a question word.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from chat.rag.bounds import check_bounds, described
+from chat.rag.retrieval.vocabulary import scholarly_ratio
+from chat.rag.retrieval.wordnet.database import Related
 from ingest.index.lexical.analysis import terms
 from ingest.index.lexical.bm25 import inverse_document_frequency
 
@@ -113,3 +120,137 @@ def merged(*lists: Sequence[WeightedTerm]) -> list[WeightedTerm]:
         for term, weight in found:
             weights[term] = max(weights.get(term, 0.0), weight)
     return list(weights.items())
+
+
+# Where Debian's `wordnet-base` puts the database (`scripts/install` installs it).
+WORDNET_DIR = "/usr/share/wordnet"
+
+
+@dataclass(frozen=True)
+class SynonymsConfig:
+    """WordNet's words for the question's everyday words, added to the BM25 query
+    (`PAPERCHAT_RETRIEVAL__SYNONYMS__*`)."""
+
+    # Off: over the full index 8 words lift the development plain-language questions'
+    # R@5 from 0.377 to 0.420 but not the held-out ones' (0.452; docs/adaptation.md).
+    terms: int = field(
+        default=0,
+        metadata=described("words added to one question at most; 0 turns synonyms off", at_least=0),
+    )
+    per_word: int = field(
+        default=2, metadata=described("words added for one everyday word at most", at_least=1)
+    )
+    senses: int = field(
+        default=2,
+        metadata=described("a word's most frequent senses whose words are taken", at_least=1),
+    )
+    weight: float = field(
+        default=0.5,
+        metadata=described(
+            "a synonym's weight against a question word's 1 (below 1); the kinds a word is "
+            "of and similar words weigh half of it",
+            at_least=0,
+        ),
+    )
+    context: int = field(
+        default=10,
+        metadata=described(
+            "the best dense passages that tell a word's sense: a word is added only when one "
+            "of them holds it, those most of them hold first; 0 takes the words the papers "
+            "use most against English instead",
+            at_least=0,
+        ),
+    )
+    max_share: float = field(
+        default=0.05,
+        metadata=described(
+            "a word in more than this share of the chunks is too common to add", at_least=0
+        ),
+    )
+    wordnet_dir: str = field(
+        default=WORDNET_DIR,
+        metadata=described(
+            "the WordNet database (`index.noun`, `data.noun`, ...); without it no synonyms"
+        ),
+    )
+
+    def __post_init__(self) -> None:
+        check_bounds(self)
+        if self.weight >= 1:
+            raise ValueError("weight must be below 1: a synonym weighs less than a question word")
+
+
+def synonym_terms(
+    plain: Mapping[str, str],
+    related: Callable[[str], Sequence[Related]],
+    document_frequency: Callable[[Sequence[str]], Mapping[str, int]],
+    documents: int,
+    config: SynonymsConfig,
+    context: Mapping[str, int] | None = None,
+) -> list[WeightedTerm]:
+    """Index terms for the everyday words `plain` (stem -> word, in question order): of
+    each word's `related` words, those the `context` passages hold most against how
+    many chunks do (stem -> passages holding it; when given, a term none holds is not
+    the sense meant), else those the papers use most against English; `config.per_word`
+    a word and `config.terms` in all, each word's best taken first. A synonym weighs
+    `config.weight`, another relation half of it."""
+    if not config.terms:
+        return []
+    asked = set(plain)
+    offered: list[list[tuple[str, str, float]]] = []
+    for word in plain.values():
+        offered.append(
+            [
+                (stem, token, config.weight if near.relation == "synonym" else config.weight / 2)
+                for near in related(word)
+                for token, stem in _stems(near.word)
+                if stem not in asked
+            ]
+        )
+    frequency = document_frequency(list({stem for found in offered for stem, _, _ in found}))
+    ranked = [_best(found, frequency, documents, config, context) for found in offered]
+    chosen: dict[str, float] = {}
+    for place in range(config.per_word):
+        for found in ranked:
+            if place < len(found) and len(chosen) < config.terms:
+                stem, weight = found[place]
+                chosen.setdefault(stem, weight)
+    return list(chosen.items())
+
+
+def _stems(text: str) -> list[tuple[str, str]]:
+    """(word, index term) of each word of `text` that makes one."""
+    found = []
+    for token in text.lower().replace("-", " ").split():
+        stems = terms(token)
+        if stems and token.isalpha() and len(token) >= 3:
+            found.append((token, stems[0]))
+    return found
+
+
+def _best(
+    offered: Sequence[tuple[str, str, float]],
+    frequency: Mapping[str, int],
+    documents: int,
+    config: SynonymsConfig,
+    context: Mapping[str, int] | None,
+) -> list[WeightedTerm]:
+    """One word's offered terms the papers use (in 2 chunks or more, in no more than
+    `config.max_share` of them) and, with a `context`, its passages hold; best first."""
+    scored: dict[str, tuple[float, float]] = {}
+    for stem, token, weight in offered:
+        count = frequency.get(stem, 0)
+        holding = context.get(stem, 0) if context is not None else 0
+        if not 2 <= count <= config.max_share * documents or (context is not None and not holding):
+            continue
+        # With passages: how many hold it against how many chunks do (its idf); without:
+        # how much more the papers use it than English does.
+        distinct = (
+            holding * inverse_document_frequency(count, documents)
+            if context is not None
+            else scholarly_ratio(count, documents, token)
+        )
+        score = (distinct, weight)
+        scored[stem] = max(score, scored.get(stem, score))
+    best = sorted(scored.items(), key=lambda pair: (-pair[1][0], -pair[1][1], pair[0]))
+    return [(stem, weight) for stem, (_, weight) in best]

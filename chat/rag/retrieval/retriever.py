@@ -139,6 +139,7 @@ class Retriever(Searches):
         expansion = merged(
             self.expansion(question, self.expanding(names, steering, idf)),
             self.cooccurrence(question, idf, filters),
+            self.synonyms(question, scholarly, dense),
         )
         lexical_hits = self.lexical_search(question, filters, expansion)
         if self.config.rm3.terms:

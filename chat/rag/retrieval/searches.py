@@ -4,22 +4,28 @@ The dense search (the embedder and the vector store) and BM25's (the lexical
 index), and the BM25 searches that widen the query: the long forms of the
 question's names, the terms its rarer terms co-occur with (`expansion`),
 pseudo-relevance feedback from the best dense passages and RM3 from BM25's own
-(`feedback`). Then what the catalog holds of the candidates: their passages for
-the rerankers, a paper's opening, the sources handed to the answerer.
+(`feedback`), WordNet's words for the question's everyday ones (`expansion`,
+`wordnet`), and the dense search again from the question's vector moved
+toward its best passages' (`feedback`). Then what the catalog holds of the
+candidates: their passages for the rerankers, a paper's opening, the sources
+handed to the answerer.
 `chat.rag.retrieval.retriever.Retriever` puts them in order.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from chat.rag.names.matches import Recognised
 from chat.rag.rerank.reranker import Passage
 from chat.rag.retrieval.config import RetrievalConfig
-from chat.rag.retrieval.expansion import cooccurring_terms, expandable, merged
-from chat.rag.retrieval.feedback import expansion_terms, relevance_model
+from chat.rag.retrieval.expansion import cooccurring_terms, expandable, merged, synonym_terms
+from chat.rag.retrieval.feedback import expansion_terms, moved_vector, relevance_model
 from chat.rag.retrieval.fusion import Candidate, Hit
+from chat.rag.retrieval.vocabulary import question_words
+from chat.rag.retrieval.wordnet.database import open_wordnet
 from chat.rag.sources import Source
 from ingest.index.filters import Filters
 from ingest.index.lexical.analysis import terms
@@ -64,6 +70,16 @@ class Searches:
         vector = self.embedder.embed([question])[0]
         nearest = self.store.search(vector, self.config.candidates, filters)
         rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
+        feedback = self.config.dense_feedback
+        if feedback.passages:
+            first: dict[str, str] = {}
+            for chunk_id, _ in nearest:
+                if chunk_id in rows and len(first) < feedback.passages:
+                    first.setdefault(rows[chunk_id].paper_id, chunk_id)
+            found = self.store.vectors(list(first.values()))
+            moved = moved_vector(vector, list(found.values()), feedback.weight)
+            nearest = self.store.search(moved, self.config.candidates, filters)
+            rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
         hits = [
             (chunk_id, rows[chunk_id].paper_id, similarity)
             for chunk_id, similarity in nearest
@@ -125,6 +141,36 @@ class Searches:
                 )
             )
         return merged(*found)
+
+    def synonyms(
+        self, question: str, scholarly: Sequence[str], dense: Sequence[Hit]
+    ) -> list[tuple[str, float]]:
+        """WordNet's words for the question's everyday words, those not among its
+        `scholarly` terms, in the senses the best `dense` passages use
+        (`expansion.synonym_terms`); none when off or without WordNet."""
+        config = self.config.synonyms
+        wordnet = open_wordnet(config.wordnet_dir) if config.terms else None
+        if wordnet is None:
+            return []
+        context: Counter[str] | None = None
+        if config.context:
+            rows = self.catalog.chunk_rows([chunk_id for chunk_id, _, _ in dense[: config.context]])
+            context = Counter(t for row in rows.values() for t in set(terms(row.text)))
+        papers = set(scholarly)
+        plain = {
+            stem: word
+            for stem, word in question_words(question).items()
+            if stem not in papers and word.isalpha() and len(word) >= 3
+        }
+        senses = config.senses
+        return synonym_terms(
+            plain,
+            lambda word: wordnet.related(word, senses),
+            self.lexical.document_frequencies,
+            self.lexical.count(),
+            config,
+            context,
+        )
 
     def feedback(self, question: str, dense: Sequence[Hit], filters: Filters) -> list[Hit]:
         """BM25 hits for the question with the distinctive terms of the best dense passages

@@ -1,11 +1,23 @@
-"""Pseudo-relevance feedback: which terms of the first pass's passages are searched again."""
+"""Pseudo-relevance feedback: which terms of the first pass's passages are searched again,
+and the question's vector moved toward its best passages' on the dense side."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from chat.rag.retrieval.feedback import FeedbackConfig, expansion_terms
+import numpy as np
+import pytest
+
+from chat.rag.retrieval.config import RetrievalConfig
+from chat.rag.retrieval.feedback import (
+    DenseFeedbackConfig,
+    FeedbackConfig,
+    expansion_terms,
+    moved_vector,
+)
 from chat.rag.retrieval.fusion import FusionConfig, Hit, fuse
+from chat.wiring import Wiring
+from ingest.index.filters import Filters
 
 PASSAGES = (
     "Steganalysis detects hidden messages in JPEG images with a residual network.",
@@ -54,3 +66,49 @@ def test_the_feedback_list_lifts_what_it_finds_by_its_weight() -> None:
     assert [c.chunk_id for c in weighed][:2] == ["f#1", "l#1"]
     assert weighed[0].feedback_rank == 1
     assert [c.score for c in ignored] == [c.score for c in without]
+
+
+def test_dense_feedback_moves_the_question_toward_its_passages() -> None:
+    question = np.array([1.0, 0.0, 0.0], dtype=np.float32)
+    passages = [np.array([0.0, 2.0, 0.0]), np.array([0.0, 1.0, 1.0])]
+
+    moved = moved_vector(question, passages, 0.5)
+
+    centre = np.array([0.0, 1 + 1 / np.sqrt(2), 1 / np.sqrt(2)]) / 2
+    expected = np.array([1.0, 0.0, 0.0]) + 0.5 * centre
+    assert np.allclose(moved, expected / np.linalg.norm(expected), atol=1e-6)
+    assert float(np.linalg.norm(moved)) == pytest.approx(1.0)
+    assert float(moved @ passages[0]) > float(question @ passages[0])
+
+
+def test_a_heavier_weight_moves_the_question_further() -> None:
+    question = np.array([1.0, 0.0], dtype=np.float32)
+    passage = [np.array([0.0, 1.0], dtype=np.float32)]
+
+    light = moved_vector(question, passage, 0.2)
+    heavy = moved_vector(question, passage, 1.0)
+
+    assert 0 < light[1] < heavy[1]
+
+
+def test_without_passages_or_weight_the_question_stays() -> None:
+    question = np.array([3.0, 4.0], dtype=np.float32)
+
+    assert np.allclose(moved_vector(question, [], 0.5), [0.6, 0.8])
+    assert np.allclose(moved_vector(question, [np.array([1.0, 0.0])], 0.0), [0.6, 0.8])
+
+
+def test_dense_feedback_searches_again_from_the_moved_vector(small_index: Wiring) -> None:
+    question = "How do you make a neural net forget less when learning new things?"
+    base = small_index.retriever.with_config(
+        RetrievalConfig(dense_feedback=DenseFeedbackConfig(passages=0))
+    )
+    moved = small_index.retriever.with_config(
+        RetrievalConfig(dense_feedback=DenseFeedbackConfig(passages=3, weight=1.0))
+    )
+
+    first = base.dense(question, Filters())
+    again = moved.dense(question, Filters())
+
+    assert [hit[0] for hit in again] != [hit[0] for hit in first]
+    assert {hit[1] for hit in first[:3]} <= {hit[1] for hit in again[:10]}
