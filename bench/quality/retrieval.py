@@ -8,6 +8,15 @@ relevance policy refuses unanswerable and answerable questions.
 
     python -m bench.quality.retrieval --data-dir /path/to/full/index
 
+Then each retrieval variant of `VARIANTS` (the levers for questions in
+everyday words: WordNet's synonyms in the BM25 query, dense pseudo-relevance
+feedback; off, each alone, both) over every question with a gold paper, the
+held-out hard questions (`bench/data/hard_heldout.jsonl`) among them: recall
+@1/@5 of the hybrid ranking by kind (plain-language, short, messy, abstract,
+PDF questions), on the development questions and on the held-out third
+(`split_of`, fixed by a hash of the question), and the median retrieval time.
+`--split dev` measures the development questions alone, for choosing settings.
+
 With `--reranker-url` (and `--reranker-api`, `--reranker-model`,
 `--rerank-depth`) a reranking model's server reorders the fused candidates,
 as `PAPERCHAT_RERANKER_URL` does in the service; the requests that failed are
@@ -17,14 +26,25 @@ counted at the end.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
+import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bench import results
 from chat.rag.extractive.answerer import extract_answer
-from chat.rag.retrieval.evaluation import RETRIEVERS, evaluate, load_questions, table
+from chat.rag.retrieval.config import RetrievalConfig
+from chat.rag.retrieval.evaluation import (
+    RETRIEVERS,
+    Question,
+    evaluate,
+    judge,
+    load_questions,
+    table,
+)
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retriever import Retriever
 from chat.settings import Settings
@@ -33,8 +53,120 @@ from chat.wiring import Wiring
 ROOT = Path(__file__).resolve().parents[2]
 EVAL = ROOT.parent / "shared" / "data" / "eval"
 FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl", "questions-hard.jsonl")
+HELD_OUT = ROOT / "bench" / "data" / "hard_heldout.jsonl"
 # The figures of `evaluation.summarise`, in the printed table's order.
 SUMMARY_KEYS = ("recall@1", "recall@5", "recall@10", "mrr", "gold_page@k")
+
+
+Split = Literal["dev", "held-out"]
+# The kinds of question the variants are compared on, by the type a question file gives.
+KINDS = {"layman": "plain", "short": "short", "messy": "messy", "pdf": "PDFs"}
+KIND_ORDER = ("plain", "short", "messy", "abstracts", "PDFs")
+# Each lever for questions in everyday words alone and together, as the settings give
+# them otherwise; the first row is both off, the product before them.
+SYNONYMS_ON = {"terms": 8, "weight": 0.5}
+DENSE_FEEDBACK_ON = {"passages": 3, "weight": 0.5}
+VARIANTS: tuple[tuple[str, dict[str, dict[str, Any]]], ...] = (
+    ("levers off", {"synonyms": {"terms": 0}, "dense_feedback": {"passages": 0}}),
+    ("WordNet synonyms", {"synonyms": SYNONYMS_ON, "dense_feedback": {"passages": 0}}),
+    ("dense feedback", {"synonyms": {"terms": 0}, "dense_feedback": DENSE_FEEDBACK_ON}),
+    ("both", {"synonyms": SYNONYMS_ON, "dense_feedback": DENSE_FEEDBACK_ON}),
+)
+
+
+def split_of(question: str) -> Split:
+    """The fixed rule: a question whose text's SHA-256 is a multiple of 3 is held out,
+    the rest (two thirds) are development questions."""
+    digest = hashlib.sha256(question.encode("utf-8")).hexdigest()
+    return "held-out" if int(digest, 16) % 3 == 0 else "dev"
+
+
+def kind_of(question: Question) -> str:
+    """plain, short, messy, abstracts or PDFs: the kind a question is compared within."""
+    return KINDS.get(question.type, "abstracts")
+
+
+def variant_config(base: RetrievalConfig, changes: dict[str, dict[str, Any]]) -> RetrievalConfig:
+    """`base` with the fields of its nested configs that `changes` names replaced."""
+    nested = {
+        name: dataclasses.replace(getattr(base, name), **fields) for name, fields in changes.items()
+    }
+    return dataclasses.replace(base, **nested)
+
+
+def compare_variants(
+    retriever: Retriever, questions: list[Question], splits: tuple[Split, ...]
+) -> dict[str, Any]:
+    """Per variant: hybrid recall@1/@5 by split and kind, and the median retrieval ms."""
+    report: dict[str, Any] = {}
+    for label, changes in VARIANTS:
+        variant = retriever.with_config(variant_config(retriever.config, changes))
+        ranks: dict[tuple[str, str], list[int | None]] = {}
+        latencies: list[float] = []
+        for question in questions:
+            split = split_of(question.question)
+            if split not in splits:
+                continue
+            gold = retriever.catalog.resolve_id(question.gold_id or "") or question.gold_id
+            asked = dataclasses.replace(question, gold_id=gold)
+            retrieved = variant.retrieve(asked.question)
+            latencies.append(retrieved.timings["retrieval_ms"])
+            rank = judge(asked, retrieved, "hybrid", variant).rank
+            ranks.setdefault((split, kind_of(asked)), []).append(rank)
+        report[label] = {
+            "median_ms": round(statistics.median(latencies), 1) if latencies else None,
+            "recall": {
+                f"{split} {kind}": {
+                    "questions": len(found),
+                    "recall@1": _recall_at(found, 1),
+                    "recall@5": _recall_at(found, 5),
+                }
+                for (split, kind), found in sorted(ranks.items())
+            },
+        }
+    return report
+
+
+def _recall_at(ranks: list[int | None], k: int) -> float:
+    return round(sum(1 for r in ranks if r is not None and r <= k) / len(ranks), 4)
+
+
+def variants_table(report: dict[str, Any], splits: tuple[Split, ...]) -> results.Table:
+    """One row per variant and split: R@1 and R@5 by kind, and the median retrieval ms."""
+    columns = ["variant", "split"]
+    for kind in KIND_ORDER:
+        columns += [f"{kind} R@1", f"{kind} R@5"]
+    columns.append("median ms")
+    rows = []
+    for label, block in report.items():
+        for split in splits:
+            row: list[Any] = [label, split]
+            for kind in KIND_ORDER:
+                found = block["recall"].get(f"{split} {kind}", {})
+                row += [found.get("recall@1"), found.get("recall@5")]
+            rows.append([*row, block["median_ms"]])
+    formats = {c: ".3f" for c in columns if "R@" in c} | {"median ms": ".1f"}
+    title = "recall of the gold paper by kind: development and held-out questions"
+    return results.table(title, columns, rows, formats, key_columns=2)
+
+
+def printed(shown: results.Table) -> str:
+    """A table as markdown, its numbers as its formats print them; "-" where none."""
+    lines = [f"| {' | '.join(shown.columns)} |", "|" + "---|" * len(shown.columns)]
+    for row in shown.rows:
+        cells = []
+        for column in shown.columns:
+            value = row.get(column)
+            spec = shown.formats.get(column, "")
+            cells.append("-" if value is None else format(value, spec) if spec else str(value))
+        lines.append(f"| {' | '.join(cells)} |")
+    return "\n".join(lines)
+
+
+def counts_line(report: dict[str, Any]) -> str:
+    """How many questions each split and kind holds."""
+    first = next(iter(report.values()))["recall"]
+    return ", ".join(f"{key} {found['questions']}" for key, found in first.items())
 
 
 @dataclass
@@ -115,6 +247,12 @@ def main() -> None:
     parser.add_argument("--reranker-api", choices=["auto", "rerank", "tei"], default="auto")
     parser.add_argument("--reranker-model", default="")
     parser.add_argument("--rerank-depth", type=int, default=50)
+    parser.add_argument(
+        "--split",
+        choices=["dev", "all"],
+        default="all",
+        help="the variants on the development questions alone (dev), or on both splits",
+    )
     args = parser.parse_args()
     settings = Settings(
         data_dir=args.data_dir,
@@ -155,6 +293,18 @@ def main() -> None:
             f"{report['answers']['refused_unanswerable']}, answerable "
             f"{report['answers']['refused_answerable']}"
         )
+    splits: tuple[Split, ...] = ("dev",) if args.split == "dev" else ("dev", "held-out")
+    every = [
+        q
+        for path in [*(EVAL / name for name in args.files), HELD_OUT]
+        for q in load_questions(path)
+        if q.gold_id is not None
+    ]
+    reports["variants"] = compare_variants(retriever, every, splits)
+    tables.append(variants_table(reports["variants"], splits))
+    print(f"\n### {tables[-1].title}\n")
+    print(printed(tables[-1]))
+    print(f"questions: {counts_line(reports['variants'])}")
     if args.json:
         args.json.write_text(json.dumps(reports, indent=2))
     if index.remote_reranker is not None:
