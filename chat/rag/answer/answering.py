@@ -33,6 +33,7 @@ from chat.rag.answer.sides import (
 )
 from chat.rag.citations.guard import CitationGuard
 from chat.rag.extractive.answerer import ExtractiveGenerator
+from chat.rag.extractive.notation import with_symbols
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.retriever import Retriever
@@ -153,8 +154,9 @@ class Answerer:
             else:
                 query = await self.standalone_query(question)
                 rewrites = await self.rewriter.rewrite(query) if self.rewriter else []
+                # Searched with the Greek letters it spells out, as the papers print them.
                 own, retrieved = await asyncio.to_thread(
-                    retrieve_with_rewrites, self.retriever, query, rewrites, filters
+                    retrieve_with_rewrites, self.retriever, with_symbols(query), rewrites, filters
                 )
         except UpstreamError as e:
             yield _failure(e)

@@ -32,6 +32,7 @@ from chat.rag.extractive.answer_type import (
     favour_typed,
     question_entities,
 )
+from chat.rag.extractive.notation import with_symbols
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
 from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
@@ -277,6 +278,7 @@ class ExtractiveGenerator:
         # the paper's own method from another it presents (AdaMax).
         one_paper = len({s.id for s in sources}) == 1
         asked = _with_previous_names(question, history, one_paper) if points_back else question
+        asked = with_symbols(asked)
         async for chunk in self.quote(extract_answer(asked, sources) or [NOT_FOUND], sampling):
             yield chunk
 
