@@ -6,7 +6,7 @@ product's own PDF stage and `ingest/references/`. A reference read is matched to
 its title (the same words, or one title's words starting the other's, or close enough);
 on the matched ones the title (the same letters and digits), the year and the arXiv id are checked.
 Resolution runs the catalog's own read-time lookup (arXiv id, DOI, unique title key) in a
-copy of an index's catalog (by default the development index, `python -m bench.dev_index`):
+copy of an index's catalog (by default the full index, `python -m bench.full_index`):
 precision is the share of references resolved to a paper that name the labelled one,
 recall the share of labelled references to a paper of that catalog resolved to it.
 "dev" papers were looked at while the parser was improved; "held-out" ones were not.
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import results
-from bench.dev_index import DEV_INDEX
+from bench.dev_index import data_dir_option, index_at
 from bench.report import format_cell
 from ingest.index.catalog import Catalog
 from ingest.index.records import Reference
@@ -155,17 +155,11 @@ def paper_id(name: str) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=DEV_INDEX,
-                        help="The index whose catalog references resolve against.")  # fmt: skip
+    data_dir_option(parser)
     parser.add_argument("--verbose", action="store_true", help="Print each miss.")
     parser.add_argument("--split", choices=SPLITS, help="Only this part's papers (not recorded).")
     args = parser.parse_args()
-    index_catalog = args.data_dir / "catalog.sqlite"
-    if not index_catalog.is_file():
-        raise SystemExit(
-            f"no catalog at {index_catalog}: build the development index with"
-            f" `python -m bench.dev_index --data-dir {args.data_dir}` or name another index"
-        )
+    index_catalog = index_at(args.data_dir) / "catalog.sqlite"
     labelled = json.loads(LABELS.read_text(encoding="utf-8"))["papers"]
     print(f"command: {results.command('references')}")
     print(f"resolving in a copy of {index_catalog}\n")

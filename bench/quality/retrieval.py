@@ -6,7 +6,7 @@ the chunks given to the answerer (PDF questions), retrieval latency, the
 extractive answers' hit rate on the gold `answer_terms`, and how often the
 relevance policy refuses unanswerable and answerable questions.
 
-    python -m bench.quality.retrieval --data-dir /path/to/full/index
+    python -m bench.quality.retrieval [--data-dir .cache/dev-index]
 
 Then each retrieval variant of `VARIANTS` (the levers for questions in
 everyday words: WordNet's synonyms in the BM25 query, dense pseudo-relevance
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bench import results
+from bench.dev_index import data_dir_option, index_at
 from chat.rag.extractive.answerer import extract_answer
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.evaluation import (
@@ -239,7 +240,7 @@ def result_tables(name: str, report: dict[str, Any], answers: AnswerStats) -> li
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data-dir", type=Path, required=True)
+    data_dir_option(parser)
     parser.add_argument("--models-cache", type=Path, default=ROOT / ".cache" / "models")
     parser.add_argument("--files", nargs="*", default=list(FILES))
     parser.add_argument("--json", type=Path, help="Also write the reports here.")
@@ -255,7 +256,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     settings = Settings(
-        data_dir=args.data_dir,
+        data_dir=index_at(args.data_dir),
         models_cache=args.models_cache,
         reranker_url=args.reranker_url,
         reranker_api=args.reranker_api,
@@ -315,7 +316,7 @@ def main() -> None:
         tables,
         about=__doc__,
         settings={**vars(args), "index": stats},
-        setup=results.index_setup(stats),
+        setup=results.index_setup(stats, args.data_dir),
     )
 
 

@@ -60,7 +60,7 @@ def _index(folder: Path, name: str | None) -> Path:
 def test_the_quality_benchmarks_over_an_index_take_the_option() -> None:
     assert {module.rpartition(".")[2] for module in OVER_AN_INDEX} >= {
         "adaptation", "answers", "comparison", "definitions", "facts", "fusion", "library",
-        "names",
+        "names", "retrieval", "references",
     }  # fmt: skip
 
 
