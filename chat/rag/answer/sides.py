@@ -38,6 +38,12 @@ _COMPARING = re.compile(
 )
 # Comparisons of counts, and of sizes or scores: each side is asked for its number.
 _COUNTS = re.compile(r"\b(?:more|fewer|less|same number)\b", re.IGNORECASE)
+_MOST_COUNTED = 2
+# Words that end what a comparison counts ("more tokens than", "more GPUs, the ...").
+_NOT_COUNTED = frozenset(
+    {"than", "on", "in", "of", "for", "at", "by", "with", "to", "from", "do", "does", "did",
+     "use", "uses", "used", "have", "has", "had", "or", "and", "the", "a", "an"}
+)  # fmt: skip
 _SIZES = re.compile(
     r"\b(?:larger|bigger|smaller|greater|higher|lower|longer|shorter|same size)\b", re.I
 )
@@ -144,11 +150,31 @@ def _asked_of_each(question: str, aspect: str) -> str:
     core = _ASKING.sub("", aspect).strip()
     if not core:
         return aspect
-    if _COUNTS.search(question):
-        return f"How many {core}?"
+    if counts := _COUNTS.search(question):
+        # What is counted first, as "how many" reads it: "How many tokens pre-trained on?"
+        counted = _counted_after(question[counts.end() :])
+        rest = " ".join(w for w in core.split() if w.lower() not in counted.lower().split())
+        rest = re.sub(r"\b(?:the\s+)?number\s+of\b", " ", rest, flags=re.IGNORECASE)
+        return " ".join(f"How many {counted} {rest}".split()) + "?"
     if _SIZES.search(question):
         return f"How large is {core}?"
     return aspect
+
+
+def _counted_after(text: str) -> str:
+    """The words a comparison of counts counts, after its "more" ("more encoder layers
+    than", "the same number of attention heads"): up to two, to the first word that is
+    not part of them."""
+    words = re.sub(r"^\s*(?:of\s+)?", "", text).split()
+    counted: list[str] = []
+    for word in words[:_MOST_COUNTED]:
+        bare = word.strip(",?.!")
+        if not bare or bare.lower() in _NOT_COUNTED:
+            break
+        counted.append(bare)
+        if bare != word:
+            break
+    return " ".join(counted)
 
 
 class _SideReader:

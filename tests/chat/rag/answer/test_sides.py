@@ -105,6 +105,22 @@ def test_each_paper_is_asked_for_its_number_without_the_other_named(catalog: Cat
     ]
 
 
+def test_what_a_count_compares_is_what_each_paper_is_asked_how_many_of(catalog: Catalog) -> None:
+    sides = compared_sides(
+        "Was PaLM or OPT-175B pre-trained on more tokens?", catalog, _named(("PaLM", PALM))
+    )
+    heads = compared_sides(
+        "Do PaLM and BERT-large use the same number of attention heads?",
+        catalog,
+        _named(("PaLM", PALM)),
+    )
+
+    assert sides is not None
+    assert heads is not None
+    assert sides[0].question == "How many tokens pre-trained on?"
+    assert heads[0].question == "How many attention heads use?"
+
+
 def _source(paper: str, number: int, text: str) -> Source:
     return Source(
         n=number, id=paper, is_arxiv=True, title=TITLES[paper], chunk_id=f"{paper}#f{number}",
