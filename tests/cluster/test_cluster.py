@@ -141,7 +141,8 @@ def _ingest_with_workers(cluster: Cluster, metadata: Path) -> None:
         os.kill(paused.process.pid, signal.SIGCONT)
         # Its late commit is refused, then its job's end is not recorded as its own.
         refused = _wait_for(lambda: "lease was lost" in paused.text(), timeout=60)
-        assert refused and "is no longer worker" in paused.text(), paused.text()
+        assert refused, paused.text()
+        assert "is no longer worker" in paused.text(), paused.text()
     finally:
         for worker in (killed, paused):
             worker.stop()
