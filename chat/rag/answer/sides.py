@@ -29,6 +29,10 @@ from ingest.index.catalog import Catalog
 PER_SIDE_SOURCES = 6  # each paper's passages the answer is made from
 PER_SIDE_SENTENCES = 3  # each paper's sentences an extractive answer quotes
 _MOST_SIDE_WORDS = 12  # a side longer than this is a clause, not a paper's name
+# The words of a side tried as a paper's name on their own, at most (each is a catalog
+# lookup: a question of a thousand capitalised words costs no more than a short one).
+_MOST_NAME_TRIES = 6
+_MOST_RUN_WORDS = 4  # a run of capitalised words longer than this is no name
 
 # The words that say how two papers compare, not what: left out of what each is asked.
 _COMPARING = re.compile(
@@ -211,7 +215,7 @@ class _SideReader:
         if held:
             name = min(held, key=lambda pair: pair[0])[1]
             return _Read(name.own_papers[0], name.asked, name.asked)
-        for words in _name_like(side):
+        for words in _name_like(side)[:_MOST_NAME_TRIES]:
             found = side_paper(words, self.catalog, self.names) or self._named(words)
             if found is not None:
                 return _Read(found, words, words)
@@ -237,7 +241,7 @@ def _name_like(side: str) -> list[str]:
         if word[:1].isupper():
             run.append(word)
             continue
-        if len(run) > 1:
+        if 1 < len(run) <= _MOST_RUN_WORDS:
             found.append(" ".join(run))
         for one in run:
             found.append(one)

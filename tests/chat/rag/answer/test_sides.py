@@ -174,3 +174,19 @@ def test_a_paper_whose_passages_do_not_answer_says_so() -> None:
 
     assert "992" in first
     assert second == "PaLM: nothing in its passages answers this."
+
+
+def test_a_side_of_many_capitalised_words_costs_a_few_lookups(catalog: Catalog) -> None:
+    asked: list[str] = []
+
+    def recognise(text: str) -> Recognised:
+        asked.append(text)
+        return Recognised()
+
+    words = " ".join(f"Zq{number}x" for number in range(700))
+    sides = compared_sides(
+        f"Was {words} or PaLM better?", catalog, _named(("PaLM", PALM)), recognise
+    )
+
+    assert sides is None
+    assert len(asked) <= 6
