@@ -116,13 +116,14 @@ def _embedding(
 
 
 def _tidy(index: Wiring, kept: KeptVectors, description: str) -> None:
-    """Say what the index's own cache saved; drop its entries of texts the index no longer
-    holds once they may be many."""
-    click.echo(
-        f"{description}: {kept.hits:,} vectors taken from the index's cache, {kept.misses:,} "
-        "not found there",
-        err=True,
-    )
+    """Say what the index's own cache saved, when it saved anything (a first ingest says
+    nothing); drop its entries of texts the index no longer holds once they may be many."""
+    if kept.hits:
+        click.echo(
+            f"{description}: {kept.hits:,} vectors taken from the index's cache, "
+            f"{kept.misses:,} not found there",
+            err=True,
+        )
     if kept.outgrown(index.store.count()):
         kept.match_index(index.store)
     kept.close()
