@@ -150,7 +150,7 @@ class Answerer:
         query = question.text
         try:
             if compared is not None:
-                own = retrieved = side_by_side(compared[1], compared[0])
+                own = retrieved = side_by_side(*compared)
             else:
                 query = await self.standalone_query(question)
                 rewrites = await self.rewriter.rewrite(query) if self.rewriter else []
@@ -184,8 +184,7 @@ class Answerer:
         names = self.retriever.names
         if names is None:
             return None
-        catalog, asked = self.retriever.catalog, names.recognise(question.text)
-        sides = compared_sides(question.text, catalog, asked, names.recognise)
+        sides = compared_sides(question.text, self.retriever.catalog, names.recognise)
         if sides is None:
             return None
         allowed = question.filters.searched_papers
@@ -299,7 +298,8 @@ class Answerer:
                     config,
                     k=max(config.k, PER_SIDE_SOURCES),
                     leader_per_paper=max(config.leader_per_paper, PER_SIDE_SOURCES),
-                    per_kind=max(config.per_kind, 2),
+                    # 0 sets no limit on tables and captions, which two would be.
+                    per_kind=config.per_kind and max(config.per_kind, 2),
                 )
             )
         return self._sides

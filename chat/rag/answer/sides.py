@@ -89,20 +89,20 @@ class Side:
 
 
 def compared_sides(
-    question: str,
-    catalog: Catalog,
-    names: Recognised,
-    recognise: Callable[[str], Recognised] | None = None,
+    question: str, catalog: Catalog, recognise: Callable[[str], Recognised]
 ) -> tuple[Side, Side] | None:
     """The two papers a content question compares, each with the question to ask of it;
     None unless both sides read as papers, different ones, and the question asks for no
-    record field. `recognise` reads a name written on its own ("RAG" of "RAG-Sequence")."""
+    record field. `recognise` reads the question's names, only once it reads as a
+    comparison, and a name written on its own ("RAG" of "RAG-Sequence")."""
     if asked_field(question) is not None:
         return None
+    names: Recognised | None = None
     for pattern in (_EITHER, _THAN, _BOTH):
         match = pattern.search(question)
         if match is None:
             continue
+        names = names if names is not None else recognise(question)
         reader = _SideReader(catalog, names, recognise)
         first = reader.read(match["first"], whole=pattern is not _THAN)
         second = reader.read(match["second"], whole=pattern is not _BOTH)
@@ -110,8 +110,8 @@ def compared_sides(
             continue
         asked = _asked_of_each(question, _without(question, (first.written, second.written)))
         return (
-            Side(first.paper, first.label, _of(asked, first.label), _less(question, second)),
-            Side(second.paper, second.label, _of(asked, second.label), _less(question, first)),
+            Side(first.paper, first.label, asked or first.label, _less(question, second)),
+            Side(second.paper, second.label, asked or second.label, _less(question, first)),
         )
     return None
 
@@ -128,23 +128,21 @@ def _without(question: str, written: Sequence[str]) -> str:
     each ("Which has vocabulary" of "Which has the larger vocabulary, PaLM or BERT?")."""
     text = question
     for words in written:
-        # The whole word that holds the name: "RAG-Sequence", "OPT-175B".
-        text = re.sub(rf"[\w-]*{re.escape(words)}[\w-]*(?:'s|\u2019s)?", " ", text, flags=re.I)
+        text = _cut(text, words)
     text = _COMPARING.sub(" ", text)
     return " ".join(re.sub(r"[,?!]", " ", text).split())
 
 
+def _cut(text: str, written: str) -> str:
+    """`text` without the whole word that holds `written` ("RAG-Sequence", "OPT-175B"),
+    its possessive too."""
+    return re.sub(rf"[\w-]*{re.escape(written)}[\w-]*(?:'s|\u2019s)?", " ", text, flags=re.I)
+
+
 def _less(question: str, other: _Read) -> str:
     """The question without the other paper's name, and "or", "and", "than"."""
-    text = re.sub(
-        rf"[\w-]*{re.escape(other.written)}[\w-]*(?:'s|\u2019s)?", " ", question, flags=re.I
-    )
+    text = _cut(question, other.written)
     return " ".join(re.sub(r"\b(?:or|and|than)\b|[,?!]", " ", text, flags=re.I).split())
-
-
-def _of(asked: str, label: str) -> str:
-    """The question asked of one paper: what is compared, else the paper's name."""
-    return asked or label
 
 
 def _asked_of_each(question: str, aspect: str) -> str:
@@ -185,7 +183,7 @@ class _SideReader:
     """Reads one side of a comparison as a paper."""
 
     def __init__(
-        self, catalog: Catalog, names: Recognised, recognise: Callable[[str], Recognised] | None
+        self, catalog: Catalog, names: Recognised, recognise: Callable[[str], Recognised]
     ) -> None:
         self.catalog = catalog
         self.names = names
@@ -222,8 +220,6 @@ class _SideReader:
         return None
 
     def _named(self, words: str) -> str | None:
-        if self.recognise is None:
-            return None
         for match in self.recognise(words).matches:
             if match.own_papers and match.asked.lower() == words.lower():
                 return match.own_papers[0]
@@ -251,7 +247,7 @@ def _name_like(side: str) -> list[str]:
     return list(dict.fromkeys(w for w in found if w and w.lower() not in _NOT_NAMES))
 
 
-def side_by_side(retrievals: Sequence[Retrieved], sides: Sequence[Side]) -> Retrieved:
+def side_by_side(sides: Sequence[Side], retrievals: Sequence[Retrieved]) -> Retrieved:
     """One retrieval made of each side's: their first passages taken in turn, numbered
     again, every candidate kept; timed as the sum of theirs."""
     taken: list[Source] = []
