@@ -9,11 +9,11 @@ at the next tick; `/api/health` shows how far behind the replica is.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 
+from chat.service.ticking import ticking
 from ingest.errors import PaperchatError
 from ingest.index.lexical.replica import LexicalReplica
 
@@ -22,30 +22,24 @@ logger = logging.getLogger("paperchat.service")
 INTERVAL_S = 2.0
 
 
-async def follow(replica: LexicalReplica, interval_s: float = INTERVAL_S) -> None:
-    """Apply the change log until cancelled."""
-    while True:
-        try:
-            while await asyncio.to_thread(replica.catch_up) > 0:
-                pass  # more than one batch behind: go on at once
-        except (PaperchatError, OSError, ValueError) as e:
-            logger.warning("the lexical index could not follow the catalog: %s", e)
-        except Exception:
-            logger.exception("the lexical index could not follow the catalog")
-        await asyncio.sleep(interval_s)
+def catch_up(replica: LexicalReplica) -> None:
+    """Apply the change log as far as it goes; a failure is logged, to be tried again."""
+    try:
+        while replica.catch_up() > 0:
+            pass  # more than one batch behind: go on at once
+    except (PaperchatError, OSError, ValueError) as e:
+        logger.warning("the lexical index could not follow the catalog: %s", e)
+    except Exception:
+        logger.exception("the lexical index could not follow the catalog")
 
 
 @asynccontextmanager
 async def following(replica: LexicalReplica | None) -> AsyncIterator[None]:
     """Follow the change log in the background for the length of the block (when the
-    catalog is shared; `replica` None otherwise)."""
+    catalog is shared; `replica` None otherwise). Leaving waits for a catch-up in progress,
+    so the index is not closed under it."""
     if replica is None:
         yield
         return
-    task = asyncio.create_task(follow(replica), name="lexical-replica")
-    try:
+    async with ticking(lambda: catch_up(replica), INTERVAL_S):
         yield
-    finally:
-        task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from chat.rag.answer.events import Error, Event
 from chat.service.storage.conversations import beat, mark_interrupted
 from chat.service.storage.tables import utcnow
+from chat.service.ticking import ticking
 
 logger = logging.getLogger("paperchat.streams")
 
@@ -118,23 +119,15 @@ async def beating(
     `ttl_s + heartbeat_s` as long as one node runs."""
 
     def once() -> None:
-        with sessions() as session:
-            beat(session, node_id)
-            cut_off = mark_interrupted(session, utcnow() - timedelta(seconds=ttl_s))
+        try:
+            with sessions() as session:
+                beat(session, node_id)
+                cut_off = mark_interrupted(session, utcnow() - timedelta(seconds=ttl_s))
+        except SQLAlchemyError as e:  # the database is away: beat again next time
+            logger.warning("stream heartbeat of %s failed: %s", node_id, e)
+            return
         if cut_off:
             logger.warning("%d answer(s) of a stopped server marked interrupted", cut_off)
 
-    async def loop() -> None:
-        while True:
-            try:
-                await anyio.to_thread.run_sync(once)
-            except SQLAlchemyError as e:  # the database is away: beat again next time
-                logger.warning("stream heartbeat of %s failed: %s", node_id, e)
-            await anyio.sleep(heartbeat_s)
-
-    task = asyncio.ensure_future(loop())
-    try:
+    async with ticking(once, heartbeat_s):
         yield
-    finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
