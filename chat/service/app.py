@@ -60,7 +60,7 @@ from chat.service.routes.people import authors, institutions, researchers
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.streams import RunningTurns, beating
 from chat.service.web import pages
-from chat.service.web.discovery import api_docs, llms, sitemap
+from chat.service.web.discovery import api_docs, llms, sitemap, unapi
 from chat.service.web.listings import categories, follow_pages
 from chat.service.web.papers import reader
 from chat.service.web.papers.pdfpages import PdfPages
@@ -154,6 +154,7 @@ def create_app(settings: Settings) -> FastAPI:
         openai_compat,
         llms,
         sitemap,
+        unapi,
         reader,
         profiles,
         categories,

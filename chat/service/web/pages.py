@@ -27,6 +27,7 @@ from chat.library.related import related_papers
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
+from chat.service.web.discovery.unapi import coins_of
 from chat.service.web.listings.listing import Listing, search_listing
 from chat.service.web.listings.search_form import SearchForm
 from chat.service.web.markdown import (
@@ -91,6 +92,7 @@ def search_page(
         total=listing.total,
         papers=papers,
         pages=search.pages(listing.total, SEARCH_PAGE_RESULTS),
+        coins=coins_of(request, services),
     )
     response.headers.update(VARY_ACCEPT)
     return response

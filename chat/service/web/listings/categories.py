@@ -20,6 +20,7 @@ from chat.library.categories import (
 from chat.library.papers import page_path
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
+from chat.service.web.discovery.unapi import coins_of
 from chat.service.web.markdown import (
     MARKDOWN_SUFFIX,
     VARY_ACCEPT,
@@ -72,6 +73,7 @@ def category_page(
         pages=_page_links(found, path),
         canonical=f"{base}{path}" + (f"?page={page}" if page > 1 else ""),
         feed=category_feed(category),
+        coins=coins_of(request, services),
         markdown_url=f"{path}{MARKDOWN_SUFFIX}" + (f"?page={page}" if page > 1 else ""),
     )
     response.headers.update(VARY_ACCEPT)

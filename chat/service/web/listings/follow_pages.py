@@ -19,6 +19,7 @@ from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_coun
 from chat.service.storage.digests import digest_frequency
 from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
+from chat.service.web.discovery.unapi import coins_of
 from chat.service.web.rendering import render_page
 from ingest.index.catalog import Catalog
 from ingest.index.tex import readable_tex
@@ -75,7 +76,13 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
             }
         )
     unread = unread_count(session, user.id)
-    return render_page("latest.html", signed_in=True, alerts=alerts, unread=unread)
+    return render_page(
+        "latest.html",
+        signed_in=True,
+        alerts=alerts,
+        unread=unread,
+        coins=coins_of(request, services),
+    )
 
 
 @router.get("/settings", response_class=HTMLResponse, include_in_schema=False)

@@ -2,6 +2,12 @@
 reference managers read (Zotero's connector, Google Scholar), schema.org's ScholarlyArticle
 as JSON-LD, Open Graph and Twitter card tags, and the description.
 
+An arXiv paper is described as Zotero's Embedded Metadata translator reads a preprint:
+`DC.type` "preprint" (the item type), `citation_doi` arXiv's DOI, `citation_technical_report_number`
+its archive id (`arXiv:ID`, kept as the preprint's Archive ID), `citation_publisher` arXiv
+(its Repository), `citation_public_url` the arxiv.org abstract page (its URL),
+`citation_abstract` the whole abstract (without it Zotero falls back to the cut description).
+
 Everything comes from the paper's record as the page shows it; the template escapes it.
 """
 
@@ -10,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from chat.library.identifiers import ARXIV_PUBLISHER, archive_id, arxiv_doi, one_line
 from ingest.index.tex import readable_tex
 
 # A description's length at most, as search engines show it.
@@ -51,12 +58,9 @@ def paper_metadata(
     names += [("citation_author", name) for name in authors]
     if paper["published"]:
         names.append(("citation_publication_date", citation_date(paper["published"])))
-    if paper["url"]:
-        names.append(("citation_arxiv_id", paper["id"]))
-        names.append(("citation_pdf_url", paper["pdf_url"]))
-        names.append(("citation_abstract_html_url", paper["url"]))
-    if paper["doi"]:
-        names.append(("citation_doi", paper["doi"]))
+    if paper["abstract"]:
+        names.append(("citation_abstract", one_line(paper["abstract"])))
+    names += _identity(paper)
     if paper["journal_ref"]:
         names.append(("citation_journal_title", paper["journal_ref"]))
     names += [
@@ -76,6 +80,24 @@ def paper_metadata(
     return PageMetadata(
         summary, names, properties, _scholarly_article(paper, title, authors, page_url)
     )
+
+
+def _identity(paper: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where the paper lives: for an arXiv paper its arXiv id, DOI, archive id, PDF and
+    arxiv.org page, as a preprint; else the DOI its record gives, if any."""
+    if not paper["url"]:
+        return [("citation_doi", paper["doi"])] if paper["doi"] else []
+    return [
+        ("DC.type", "preprint"),
+        ("DC.identifier", f"doi:{arxiv_doi(paper['id'])}"),
+        ("citation_arxiv_id", paper["id"]),
+        ("citation_doi", arxiv_doi(paper["id"])),
+        ("citation_technical_report_number", archive_id(paper["id"])),
+        ("citation_publisher", ARXIV_PUBLISHER),
+        ("citation_pdf_url", paper["pdf_url"]),
+        ("citation_abstract_html_url", paper["url"]),
+        ("citation_public_url", paper["url"]),
+    ]
 
 
 def _scholarly_article(

@@ -30,6 +30,7 @@ from chat.rag.retrieval.config import MAX_QUERY_CHARS
 from chat.service.match_reports import MAX_NOTE_CHARS, record_match_report
 from chat.service.routes.deps import ServicesDep, client_address
 from chat.service.web.address import site_address
+from chat.service.web.discovery.unapi import coins_of
 from chat.service.web.markdown import (
     MARKDOWN_SUFFIX,
     VARY_ACCEPT,
@@ -104,6 +105,7 @@ def researcher_page(
         name=name,
         papers=papers,
         graph=network(name, page.coauthors),
+        coins=coins_of(request, services),
         description=description,
         canonical=base + path,
         json_ld=_person_json_ld(base, page.id, path, name, page.spellings, page.coauthors),
@@ -253,6 +255,7 @@ def institution_page(
         ror=ror_url(found.ror) if found.ror else "",
         papers=papers,
         from_pdf=from_pdf,
+        coins=coins_of(request, services),
         description=description,
         canonical=base + found.path,
         json_ld=json.dumps(json_ld, ensure_ascii=False).replace("</", "<\\/"),

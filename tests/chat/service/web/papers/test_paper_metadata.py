@@ -76,7 +76,8 @@ def test_citation_tags_are_the_catalogs_record(web: Api, paper_id: str) -> None:
     assert head.named("citation_publication_date") == [record.published.replace("-", "/")]
     assert head.named("citation_arxiv_id") == [record.id]
     assert head.named("citation_pdf_url") == [f"https://arxiv.org/pdf/{record.id}"]
-    assert head.named("citation_doi") == ([record.doi] if record.doi else [])
+    assert head.named("citation_doi") == [f"10.48550/arXiv.{record.id}"]
+    assert head.named("citation_abstract") == [" ".join(readable_tex(record.abstract).split())]
 
 
 def test_a_markup_title_stays_text_in_every_tag(web: Api) -> None:
