@@ -39,6 +39,8 @@ BUSY_TIMEOUT_S = 30.0
 # would otherwise hold the catalog's write lock, and every other node's writes would wait for
 # it. No write of the catalog waits this long between two of its statements.
 IDLE_IN_TRANSACTION_S = 60.0
+# SQLite connections kept open between uses, at most (the pool holds 8, and 32 more at once).
+SQLITE_IDLE = 8
 
 # Called with the transaction's connection just before it commits; raises to refuse it.
 CommitGuard = Callable[["CatalogDb"], None]
@@ -127,8 +129,9 @@ class CatalogDb:
             self.engine = create_engine(parsed, pool_pre_ping=True, pool_size=4, max_overflow=8)
             event.listen(self.engine, "connect", _configure_postgresql)
         self._local = threading.local()
-        self._kept: list[Any] = []  # SQLite: each thread's own connection, closed by close()
-        self._kept_lock = threading.Lock()
+        # SQLite: connections between two uses, taken by whichever thread reads next.
+        self._idle: list[Any] = []
+        self._idle_lock = threading.Lock()
 
     @property
     def where(self) -> str:
@@ -224,21 +227,28 @@ class CatalogDb:
             self._checkin(proxied)
 
     def _checkout(self) -> Any:
-        """A connection for this thread. A SQLite file's stays with its thread (opening and
-        pooling one per statement made reads twice as slow); a server's comes from the pool,
-        so that many threads share a few."""
+        """A connection for one statement or one transaction, given back by `_checkin`. A
+        server's comes from the pool. A SQLite file's comes from the idle ones this catalog
+        keeps out of the pool (the pool's reset on every return made reads twice as slow):
+        none is tied to a thread, so a worker thread that ends takes none with it."""
         if self.dialect != "sqlite":
             return self.engine.raw_connection()
-        kept = getattr(self._local, "kept", None)
-        if kept is None:
-            kept = self._local.kept = self.engine.raw_connection()
-            with self._kept_lock:
-                self._kept.append(kept)
-        return kept
+        with self._idle_lock:
+            if self._idle:
+                return self._idle.pop()
+        return self.engine.raw_connection()
 
     def _checkin(self, proxied: Any) -> None:
-        if proxied is not None and self.dialect != "sqlite":
-            proxied.close()
+        if proxied is None:
+            return
+        # One left in a transaction (a COMMIT that failed) goes back to the pool, which
+        # rolls it back.
+        if self.dialect == "sqlite" and not proxied.driver_connection.in_transaction:
+            with self._idle_lock:
+                if len(self._idle) < SQLITE_IDLE:
+                    self._idle.append(proxied)
+                    return
+        proxied.close()
 
     def _driver(self, proxied: Any) -> Any:
         return proxied.driver_connection
@@ -337,9 +347,9 @@ class CatalogDb:
             self._checkin(proxied)
 
     def close(self) -> None:
-        with self._kept_lock:
-            kept, self._kept = self._kept, []
-        for proxied in kept:
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for proxied in idle:
             proxied.close()
         self.engine.dispose()
 
