@@ -27,8 +27,9 @@ class ServiceSettings(BaseModel):
     public_url: str = Field(
         "",
         description="the address users reach this server at, e.g. `https://papers.example.org` "
-        "(behind a proxy, the proxy's), for the links `/llms.txt` writes; empty: the address "
-        "each request was sent to",
+        "(behind a proxy, the proxy's), for every absolute link the server writes (canonical "
+        "links, JSON-LD, feeds, sitemaps, the private feed's address, `/llms.txt`); empty: "
+        "the address each request was sent to",
     )
     rate_limit: str = Field(
         "30/minute",

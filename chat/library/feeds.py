@@ -2,7 +2,8 @@
 a saved search, and a user's private feed of the papers new to their follows.
 
 Built with ElementTree, so every title, name and abstract is escaped; any
-characters XML 1.0 forbids (control characters from a PDF) are dropped first.
+characters XML 1.0 forbids (control characters from a PDF or a feed's address) are dropped
+first, from text and attributes alike.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ ATOM = "http://www.w3.org/2005/Atom"
 MEDIA_TYPE = "application/atom+xml"
 # Entries in one feed: a reader polls it, it is not an archive.
 FEED_ENTRIES = 50
-_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+# What XML 1.0 forbids anywhere in a document, text or attribute: most C0 controls, lone
+# surrogates, U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _EPOCH = "1970-01-01T00:00:00Z"
 
 
@@ -54,7 +57,8 @@ def _text(value: str) -> str:
 
 
 def _add(parent: ET.Element, tag: str, text: str = "", **attributes: str) -> ET.Element:
-    element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", attributes)
+    clean = {name: _text(value) for name, value in attributes.items()}
+    element = ET.SubElement(parent, f"{{{ATOM}}}{tag}", clean)
     if text:
         element.text = _text(text)
     return element

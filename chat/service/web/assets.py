@@ -14,6 +14,7 @@ from typing import Final
 
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS
+from chat.service.web.rendering import script_json
 from ingest.errors import PaperchatError
 
 STATIC_DIR: Final = Path(__file__).resolve().parent / "static"
@@ -61,7 +62,7 @@ def static_asset(name: str, filled: tuple[tuple[str, object], ...] = ()) -> Asse
         raise AssetNotFound(f"no static file {name!r}")
     body = path.read_bytes()
     for placeholder, value in (*_FILLED.get(name, {}).items(), *filled):
-        body = body.replace(json.dumps(placeholder).encode(), json.dumps(value).encode())
+        body = body.replace(json.dumps(placeholder).encode(), script_json(value).encode())
     media_type = _TYPES.get(path.suffix) or mimetypes.guess_type(name)[0] or "text/plain"
     etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
     return Asset(name, body, gzip.compress(body, mtime=0), media_type, etag)

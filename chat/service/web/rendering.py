@@ -3,12 +3,14 @@ Content-Security-Policy (scripts and styles from this origin only, no inline scr
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
 from fastapi.responses import HTMLResponse
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 
 from chat.library.dates import dated, shown
 
@@ -35,6 +37,20 @@ PAGE_HEADERS: Final = {
 }
 
 
+# What JSON text must not carry inside an HTML `<script>` (`<!--`, `<script`, `</script`
+# switch the parser's script states; `&` in case the block is ever read as HTML; U+2028 and
+# U+2029 end a line in older JavaScript): each written as its JSON escape.
+_SCRIPT_ESCAPES: Final = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def script_json(value: object) -> Markup:
+    """`value` as JSON text that is safe inside an HTML `<script>` element: the one way a page
+    embeds JSON (`{{ data|script_json }}` in a template)."""
+    return Markup(json.dumps(value, ensure_ascii=False).translate(_SCRIPT_ESCAPES))
+
+
 @cache
 def _environment() -> Environment:
     environment = Environment(
@@ -46,6 +62,7 @@ def _environment() -> Environment:
     # `{{ paper.published|date }}`: "3 Jul 2019", or "Jul 2019" when only the month is known.
     environment.filters["date"] = shown
     environment.globals["dated"] = dated
+    environment.filters["script_json"] = script_json
     return environment
 
 

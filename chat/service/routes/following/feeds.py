@@ -17,6 +17,7 @@ from chat.service.routes.errors import errors
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.follows import feed_owner
 from chat.service.storage.tables import Follow
+from chat.service.web.address import site_address
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.index.tables.arrivals import newest_ids
@@ -33,9 +34,13 @@ def _papers(catalog: Catalog, ids: list[str]) -> list[Paper]:
     return [p for p in (catalog.get_paper(i) for i in ids) if p is not None]
 
 
-def _answer(request: Request, title: str, page: str, papers: list[Paper]) -> Response:
-    site = str(request.base_url).rstrip("/")
-    feed = Feed(title=title, self_url=str(request.url), page_url=f"{site}{page}")
+def _answer(
+    request: Request, services: ServicesDep, title: str, page: str, papers: list[Paper]
+) -> Response:
+    site = site_address(request, services.settings)
+    query = f"?{request.url.query}" if request.url.query else ""
+    self_url = f"{site}{quote(request.url.path)}{query}"
+    feed = Feed(title=title, self_url=self_url, page_url=f"{site}{page}")
     return Response(atom_feed(feed, papers, site), media_type=MEDIA_TYPE)
 
 
@@ -44,7 +49,7 @@ def latest_feed(request: Request, services: ServicesDep) -> Response:
     """The newest papers in the index (by first version)."""
     catalog = services.index.catalog
     papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES))
-    return _answer(request, "paperchat: the newest papers", "/", papers)
+    return _answer(request, services, "paperchat: the newest papers", "/", papers)
 
 
 @router.get("/feeds/categories/{category}.atom", response_class=Response, responses=_ATOM_OR_404)
@@ -55,7 +60,7 @@ def category_feed(category: str, request: Request, services: ServicesDep) -> Res
     indexed_category(catalog, category)
     papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, category=category))
     page = quote(category_path(category))
-    return _answer(request, f"paperchat: the newest papers in {category}", page, papers)
+    return _answer(request, services, f"paperchat: the newest papers in {category}", page, papers)
 
 
 @router.get(
@@ -68,7 +73,7 @@ def researcher_feed(researcher_id: str, request: Request, services: ServicesDep)
     person = followed_person(catalog, researcher_id)
     papers = catalog.papers_of(person)[:FEED_ENTRIES]
     title = f"paperchat: papers by {person.display}"
-    return _answer(request, title, researcher_path(person), papers)
+    return _answer(request, services, title, researcher_path(person), papers)
 
 
 @router.get("/feeds/searches/{follow_id}.atom", response_class=Response, responses=_ATOM_OR_404)
@@ -84,7 +89,7 @@ def search_feed(
     words = search_words(saved.value)
     papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, words=words))
     page = f"/?q={quote(saved.value)}"
-    return _answer(request, f"paperchat: papers on “{saved.value}”", page, papers)
+    return _answer(request, services, f"paperchat: papers on “{saved.value}”", page, papers)
 
 
 @router.get(
@@ -105,4 +110,4 @@ def private_feed(
     refresh_alerts(session, catalog, user_id)
     ids = list(dict.fromkeys(a.paper_id for a in list_alerts(session, user_id)))
     papers = _papers(catalog, ids[:FEED_ENTRIES])
-    return _answer(request, "paperchat: latest for you", "/latest", papers)
+    return _answer(request, services, "paperchat: latest for you", "/latest", papers)

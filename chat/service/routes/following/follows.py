@@ -33,6 +33,7 @@ from chat.service.storage.follows import (
     new_feed_token,
     revoke_feed_token,
 )
+from chat.service.web.address import site_address
 
 router = APIRouter(tags=["follows"])
 
@@ -185,11 +186,14 @@ def read_alerts(
     status_code=status.HTTP_201_CREATED,
     responses=errors(*SIGNED_IN),
 )
-def new_private_feed(request: Request, user: CurrentUser, session: SessionDep) -> FeedAddress:
+def new_private_feed(
+    request: Request, user: CurrentUser, services: ServicesDep, session: SessionDep
+) -> FeedAddress:
     """A new address of the user's private feed (the papers new to their follows); an
     earlier address stops working. The token is shown here and never again."""
     token = new_feed_token(session, user.id)
-    url = str(request.url_for("private_feed", token=token))
+    path = request.app.url_path_for("private_feed", token=token)
+    url = site_address(request, services.settings) + str(path)
     return FeedAddress(token=token, url=url)
 
 

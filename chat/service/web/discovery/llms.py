@@ -25,6 +25,7 @@ from chat.rag.citations.guard import CITATION_PATTERN
 from chat.service.mcp.endpoint import MCP_PATH
 from chat.service.openai.errors import OPENAI_PREFIX, error_body, openai_status
 from chat.service.routes.deps import ServicesDep
+from chat.service.web.address import site_address
 from chat.service.web.discovery.api_docs import DOCS_PATH
 from chat.service.web.markdown import MARKDOWN_TYPE, VARY_ACCEPT
 from chat.settings import Settings, env_name
@@ -43,7 +44,7 @@ _NOT_CLIENT_LIMITS = {"max_record_bytes", "max_password_checks", "pdf_max_mb"}
 async def llms_txt(request: Request, services: ServicesDep) -> PlainTextResponse:
     """This server described for language models: its API, /v1, /mcp, citations, limits."""
     # The configured address: a request's own Host header is whatever the client wrote.
-    base = (services.settings.public_url or str(request.base_url)).rstrip("/")
+    base = site_address(request, services.settings)
     stats = await anyio.to_thread.run_sync(services.index.catalog.stats)
     tools = await request.app.state.mcp.server.list_tools()
     text = llms_text(request.app, services.settings, base, stats, tools)

@@ -4,7 +4,6 @@ the form that reports a wrong match; `/institutions` and `/institutions/<id>-<na
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 from urllib.parse import quote
 
@@ -82,7 +81,7 @@ def researcher_page(
         return _redirect(path)
     page = researcher(services.index.catalog, person)
     name = readable_tex(page.name)
-    base = str(request.base_url).rstrip("/")
+    base = site_address(request, services.settings)
     papers = [
         {
             "id": a.paper.id,
@@ -96,8 +95,7 @@ def researcher_page(
         for a in page.papers
     ]
     if as_markdown or wants_markdown(accept):
-        address = site_address(request, services.settings)
-        return markdown_response(researcher_markdown(name, papers, page.coauthors, address))
+        return markdown_response(researcher_markdown(name, papers, page.coauthors, base))
     description = _description(name, len(page.papers), page.categories)
     response = render_page(
         "researcher.html",
@@ -167,9 +165,9 @@ def _person_json_ld(
     name: str,
     spellings: tuple[str, ...],
     coauthors: tuple[Coauthor, ...],
-) -> str:
-    """schema.org/Person, as a script block's text: `</` escaped, so it cannot close it."""
-    data = {
+) -> dict[str, object]:
+    """schema.org/Person."""
+    return {
         "@context": "https://schema.org",
         "@type": "Person",
         "@id": f"{base}/researchers/{researcher_id}",
@@ -180,7 +178,6 @@ def _person_json_ld(
             {"@type": "Person", "name": c.name, "url": base + c.path} for c in coauthors[:10]
         ],
     }
-    return json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
 
 
 @router.get("/institutions", response_class=HTMLResponse, include_in_schema=False)
@@ -232,12 +229,11 @@ def institution_page(
         }
         for p, source in found.papers
     ]
+    base = site_address(request, services.settings)
     if as_markdown or wants_markdown(accept):
-        address = site_address(request, services.settings)
-        return markdown_response(institution_markdown(found.name, papers, address, found.members))
+        return markdown_response(institution_markdown(found.name, papers, base, found.members))
     count = len(papers)
     description = f"{found.name}: {count} paper{'' if count == 1 else 's'} in this index."
-    base = str(request.base_url).rstrip("/")
     json_ld: dict[str, object] = {
         "@context": "https://schema.org",
         "@type": "Organization",
@@ -258,7 +254,7 @@ def institution_page(
         coins=coins_of(request, services),
         description=description,
         canonical=base + found.path,
-        json_ld=json.dumps(json_ld, ensure_ascii=False).replace("</", "<\\/"),
+        json_ld=json_ld,
     )
     response.headers.update(VARY_ACCEPT)
     return response
