@@ -20,36 +20,48 @@ from ingest.index.records import Paper, arxiv_url
 from ingest.index.tex import readable_tex
 
 ATOM = "http://www.w3.org/2005/Atom"
+DCTERMS = "http://purl.org/dc/terms/"
 MEDIA_TYPE = "application/atom+xml"
 # Entries in one feed: a reader polls it, it is not an archive.
 FEED_ENTRIES = 50
 # What XML 1.0 forbids anywhere in a document, text or attribute: most C0 controls, lone
 # surrogates, U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_EPOCH = "1970-01-01T00:00:00Z"
 
 
 @dataclass(frozen=True)
 class Feed:
-    """What a feed is about: its title, its own address, and the page it follows."""
+    """What a feed is about: its title, its own address, the page it follows, its permanent
+    id (its address when ""), and the time it is dated when it has no entries: its source's
+    latest change (RFC 3339; the time it is built when "")."""
 
     title: str
     self_url: str
     page_url: str
+    id: str = ""
+    quiet_since: str = ""
 
 
 def timestamp(iso: str) -> str:
-    """A catalog date (`2019-07-03`, `2019-07`, or a full time) as an RFC 3339 time in UTC."""
+    """A catalog date that names a day (`2019-07-03`, or a full time) as an RFC 3339 time in
+    UTC; "" for a month alone (`2019-07`: Atom's dates are times, and no day is made up) or
+    no date."""
     value = iso.strip()
-    if len(value) == len("YYYY-MM"):
-        value += "-01"
+    if len(value) < len("YYYY-MM-DD"):
+        return ""
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        return _EPOCH
+        return ""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def entry_updated(paper: Paper) -> str:
+    """When the record last changed, as precisely as it says: its latest version's day (or
+    its record's update), else its first version's; "" when neither names a day."""
+    return max(timestamp(paper.updated), timestamp(paper.published))
 
 
 def _text(value: str) -> str:
@@ -65,13 +77,16 @@ def _add(parent: ET.Element, tag: str, text: str = "", **attributes: str) -> ET.
 
 
 def atom_feed(feed: Feed, papers: Sequence[Paper], site_url: str) -> bytes:
-    """The feed of `papers` (newest first), each entry linking to its page on `site_url`."""
+    """The feed of `papers` (newest first), each entry linking to its page on `site_url`,
+    dated by its record; the feed dated by its newest entry."""
     ET.register_namespace("", ATOM)
+    ET.register_namespace("dcterms", DCTERMS)
     root = ET.Element(f"{{{ATOM}}}feed")
-    _add(root, "id", feed.self_url)
+    _add(root, "id", feed.id or feed.self_url)
     _add(root, "title", feed.title)
-    stamps = [timestamp(p.updated or p.published) for p in papers]
-    _add(root, "updated", max(stamps, default=_EPOCH))
+    quiet = feed.quiet_since or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamps = [entry_updated(p) or quiet for p in papers]
+    _add(root, "updated", max(stamps, default=quiet))
     _add(root, "link", rel="self", type=MEDIA_TYPE, href=feed.self_url)
     _add(root, "link", rel="alternate", type="text/html", href=feed.page_url)
     _add(_add(root, "author"), "name", "paperchat")
@@ -88,8 +103,12 @@ def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str) -> None:
     _add(entry, "id", arxiv_url(paper.id) if paper.is_arxiv else page)
     _add(entry, "title", readable_tex(paper.title) or paper.id)
     _add(entry, "updated", stamp)
-    if paper.published:
+    if timestamp(paper.published):
         _add(entry, "published", timestamp(paper.published))
+    elif paper.published:
+        # Only the month of the first version is known: said in Dublin Core's W3CDTF, which
+        # has a month precision, instead of a day Atom's `published` would need.
+        ET.SubElement(entry, f"{{{DCTERMS}}}issued").text = _text(paper.published)
     for name in written_names(paper.authors) or ["unknown"]:
         _add(_add(entry, "author"), "name", readable_tex(name))
     _add(entry, "link", rel="alternate", type="text/html", href=page)

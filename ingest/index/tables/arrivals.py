@@ -41,3 +41,11 @@ def newest_ids(
         " ORDER BY COALESCE(NULLIF(published, ''), updated) DESC, id DESC LIMIT ?"
     )
     return [str(r[0]) for r in db.execute(query, (*params, limit))]
+
+
+def newest_date(db: CatalogDb) -> str:
+    """The latest day any record names (a version's or a record's update, or a first
+    version's): when the catalog's newest news is from; "" for an empty catalog."""
+    row = db.execute("SELECT MAX(updated), MAX(published) FROM papers").fetchone()
+    # A month alone (`2025-06`) names no day, and would sort after every day of its month.
+    return max((str(value) for value in row if value and len(str(value)) >= 10), default="")

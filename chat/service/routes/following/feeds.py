@@ -3,13 +3,14 @@ a researcher's, a saved search's, and a user's follows' behind a revocable token
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, HTTPException, Request, Response, status
 
 from chat.library.categories import category_path, indexed_category
-from chat.library.feeds import FEED_ENTRIES, MEDIA_TYPE, Feed, atom_feed
+from chat.library.feeds import FEED_ENTRIES, MEDIA_TYPE, Feed, atom_feed, timestamp
 from chat.library.follows import followed_person, search_words
 from chat.library.researchers import researcher_path
 from chat.service.routes.deps import ServicesDep, SessionDep
@@ -20,7 +21,7 @@ from chat.service.storage.tables import Follow
 from chat.service.web.address import site_address
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
-from ingest.index.tables.arrivals import newest_ids
+from ingest.index.tables.arrivals import newest_date, newest_ids
 
 router = APIRouter(tags=["feeds"])
 
@@ -35,13 +36,26 @@ def _papers(catalog: Catalog, ids: list[str]) -> list[Paper]:
 
 
 def _answer(
-    request: Request, services: ServicesDep, title: str, page: str, papers: list[Paper]
+    request: Request,
+    services: ServicesDep,
+    title: str,
+    page: str,
+    papers: list[Paper],
+    feed_id: str = "",
 ) -> Response:
+    """The feed; one with no entries dated by the catalog's newest record."""
     site = site_address(request, services.settings)
     query = f"?{request.url.query}" if request.url.query else ""
     self_url = f"{site}{quote(request.url.path)}{query}"
-    feed = Feed(title=title, self_url=self_url, page_url=f"{site}{page}")
+    quiet = "" if papers else timestamp(newest_date(services.index.catalog.db))
+    feed = Feed(title, self_url, f"{site}{page}", id=feed_id, quiet_since=quiet)
     return Response(atom_feed(feed, papers, site), media_type=MEDIA_TYPE)
+
+
+def private_feed_id(site: str, user_id: str) -> str:
+    """The private feed's permanent id: a name-based UUID of the site and its owner, the
+    same whichever token opens it and saying nothing of any."""
+    return f"urn:uuid:{uuid.uuid5(uuid.NAMESPACE_URL, f'{site}/feeds/private/{user_id}')}"
 
 
 @router.get("/feeds/latest.atom", response_class=Response, responses=_ATOM)
@@ -110,4 +124,6 @@ def private_feed(
     refresh_alerts(session, catalog, user_id)
     ids = list(dict.fromkeys(a.paper_id for a in list_alerts(session, user_id)))
     papers = _papers(catalog, ids[:FEED_ENTRIES])
-    return _answer(request, services, "paperchat: latest for you", "/latest", papers)
+    feed_id = private_feed_id(site_address(request, services.settings), user_id)
+    title = "paperchat: latest for you"
+    return _answer(request, services, title, "/latest", papers, feed_id)
