@@ -12,10 +12,12 @@ MAX_KEY_CHARS long, and a file's download name is at most MAX_FILE_NAME_CHARS sa
 A title keeps its TeX (`tex_title`): math stays math (`{$O(n^2)$}`), accents
 and commands stay as written, names in capitals are braced so that a style
 cannot lower them (`{BERT}`), and only the characters TeX would misread in
-text (`&`, `%`, `#`, `_`, `^`) are escaped. A title whose braces do not
-balance, and every other field, is the readable text of its TeX (`$\\alpha$`
-becomes the Greek letter) with every special character escaped, so that no
-value can end a field, open a command or break the file.
+text (`&`, `%`, `#`, `_`, `^`) are escaped. A command outside TITLE_COMMANDS (the
+accents, letters, fonts and math of titles) loses its backslash, so that `\\input{x}`,
+`\\write18`, `\\catcode` or `\\csname`, which a LaTeX run would obey, are words. A title whose
+braces do not balance or that writes TeX's `^^` character notation, and every other field,
+is the readable text of its TeX (`$\\alpha$` becomes the Greek letter) with every special
+character escaped, so that no value can end a field, open a command or break the file.
 """
 
 from __future__ import annotations
@@ -52,6 +54,47 @@ _SPECIAL = {
     "^": r"\textasciicircum{}",
 }
 _SPECIAL_RE = re.compile("[" + re.escape("".join(_SPECIAL)) + "]")
+# The commands a title may keep as written: what titles on arXiv use, none of which reads,
+# writes or runs anything, or changes how TeX reads what follows.
+TITLE_COMMANDS: Final = frozenset(
+    {
+        "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
+        "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "pi", "varpi", "rho", "varrho",
+        "sigma", "varsigma", "tau", "upsilon", "phi", "varphi", "chi", "psi", "omega", "Gamma",
+        "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega", "c", "v",
+        "u", "H", "d", "b", "t", "r", "k", "i", "j", "l", "L", "o", "O", "ss", "ae", "AE", "oe",
+        "OE", "aa", "AA", "dh", "DH", "th", "TH", "ng", "NG", "emph", "textit", "textbf", "textrm",
+        "textsf", "texttt", "textsc", "textup", "textsl", "textnormal", "text", "mbox", "mathrm",
+        "mathit", "mathbf", "mathcal", "mathsf", "mathtt", "mathbb", "mathfrak", "mathscr",
+        "mathds", "boldsymbol", "bm", "operatorname", "it", "bf", "rm", "sf", "tt", "sc", "sl",
+        "em", "cal", "times", "cdot", "cdots", "ldots", "dots", "vdots", "ddots", "leq", "geq",
+        "le", "ge", "neq", "ne", "approx", "sim", "simeq", "cong", "equiv", "propto", "infty",
+        "partial", "nabla", "sqrt", "frac", "tfrac", "dfrac", "binom", "sum", "prod", "int", "oint",
+        "lim", "limsup", "liminf", "max", "min", "sup", "inf", "arg", "det", "dim", "exp", "log",
+        "ln", "sin", "cos", "tan", "sinh", "cosh", "tanh", "arcsin", "arccos", "arctan", "ker",
+        "deg", "gcd", "Pr", "hom", "mod", "bmod", "pmod", "ell", "hbar", "imath", "jmath", "wp",
+        "Re", "Im", "aleph", "to", "gets", "rightarrow", "leftarrow", "Rightarrow", "Leftarrow",
+        "leftrightarrow", "Leftrightarrow", "longrightarrow", "longleftarrow", "mapsto", "uparrow",
+        "downarrow", "hookrightarrow", "implies", "iff", "in", "notin", "ni", "subset", "subseteq",
+        "supset", "supseteq", "cup", "cap", "bigcup", "bigcap", "setminus", "emptyset",
+        "varnothing", "forall", "exists", "nexists", "neg", "lnot", "wedge", "vee", "land", "lor",
+        "oplus", "otimes", "odot", "ominus", "bigoplus", "bigotimes", "pm", "mp", "div", "ast",
+        "star", "circ", "bullet", "prime", "dagger", "ddagger", "perp", "parallel", "mid", "nmid",
+        "vert", "Vert", "langle", "rangle", "lfloor", "rfloor", "lceil", "rceil", "left", "right",
+        "big", "Big", "bigg", "Bigg", "bigl", "bigr", "Bigl", "Bigr", "middle", "hat", "widehat",
+        "tilde", "widetilde", "bar", "overline", "underline", "vec", "dot", "ddot", "acute",
+        "grave", "breve", "check", "overrightarrow", "overleftarrow", "mathring", "quad", "qquad",
+        "ll", "gg", "prec", "succ", "preceq", "succeq", "lesssim", "gtrsim", "triangle", "square",
+        "Box", "Diamond", "angle", "top", "bot", "models", "vdash", "dashv", "colon", "sharp",
+        "flat", "natural", "clubsuit", "TeX", "LaTeX", "LaTeXe", "BibTeX", "textendash",
+        "textemdash", "textquoteleft", "textquoteright", "dag", "S", "P", "copyright", "pounds",
+        "textregistered", "texttrademark", "textdegree", "textasciitilde", "textasciicircum",
+        "textbackslash", "textbraceleft", "textbraceright", "textbar", "textless", "textgreater",
+        "textunderscore", "textsuperscript", "textsubscript", "textperthousand",
+        "textpertenthousand", "oslash", "nrightarrow", "nleftarrow", "nRightarrow", "nLeftarrow"
+    }
+)  # fmt: skip
+_COMMAND_NAME_RE = re.compile(r"\\([A-Za-z@]+)")
 _AFFILIATION_RE = re.compile(r"\([^()]*\)")
 _AUTHOR_SEPARATOR_RE = re.compile(r",\s*(?:and\s+)?|\s+and\s+|;\s*")
 _SUFFIXES = frozenset({"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"})
@@ -78,6 +121,13 @@ _CONTROL_RE = re.compile(r"[\x00-\x1f\x7f]")
 _CASED_WORD_RE = re.compile(r"(?<![\\\w{])([A-Za-z0-9][\w\-]*[A-Z][\w\-]*)")
 
 
+def _known_commands(text: str) -> str:
+    """`text` with the backslash of every command outside TITLE_COMMANDS dropped."""
+    return _COMMAND_NAME_RE.sub(
+        lambda m: m.group() if m.group(1) in TITLE_COMMANDS else m.group(1), text
+    )
+
+
 def _balanced(text: str) -> bool:
     depth = 0
     for ch in re.sub(r"\\[{}]", "", text):
@@ -101,8 +151,10 @@ def tex_title(title: str) -> str:
     flat = "".join(ch for ch in flat if unicodedata.category(ch) not in ("Cf", "Cs"))
     # TeX's line break `\\` means nothing in a reference list: a space.
     flat = " ".join(flat.replace("\\\\", " ").split())
-    if not _balanced(flat) or flat.endswith("\\"):
+    # `^^5c` is a backslash to TeX, even in math.
+    if not _balanced(flat) or flat.endswith("\\") or "^^" in flat:
         return escape(flat)
+    flat = _known_commands(flat)
     if len(re.findall(r"(?<!\\)\$", flat)) % 2:
         flat = re.sub(r"(?<!\\)\$", r"\\$", flat)  # a lone dollar is a price, not math
     parts: list[str] = []
