@@ -3,8 +3,10 @@
 Both hold a row per paper (its id and title) and, for each aspect, the cell's
 text and its citation. The CSV gives the citation a column of its own
 ("<aspect> citation"); Markdown writes it after the text in backticks. A CSV
-cell that a spreadsheet would read as a formula (=, +, -, @ first) is kept as
-text by a leading apostrophe (`spreadsheet_safe`).
+cell or header that a spreadsheet would read as a formula (=, +, -, @, a tab or a carriage
+return first) is kept as text by a leading apostrophe (`spreadsheet_safe`). A Markdown cell
+is one line, with `|` and `\\` escaped and `<`, `>` and `&` written as entities, so that no
+record's markup is read as HTML and every row has the header's columns.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def as_csv(rows: Rows, aspects: Sequence[str]) -> str:
     """The table as CSV (RFC 4180: CRLF line ends), a header row first."""
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(csv_header(aspects))
+    writer.writerow([spreadsheet_safe(name) for name in csv_header(aspects)])
     for row in rows:
         cells = [row["cells"][a] for a in aspects]
         line = [row["paper_id"], row["title"]]
@@ -47,8 +49,13 @@ def as_csv(rows: Rows, aspects: Sequence[str]) -> str:
     return out.getvalue()
 
 
+_MARKDOWN_ESCAPES = str.maketrans(
+    {"\\": "\\\\", "|": "\\|", "&": "&amp;", "<": "&lt;", ">": "&gt;"}
+)
+
+
 def _markdown_cell(text: str) -> str:
-    return " ".join(text.split()).replace("\\", "\\\\").replace("|", "\\|")
+    return " ".join(text.split()).translate(_MARKDOWN_ESCAPES)
 
 
 def as_markdown(rows: Rows, aspects: Sequence[str]) -> str:
