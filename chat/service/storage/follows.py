@@ -6,6 +6,7 @@ import hashlib
 import secrets
 
 from sqlalchemy import delete, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from chat.library.follows import Target
@@ -23,12 +24,9 @@ def add_follow(
     session: Session, user_id: str, target: Target, checked_rowid: int
 ) -> tuple[Follow, bool]:
     """The user's follow of `target`, and whether it is new; a new one takes the papers added
-    after `checked_rowid` (the catalog's last paper when it was made)."""
-    found = session.scalar(
-        select(Follow).where(
-            Follow.user_id == user_id, Follow.kind == target.kind, Follow.value == target.value
-        )
-    )
+    after `checked_rowid` (the catalog's last paper when it was made). Asked for by several
+    requests at once, it is made once and each is given it."""
+    found = _find_follow(session, user_id, target)
     if found is not None:
         return found, False
     if len(list_follows(session, user_id)) >= MAX_FOLLOWS:
@@ -43,8 +41,24 @@ def add_follow(
         checked_rowid=checked_rowid,
     )
     session.add(follow)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError:
+        # Another request made the same follow between the look-up and this insert.
+        session.rollback()
+        found = _find_follow(session, user_id, target)
+        if found is None:
+            raise
+        return found, False
     return follow, True
+
+
+def _find_follow(session: Session, user_id: str, target: Target) -> Follow | None:
+    return session.scalar(
+        select(Follow).where(
+            Follow.user_id == user_id, Follow.kind == target.kind, Follow.value == target.value
+        )
+    )
 
 
 def list_follows(session: Session, user_id: str) -> list[Follow]:
