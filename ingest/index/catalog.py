@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.exc import SQLAlchemyError
 
 from ingest.errors import PaperchatError
 from ingest.index.names import citations, institutions, people, researchers
@@ -25,7 +25,7 @@ from ingest.index.names.people import Person
 from ingest.index.records import Box, Chunk, Paper, Reference
 from ingest.index.tables import changes, chunks, papers, schema
 from ingest.index.tables.chunks import UNITS, ChunkRow, Unit
-from ingest.index.tables.database import CatalogDb, CommitGuard, catalog_url
+from ingest.index.tables.database import CatalogDb, CommitGuard, shown_location
 from ingest.index.tables.provenance import TRACKED_FIELDS, field_sources, merge_fields, origin_of
 
 PdfFile = tuple[str, int, str, str, str]  # (sha256, pages, name stem, PDF stage, absolute path)
@@ -61,14 +61,6 @@ class PdfRecord:
     pages: int
 
 
-def _shown(location: Path | str) -> str:
-    """The catalog's location for a message, a URL's password hidden."""
-    try:
-        return catalog_url(location).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        return "the configured catalog URL"
-
-
 class Catalog:
     """The catalog at `location` (a SQLite file's path, or a database URL such as
     `postgresql://host/db`), brought to the latest schema as it opens
@@ -78,7 +70,7 @@ class Catalog:
         try:
             self.db = CatalogDb(location)
         except (SQLAlchemyError, OSError, ValueError) as e:
-            raise CatalogError(f"cannot open the catalog {_shown(location)!r}: {e}") from e
+            raise CatalogError(f"cannot open the catalog {shown_location(location)!r}: {e}") from e
         try:
             self._prepare(self.db.where)
         except (sqlite3.DatabaseError, SQLAlchemyError, psycopg.Error) as e:
@@ -187,7 +179,7 @@ class Catalog:
         if (
             row is not None
             and row["authors"] != merged.authors
-            and _by_position(row["authors"]) != _by_position(merged.authors)
+            and people.surnames(row["authors"]) != people.surnames(merged.authors)
         ):
             # Who is where is kept by author position: a changed author list would put
             # people at others' institutions, until page 1 of the PDF is read again.
@@ -204,6 +196,10 @@ class Catalog:
     def person(self, name: str) -> Person | None:
         """Who an author name stands for among the indexed authors (`names/people.py`)."""
         return people.find_person(self.db, name)
+
+    def people(self, names: Iterable[str]) -> dict[str, Person | None]:
+        """`person` for each of `names`, each surname's indexed names read once."""
+        return people.find_people(self.db, names)
 
     def paper_ids_of(self, person: Person) -> list[str]:
         return people.person_paper_ids(self.db, person)
@@ -383,16 +379,10 @@ class Catalog:
 
     def stats(self) -> dict[str, int]:
         one = self.db.execute
+        with_fulltext = "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
         return {
             "papers": one("SELECT COUNT(*) FROM papers").fetchone()[0],
             "chunks": chunks.count(self.db),
             **chunks.count_by_kind(self.db),
-            "papers_with_fulltext": one(
-                "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
-            ).fetchone()[0],
+            "papers_with_fulltext": one(with_fulltext).fetchone()[0],
         }
-
-
-def _by_position(written: str) -> list[str]:
-    """The surnames of an author list, in order: what who-is-where is kept by."""
-    return [name.surname for name in people.split_authors(written)]

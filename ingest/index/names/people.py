@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -104,6 +104,11 @@ def split_authors(authors: str) -> list[Name]:
     return list(names.values())
 
 
+def surnames(authors: str) -> list[str]:
+    """The surnames of an author list, in order: what who-is-where is kept by."""
+    return [name.surname for name in split_authors(authors)]
+
+
 def written_names(authors: str) -> list[str]:
     """The names of `authors` as written, for showing each as a link."""
     return [name.written for name in split_authors(authors)]
@@ -145,44 +150,72 @@ class Person:
 
 
 def same_person(asked: Name, indexed: Sequence[Name]) -> Person:
-    """The names among `indexed` (all with `asked`'s surname) that are `asked`'s person.
+    """The names among `indexed` (all with `asked`'s surname) that are `asked`'s person
+    (`Surname.person`)."""
+    return Surname(indexed).person(asked)
 
-    A full first name is that person; an initial-only name is the one person with a full
-    first name that agrees with it, when there is exactly one (or none: then every
-    initial-only name that agrees). An initial-only name that agrees with two or more such
-    people is theirs only by its exact spelling.
-    """
-    by_initial: dict[str, list[Name]] = {}
-    for name in indexed:
-        by_initial.setdefault(name.first[:1], []).append(name)
-    agreeing = [n for n in by_initial.get(asked.first[:1], ()) if compatible(asked, n)]
-    full_names = {
-        initial: [n for n in names if n.has_full_first_name]
-        for initial, names in by_initial.items()
-    }
-    person = asked.first if asked.has_full_first_name else _only_person(asked, full_names)
-    if person is None:
-        exact = tuple(n for n in agreeing if n.key == asked.key)
-        return Person(asked, exact, tuple(n for n in agreeing if n not in exact))
-    taken: list[Name] = []
-    left: list[Name] = []
-    for name in agreeing:
-        if name.has_full_first_name:
-            (taken if name.first == person else left).append(name)
-        else:
-            (taken if _only_person(name, full_names) in (person, "") else left).append(name)
-    return Person(asked, tuple(taken), tuple(left))
+
+class Surname:
+    """The indexed names of one surname, by first initial, for telling who a name is; what
+    each name's one person is, once worked out, is kept for the next name asked."""
+
+    def __init__(self, indexed: Sequence[Name]) -> None:
+        self.by_initial: dict[str, list[Name]] = {}
+        self.by_first: dict[str, list[tuple[int, Name]]] = {}  # by first given name, placed
+        for place, name in enumerate(indexed):
+            self.by_initial.setdefault(name.first[:1], []).append(name)
+            self.by_first.setdefault(name.first, []).append((place, name))
+        self.full_names = {
+            initial: [n for n in names if n.has_full_first_name]
+            for initial, names in self.by_initial.items()
+        }
+        self._only: dict[str, str | None] = {}
+
+    def person(self, asked: Name) -> Person:
+        """A full first name is that person; an initial-only name is the one person with a
+        full first name that agrees with it, when there is exactly one (or none: then every
+        initial-only name that agrees). An initial-only name that agrees with two or more
+        such people is theirs only by its exact spelling."""
+        agreeing = [n for n in self._candidates(asked) if compatible(asked, n)]
+        person = asked.first if asked.has_full_first_name else self.only_person(asked)
+        if person is None:
+            exact = tuple(n for n in agreeing if n.key == asked.key)
+            return Person(asked, exact, tuple(n for n in agreeing if n not in exact))
+        taken: list[Name] = []
+        left: list[Name] = []
+        for name in agreeing:
+            if name.has_full_first_name:
+                (taken if name.first == person else left).append(name)
+            else:
+                (taken if self.only_person(name) in (person, "") else left).append(name)
+        return Person(asked, tuple(taken), tuple(left))
+
+    def _candidates(self, asked: Name) -> list[Name]:
+        """The names that may agree with `asked`, in their order: a full first name agrees
+        only with itself and its initial, an initial with every name it starts."""
+        if not asked.has_full_first_name:
+            return self.by_initial.get(asked.first[:1], [])
+        placed = self.by_first.get(asked.first, []) + self.by_first.get(asked.first[0], [])
+        return [name for _, name in sorted(placed, key=lambda each: each[0])]
+
+    def only_person(self, name: Name) -> str | None:
+        """The one full first name among the indexed names that agree with `name`: "" when
+        none does, None when several do."""
+        if name.key not in self._only:
+            self._only[name.key] = _only_person(name, self.full_names)
+        return self._only[name.key]
 
 
 def _only_person(name: Name, full_names: dict[str, list[Name]]) -> str | None:
-    """The one full first name among the indexed names that agree with `name`: "" when
-    none does, None when several do."""
     if not name.first:
         return ""
-    found = {n.first for n in full_names.get(name.first[0], ()) if compatible(name, n)}
-    if len(found) > 1:
-        return None
-    return next(iter(found), "")
+    found: str | None = None
+    for other in full_names.get(name.first[0], ()):
+        if other.first != found and compatible(name, other):
+            if found is not None:
+                return None  # a second person: no need to look further
+            found = other.first
+    return found or ""
 
 
 # The catalog's author index, `paper_authors` (`ingest/index/tables/schema.py` makes it): one row
@@ -229,17 +262,42 @@ def reindex_all(db: CatalogDb) -> int:
 def find_person(db: CatalogDb, written: str) -> Person | None:
     """Who `written` names among the indexed authors; None when no indexed name may be
     theirs. A Person without `names` but with `ambiguous` ones: several people may be meant."""
-    asked = parse_name(written)
-    if asked is None:
-        return None
-    rows = db.execute(
-        "SELECT given, surname, MIN(written), COUNT(*) FROM paper_authors WHERE surname = ?"
-        " GROUP BY given, surname",
-        (asked.surname,),
-    ).fetchall()
-    indexed = [Name(w, tuple(g.split()), s, n) for g, s, w, n in rows]
-    person = same_person(asked, indexed)
-    return person if person.names or person.ambiguous else None
+    return find_people(db, [written]).get(written)
+
+
+# Surnames read in one query, at most.
+_SURNAMES_READ: Final = 200
+
+
+def find_people(db: CatalogDb, written: Iterable[str]) -> dict[str, Person | None]:
+    """`find_person` for each of `written`, the indexed names of each surname read and
+    compared once for all the names asked with it."""
+    asked: dict[str, Name] = {}
+    found: dict[str, Person | None] = {}
+    for each in dict.fromkeys(written):
+        name = parse_name(each)
+        if name is None:
+            found[each] = None
+        else:
+            asked[each] = name
+    surnames = sorted({name.surname for name in asked.values()})
+    groups: dict[str, list[Name]] = {}
+    for start in range(0, len(surnames), _SURNAMES_READ):
+        part = surnames[start : start + _SURNAMES_READ]
+        rows = db.execute(
+            "SELECT given, surname, MIN(written), COUNT(*) FROM paper_authors"
+            f" WHERE surname IN ({','.join('?' * len(part))})"
+            " GROUP BY surname, given ORDER BY surname, given",
+            part,
+        )
+        for g, s, w, n in rows:
+            groups.setdefault(s, []).append(Name(w, tuple(g.split()), s, n))
+    people = {surname: Surname(names) for surname, names in groups.items()}
+    for each, name in asked.items():
+        group = people.get(name.surname)
+        person = group.person(name) if group is not None else None
+        found[each] = person if person is not None and (person.names or person.ambiguous) else None
+    return found
 
 
 def person_paper_ids(db: CatalogDb, person: Person) -> list[str]:

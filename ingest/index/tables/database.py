@@ -28,6 +28,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 
 from ingest.index.tables.sqlite import use_wal
 from ingest.private import private_file
@@ -96,6 +97,14 @@ def catalog_url(path_or_url: str | Path) -> URL:
     if isinstance(path_or_url, Path) or "://" not in text:
         return URL.create("sqlite", database=str(Path(text).resolve()))
     return normalize_url(text)
+
+
+def shown_location(location: str | Path) -> str:
+    """A catalog's location for a message, a URL's password hidden."""
+    try:
+        return catalog_url(location).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return "the configured catalog URL"
 
 
 # SQLite reads `x IN ()` (an empty list of parameters) as false; PostgreSQL refuses it.

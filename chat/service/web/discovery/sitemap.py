@@ -61,15 +61,16 @@ def category_entries(catalog: Catalog) -> list[Entry]:
 def researcher_entries(catalog: Catalog) -> list[Entry]:
     """Every researcher page, at its canonical path, with the day the last of their papers'
     records changed; a name that stands for nobody one can tell apart has no page of its own."""
-    paths: dict[str, str | None] = {}  # a name as written -> its researcher's page
     changed: dict[str, str] = {}
     papers = list(every_paper(catalog))
     bylines = catalog.bylines([p.id for p in papers])
+    people = catalog.people(written for byline in bylines.values() for written, _, _ in byline)
+    paths = {  # a name as written -> its researcher's page
+        written: researcher_path(person) if person and person.names else None
+        for written, person in people.items()
+    }
     for paper in papers:
         for written, _, _ in bylines.get(paper.id, ()):
-            if written not in paths:
-                person = catalog.person(written)
-                paths[written] = researcher_path(person) if person and person.names else None
             path = paths[written]
             if path is not None:
                 changed[path] = max(changed.get(path, ""), paper.updated)
