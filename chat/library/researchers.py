@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -22,6 +23,9 @@ from ingest.index.records import Paper
 
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
 MAX_COAUTHORS = 50  # the most co-authors a profile lists, most shared papers first
+# The co-authors' names looked up, at most: those on most of the researcher's papers.
+MAX_COAUTHOR_NAMES = 500
+Place = Literal["first", "middle", "last"]  # in a byline; a sole author is "first"
 
 
 class ResearcherNotFound(AuthorNotFound):
@@ -47,7 +51,7 @@ class Coauthor:
 @dataclass(frozen=True)
 class Authored:
     paper: Paper
-    position: Literal["first", "middle", "last"]  # in the byline; a sole author is "first"
+    position: Place
 
 
 @dataclass(frozen=True)
@@ -100,10 +104,10 @@ def researcher_path(person: Person) -> str:
 
 
 def researcher(catalog: Catalog, person: Person) -> Researcher:
-    authored = [
-        Authored(paper, _position(catalog, person, paper.id)) for paper in catalog.papers_of(person)
-    ]
-    papers = [a.paper for a in authored]
+    papers = catalog.papers_of(person)
+    bylines = catalog.bylines([p.id for p in papers])
+    keys = _keys(person)
+    authored = [Authored(paper, _position(bylines.get(paper.id, []), keys)) for paper in papers]
     categories = Counter(c for p in papers for c in p.categories if CATEGORY_RE.match(c))
     years = Counter(_date(p)[:4] for p in papers if _date(p))
     return Researcher(
@@ -114,7 +118,7 @@ def researcher(catalog: Catalog, person: Person) -> Researcher:
         papers=tuple(authored),
         categories=tuple(sorted(categories.items(), key=lambda item: (-item[1], item[0]))),
         years=tuple(sorted(years.items(), reverse=True)),
-        coauthors=coauthors(catalog, person, [p.id for p in papers]),
+        coauthors=coauthors(catalog, person, bylines),
         maybe=tuple(sorted({n.written for n in person.ambiguous})),
     )
 
@@ -123,41 +127,47 @@ def _date(paper: Paper) -> str:
     return paper.published or paper.updated
 
 
-def _keys(person: Person) -> set[tuple[str, str]]:
+Key = tuple[str, str]  # an author name's given names and surname, as the author index keys it
+
+
+def _keys(person: Person) -> set[Key]:
     return {(" ".join(n.given), n.surname) for n in person.names}
 
 
-def _position(
-    catalog: Catalog, person: Person, paper_id: str
-) -> Literal["first", "middle", "last"]:
-    byline = catalog.bylines([paper_id]).get(paper_id, [])
-    keys = _keys(person)
+def _position(byline: Sequence[tuple[str, str, str]], keys: set[Key]) -> Place:
     at = next((i for i, (_, g, s) in enumerate(byline) if (g, s) in keys), 0)
     if at == 0:
         return "first"
     return "last" if at == len(byline) - 1 else "middle"
 
 
-def coauthors(catalog: Catalog, person: Person, paper_ids: list[str]) -> tuple[Coauthor, ...]:
-    """The people the researcher wrote with, each with the number of shared papers: names
-    that stand for one person (an initial for a full first name) counted once per paper."""
+def coauthors(
+    catalog: Catalog, person: Person, bylines: Mapping[str, Sequence[tuple[str, str, str]]]
+) -> tuple[Coauthor, ...]:
+    """The people the researcher wrote with (`bylines`: their papers' authors, by paper),
+    each with the number of shared papers: names that stand for one person (an initial for
+    a full first name) counted once per paper. Only the `MAX_COAUTHOR_NAMES` names on most
+    of the papers are looked up, all at once: a paper with thousands of authors costs no
+    more than that."""
     keys = _keys(person)
-    people: dict[str, str | None] = {}  # a written name -> its researcher id
+    written: dict[Key, str] = {}
+    papers_of: list[set[Key]] = []
+    for byline in bylines.values():
+        others = {(g, s) for w, g, s in byline if (g, s) not in keys}
+        for w, g, s in byline:
+            written.setdefault((g, s), w)
+        papers_of.append(others)
+    on_papers = Counter(key for others in papers_of for key in others)
+    looked_up = sorted(on_papers, key=lambda key: (-on_papers[key], key))[:MAX_COAUTHOR_NAMES]
+    found = catalog.people(written[key] for key in looked_up)
+    people: dict[Key, str] = {}  # a name's key -> its researcher id
     names: dict[str, str] = {}
-    shared: Counter[str] = Counter()
-    for byline in catalog.bylines(paper_ids).values():
-        ids = set()
-        for written, given, surname in byline:
-            if (given, surname) in keys:
-                continue
-            if written not in people:
-                other = catalog.person(written)
-                people[written] = person_id(other) if other and other.names else None
-                if other and other.names:
-                    names.setdefault(person_id(other), other.display)
-            if (rid := people[written]) is not None:
-                ids.add(rid)
-        shared.update(ids)
+    for key in looked_up:
+        other = found.get(written[key])
+        if other is not None and other.names:
+            people[key] = person_id(other)
+            names.setdefault(people[key], other.display)
+    shared = Counter(rid for others in papers_of for rid in {people.get(k) for k in others} if rid)
     ranked = sorted(shared.items(), key=lambda item: (-item[1], names[item[0]]))
     return tuple(Coauthor(rid, names[rid], n) for rid, n in ranked[:MAX_COAUTHORS])
 
