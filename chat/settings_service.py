@@ -10,6 +10,7 @@ from typing import Self
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 
+from chat.library.follows import MAX_CATEGORY_FOLLOWS, MAX_FOLLOWS
 from chat.rag.answer.prompts import HISTORY_MESSAGES, HISTORY_TOKENS
 
 
@@ -30,6 +31,18 @@ class ServiceSettings(BaseModel):
         "(behind a proxy, the proxy's), for every absolute link the server writes (canonical "
         "links, JSON-LD, feeds, sitemaps, the private feed's address, `/llms.txt`); empty: "
         "the address each request was sent to",
+    )
+    max_follows: int = Field(
+        MAX_FOLLOWS,
+        ge=1,
+        description="researchers, categories, searches and papers one user may follow (each is "
+        "compared with every new paper); one more is a 422",
+    )
+    max_category_follows: int = Field(
+        MAX_CATEGORY_FOLLOWS,
+        ge=0,
+        description="arXiv categories one user may follow, of those: each followed category is "
+        "one more query to arXiv's API, 3 s apart, in every `paperchat harvest`",
     )
     rate_limit: str = Field(
         "30/minute",

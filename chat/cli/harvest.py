@@ -142,9 +142,11 @@ def _digests(data_dir: Path | None, settings: Settings) -> None:
 
 
 def followed_categories(settings: Settings) -> list[str]:
-    """The categories users follow, in name order."""
+    """The categories users follow that arXiv has (a follow made before categories were
+    checked may name none), in name order."""
     from sqlalchemy import select
 
+    from chat.library.categories import arxiv_categories
     from chat.service.storage.db import create_database_engine, session_factory
     from chat.service.storage.tables import Follow
 
@@ -152,7 +154,7 @@ def followed_categories(settings: Settings) -> list[str]:
     try:
         with session_factory(engine)() as session:
             query = select(Follow.value).where(Follow.kind == "category").distinct()
-            return sorted(session.scalars(query))
+            return sorted(set(session.scalars(query)) & arxiv_categories())
     finally:
         engine.dispose()
 

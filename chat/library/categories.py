@@ -7,6 +7,8 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
 from typing import Final
 
 from ingest.errors import PaperchatError
@@ -41,6 +43,15 @@ class CategoryPage:
     def first(self) -> int:
         """The number of the first paper on this page, from 1."""
         return (self.page - 1) * self.per_page + 1
+
+
+@cache
+def arxiv_categories() -> frozenset[str]:
+    """Every category id of arXiv's taxonomy, retired archives included
+    (`chat/library/data/arxiv_categories.txt`)."""
+    text = (files("chat.library") / "data" / "arxiv_categories.txt").read_text(encoding="utf-8")
+    lines = (line.strip() for line in text.splitlines())
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 def category_path(category: str) -> str:

@@ -10,9 +10,10 @@ followed, as its page is.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from chat.library.authors import AuthorNotFound, find_author
-from chat.library.categories import CATEGORY_RE, indexed_category
+from chat.library.categories import arxiv_categories, indexed_category
 from chat.library.papers import PaperNotFound
 from chat.library.researchers import ResearcherNotFound, person_by_id
 from chat.rag.retrieval.config import MAX_QUERY_CHARS
@@ -22,6 +23,11 @@ from ingest.index.names.people import Person
 from ingest.index.records import Paper, normalise_paper_id
 
 KINDS = ("researcher", "category", "search", "paper")
+# What one user may follow by default (PAPERCHAT_MAX_FOLLOWS, PAPERCHAT_MAX_CATEGORY_FOLLOWS):
+# each follow is compared with every new paper, and each followed category is one more
+# query to arXiv's API (3 s apart) in every harvest.
+MAX_FOLLOWS: Final = 200
+MAX_CATEGORY_FOLLOWS: Final = 20
 
 
 class InvalidFollow(PaperchatError, ValueError):
@@ -53,12 +59,13 @@ def followed_person(catalog: Catalog, value: str) -> Person:
 
 def follow_target(catalog: Catalog, kind: str, value: str) -> Target:
     """What following `value` as `kind` means; InvalidFollow when it cannot stand for its
-    kind, AuthorNotFound, CategoryNotFound or PaperNotFound when the index has none."""
+    kind (a category must be one of arXiv's), AuthorNotFound, CategoryNotFound or
+    PaperNotFound when the index has none."""
     text = " ".join(value.split())
     if not text:
         raise InvalidFollow(f"a {kind} to follow cannot be blank")
     if kind == "category":
-        if not CATEGORY_RE.match(text):
+        if text not in arxiv_categories():
             raise InvalidFollow(f"{text!r} is not an arXiv category such as cs.CL or hep-th")
         indexed_category(catalog, text)
         return Target(kind, text)

@@ -9,19 +9,22 @@ from sqlalchemy import delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from chat.library.follows import Target
+from chat.library.follows import MAX_CATEGORY_FOLLOWS, MAX_FOLLOWS, Target
 from chat.service.storage.tables import FeedToken, Follow
-
-# A user follows at most this many things: each is compared with every new paper.
-MAX_FOLLOWS = 200
 
 
 class TooManyFollows(ValueError):
-    """The user already follows MAX_FOLLOWS things."""
+    """The user already follows as many things, or categories, as a user may."""
 
 
 def add_follow(
-    session: Session, user_id: str, target: Target, checked_rowid: int
+    session: Session,
+    user_id: str,
+    target: Target,
+    checked_rowid: int,
+    *,
+    max_follows: int = MAX_FOLLOWS,
+    max_category_follows: int = MAX_CATEGORY_FOLLOWS,
 ) -> tuple[Follow, bool]:
     """The user's follow of `target`, and whether it is new; a new one takes the papers added
     after `checked_rowid` (the catalog's last paper when it was made). Asked for by several
@@ -29,10 +32,15 @@ def add_follow(
     found = _find_follow(session, user_id, target)
     if found is not None:
         return found, False
-    if len(list_follows(session, user_id)) >= MAX_FOLLOWS:
+    follows = list_follows(session, user_id)
+    if len(follows) >= max_follows:
         raise TooManyFollows(
-            f"a user follows at most {MAX_FOLLOWS} researchers, categories, searches and papers"
+            f"a user follows at most {max_follows} researchers, categories, searches and papers"
         )
+    if target.kind == "category" and [f.kind for f in follows].count("category") >= (
+        max_category_follows
+    ):
+        raise TooManyFollows(f"a user follows at most {max_category_follows} categories")
     follow = Follow(
         user_id=user_id,
         kind=target.kind,

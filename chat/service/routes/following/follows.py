@@ -117,11 +117,19 @@ def follow(
 ) -> NewFollow:
     """Follow something: the papers added to the index from now on that it takes become
     alerts (for a paper: its new versions). 200 with the same id when already followed;
-    404 for an author, category or paper not in the index."""
+    404 for an author, category or paper not in the index; 422 for what is no arXiv
+    category, or past `PAPERCHAT_MAX_FOLLOWS` (`PAPERCHAT_MAX_CATEGORY_FOLLOWS`)."""
     catalog = services.index.catalog
     try:
         target = follow_target(catalog, body.kind, body.value)
-        made, created = add_follow(session, user.id, target, start_rowid(catalog))
+        made, created = add_follow(
+            session,
+            user.id,
+            target,
+            start_rowid(catalog),
+            max_follows=services.settings.max_follows,
+            max_category_follows=services.settings.max_category_follows,
+        )
     except (InvalidFollow, TooManyFollows) as e:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
     if not created:

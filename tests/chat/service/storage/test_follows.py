@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from chat.library.follows import Target
 from chat.service.access.accounts import create_user
 from chat.service.storage.db import create_database_engine, session_factory
-from chat.service.storage.follows import add_follow, list_follows
+from chat.service.storage.follows import TooManyFollows, add_follow, list_follows
 from chat.service.storage.migrations import upgrade_database
 from tests.support.running.concurrency import at_once
 
@@ -49,3 +49,23 @@ def test_the_same_follow_asked_for_at_once_is_made_once_with_one_id(
     assert [created for _, created in answers].count(True) == 1
     with sessions() as session:
         assert [f.id for f in list_follows(session, user_id)] == [answers[0][0]]
+
+
+def test_follows_past_a_user_s_bounds_are_refused(sessions: sessionmaker[Session]) -> None:
+    with sessions() as session:
+        user_id = create_user(session, "bounded@example.org", "a long password").id
+        for category in ("cs.CL", "cs.LG"):
+            add_follow(session, user_id, Target("category", category), 0, max_category_follows=2)
+        add_follow(session, user_id, Target("search", "graphs"), 0, max_follows=3)
+
+        with pytest.raises(TooManyFollows, match="at most 2 categories"):
+            add_follow(session, user_id, Target("category", "cs.IR"), 0, max_category_follows=2)
+        with pytest.raises(TooManyFollows, match="at most 3 researchers"):
+            add_follow(session, user_id, Target("search", "trees"), 0, max_follows=3)
+        _, created = add_follow(
+            session, user_id, Target("category", "cs.CL"), 0, max_category_follows=2
+        )
+        listed = [f.value for f in list_follows(session, user_id)]
+
+    assert not created
+    assert listed == ["cs.CL", "cs.LG", "graphs"]

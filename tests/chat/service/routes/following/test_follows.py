@@ -88,7 +88,7 @@ def test_a_category_no_paper_is_in_is_a_404_to_follow_as_its_page_and_its_feed(
     follows_server: FollowsServer,
 ) -> None:
     api = follows_server.api
-    unknown = "q-bio.XX"
+    unknown = "q-fin.TR"  # one of arXiv's, no paper of the index's
     with api.key_client() as client, api.client() as anonymous:
         followed = client.post("/api/follows", json={"kind": "category", "value": unknown})
         page = anonymous.get(f"/categories/{unknown}")
@@ -100,6 +100,21 @@ def test_a_category_no_paper_is_in_is_a_404_to_follow_as_its_page_and_its_feed(
     assert followed.json() == {"detail": reason}
     assert f"No paper in the category {unknown!r} in this index." in html.unescape(page.text)
     assert feed.json() == {"detail": reason}
+    assert listed == []
+
+
+@pytest.mark.parametrize("made_up", ["---", "q-bio.XX", "cs.MADEUP", "not-one"])
+def test_a_category_arxiv_does_not_have_is_a_422_to_follow(
+    follows_server: FollowsServer, made_up: str
+) -> None:
+    with follows_server.api.key_client() as client:
+        followed = client.post("/api/follows", json={"kind": "category", "value": made_up})
+        listed = client.get("/api/follows").json()["follows"]
+
+    assert followed.status_code == 422
+    assert followed.json() == {
+        "detail": f"{made_up!r} is not an arXiv category such as cs.CL or hep-th"
+    }
     assert listed == []
 
 
