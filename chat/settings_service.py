@@ -109,6 +109,25 @@ class ServiceSettings(BaseModel):
     max_streams_per_user: int = Field(
         3, ge=1, description="open answer streams per user (429 beyond)"
     )
+    max_answers: int = Field(
+        0,
+        ge=0,
+        description="answers computed at once in each worker, their streams included; more "
+        "wait in line. 0: 4 with extractive answers (all CPU), 64 with a model (whose answers "
+        "mostly wait for its server)",
+    )
+    answer_queue: int = Field(
+        64,
+        ge=0,
+        description="answers waiting in each worker's line for one of those places, served "
+        "round-robin by user; a question beyond is refused at once, 503 with `Retry-After`",
+    )
+    answer_queue_per_user: int = Field(
+        2,
+        ge=0,
+        description="of those, how many may be one user's (503 with `Retry-After` beyond): a "
+        "burst waits behind other users' questions",
+    )
     request_timeout_s: float = Field(
         10.0,
         gt=0,

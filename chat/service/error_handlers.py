@@ -23,6 +23,7 @@ from chat.library.authors import AuthorNotFound
 from chat.library.categories import CategoryNotFound
 from chat.library.institutions import InstitutionNotFound
 from chat.library.papers import PaperNotFound
+from chat.service.access.admission import AnswersBusy
 from chat.service.access.ratelimit import RateLimitUnavailable, TooManyStreams
 from chat.service.openai.errors import (
     OpenAIError,
@@ -78,6 +79,11 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
         detail = f"too many open chat streams: at most {error.max_per_user} at a time"
         return error_response(request, 429, detail, {"Retry-After": "1"})
 
+    async def busy(request: Request, error: Exception) -> JSONResponse:
+        assert isinstance(error, AnswersBusy)
+        headers = {"Retry-After": str(error.retry_after_s)}
+        return error_response(request, 503, str(error), headers)
+
     async def limits_unavailable(request: Request, error: Exception) -> JSONResponse:
         logger.warning("%s", error)
         detail = "the rate limit store is unavailable; retry in a moment"
@@ -117,6 +123,7 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(CategoryNotFound, not_found)
     app.add_exception_handler(InstitutionNotFound, not_found)
     app.add_exception_handler(TooManyStreams, too_many_streams)
+    app.add_exception_handler(AnswersBusy, busy)
     app.add_exception_handler(RateLimitUnavailable, limits_unavailable)
     app.add_exception_handler(405, method_not_allowed)
     app.add_exception_handler(OperationalError, storage_failed)

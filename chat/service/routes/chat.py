@@ -42,6 +42,7 @@ from chat.service.routes.deps import (
     PaperId,
     Services,
     ServicesDep,
+    admit,
     check_question,
     request_filters,
 )
@@ -294,7 +295,7 @@ def _last_event(event: Event, saving: Saving) -> Event:
     response_class=EventSourceResponse,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "the answer's events"},
-        **errors(*BODY, *SIGNED_IN, 404, 429),
+        **errors(*BODY, *SIGNED_IN, 404, 429, 503),
     },
 )
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
@@ -303,6 +304,7 @@ async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> 
     filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
+    await admit(slot, services, user.id)
     try:
         answerer = services.index.answerer
         prepared = await run_in_threadpool(prepare_turn, services, user.id, body, answerer)

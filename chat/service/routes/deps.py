@@ -5,6 +5,7 @@ never: what two of them share is here (or, for error answers, in `errors`)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Annotated, Any
@@ -17,6 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
 from chat.rag.answer import answering
 from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
+from chat.service.access.admission import Admission
 from chat.service.access.auth import (
     CSRF_HEADER,
     SESSION_COOKIE,
@@ -78,6 +80,7 @@ class Services:
     render_limiter: RateLimiter
     password_checks: Gate
     slots: StreamSlots
+    admission: Admission
     turns: RunningTurns
     metrics: Metrics
     pdf_pages: PdfPages
@@ -227,6 +230,17 @@ def get_chatting_key_user(request: Request, services: ServicesDep, user: KeyUser
 
 ChattingUser = Annotated[User, Depends(get_chatting_user)]
 ChattingKeyUser = Annotated[User, Depends(get_chatting_key_user)]
+
+
+async def admit(slot: AsyncExitStack, services: Services, user_id: str) -> None:
+    """Wait for one of the worker's places to compute an answer in, held by `slot` until it
+    closes (`chat.service.access.admission`); AnswersBusy (503) when the line is full, and `slot`
+    closed then."""
+    try:
+        await slot.enter_async_context(services.admission.admitted(user_id))
+    except BaseException:
+        await slot.aclose()
+        raise
 
 
 def check_question(text: str, limits: Limits) -> None:

@@ -25,7 +25,8 @@ _MEANINGS = {
     413: "the request body is too large (PAPERCHAT_MAX_BODY_BYTES)",
     422: "the request is not valid",
     429: "too many requests or open streams; see Retry-After",
-    503: "the index or the database does not answer",
+    503: "the index or the database does not answer, or the server is too busy to take the "
+    "question (every place in its line taken); see Retry-After",
 }
 
 # Every route that reads a JSON body can answer these.
@@ -59,7 +60,8 @@ _OPENAI_MEANINGS = {
     413: "the request body is too large (PAPERCHAT_MAX_BODY_BYTES)",
     429: "too many requests with this key (PAPERCHAT_API_RATE_LIMIT) or open streams",
     502: "the language model's server failed",
-    503: "the rate limit store does not answer, or the server is shutting down",
+    503: "the rate limit store does not answer, the server is shutting down, or it is too "
+    "busy to take the question (see Retry-After)",
     504: "the language model's server did not answer in time",
 }
 

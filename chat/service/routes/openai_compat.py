@@ -47,6 +47,7 @@ from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, u
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
+    admit,
 # One message of the SSE stream, as sse-starlette sends it.
 Message = dict[str, str]
 DONE: Message = {"data": "[DONE]"}
@@ -123,6 +124,7 @@ EXAMPLE_REQUEST = {
     "messages": [{"role": "user", "content": "How does Fusion-in-Decoder read its passages?"}],
 }
 
+    await admit(slot, services, user.id)
 
 @router.post(
     "/v1/chat/completions",

@@ -1170,6 +1170,24 @@ table.compare td .note { font-style: italic; }
 
   /* ---------- asking ---------- */
 
+  const BUSY_RETRIES = 5;
+
+  /** "The server is busy: retrying in N s", counted down in the answer's place. */
+  async function busyWait(view, seconds, signal) {
+    const note = h("p", { class: "note", role: "status" });
+    view.status.append(note);
+    announce(`The server is busy: retrying in ${seconds} s.`);
+    try {
+      for (let left = seconds; left > 0 && !signal.aborted; left -= 1) {
+        note.textContent = `The server is busy: retrying in ${left} s…`;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    } finally {
+      note.remove();
+    }
+    if (signal.aborted) throw new DOMException("stopped", "AbortError");
+  }
+
   /** Asks `text`; `followUp: false` asks it of the whole index even where it leans on the
    * previous answer (the reader removed the scope chip); `paper` ({id, title}) asks it about
    * that paper alone (the reader chose another paper of a name the answer read as one). */
@@ -1201,7 +1219,12 @@ table.compare td .note { font-style: italic; }
     if (state.conversationId) body.conversation_id = state.conversationId;
     if (!followUp) body.follow_up = false;
     try {
-      const response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
+      let response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
+      // A busy server (503) says when to ask again: the dock says so, then asks again itself.
+      for (let tries = 0; response.status === 503 && tries < BUSY_RETRIES; tries += 1) {
+        await busyWait(view, Number.parseInt(response.headers.get("Retry-After"), 10) || 5, controller.signal);
+        response = await request("/api/chat", { method: "POST", body, signal: controller.signal });
+      }
       if (!response.ok) throw await failure(response);
       await readEvents(response, (name, data) => {
         if (name === "meta") {

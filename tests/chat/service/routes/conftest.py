@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpx
 
-from tests.support.running.server import SseEvent, read_events
+from chat.service.access.admission import Admission
+from tests.fakes.openai import ChatScript
+from tests.support.running.server import Api, SseEvent, read_events, wait_for
 
 FID = "How does Fusion-in-Decoder combine the retrieved passages?"
 
@@ -28,3 +32,24 @@ def me(client: httpx.Client) -> str:
     """The id of the user `client` is signed in as."""
     user_id: str = client.get("/api/me").json()["id"]
     return user_id
+
+
+@contextmanager
+def one_answer_streaming(api: Api, admission: Admission) -> Iterator[None]:
+    """While inside, `admission` decides and one slow answer holds its one place."""
+    original = api.services.admission
+    api.services.admission = admission
+    api.fake.default_script = ChatScript(pieces=("slow",) * 100, delay=0.05)
+    try:
+        with (
+            api.signed_in() as client,
+            client.stream("POST", "/api/chat", json={"message": FID}) as first,
+        ):
+            # Keep the line iterator referenced: dropping it would close the stream.
+            lines = first.iter_lines()
+            # Its first words: the upstream call is made, with the slow script.
+            next(line for line in lines if line.startswith("event: delta"))
+            yield
+        wait_for(lambda: admission.running == 0)
+    finally:
+        api.services.admission = original

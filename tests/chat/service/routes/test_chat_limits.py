@@ -7,8 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from chat.service.access.admission import Admission
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
-from tests.chat.service.routes.conftest import FID, ask, conversation, me
+from tests.chat.service.routes.conftest import FID, ask, conversation, me, one_answer_streaming
 from tests.fakes.openai import ChatScript
 from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
@@ -55,6 +56,33 @@ def test_concurrent_streams_per_user_are_capped(api: Api) -> None:
     assert second.status_code == 429
     assert "streams" in second.json()["detail"]
     assert freed
+
+
+def test_a_question_the_full_line_cannot_take_is_a_503_with_retry_after(api: Api) -> None:
+    admission = Admission(capacity=1, queue_size=0, per_user=0)
+    with api.signed_in() as other, one_answer_streaming(api, admission):
+        refused = other.post("/api/chat", json={"message": FID})
+        held = admission.running
+
+    assert refused.status_code == 503
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert refused.json()["detail"].startswith("the server is busy")
+    assert held == 1, "the refused question took no place"
+    assert admission.running == 0
+
+
+def test_a_question_in_line_is_answered_once_a_place_frees(api: Api) -> None:
+    admission = Admission(capacity=1, queue_size=4, per_user=1)
+    with api.signed_in() as other, ThreadPoolExecutor(1) as pool:
+        with one_answer_streaming(api, admission):
+            api.fake.default_script = ChatScript()
+            waiting = pool.submit(ask, other)
+            queued = wait_for(lambda: admission.waiting == 1)
+        events = waiting.result(timeout=60)
+
+    assert queued
+    assert [e.name for e in events][:2] == ["meta", "sources"]
+    assert events[-1].name == "done"
 
 
 def test_too_long_question_is_422_with_a_clear_message(api: Api) -> None:

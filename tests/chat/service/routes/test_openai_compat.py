@@ -8,13 +8,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 from langchain_openai import ChatOpenAI
-from openai import AuthenticationError, OpenAI
+from openai import APIStatusError, AuthenticationError, OpenAI
 from pydantic import SecretStr
 
 from chat.service.access.accounts import create_api_key, create_user
+from chat.service.access.admission import Admission
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
+from tests.chat.service.routes.conftest import one_answer_streaming
 from tests.fakes.openai import ChatScript
 from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
@@ -321,3 +323,23 @@ def test_a_refusal_is_marked_on_the_message(api: Api) -> None:
     assert (refusal["refused"], bool(refusal["refusal_reason"])) == (True, True)
     assert (answer["refused"], answer["refusal_reason"]) == (False, None)
     assert len(api.fake.chat_requests()) == asked + 1  # only the answered one reached the model
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_busy_server_is_a_503_the_openai_client_raises_with_retry_after(
+    api: Api, stream: bool
+) -> None:
+    admission = Admission(capacity=1, queue_size=0, per_user=0)
+    client = openai_client(api)
+    with client, one_answer_streaming(api, admission), pytest.raises(APIStatusError) as caught:
+        client.chat.completions.create(
+            model="paperchat", messages=[{"role": "user", "content": FID}], stream=stream
+        )
+
+    error = caught.value
+    assert error.status_code == 503
+    assert int(error.response.headers["Retry-After"]) >= 1
+    assert isinstance(error.body, dict)
+    assert error.body["type"] == "server_error"
+    assert error.body["code"] == "service_unavailable"
+    assert error.body["message"].startswith("the server is busy")

@@ -7,7 +7,7 @@ import secrets
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect
+from playwright.sync_api import BrowserContext, Page, Route, expect
 
 from tests.chat.service.web.conftest import PAPER_ID, XSS, XSS_ID
 from tests.fakes.openai import ChatScript
@@ -143,6 +143,37 @@ def test_http_error_shows_inline_and_retry_recovers(web: Api, page: Page) -> Non
     answer = dock.wait_answered(2)
     expect(answer.locator(".answer")).to_have_text("Hello, world.")
     expect(page.locator("paperchat-dock .user")).to_have_text(["First question", "A follow-up"])
+
+
+def test_a_busy_server_is_said_with_its_wait_and_the_question_asked_again(
+    web: Api, page: Page
+) -> None:
+    refusals: list[str] = []
+
+    def busy_once(route: Route) -> None:
+        if refusals:
+            route.continue_()
+            return
+        refusals.append(route.request.url)
+        body = '{"detail": "the server is busy: 4 answers are being written and 64 wait"}'
+        route.fulfill(
+            status=503, headers={"Retry-After": "2"}, content_type="application/json", body=body
+        )
+
+    page.route("**/api/chat", busy_once)
+    page.goto(f"{web.base_url}/papers/{PAPER_ID}")
+    dock = Dock(page)
+    dock.sign_in(web.new_user())
+
+    dock.ask("A question while the server is busy")
+
+    expect(page.locator("paperchat-dock .assistant .note")).to_contain_text(
+        re.compile(r"The server is busy: retrying in [12] s")
+    )
+    answer = dock.wait_answered()
+    expect(answer.locator(".answer")).to_have_text("Hello, world.")
+    expect(answer.locator(".alert")).to_have_count(0)
+    assert len(refusals) == 1
 
 
 def test_extractive_answers_say_so(extractive_web: Api, page: Page) -> None:
