@@ -122,6 +122,11 @@ class Catalog:
                 guard(self.db)
                 self.db.guard(guard)
             yield self.db
+            changes.bump_generation(self.db)
+
+    def generation(self) -> int:
+        """A number every write transaction raises, in every process (`tables/changes.py`)."""
+        return changes.generation(self.db)
 
     def get_meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()

@@ -14,6 +14,10 @@ up to N has missed nothing below N.
 A paper's first record also takes a number here, with the unit "paper": its
 place in the order papers arrived (`ingest/index/tables/arrivals.py`).
 
+Beside the log, the catalog's generation (the `meta` row `generation`) counts its
+write transactions: every process and node that serves reads it to know whether
+what it made from the catalog (a sitemap, the newest papers) still holds.
+
 The log is pruned (`prune`, `paperchat index prune-changes`) down to its
 latest rows; a replica that had not read up to what was pruned finds a gap
 (`first_seq`) and rebuilds itself whole. Numbers are never handed out again:
@@ -80,3 +84,21 @@ def prune(db: CatalogDb, keep: int) -> int:
         db.lock("writes")  # as `Catalog.transaction`: the latest number holds still
         below = last_seq(db) - keep
         return db.execute("DELETE FROM catalog_changes WHERE seq <= ?", (below,)).rowcount
+
+
+GENERATION = "generation"
+
+
+def bump_generation(db: CatalogDb) -> None:
+    """Within the caller's write transaction: the catalog's generation, one more."""
+    db.execute(
+        "INSERT INTO meta (key, value) VALUES (?, '1') ON CONFLICT (key)"
+        " DO UPDATE SET value = CAST(CAST(meta.value AS BIGINT) + 1 AS TEXT)",
+        (GENERATION,),
+    )
+
+
+def generation(db: CatalogDb) -> int:
+    """The catalog's generation: 0 before its first write transaction."""
+    row = db.execute("SELECT value FROM meta WHERE key = ?", (GENERATION,)).fetchone()
+    return 0 if row is None else int(row[0])

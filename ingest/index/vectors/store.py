@@ -181,6 +181,8 @@ class ChunkStore:
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
         """The stored vectors of these chunks, by id; ids the collection lacks are left out."""
+        if not ids:
+            return {}  # Chroma refuses an empty list of ids
         found = self.collection.get(ids=list(ids), include=["embeddings"])
         embeddings = found["embeddings"]
         if embeddings is None:

@@ -218,3 +218,22 @@ def test_making_the_file_private_keeps_an_open_connections_wal_from_other_proces
     assert second.execute("SELECT x FROM t").fetchall() == [(1,)]
     first.close()
     second.close()
+
+
+def _delete_then_fail(catalog: Catalog, paper_id: str) -> None:
+    with catalog.transaction():
+        catalog.delete_paper(paper_id)
+        raise RuntimeError("refused")
+
+
+def test_every_write_transaction_raises_the_generation_and_a_failed_one_does_not(
+    catalog: Catalog,
+) -> None:
+    before = catalog.generation()
+    with catalog.transaction():
+        catalog.replace_unit(Paper(id="2401.00009", title="T"), "metadata", "abstract", "d", [])
+    with pytest.raises(RuntimeError, match="refused"):
+        _delete_then_fail(catalog, "2401.00009")
+
+    assert catalog.generation() == before + 1
+    assert catalog.get_paper("2401.00009") is not None

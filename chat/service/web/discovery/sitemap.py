@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 from urllib.parse import quote
 from xml.etree import ElementTree
+from xml.sax.saxutils import escape
 
+from anyio import to_thread
 from fastapi import APIRouter, Request, Response
 
 from chat.library.categories import category_path, every_category
@@ -24,6 +27,7 @@ from chat.library.papers import every_paper
 from chat.library.researchers import researcher_path
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
+from chat.service.web.shared_pages import SharedPages, SharedPagesDep
 from ingest.index.catalog import Catalog
 from ingest.index.paths import paper_path
 
@@ -96,11 +100,6 @@ def sitemap_files(entries: Sequence[Entry], per_file: int = SITEMAP_URLS) -> lis
     return [list(entries[i : i + per_file]) for i in range(0, len(entries), per_file)] or [[]]
 
 
-def _document(root: ElementTree.Element) -> Response:
-    body = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
-    return Response(body, media_type=XML_TYPE)
-
-
 def _element(parent: ElementTree.Element, name: str, text: str) -> None:
     ElementTree.SubElement(parent, name).text = text
 
@@ -131,23 +130,70 @@ def url_set(entries: Sequence[Entry], base: str) -> ElementTree.Element:
     return root
 
 
+# Where the site's address goes in a kept document, put in per request: no escaped path holds
+# a brace.
+_SITE: Final = "{site}"
+
+
+def _kind_files(catalog: Catalog, kind: str) -> list[list[Entry]]:
+    return sitemap_files(KINDS[kind](catalog))
+
+
+def most_files(catalog: Catalog, kind: str) -> int:
+    """At most how many files a kind's pages take, read without making a page: papers by
+    their count, researchers by the name keys ever indexed; categories and institutions
+    fit in one."""
+    counted = {"papers": "papers", "researchers": "researcher_ids"}.get(kind)
+    if counted is None:
+        return 1
+    total = int(catalog.db.execute(f"SELECT COUNT(*) FROM {counted}").fetchone()[0])
+    return max(1, -(-total // SITEMAP_URLS))
+
+
+def _xml(root: ElementTree.Element) -> bytes:
+    body: bytes = ElementTree.tostring(root, encoding="utf-8", xml_declaration=True)
+    return body
+
+
+def _document(kept: bytes, request: Request, services: ServicesDep) -> Response:
+    site = escape(site_address(request, services.settings)).encode()
+    return Response(kept.replace(_SITE.encode(), site), media_type=XML_TYPE)
+
+
+async def _files(pages: SharedPages, catalog: Catalog, kind: str) -> tuple[int, list[list[Entry]]]:
+    """A kind's files, with the catalog generation they were made at."""
+    return await pages.made_at(("sitemap files", kind), partial(_kind_files, catalog, kind))
+
+
 @router.get(SITEMAP_PATH, include_in_schema=False)
-def sitemap(request: Request, services: ServicesDep) -> Response:
+async def sitemap(request: Request, services: ServicesDep, pages: SharedPagesDep) -> Response:
     """The sitemap index: the files that list every paper, category, researcher and
-    institution page."""
+    institution page. Made once for every visitor while the catalog stays as it is."""
     catalog = services.index.catalog
-    files = {kind: sitemap_files(entries(catalog)) for kind, entries in KINDS.items()}
-    return _document(sitemap_index(files, site_address(request, services.settings)))
+    made = {kind: await _files(pages, catalog, kind) for kind in KINDS}
+    files = {kind: parts for kind, (_, parts) in made.items()}
+    key = ("sitemap index", *(generation for generation, _ in made.values()))
+    kept = await pages.get(key, lambda: _xml(sitemap_index(files, _SITE)))
+    return _document(kept, request, services)
 
 
 @router.get("/sitemaps/{kind}-{number:int}.xml", include_in_schema=False)
-def pages_sitemap(kind: str, number: int, request: Request, services: ServicesDep) -> Response:
-    """One sitemap file: its pages, each with the day it last changed when known."""
-    entries = KINDS.get(kind)
-    files = sitemap_files(entries(services.index.catalog)) if entries else []
-    if not 1 <= number <= len(files) or (not files[0] and kind != "papers"):
-        return Response(f"no sitemap file {kind}-{number}", 404, media_type="text/plain")
-    return _document(url_set(files[number - 1], site_address(request, services.settings)))
+async def pages_sitemap(
+    kind: str, number: int, request: Request, services: ServicesDep, pages: SharedPagesDep
+) -> Response:
+    """One sitemap file: its pages, each with the day it last changed when known. A number
+    past what the kind's pages could fill is a 404 before anything is made."""
+    catalog = services.index.catalog
+    missing = Response(f"no sitemap file {kind}-{number}", 404, media_type="text/plain")
+    if kind not in KINDS or not 1 <= number <= await to_thread.run_sync(most_files, catalog, kind):
+        return missing
+    generation, files = await _files(pages, catalog, kind)
+    if number > len(files) or (not files[0] and kind != "papers"):
+        return missing
+    entries = files[number - 1]
+    key = ("sitemap", kind, number, generation)
+    kept = await pages.get(key, lambda: _xml(url_set(entries, _SITE)))
+    return _document(kept, request, services)
 
 
 @router.get("/robots.txt", include_in_schema=False)
