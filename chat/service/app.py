@@ -126,9 +126,11 @@ def create_app(settings: Settings) -> FastAPI:
         summary="Cited answers from arXiv papers.",
         version="0.1.0",
         lifespan=_lifespan(services, mcp),
-        # `/docs` comes from the app's own files (chat/service/web/discovery/api_docs.py); no ReDoc.
+        # `/docs` and `/openapi.json` come from chat/service/web/discovery/api_docs.py, with
+        # the pages' security headers; no ReDoc.
         docs_url=None,
         redoc_url=None,
+        openapi_url=None,
     )
     app.state.services = services
     app.state.mcp = mcp

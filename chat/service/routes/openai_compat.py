@@ -32,6 +32,14 @@ from starlette.concurrency import run_in_threadpool
 
 from chat.rag.answer.answering import Question
 from chat.rag.answer.events import Delta, Done, Error, Gathered, Meta, Sources, dispatch, gather
+from chat.service.openai.answers import (
+    FAILURE_STATUS,
+    INTERNAL_ERROR,
+    count_failure,
+    scope,
+    usage_counts,
+    verified,
+)
 from chat.service.openai.errors import OpenAIError, error_body
 from chat.service.openai.request import MODEL_ID, CompletionRequest, to_question
 from chat.service.routes.deps import (
@@ -39,6 +47,7 @@ from chat.service.routes.deps import (
     KeyUser,
     Services,
     ServicesDep,
+    admit,
     request_filters,
 )
 from chat.service.routes.errors import openai_errors
@@ -47,13 +56,9 @@ from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, u
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
 
-    admit,
 # One message of the SSE stream, as sse-starlette sends it.
 Message = dict[str, str]
 DONE: Message = {"data": "[DONE]"}
-INTERNAL_ERROR = Error("internal_error", "the answer failed; try again")
-# The status of a whole (not streamed) answer that failed upstream, by the error's code.
-_FAILURE_STATUS = {"upstream_timeout": 504, "shutting_down": 503, "internal_error": 500}
 
 
 class Model(BaseModel):
@@ -73,39 +78,9 @@ def models(_user: KeyUser) -> ModelList:
     return ModelList(data=[Model(id=MODEL_ID, created=0, owned_by="paperchat")])
 
 
-def _usage(done: Done | None) -> dict[str, int]:
-    usage = dict(done.usage) if done else {}
-    prompt, completion = usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0)
-    return {
-        "prompt_tokens": prompt,
-        "completion_tokens": completion,
-        "total_tokens": prompt + completion,
-    }
-
-
 def _finish(done: Done | None) -> str:
     reason = done.finish_reason if done else "stop"
     return reason if reason in ("stop", "length") else "stop"
-
-
-def _verified(done: Done, sources: list[dict[str, Any]]) -> dict[str, Any]:
-    """The extra fields of an answer's last chunk (or its message): sources, citations
-    and, when the answer declines, `refused` with its reason."""
-    data = done.data()
-    extra = {
-        "sources": sources,
-        "citations": data["citations"],
-        "dropped_citations": data["dropped_citations"],
-    }
-    if data.get("refused") is not None:
-        extra["refused"] = data["refused"]
-        extra["refusal_reason"] = data.get("refusal_reason")
-    return extra
-
-
-def _count_failure(services: Services, event: Error) -> None:
-    services.metrics.count_upstream_error(event.code)
-    logger.warning("answer failed (%s): %s", event.code, event.detail or event.message)
 
 
 def _envelope(completion_id: str, kind: str) -> dict[str, Any]:
@@ -124,7 +99,6 @@ EXAMPLE_REQUEST = {
     "messages": [{"role": "user", "content": "How does Fusion-in-Decoder read its passages?"}],
 }
 
-    await admit(slot, services, user.id)
 
 @router.post(
     "/v1/chat/completions",
@@ -150,6 +124,7 @@ async def chat_completions(
     question = replace(question, filters=filters)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
+    await admit(slot, services, user.id)
     if body.stream:
         shutdown = anyio.Event()
         stream = _chunks(services, question, body.include_usage, slot, shutdown)
@@ -167,8 +142,8 @@ async def chat_completions(
 async def _whole(services: Services, question: Question) -> dict[str, Any]:
     gathered = await gather(services.index.answerer.answer(question), Gathered())
     if gathered.error is not None:
-        _count_failure(services, gathered.error)
-        status = _FAILURE_STATUS.get(gathered.error.code, 502)
+        count_failure(services, gathered.error)
+        status = FAILURE_STATUS.get(gathered.error.code, 502)
         raise OpenAIError(status, gathered.error.message, code=gathered.error.code)
     done, sources = gathered.done, gathered.sources
     if done is None:
@@ -178,15 +153,8 @@ async def _whole(services: Services, question: Question) -> dict[str, Any]:
     message |= {"refused": done.refused, "refusal_reason": done.refusal_reason}
     choice = {"index": 0, "message": message, "finish_reason": _finish(done), "logprobs": None}
     payload = _envelope(f"chatcmpl-{uuid.uuid4().hex}", "chat.completion")
-    extra = _verified(done, sources) | _scope(gathered.found)
-    return payload | {"choices": [choice], "usage": _usage(done)} | extra
-
-
-def _scope(found: Sources | None) -> dict[str, Any]:
-    """The extra `scope` field when the question was asked about the previous answer's
-    papers (`chat/rag/answer/followups.py`); nothing otherwise."""
-    scope = found.data().get("scope") if found is not None else None
-    return {"scope": scope} if scope else {}
+    extra = verified(done, sources) | scope(gathered.found)
+    return payload | {"choices": [choice], "usage": usage_counts(done)} | extra
 
 
 def _error_chunk(event: Error) -> Message:
@@ -218,22 +186,24 @@ class _Chunks:
 
     def on_sources(self, event: Sources) -> list[Message]:
         self.sources = event.data()["sources"]
-        extra = {"sources": self.sources, **_scope(event)}
+        extra = {"sources": self.sources, **scope(event)}
         return [self.chunk({"role": "assistant", "content": ""}, **extra)]
 
     def on_delta(self, event: Delta) -> list[Message]:
         return [self.chunk({"content": event.text})]
 
     def on_done(self, event: Done) -> list[Message]:
-        messages = [self.chunk({}, _finish(event), **_verified(event, self.sources))]
+        messages = [self.chunk({}, _finish(event), **verified(event, self.sources))]
         if self.include_usage:
             usage = _envelope(self.completion_id, "chat.completion.chunk")
-            messages.append({"data": json.dumps(usage | {"choices": [], "usage": _usage(event)})})
+            messages.append(
+                {"data": json.dumps(usage | {"choices": [], "usage": usage_counts(event)})}
+            )
         return [*messages, DONE]
 
     def on_error(self, event: Error) -> list[Message]:
         if event is not SHUTTING_DOWN:
-            _count_failure(self.services, event)
+            count_failure(self.services, event)
         return [_error_chunk(event), DONE]
 
 

@@ -26,7 +26,7 @@ from chat.service.mcp.endpoint import MCP_PATH
 from chat.service.openai.errors import OPENAI_PREFIX, error_body, openai_status
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
-from chat.service.web.discovery.api_docs import DOCS_PATH
+from chat.service.web.discovery.api_docs import DOCS_PATH, OPENAPI_PATH, REDOC_PATH
 from chat.service.web.markdown import MARKDOWN_TYPE, VARY_ACCEPT
 from chat.settings import Settings, env_name
 
@@ -34,7 +34,7 @@ router = APIRouter(tags=["llms"])
 
 LLMS_PATH = "/llms.txt"
 # The documentation FastAPI serves itself: linked under "Optional", not as routes.
-_DOCUMENTATION = {"/openapi.json", DOCS_PATH, "/docs/oauth2-redirect", "/redoc"}
+_DOCUMENTATION = {OPENAPI_PATH, DOCS_PATH, "/docs/oauth2-redirect", REDOC_PATH}
 # Settings that bound what a client may send or get; any new `*_rate_limit` or `max_*`
 # setting is listed too. Ingest-side bounds are not the API's.
 _NOT_CLIENT_LIMITS = {"max_record_bytes", "max_password_checks", "pdf_max_mb"}
@@ -181,7 +181,7 @@ def _optional(app: FastAPI, base: str) -> str:
         [
             "## Optional",
             "",
-            f"- [OpenAPI document]({base}{app.openapi_url}): every route with every status it "
+            f"- [OpenAPI document]({base}{OPENAPI_PATH}): every route with every status it "
             "can answer",
             f"- [API reference]({base}{DOCS_PATH}): the same, rendered",
         ]

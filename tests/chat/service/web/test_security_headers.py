@@ -70,3 +70,23 @@ def _is_refusal(message: ConsoleMessage) -> bool:
 
 def _url(request: Request) -> str:
     return request.url
+
+
+def test_the_api_documentation_sends_the_security_headers(web: Api) -> None:
+    with web.client() as client:
+        responses = {
+            path: client.get(path)
+            for path in ("/docs", "/openapi.json", "/redoc", "/docs/assets/secrets.txt")
+        }
+
+    assert [r.status_code for r in responses.values()] == [200, 200, 404, 404]
+    assert responses["/openapi.json"].json()["info"]["title"] == "paperchat"
+    assert "/docs" in responses["/redoc"].json()["detail"]
+    for path, response in responses.items():
+        headers = response.headers
+        policy = headers.get("content-security-policy", "")
+        assert "unsafe-inline" not in policy, path
+        assert "frame-ancestors" in policy, path
+        assert headers.get("x-content-type-options") == "nosniff", path
+        assert headers.get("referrer-policy") == PAGE_HEADERS["Referrer-Policy"], path
+    assert "default-src 'none'" in responses["/openapi.json"].headers["content-security-policy"]
