@@ -19,6 +19,7 @@ from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.follows import feed_owner
 from chat.service.storage.tables import Follow
 from chat.service.web.address import site_address
+from chat.service.web.shared_pages import SharedPagesDep
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.index.tables.arrivals import newest_date, newest_ids
@@ -52,6 +53,18 @@ def _answer(
     return Response(atom_feed(feed, papers, site), media_type=MEDIA_TYPE)
 
 
+LATEST_TITLE = "paperchat: the newest papers"
+
+
+def _kept_feed(
+    catalog: Catalog, site: str, path: str, title: str, page: str, papers: list[Paper]
+) -> bytes:
+    """A public feed every reader gets alike: its own address without the request's query."""
+    quiet = "" if papers else timestamp(newest_date(catalog.db))
+    feed = Feed(title, f"{site}{quote(path)}", f"{site}{page}", quiet_since=quiet)
+    return atom_feed(feed, papers, site)
+
+
 def private_feed_id(site: str, user_id: str) -> str:
     """The private feed's permanent id: a name-based UUID of the site and its owner, the
     same whichever token opens it and saying nothing of any."""
@@ -59,22 +72,36 @@ def private_feed_id(site: str, user_id: str) -> str:
 
 
 @router.get("/feeds/latest.atom", response_class=Response, responses=_ATOM)
-def latest_feed(request: Request, services: ServicesDep) -> Response:
-    """The newest papers in the index (by first version)."""
-    catalog = services.index.catalog
-    papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES))
-    return _answer(request, services, "paperchat: the newest papers", "/", papers)
+async def latest_feed(request: Request, services: ServicesDep, pages: SharedPagesDep) -> Response:
+    """The newest papers in the index (by first version): made once for every reader while
+    the catalog stays as it is."""
+    catalog, site = services.index.catalog, site_address(request, services.settings)
+
+    def make() -> bytes:
+        papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES))
+        return _kept_feed(catalog, site, "/feeds/latest.atom", LATEST_TITLE, "/", papers)
+
+    body = await pages.get(("latest feed", site), make)
+    return Response(body, media_type=MEDIA_TYPE)
 
 
 @router.get("/feeds/categories/{category}.atom", response_class=Response, responses=_ATOM_OR_404)
-def category_feed(category: str, request: Request, services: ServicesDep) -> Response:
+async def category_feed(
+    category: str, request: Request, services: ServicesDep, pages: SharedPagesDep
+) -> Response:
     """The newest papers in an arXiv category (`cs.CL`); 404 for what is not a category or a
-    category no paper in the index is in, as its page."""
-    catalog = services.index.catalog
-    indexed_category(catalog, category)
-    papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, category=category))
-    page = quote(category_path(category))
-    return _answer(request, services, f"paperchat: the newest papers in {category}", page, papers)
+    category no paper in the index is in, as its page. Made once for every reader while the
+    catalog stays as it is."""
+    catalog, site = services.index.catalog, site_address(request, services.settings)
+
+    def make() -> bytes:
+        indexed_category(catalog, category)
+        papers = _papers(catalog, newest_ids(catalog.db, FEED_ENTRIES, category=category))
+        page, title = quote(category_path(category)), f"{LATEST_TITLE} in {category}"
+        return _kept_feed(catalog, site, f"/feeds/categories/{category}.atom", title, page, papers)
+
+    body = await pages.get(("category feed", category, site), make)
+    return Response(body, media_type=MEDIA_TYPE)
 
 
 @router.get(

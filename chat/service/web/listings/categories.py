@@ -4,9 +4,11 @@ suffix. A category no paper in the index is in is a 404 page that says so."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
+from anyio import to_thread
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
@@ -30,6 +32,8 @@ from chat.service.web.markdown import (
     wants_markdown,
 )
 from chat.service.web.rendering import render_page
+from chat.service.web.shared_pages import SharedPagesDep
+from ingest.index.catalog import Catalog
 from ingest.index.names.people import written_names
 from ingest.index.records import Paper
 from ingest.index.tex import readable_tex
@@ -45,39 +49,65 @@ def category_feed(category: str) -> str:
 
 
 @router.get("/categories/{wanted}", response_class=HTMLResponse, include_in_schema=False)
-def category_page(
+async def category_page(
     wanted: str,
     request: Request,
     services: ServicesDep,
+    pages: SharedPagesDep,
     page: Annotated[int, Query(ge=1, le=MAX_CATEGORY_PAGES)] = 1,
     accept: Annotated[str, Header()] = "",
 ) -> Response:
-    """The category's papers, newest first (first version, else last update), 25 a page."""
+    """The category's papers, newest first (first version, else last update), 25 a page;
+    the first page made once for every reader while the catalog stays as it is."""
     as_markdown = wanted.endswith(MARKDOWN_SUFFIX)
     category = wanted.removesuffix(MARKDOWN_SUFFIX)
+    listing = partial(_listing, services.index.catalog, category, page)
     try:
-        found = category_papers(services.index.catalog, category, page)
+        if page == 1:
+            found, papers = await pages.get(("category", category), listing)
+        else:
+            found, papers = await to_thread.run_sync(listing)
     except CategoryNotFound as e:
         response = render_page("category_not_found.html", 404, wanted=category, reason=str(e))
         response.headers.update(VARY_ACCEPT)
         return response
-    papers = [_listed(paper) for paper in found.papers]
+    answer = partial(
+        _answer, request, services, found, papers, as_markdown or wants_markdown(accept)
+    )
+    return await to_thread.run_sync(answer)
+
+
+def _answer(
+    request: Request,
+    services: ServicesDep,
+    found: CategoryPage,
+    papers: list[dict[str, Any]],
+    as_markdown: bool,
+) -> Response:
+    """The page as HTML or Markdown (in a worker thread: its papers may list many authors)."""
     base = site_address(request, services.settings)
-    if as_markdown or wants_markdown(accept):
+    if as_markdown:
         return markdown_response(_markdown(found, papers, base))
-    path = quote(category_path(category))
+    path, page = quote(category_path(found.category)), found.page
     response = render_page(
         "category.html",
         category=found,
         papers=papers,
         pages=_page_links(found, path),
         canonical=f"{base}{path}" + (f"?page={page}" if page > 1 else ""),
-        feed=category_feed(category),
+        feed=category_feed(found.category),
         coins=coins_of(request, services),
         markdown_url=f"{path}{MARKDOWN_SUFFIX}" + (f"?page={page}" if page > 1 else ""),
     )
     response.headers.update(VARY_ACCEPT)
     return response
+
+
+def _listing(
+    catalog: Catalog, category: str, page: int
+) -> tuple[CategoryPage, list[dict[str, Any]]]:
+    found = category_papers(catalog, category, page)
+    return found, [_listed(paper) for paper in found.papers]
 
 
 def _listed(paper: Paper) -> dict[str, Any]:

@@ -1,0 +1,100 @@
+"""What every visitor gets alike (the newest papers' feeds, a category's first page) is made
+once while the catalog stays as it is, and made again once it changes; requests that want
+an answer being made wait for it instead of making it again."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from chat.service.web.shared_pages import SharedPages
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper
+from tests.support.worlds.records import add_records, records_site
+
+PAPERS = [
+    Paper(id=f"2401.{n:05d}", title=f"Paper {n}", authors=f"Ada Lovelace, Author{n} Smith",
+          categories=("cs.CL",), published=f"2024-01-{n:02d}")
+    for n in range(1, 6)
+]  # fmt: skip
+NEW = Paper(
+    id="2402.00001", title="A paper of February", authors="Grace Hopper",
+    categories=("cs.CL",), published="2024-02-01",
+)  # fmt: skip
+
+
+def _app(client: TestClient) -> FastAPI:
+    assert isinstance(client.app, FastAPI)
+    return client.app
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[TestClient]:
+    with records_site(tmp_path, PAPERS) as client:
+        state = _app(client).state
+        # Generations read afresh on every request: the test needs no wait.
+        state.shared_pages = SharedPages(state.services.index.catalog.generation, ttl_s=0)
+        yield client
+
+
+def _pages(site: TestClient) -> SharedPages:
+    pages: SharedPages = _app(site).state.shared_pages
+    return pages
+
+
+def _catalog(site: TestClient) -> Catalog:
+    catalog: Catalog = _app(site).state.services.index.catalog
+    return catalog
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/feeds/latest.atom", "/feeds/categories/cs.CL.atom", "/categories/cs.CL"],
+)
+def test_a_page_alike_for_all_is_made_once_until_the_catalog_changes(
+    site: TestClient, path: str
+) -> None:
+    first = [site.get(path) for _ in range(3)]
+    made = _pages(site).made
+    add_records(_catalog(site), [NEW])
+    after = site.get(path)
+
+    assert [r.status_code for r in first] == [200, 200, 200]
+    assert made == 1
+    assert _pages(site).made == 2
+    assert "A paper of February" not in first[2].text
+    assert "A paper of February" in after.text
+
+
+def test_a_categorys_later_pages_and_markdown_are_its_papers_too(site: TestClient) -> None:
+    html = site.get("/categories/cs.CL").text
+    markdown = site.get("/categories/cs.CL.md").text
+
+    assert all(p.title in html and p.title in markdown for p in PAPERS)
+    assert site.get("/categories/cs.CL?page=2").status_code == 404
+    assert site.get("/categories/no.such").status_code == 404
+
+
+async def test_requests_that_want_an_answer_being_made_wait_for_it() -> None:
+    pages = SharedPages(lambda: 7)
+    release = threading.Event()
+    made: list[int] = []
+
+    def make() -> str:
+        made.append(1)
+        release.wait(timeout=10)
+        return "the sitemap"
+
+    waiting = [asyncio.create_task(pages.get("key", make)) for _ in range(20)]
+    await asyncio.sleep(0.2)
+    release.set()
+    answers = await asyncio.gather(*waiting)
+
+    assert answers == ["the sitemap"] * 20
+    assert made == [1]
