@@ -9,6 +9,7 @@ the next time their users look (`chat/service/storage/alerts.py`).
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -77,6 +78,7 @@ def harvest(
     `--every` so often."""
     settings = settings_for(data_dir)
     done = 0
+    bounced = False
     while True:
         categories = followed_categories(settings)
         if categories:
@@ -84,9 +86,11 @@ def harvest(
         else:
             click.echo("harvest: no category is followed; nothing to ask arXiv for")
         if settings.smtp_url is not None:
-            _digests(data_dir, settings)
+            bounced = _digests(data_dir, settings) or bounced
         done += 1
         if every is None or (rounds is not None and done >= rounds):
+            if bounced:
+                sys.exit(1)  # done, but some digests were refused for their address (listed)
             return
         time.sleep(every)
 
@@ -115,8 +119,9 @@ def _round(
     click.echo(f"harvest: {', '.join(categories)}: {report.summary()}")
 
 
-def _digests(data_dir: Path | None, settings: Settings) -> None:
-    """Send the e-mail digests that are due (`chat/service/mail.py`)."""
+def _digests(data_dir: Path | None, settings: Settings) -> bool:
+    """Send the e-mail digests that are due (`chat/service/mail.py`); whether the server
+    refused any for its recipient (each is listed, and the others are sent all the same)."""
     import asyncio
 
     from chat.service.mail import send_digests
@@ -126,7 +131,7 @@ def _digests(data_dir: Path | None, settings: Settings) -> None:
     engine = create_database_engine(settings.resolved_database_url)
     index = wiring_for(data_dir)
     try:
-        sent = asyncio.run(
+        done = asyncio.run(
             send_digests(
                 session_factory(engine),
                 index.catalog,
@@ -138,7 +143,11 @@ def _digests(data_dir: Path | None, settings: Settings) -> None:
     finally:
         index.close()
         engine.dispose()
-    click.echo(f"harvest: {sent} e-mail digests sent")
+    for address, answer in done.bounced:
+        click.echo(f"harvest: the digest to {address} bounced: {answer}", err=True)
+    refused = f", {len(done.bounced)} refused by the mail server" if done.bounced else ""
+    click.echo(f"harvest: {done.sent} e-mail digests sent{refused}")
+    return bool(done.bounced)
 
 
 def followed_categories(settings: Settings) -> list[str]:

@@ -1,8 +1,14 @@
 """The e-mail digest of alerts: each due user's unread alerts, one line a paper, sent over
-SMTP (`PAPERCHAT_SMTP_URL`) with aiosmtplib."""
+SMTP (`PAPERCHAT_SMTP_URL`) with aiosmtplib.
+
+A digest the server refuses for its recipient (a 550 for an unknown mailbox) is a bounce:
+recorded on that user, and the round goes on to the others. A server that cannot be
+reached, or refuses the sender, ends the round: every digest after would fail alike.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
@@ -23,6 +29,19 @@ DIGEST_PAPERS = 50
 
 class MailError(PaperchatError):
     """The SMTP server cannot be reached or refused a digest."""
+
+
+class RecipientRefused(MailError):
+    """The SMTP server refused a digest for its recipient's address."""
+
+
+@dataclass
+class DigestRound:
+    """What one round of digests did: how many were sent, and the addresses the server
+    refused, each with its answer."""
+
+    sent: int = 0
+    bounced: list[tuple[str, str]] = field(default_factory=list)
 
 
 def digest_message(sender: str, to: str, papers: list[Paper], site_url: str) -> EmailMessage:
@@ -60,8 +79,18 @@ async def send_message(smtp_url: str, message: EmailMessage) -> None:
             use_tls=parts.scheme == "smtps",
             timeout=30,
         )
+    except (aiosmtplib.SMTPRecipientsRefused, aiosmtplib.SMTPRecipientRefused) as e:
+        raise RecipientRefused(f"the server refused {message['To']}: {_answer(e)}") from e
     except aiosmtplib.SMTPException as e:
         raise MailError(f"cannot send the digest to {message['To']}: {e}") from e
+
+
+def _answer(error: aiosmtplib.SMTPException) -> str:
+    """The server's code and message for a refused recipient (`550 no such user`)."""
+    refused = getattr(error, "recipients", None) or [error]
+    return "; ".join(
+        f"{getattr(r, 'code', '')} {getattr(r, 'message', r)}".strip() for r in refused
+    )
 
 
 async def send_digests(
@@ -71,11 +100,11 @@ async def send_digests(
     sender: str,
     site_url: str,
     now: datetime | None = None,
-) -> int:
-    """Send every due digest that has unread alerts made since the last one; how many were
-    sent."""
+) -> DigestRound:
+    """Send every due digest that has unread alerts made since the last one: how many were
+    sent, and which the server refused for their recipient (each recorded on its user)."""
     moment = now or datetime.now(UTC)
-    sent = 0
+    done = DigestRound()
     with sessions() as session:
         for user, last in due_digests(session, moment):
             refresh_alerts(session, catalog, user.id)
@@ -83,9 +112,18 @@ async def send_digests(
             fresh = [a for a in alerts if not a.read and (last is None or a.created_at > last)]
             ids = dict.fromkeys(a.paper_id for a in fresh)
             papers = [p for p in map(catalog.get_paper, ids) if p is not None]
+            bounce = None
             if papers:
-                await send_message(smtp_url, digest_message(sender, user.email, papers, site_url))
-                sent += 1
+                message = digest_message(sender, user.email, papers, site_url)
+                try:
+                    await send_message(smtp_url, message)
+                except RecipientRefused as e:
+                    bounce = str(e)
+                    done.bounced.append((user.email, bounce))
+                else:
+                    bounce = ""
+                    done.sent += 1
             # The alerts written while comparing are after `moment`: covered all the same.
-            digest_sent(session, user.id, max([moment, *(a.created_at for a in alerts)]))
-    return sent
+            at = max([moment, *(a.created_at for a in alerts)])
+            digest_sent(session, user.id, at, bounce)
+    return done

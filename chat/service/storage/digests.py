@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from chat.service.storage.tables import Digest, User
+from chat.service.storage.tables import MAX_BOUNCE_CHARS, Digest, User
 
 # How long after the last digest the next one is due.
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7)}
@@ -41,8 +41,21 @@ def due_digests(session: Session, now: datetime) -> list[tuple[User, datetime | 
     ]
 
 
-def digest_sent(session: Session, user_id: str, at: datetime) -> None:
+def digest_sent(session: Session, user_id: str, at: datetime, bounce: str | None = None) -> None:
+    """The user's digest was done at `at`: `bounce` is "" when the server took it, the
+    server's answer when it refused it for their address (recorded on them), None when
+    there was nothing to send."""
     found = session.get(Digest, user_id)
     if found is not None:
         found.last_sent_at = at
+        if bounce is not None:
+            found.bounced_at = at if bounce else None
+            found.bounce = bounce[:MAX_BOUNCE_CHARS]
         session.commit()
+
+
+def digest_bounce(session: Session, user_id: str) -> tuple[datetime | None, str]:
+    """When the SMTP server last refused the user's digest for their address, and what it
+    answered; (None, "") when the last digest was taken."""
+    found = session.get(Digest, user_id)
+    return (found.bounced_at, found.bounce) if found is not None else (None, "")

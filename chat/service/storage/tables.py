@@ -219,8 +219,13 @@ class Alert(Base):
 DIGEST_FREQUENCIES = ("off", "daily", "weekly")
 
 
+MAX_BOUNCE_CHARS = 500
+
+
 class Digest(Base):
-    """How often a user is sent the e-mail digest of their unread alerts, and when it last was."""
+    """How often a user is sent the e-mail digest of their unread alerts, when it last was,
+    and when the SMTP server last refused it for their address (with what it answered; none
+    since the last digest it took)."""
 
     __tablename__ = "digests"
     __table_args__ = (CheckConstraint(f"frequency IN {DIGEST_FREQUENCIES!r}", name="frequency"),)
@@ -230,6 +235,8 @@ class Digest(Base):
     )
     frequency: Mapped[str] = mapped_column(String(8), default="off")
     last_sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    bounced_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    bounce: Mapped[str] = mapped_column(String(MAX_BOUNCE_CHARS), default="", server_default="")
 
 
 class FeedToken(Base):

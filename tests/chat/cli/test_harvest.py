@@ -13,8 +13,14 @@ from chat.cli.harvest import parse_duration
 from chat.library.follows import Target
 from chat.service.access.accounts import create_user
 from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.storage.digests import set_digest_frequency
 from chat.service.storage.follows import add_follow
 from chat.service.storage.migrations import upgrade_database
+from tests.chat.service.test_mail import (  # noqa: F401 - a pytest fixture, used by name
+    REFUSED,
+    Inbox,
+    inbox_fixture,
+)
 from tests.fakes.arxiv import FakeArxiv, FakePaper
 from tests.support.running.cli import environment, run
 
@@ -28,12 +34,16 @@ PAPERS = [
 ]
 
 
-def _follow_categories(database: str, categories: list[str]) -> None:
+def _follow_categories(
+    database: str, categories: list[str], emails: tuple[str, ...] = ("reader@example.org",)
+) -> None:
     upgrade_database(database)
     with session_factory(create_database_engine(database))() as session:
-        user = create_user(session, "reader@example.org", "a long password")
-        for category in categories:
-            add_follow(session, user.id, Target("category", category), 0)
+        for email in emails:
+            user = create_user(session, email, "a long password")
+            for category in categories:
+                add_follow(session, user.id, Target("category", category), 0)
+            set_digest_frequency(session, user.id, "daily")
 
 
 def test_harvest_adds_the_followed_categories_papers_politely(
@@ -90,3 +100,27 @@ def test_durations_read_as_seconds(text: str, seconds: float) -> None:
 def test_a_duration_without_a_unit_or_above_zero_is_refused(text: str) -> None:
     with pytest.raises(ValueError, match="not a duration"):
         parse_duration(text)
+
+
+def test_a_digest_the_mail_server_refuses_is_listed_and_the_others_are_sent(
+    tmp_path: Path, models_cache: Path, inbox: tuple[Inbox, str]
+) -> None:
+    handler, smtp_url = inbox
+    database = f"sqlite:///{tmp_path / 'db.sqlite'}"
+    emails = ("first@example.org", REFUSED, "last@example.org")
+    _follow_categories(database, ["math.GT"], emails)
+    with FakeArxiv(PAPERS) as arxiv:
+        env = environment(
+            tmp_path / "data",
+            models_cache,
+            PAPERCHAT_DATABASE_URL=database,
+            PAPERCHAT_ARXIV_API_URL=arxiv.api_url,
+            PAPERCHAT_ARXIV_PDF_URL=arxiv.pdf_base_url,
+            PAPERCHAT_SMTP_URL=smtp_url,
+        )
+        result = run(env, "harvest")
+
+    assert result.code == 1, result.stderr
+    assert f"the digest to {REFUSED} bounced: " in result.stderr
+    assert "harvest: 2 e-mail digests sent, 1 refused by the mail server" in result.stdout
+    assert sorted(m["To"] for m in handler.messages) == ["first@example.org", "last@example.org"]
