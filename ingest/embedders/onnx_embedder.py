@@ -9,6 +9,7 @@ not match its file (a killed build, a damaged disk) is simply rebuilt.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import shutil
@@ -26,6 +27,7 @@ from onnxruntime.capi.onnxruntime_pybind11_state import (
     NoSuchFile,
 )
 
+from ingest.disk import DiskFull, free_bytes
 from ingest.embedders.base import (
     MODEL_DIMENSION,
     MODEL_MAX_TOKENS,
@@ -44,6 +46,9 @@ _GRAPH_FILES = ("config.json", "model.safetensors", "1_Pooling/config.json")
 # Bump when `onnx_export` changes the graph; it is part of the key, as is the int8 recipe.
 EXPORT_RECIPE = "mean-l2/dynamo/1"
 _STALE_BUILD_SECONDS = 3600
+# A build writes the fp32 graph (about the weights' size) and its int8 copy (a quarter of
+# it) in a scratch folder beside the cache: room for twice the weights is asked for first.
+_BUILD_ROOM_FACTOR = 2
 _ORT_ERRORS = (Fail, InvalidArgument, InvalidGraph, InvalidProtobuf, NoSuchFile)
 
 # onnxruntime's CPU arena keeps the largest batch's buffers: batches of 64
@@ -133,6 +138,7 @@ def _build(directory: Path, model: Path, manifest: Path, recipe: Int8Recipe | No
     from ingest.embedders.onnx_export import export_onnx  # imported here: it imports torch
 
     cache_dir = model.parent
+    _check_room(directory, cache_dir)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         _remove_stale_builds(cache_dir)
@@ -148,7 +154,35 @@ def _build(directory: Path, model: Path, manifest: Path, recipe: Int8Recipe | No
             built.replace(model)
             written.replace(manifest)
     except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT):
+            raise DiskFull(_no_room(cache_dir, _needed_bytes(directory))) from e
         raise EmbedderError(f"cannot write ONNX cache in {str(cache_dir)!r}: {e}") from e
+
+
+def _needed_bytes(directory: Path) -> int:
+    weights = sum((directory / name).stat().st_size for name in _GRAPH_FILES)
+    return _BUILD_ROOM_FACTOR * weights
+
+
+def _no_room(cache_dir: Path, needed: int) -> str:
+    free = free_bytes(cache_dir) or 0
+    return (
+        f"the disk holding {str(cache_dir)!r} is full ({free / 2**20:.1f} MB free): preparing "
+        f"the embedding model there needs about {needed / 2**20:.0f} MB; make room, or set "
+        "PAPERCHAT_MODELS_CACHE to a folder on another disk, and run the command again"
+    )
+
+
+def _check_room(directory: Path, cache_dir: Path) -> None:
+    """DiskFull, at once, when the cache's disk has less room than a build writes: the
+    export would run for minutes before its write failed."""
+    try:
+        needed = _needed_bytes(directory)
+    except OSError as e:
+        raise EmbedderError(f"cannot read the model files in {str(directory)!r}: {e}") from e
+    free = free_bytes(cache_dir)
+    if free is not None and free < needed:
+        raise DiskFull(_no_room(cache_dir, needed))
 
 
 def _remove_stale_builds(cache_dir: Path) -> None:
