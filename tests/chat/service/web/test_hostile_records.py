@@ -1,6 +1,7 @@
 """Pages and feeds over records written to break them, served with `PAPERCHAT_PUBLIC_URL` set:
 a name holding `<!--<script>` stays inside its JSON-LD, a Host header never reaches a link,
-and a feed stays XML whatever its address holds."""
+a feed stays XML whatever its address holds, and a follow asked for eight times at once is
+made once."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from typing import Any
 from urllib.parse import quote
 
 import html5lib
+import httpx
 import pytest
 from lxml import etree
 
 from tests.fakes.openai import FakeOpenAI
+from tests.support.running.concurrency import at_once
 from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     fake_llm_fixture,
@@ -188,3 +191,18 @@ def test_a_feed_asked_for_with_control_characters_is_xml(hostile: Api, control: 
         == f"paperchat: papers by {HOSTILE_NAME}"
     )
     assert all(control not in link for link in _feed_links(response.content))
+
+
+def test_eight_identical_follows_at_once_make_one_and_all_get_its_id(hostile: Api) -> None:
+    key = hostile.key_for(hostile.new_user())
+    answers: list[httpx.Response] = []
+
+    def follow() -> None:
+        with hostile.client(Authorization=f"Bearer {key}") as client:
+            answers.append(client.post("/api/follows", json={"kind": "category", "value": "cs.CR"}))
+
+    failures = at_once(follow, 8)
+
+    assert failures == []
+    assert sorted(r.status_code for r in answers) == [200] * 7 + [201]
+    assert len({r.json()["id"] for r in answers}) == 1
