@@ -34,6 +34,9 @@ _ASKS = (
     re.compile(r"^(?:what|who) (?:is|are|'s|was) (?:an? |the )?(?P<term>.+)$", re.IGNORECASE),
 )
 # A "what is ..." question that asks about something other than the thing itself.
+# A clause that says where to look before the question proper: "In the InstructGPT paper,
+# what does RLHF stand for?", "According to Reptile's authors, what is FOMAML?".
+_WHERE = re.compile(r"^(?:in|according to|within|for)\b[^,?]{1,80},\s*", re.IGNORECASE)
 _NOT_A_TERM = re.compile(
     r"(?<![\w-])(?:of|in|for|by|with|between|used|when|does|do|did|how|why|which|between|than|"
     r"difference|role|purpose|main|best|used|trained|proposed|reported|achieved)(?![\w-])",
@@ -67,7 +70,7 @@ _KIND = re.compile(
 def asked_term(question: str) -> str:
     """The term a "what is / what does X stand for / define X" question asks about, as
     printed; "" for any other question."""
-    text = " ".join(question.strip().rstrip("?!. ").split())
+    text = _WHERE.sub("", " ".join(question.strip().rstrip("?!. ").split()))
     for pattern in _ASKS:
         match = pattern.match(text)
         if match is None:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from chat.rag.records.titles import KEY_CHARS, titles_of
 from ingest.index.records import ARXIV_ID_RE
 
 if TYPE_CHECKING:
@@ -59,7 +60,7 @@ _GRAPH = (
 )  # fmt: skip
 _ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IGNORECASE)
 _QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
-_MIN_TITLE = 12  # a shorter title written in a question is too likely a phrase
+_MIN_TITLE = KEY_CHARS  # a shorter title written in a question is too likely a phrase
 _MIN_TITLE_WORDS = 4  # a title written in its case scopes a question from this many words
 _MIN_OPENING_WORDS = 5  # a title's first words a question may shorten it to, at least
 _MOST_OF_TITLE = 0.6  # and the share of its words they must be (a title's colon aside)
@@ -171,6 +172,36 @@ def side_paper(side: str, catalog: Catalog, names: Recognised) -> str | None:
     return None
 
 
+# "In the RETRO paper, what does CCA stand for?", "According to the DPR paper, ...": the
+# clause before the question proper that says which paper to read.
+_WHERE = re.compile(r"^\s*(?:in|according to|within)\s+(?P<where>[^,?]{1,200}),", re.IGNORECASE)
+_PAPER_WORD = re.compile(r"\s*\b(?:paper|article)$", re.IGNORECASE)
+
+
+def where_clause(question: str) -> str:
+    """The words of a leading "In the X paper," clause; "" when the question opens with
+    none."""
+    match = _WHERE.match(question)
+    return match["where"].strip() if match else ""
+
+
+def where_paper(
+    question: str, catalog: Catalog, recognise: Callable[[str], Recognised]
+) -> str | None:
+    """The paper a leading clause names ("In the RETRO paper, ...", "According to DPR,
+    ..."): a name some paper introduces, or a whole title; None for a description ("In the
+    knowledge distillation paper", which a title may begin with by chance) or any other
+    clause ("In practice, ...", "In 2020, ...")."""
+    where = re.sub(r"(?:'s|\u2019s)\b", "", where_clause(question))
+    plain = _PAPER_WORD.sub("", re.sub(r"^(?:the|a|an)\s+", "", where, flags=re.I)).strip()
+    if not plain:
+        return None
+    for name in recognise(where).matches:
+        if name.own_papers and _fold(plain) in {_fold(name.asked), _fold(name.name)}:
+            return name.own_papers[0]
+    return _title_row(catalog, plain)
+
+
 def _paper_called(written: str, catalog: Catalog, names: Recognised) -> str | None:
     for name in names.matches:
         if name.own_papers and written in {_fold(name.asked), _fold(name.name)}:
@@ -181,14 +212,10 @@ def _paper_called(written: str, catalog: Catalog, names: Recognised) -> str | No
 def _title_head_paper(head: str, catalog: Catalog) -> str | None:
     """The first submitted of the papers whose title puts `head` (folded) before its
     colon: "batch normalization" for "Batch Normalization: Accelerating ..."."""
-    rows = catalog.db.execute(
-        "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
-        (_words_like(head) + "%:%",),
-    ).fetchall()
-    heads = [r for r in rows if _fold(r["title"].partition(":")[0]) == head]
+    heads = titles_of(catalog).with_head(head, _fold)
     if not heads:
         return None
-    return str(min(heads, key=lambda r: (r["published"] or "9", r["id"]))["id"])
+    return min(heads, key=lambda t: (t.published or "9", t.id)).id
 
 
 def _words_like(folded: str) -> str:
@@ -237,13 +264,9 @@ def _titled(
         found = _title_row(catalog, quoted["title"])
         if found:
             return found
-    holds = catalog.db.contains("?", "title" if cased else "lower(title)")
-    rows = catalog.db.execute(
-        f"SELECT id, title FROM papers WHERE length(title) >= ? AND {holds}",
-        (_MIN_TITLE, question if cased else question.lower()),
-    ).fetchall()
-    titled = [r for r in rows if fits(r["title"])]
-    return str(max(titled, key=lambda r: len(r["title"]))["id"]) if titled else None
+    written = titles_of(catalog).written_in(question if cased else question.lower(), cased=cased)
+    titled = [t for t in written if len(t.title) >= _MIN_TITLE and fits(t.title)]
+    return max(titled, key=lambda t: len(t.title)).id if titled else None
 
 
 def _by_title_opening(question: str, catalog: Catalog) -> str | None:
@@ -317,10 +340,7 @@ def _title_starting(question: str, catalog: Catalog) -> str | None:
 
 
 def _title_row(catalog: Catalog, title: str) -> str | None:
-    row = catalog.db.execute(
-        "SELECT id FROM papers WHERE lower(title) = ? LIMIT 1", (title.strip().lower(),)
-    ).fetchone()
-    return None if row is None else str(row["id"])
+    return titles_of(catalog).paper_titled(title.strip().lower())
 
 
 def _fold(text: str) -> str:

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 from chat.rag.names.matches import Recognised
 from chat.rag.names.recognition import NameRecogniser, boost
 from chat.rag.records.graph import graph_sources
-from chat.rag.records.questions import GRAPH_FIELDS, paper_titled, read_question
+from chat.rag.records.questions import GRAPH_FIELDS, paper_titled, read_question, where_paper
 from chat.rag.records.sources import record_sources
 from chat.rag.rerank.reranker import Query, Reranker, RerankerUnavailable
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.coverage import CoverageReranker
 from chat.rag.retrieval.expansion import merged
 from chat.rag.retrieval.fusion import Candidate, fuse
-from chat.rag.retrieval.leading import definition_first, summary_beside
+from chat.rag.retrieval.leading import definition_first, definition_in_scope, summary_beside
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.searches import Searches
 from chat.rag.retrieval.style import query_style
@@ -107,14 +107,17 @@ class Retriever(Searches):
 
     def scope(self, question: str, filters: Filters) -> Filters:
         """An author becomes the ids of their papers (through the catalog's author index);
-        otherwise papers named in the question, by id or by a title written as a title
-        (`paper_titled`), narrow the search when the index has them."""
+        otherwise papers named in the question, by id, by a leading clause ("In the RETRO
+        paper, ...": `where_paper`) or by a title written as a title (`paper_titled`),
+        narrow the search when the index has them."""
         if filters.author and filters.author_papers is None:
             person = self.catalog.person(filters.author)
             return filters.within(self.catalog.paper_ids_of(person) if person else [])
         if filters.searched_papers or filters.author:
             return filters
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
+        if not named and self.names is not None:
+            named = [p for p in [where_paper(question, self.catalog, self.names.recognise)] if p]
         titled = paper_titled(question, self.catalog) if not named else None
         if titled is not None:
             named = [titled]
@@ -157,6 +160,7 @@ class Retriever(Searches):
         )
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
         ranked = definition_first(question, ranked, names, filters, self.opening)
+        ranked = definition_in_scope(question, ranked, filters, self.paper_passages)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         chosen = summary_beside(question, chosen, names, filters, self.opening)

@@ -30,6 +30,10 @@ pytestmark = pytest.mark.timeout(30)
         ("Define RLHF", "RLHF"),
         ("What is the meaning of MoE?", "MoE"),
         ("What is meant by chunked cross-attention?", "chunked cross-attention"),
+        # A leading clause says where to look; the question proper follows it.
+        ("In the InstructGPT paper, what does RLHF stand for?", "RLHF"),
+        ("According to the ZeRO paper, what is DP short for?", "DP"),
+        ("In which paper is RAG defined?", ""),
         ("BM25 stands for?", "BM25"),
         ("What is the learning rate used in BERT?", ""),
         ("What is the difference between FiD and RAG?", ""),

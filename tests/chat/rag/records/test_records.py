@@ -17,6 +17,7 @@ from chat.rag.records.questions import (
     compared_papers,
     paper_titled,
     read_question,
+    where_paper,
 )
 from chat.rag.records.sources import paper_source, readable_date, record_sources, record_text
 from ingest.index.catalog import Catalog
@@ -170,6 +171,28 @@ def test_a_record_question_finds_the_paper_by_the_opening_of_its_title(
 def _adam() -> Recognised:
     adam = NameMatch("Adam", "Adam", (), ("1412.6980",), introducers=("1412.6980",))
     return Recognised((adam,))
+
+
+@pytest.mark.parametrize(
+    ("question", "paper"),
+    [
+        ("In the Adam paper, what is the default step size?", "1412.6980"),
+        ("According to Adam's authors, what is the default step size?", None),
+        ("According to Adam, what is the default step size?", "1412.6980"),
+        ("In Batch Normalization: Accelerating Deep Network Training by Reducing Internal "
+         "Covariate Shift, what is the error?", "1502.03167"),
+        # A description that a title begins with is no paper's name.
+        ("In the batch normalization paper, what is the error?", None),
+        ("In practice, what is the default step size?", None),
+        ("What is the default step size in the Adam paper?", None),
+    ],
+)  # fmt: skip
+def test_a_leading_clause_names_a_paper_by_its_name_or_whole_title(
+    shortened_catalog: Catalog, question: str, paper: str | None
+) -> None:
+    found = where_paper(question, shortened_catalog, lambda _text: _adam())
+
+    assert found == paper
 
 
 @pytest.mark.parametrize(("scope", "paper"), [((), "1412.6980"), (("2010.11929",), "2010.11929")])

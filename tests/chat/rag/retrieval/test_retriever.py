@@ -127,6 +127,32 @@ def test_an_id_in_the_question_scopes_retrieval_to_that_paper(small_index: Wirin
     assert {s.id for s in retrieved.sources} == {"1503.02531"}
 
 
+def test_a_leading_clause_naming_a_paper_scopes_retrieval_to_it(small_index: Wiring) -> None:
+    retrieved = small_index.retriever.retrieve(
+        "In the FiD paper, how many passages does the reader take?"
+    )
+
+    assert retrieved.scoped_to == ("2007.01282",)
+    assert {s.id for s in retrieved.sources} == {"2007.01282"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In practice, what does MIPS stand for?",
+        "In 2020, what does MIPS stand for?",
+        # A description, not a name: a title that begins with it may be another paper.
+        "In the knowledge distillation paper, what is the temperature?",
+    ],
+)
+def test_a_leading_clause_that_names_no_paper_does_not_scope(
+    small_index: Wiring, question: str
+) -> None:
+    retrieved = small_index.retriever.retrieve(question)
+
+    assert retrieved.scoped_to == ()
+
+
 def test_an_unknown_id_in_the_question_does_not_scope(small_index: Wiring) -> None:
     retrieved = small_index.retriever.retrieve("What does 2999.99999 say about distillation?")
 
