@@ -100,6 +100,26 @@ def definition_first(
     return list(ranked)
 
 
+def definition_in_scope(
+    question: str, ranked: Sequence[Candidate], filters: Filters, passages: Opening
+) -> list[Candidate]:
+    """`ranked` led by the first passage, in reading order, of the one paper the search is
+    scoped to (`passages`: all of its passages) that spells out the term the question asks
+    about: "In the ZeRO paper, what does DP stand for?" reads "Basic data parallelism (DP)"
+    from wherever the paper prints it. Unchanged for any other question, or when the paper
+    spells the term out nowhere."""
+    term = asked_term(question)
+    if not term or len(filters.searched_papers) != 1 or not ranked:
+        return list(ranked)
+    (paper,) = filters.searched_papers
+    for chunk, text in passages(paper):
+        if term not in text:
+            continue
+        if any(defines(s, term).strength >= _SPELLED_OUT for s in split_sentences(text)):
+            return _lead(ranked, Candidate(chunk, paper, 0.0))
+    return list(ranked)
+
+
 def summary_beside(
     question: str,
     chosen: Sequence[Candidate],

@@ -220,14 +220,19 @@ class Searches:
             return list(first)
         return self.lexical_search(question, filters, merged(expansion, found))
 
-    def opening(self, paper_id: str) -> list[tuple[str, str]]:
-        """(chunk id, text) of a paper's first passages: its abstract, then its body's
-        first `OPENING_PASSAGES` (`chat.rag.retrieval.leading.Opening`)."""
+    def paper_passages(self, paper_id: str) -> list[tuple[str, str]]:
+        """(chunk id, text) of all of a paper's passages in reading order: its abstract,
+        then its body (`chat.rag.retrieval.leading.Opening`)."""
         chunks = [
             *self.catalog.unit_chunks(paper_id, "abstract"),
             *(c for c in self.catalog.unit_chunks(paper_id, "fulltext") if c.kind == "fulltext"),
         ]
-        return [(c.id, c.text) for c in chunks[:OPENING_PASSAGES]]
+        return [(c.id, c.text) for c in chunks]
+
+    def opening(self, paper_id: str) -> list[tuple[str, str]]:
+        """(chunk id, text) of a paper's first passages: its abstract, then its body's
+        first `OPENING_PASSAGES` (`chat.rag.retrieval.leading.Opening`)."""
+        return self.paper_passages(paper_id)[:OPENING_PASSAGES]
 
     def best_passages(self, query: str) -> list[tuple[str, str]]:
         """(paper id, text) of the passages BM25 finds best for `query`,
