@@ -7,7 +7,12 @@ from dataclasses import replace
 
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
-from chat.rag.retrieval.leading import asked_name, definition_first, summary_beside
+from chat.rag.retrieval.leading import (
+    asked_name,
+    definition_first,
+    definition_in_scope,
+    summary_beside,
+)
 from ingest.index.filters import Filters
 
 PAPER = "2205.14135"
@@ -130,3 +135,40 @@ def test_a_name_asked_by_its_long_form_is_the_asked_name_and_one_definer_is_its_
     assert asked_name("What is the Dense Passage Retriever?", Recognised((dpr,))) is dpr
     # Defined by two papers and introduced by none: no one paper's own name.
     assert asked_name("What is the Dense Passage Retriever?", Recognised((shared,))) is None
+
+
+ZERO = "1910.02054"
+ZERO_PASSAGES = [
+    (f"{ZERO}#0", "We develop ZeRO-DP, which achieves the efficiency of DP."),
+    (f"{ZERO}#7", "Basic data parallelism (DP) does not reduce memory per device."),
+    (f"{ZERO}#8", "Model parallelism (MP) splits the model vertically."),
+]
+ZERO_RANKED = [Candidate(f"{ZERO}#0", ZERO, 1.0), Candidate(f"{ZERO}#8", ZERO, 0.5)]
+
+
+def _zero_passages(paper_id: str) -> list[tuple[str, str]]:
+    return ZERO_PASSAGES if paper_id == ZERO else []
+
+
+def test_a_definition_question_scoped_to_one_paper_leads_with_where_it_spells_the_term_out() -> (
+    None
+):
+    scoped = Filters(paper_ids=(ZERO,))
+
+    ranked = definition_in_scope(
+        "In the ZeRO paper, what does DP stand for?", ZERO_RANKED, scoped, _zero_passages
+    )
+
+    assert [c.chunk_id for c in ranked] == [f"{ZERO}#7", f"{ZERO}#0", f"{ZERO}#8"]
+
+
+def test_an_unscoped_or_other_question_keeps_its_order() -> None:
+    scoped = Filters(paper_ids=(ZERO,))
+    for question, filters in [
+        ("What does DP stand for?", Filters()),
+        ("How much memory does DP save?", scoped),
+        ("What does PP stand for?", scoped),
+    ]:
+        ranked = definition_in_scope(question, ZERO_RANKED, filters, _zero_passages)
+
+        assert ranked == ZERO_RANKED
