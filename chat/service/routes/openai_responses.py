@@ -55,6 +55,7 @@ from chat.service.routes.deps import (
     ChattingKeyUser,
     Services,
     ServicesDep,
+    admit,
     check_question,
     request_filters,
 )
@@ -168,6 +169,7 @@ async def create_response(
     turn = _Turn(services, user.id, body, replace(question, filters=filters), conversation_id)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
+    await admit(slot, services, user.id)
     if body.stream:
         shutdown = anyio.Event()
         return EventSourceResponse(
