@@ -186,14 +186,23 @@ a { color: var(--accent); }
 .sessions li span { overflow-wrap: anywhere; }
 .compare-open { margin-top: 8px; }
 .panel.wide { width: min(980px, 100vw); }
-.compare-wrap { overflow: auto; border: 1px solid var(--border); border-radius: 8px; margin: 10px 0; }
-table.compare { border-collapse: collapse; font-size: 13px; line-height: 1.45; }
+/* The table takes the panel's width, its columns narrowing to fit; past that (many aspects,
+   a phone) it scrolls sideways, from the keyboard too, with the papers' column kept. */
+.compare-wrap {
+  overflow-x: auto; max-width: 100%; border: 1px solid var(--border); border-radius: 8px;
+  margin: 10px 0; scrollbar-width: thin; scrollbar-color: var(--border) transparent;
+}
+.compare-wrap:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+table.compare { border-collapse: collapse; font-size: 13px; line-height: 1.45; width: 100%; }
 table.compare th, table.compare td {
   padding: 6px 8px; border-bottom: 1px solid var(--border); text-align: left; vertical-align: top;
-  min-width: 150px; max-width: 280px; overflow-wrap: anywhere;
+  min-width: 104px; max-width: 280px; overflow-wrap: anywhere; hyphens: auto;
 }
 table.compare thead th { position: sticky; top: 0; background: var(--surface); }
-table.compare tbody th { min-width: 120px; font-weight: 600; }
+table.compare tbody th, table.compare thead th:first-child {
+  position: sticky; left: 0; z-index: 1; background: var(--surface); min-width: 120px; font-weight: 600;
+}
+.compare-progress { font-variant-numeric: tabular-nums; }
 table.compare td a { color: inherit; text-decoration: none; border-bottom: 1px dotted var(--accent); }
 table.compare td a:hover { border-bottom-style: solid; }
 table.compare td .note { font-style: italic; }
@@ -848,7 +857,7 @@ table.compare td .note { font-style: italic; }
 
   // The table being filled: its papers, the aspects its cells named so far (the server's
   // defaults: the dock asks for none), a row per paper, and the stream filling it.
-  const compare = { papers: [], aspects: [], rows: new Map(), controller: null };
+  const compare = { papers: [], aspects: [], rows: new Map(), controller: null, filled: 0, onCell: null };
 
   /** "Compare these papers" under an answer's sources that name more than one paper. */
   function compareButton(papers) {
@@ -861,7 +870,12 @@ table.compare td .note { font-style: italic; }
   function compareSection() {
     compare.title = h("h3", { text: "Compare papers" });
     compare.status = h("p", { class: "note", role: "status" });
+    // While the table fills: how many cells so far and for how long, each second; read by
+    // sight only (the status above tells screen readers when the table is done).
+    compare.progress = h("p", { class: "note compare-progress", "aria-hidden": "true", hidden: true });
+    compare.scrollNote = h("p", { class: "note", hidden: true, text: "Scroll the table sideways for more columns." });
     compare.table = h("table", { class: "compare" });
+    compare.wrap = h("div", { class: "compare-wrap", tabindex: "0", role: "group", "aria-label": "Comparison table" }, compare.table);
     const download = (format, label) => h("button", { class: "ghost", type: "button", onclick: () => downloadTable(format) }, label);
     return h(
       "section",
@@ -869,7 +883,9 @@ table.compare td .note { font-style: italic; }
       h("div", { class: "row" }, h("button", { class: "ghost", type: "button", onclick: () => showView("chat") }, "← Back")),
       compare.title,
       compare.status,
-      h("div", { class: "compare-wrap" }, compare.table),
+      compare.progress,
+      compare.scrollNote,
+      compare.wrap,
       h("div", { class: "row" }, download("csv", "Download CSV"), download("markdown", "Download Markdown")),
     );
   }
@@ -898,6 +914,7 @@ table.compare td .note { font-style: italic; }
     compare.table.replaceChildren(h("thead", {}, compare.head), body);
     compare.title.textContent = `Compare ${papers.length} papers`;
     compare.status.textContent = "Filling the table…";
+    const progress = tracking(controller);
     showView("compare");
     compareView.querySelector("button").focus();
     let ended = false;
@@ -919,8 +936,37 @@ table.compare td .note { font-style: italic; }
     } catch (error) {
       if (!controller.signal.aborted) compare.status.textContent = `Error: ${await unreachable(error)}`;
     } finally {
+      progress.stop();
       if (compare.controller === controller) compare.controller = null;
     }
+  }
+
+  /** The progress line while a table fills: "Reading the papers: 3 cells so far · 12 s",
+   * each second and at each cell, until `stop` (or the fill is aborted). */
+  function tracking(controller) {
+    const started = Date.now();
+    compare.filled = 0;
+    const show = () => {
+      const seconds = Math.round((Date.now() - started) / 1000);
+      const cells = compare.filled === 1 ? "1 cell" : `${compare.filled} cells`;
+      compare.progress.textContent = `Reading the papers: ${cells} so far · ${seconds} s`;
+    };
+    show();
+    compare.progress.hidden = false;
+    compare.onCell = show;
+    const timer = setInterval(show, 1000);
+    const stop = () => {
+      clearInterval(timer);
+      compare.progress.hidden = true;
+      compare.onCell = null;
+    };
+    controller.signal.addEventListener("abort", stop);
+    return { stop };
+  }
+
+  /** Whether the table is wider than the panel: then a note says it scrolls sideways. */
+  function noteOverflow() {
+    compare.scrollNote.hidden = compare.wrap.scrollWidth <= compare.wrap.clientWidth + 1;
   }
 
   /** The column of `aspect`, added (with an empty cell in every row) when it is new. */
@@ -941,6 +987,9 @@ table.compare td .note { font-style: italic; }
     const td = row.children[1 + aspectColumn(String(cell.aspect))];
     const text = String(cell.text || "");
     td.classList.remove("pending");
+    compare.filled += 1;
+    if (compare.onCell) compare.onCell();
+    requestAnimationFrame(noteOverflow);
     if (!cell.citation) {
       td.replaceChildren(h("span", { class: "note", text }));
       return;
