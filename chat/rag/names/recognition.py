@@ -246,7 +246,13 @@ class NameRecogniser:
         the latter, and is not what "DPR" means to a reader."""
         if not match.introducers:
             return match
-        others = [p for p in match.definers if p not in match.introducers]
+        # Papers defining it in the other number count too: the ResNet paper defines
+        # "residual nets (ResNets)", 2025 papers "Residual Network (ResNet)".
+        name = match.name
+        forms = [name[:-1] if name.endswith("s") else f"{name}s"]
+        plural = self.names.rows_for(forms, [f.lower() for f in forms], defined_only=True)
+        defining = [*match.definers, *(r.paper_id for r in plural if r.defined)]
+        others = [p for p in dict.fromkeys(defining) if p not in match.introducers]
         if not others:
             return match
         catalog = self.names.catalog

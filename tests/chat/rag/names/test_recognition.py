@@ -386,3 +386,24 @@ def test_an_older_cited_definer_is_read_as_the_names_coiner(
 
     assert later in match.introducers
     assert (match.own_papers[0] == original) is coiner_first
+
+
+def test_an_older_cited_paper_defining_the_name_in_the_plural_is_its_coiner(
+    tmp_path: Path,
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    original, later = "1512.03385", "2503.17453"
+    _dated(catalog, original, "2015-12", "We train deep residual nets (ResNets) of 152 layers.")
+    _dated(catalog, later, "2025-03", "We present a Residual Network (ResNet) for emotions.")
+    _dated(catalog, "2601.00100", "2026-01", "An image classifier.")
+    with catalog.transaction():
+        catalog.replace_references(
+            "2601.00100", [Reference("Deep residual learning", year=2016, arxiv_id=original)]
+        )
+    names = NameCatalog(catalog)
+    names.backfill()
+
+    recognised = NameRecogniser(names).recognise("What is ResNet?")
+    (match,) = [m for m in recognised.matches if m.name == "ResNet"]
+
+    assert match.own_papers[:2] == (original, later)
