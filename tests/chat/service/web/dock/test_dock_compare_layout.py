@@ -1,18 +1,19 @@
 """The Compare view's table in Chromium: every column within the panel when the panel is
 wide enough, a table that scrolls sideways (from the keyboard too, its papers' column kept,
 a note saying so) when it is not, and a line that shows the table filling while a slow
-comparison runs."""
+comparison runs; the view passes axe-core's WCAG 2.2 A/AA rules."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.fakes.openai import ChatScript
 from tests.support.dock import WAIT_MS, Dock
 from tests.support.running.server import Api
+from tests.support.validators import axe_violations
 from tests.support.worlds.compare import (  # noqa: F401 - pytest fixtures, used by name
     DPR,
     FID,
@@ -95,3 +96,19 @@ def test_a_slow_comparison_shows_the_table_filling(
     expect(view.get_by_role("status")).to_contain_text("answered", timeout=WAIT_MS * 4)
 
     expect(progress).to_be_hidden()
+
+
+def test_the_compare_view_has_no_serious_wcag_violation(compare_api: Api, browser: Browser) -> None:
+    # axe-core is injected into the page: its context bypasses the page's CSP.
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, bypass_csp=True)
+    context.set_default_timeout(20_000)
+    try:
+        page = context.new_page()
+        view = _open_table(compare_api, page)
+        expect(view.get_by_role("status")).to_contain_text("quoted", timeout=WAIT_MS)
+
+        violations = axe_violations(page)
+    finally:
+        context.close()
+
+    assert [str(v) for v in violations] == []
