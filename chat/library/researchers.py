@@ -24,7 +24,7 @@ from ingest.index.records import Paper
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
 MAX_COAUTHORS = 50  # the most co-authors a profile lists, most shared papers first
 # The co-authors' names looked up, at most: those on most of the researcher's papers.
-MAX_COAUTHOR_NAMES = 500
+MAX_COAUTHOR_NAMES = 120
 Place = Literal["first", "middle", "last"]  # in a byline; a sole author is "first"
 
 

@@ -105,7 +105,8 @@ def listed_paper(paper: Mapping[str, Any], base: str) -> list[str]:
     """One paper of a list as Markdown list lines: its `id`, `title`, `names` (its authors),
     `published`, `categories` and, for a search result, `snippet`."""
     details = [
-        escaped(", ".join(paper["names"])),
+        escaped(", ".join(paper["names"]))
+        + (f" and {paper['more_authors']:,} more" if paper.get("more_authors") else ""),
         shown(paper["published"]),
         ", ".join(paper["categories"]),
     ]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -112,6 +112,22 @@ def surnames(authors: str) -> list[str]:
 def written_names(authors: str) -> list[str]:
     """The names of `authors` as written, for showing each as a link."""
     return [name.written for name in split_authors(authors)]
+
+
+def first_names(authors: str, limit: int) -> tuple[list[str], int]:
+    """The first `limit` names of `authors` as written, and how many more it lists: a list
+    of papers shows a collaboration's thousands of authors by its first few."""
+    parts = [part for part in written_parts(authors) if part.strip()]
+    names: dict[str, str] = {}
+    read = 0
+    for part in parts:
+        if len(names) == limit:
+            break
+        read += 1
+        name = parse_name(part)
+        if name is not None:
+            names.setdefault(name.key, name.written)
+    return list(names.values()), len(parts) - read
 
 
 def compatible(a: Name, b: Name) -> bool:
@@ -265,13 +281,16 @@ def find_person(db: CatalogDb, written: str) -> Person | None:
     return find_people(db, [written]).get(written)
 
 
-# Surnames read in one query, at most.
-_SURNAMES_READ: Final = 200
+# Surnames, or (surname, initial) pairs, read in one query, at most.
+_GROUPS_READ: Final = 200
+# The most names asked at once whose names are read by initial: more read whole surnames.
+_BY_INITIAL: Final = 2_000
 
 
 def find_people(db: CatalogDb, written: Iterable[str]) -> dict[str, Person | None]:
-    """`find_person` for each of `written`, the indexed names of each surname read and
-    compared once for all the names asked with it."""
+    """`find_person` for each of `written`. Only the indexed names that may be theirs are
+    read: those of their surname and first initial (who a name is never depends on another
+    initial's names), each such group read and compared once for all the names asked."""
     asked: dict[str, Name] = {}
     found: dict[str, Person | None] = {}
     for each in dict.fromkeys(written):
@@ -280,24 +299,32 @@ def find_people(db: CatalogDb, written: Iterable[str]) -> dict[str, Person | Non
             found[each] = None
         else:
             asked[each] = name
-    surnames = sorted({name.surname for name in asked.values()})
-    groups: dict[str, list[Name]] = {}
-    for start in range(0, len(surnames), _SURNAMES_READ):
-        part = surnames[start : start + _SURNAMES_READ]
-        rows = db.execute(
-            "SELECT given, surname, MIN(written), COUNT(*) FROM paper_authors"
-            f" WHERE surname IN ({','.join('?' * len(part))})"
-            " GROUP BY surname, given ORDER BY surname, given",
-            part,
-        )
-        for g, s, w, n in rows:
-            groups.setdefault(s, []).append(Name(w, tuple(g.split()), s, n))
-    people = {surname: Surname(names) for surname, names in groups.items()}
+    groups: dict[tuple[str, str], list[Name]] = {}
+    for g, s, w, n in _indexed_names(db, list(asked.values())):
+        groups.setdefault((s, g[:1]), []).append(Name(w, tuple(g.split()), s, n))
+    people = {key: Surname(names) for key, names in groups.items()}
     for each, name in asked.items():
-        group = people.get(name.surname)
+        group = people.get((name.surname, name.first[:1]))
         person = group.person(name) if group is not None else None
         found[each] = person if person is not None and (person.names or person.ambiguous) else None
     return found
+
+
+def _indexed_names(db: CatalogDb, asked: list[Name]) -> Iterator[tuple[str, str, str, int]]:
+    """(given, surname, a spelling, papers) of each indexed name of the asked names'
+    surnames and first initials: by surname and initial for a few names, by whole
+    surnames for many (the sitemap's every author), in queries of `_GROUPS_READ` each."""
+    by_initial = len(asked) <= _BY_INITIAL
+    wanted = sorted({(n.surname, n.first[:1]) if by_initial else (n.surname,) for n in asked})
+    term = "(surname = ? AND substr(given, 1, 1) = ?)" if by_initial else "surname = ?"
+    for start in range(0, len(wanted), _GROUPS_READ):
+        part = wanted[start : start + _GROUPS_READ]
+        yield from db.execute(
+            "SELECT given, surname, MIN(written), COUNT(*) FROM paper_authors"
+            f" WHERE {' OR '.join([term] * len(part))} GROUP BY surname, given"
+            " ORDER BY surname, given",
+            [value for key in part for value in key],
+        )
 
 
 def person_paper_ids(db: CatalogDb, person: Person) -> list[str]:

@@ -4,7 +4,7 @@ the form that reports a wrong match; `/institutions` and `/institutions/<id>-<na
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Form, Header, Request
@@ -41,10 +41,18 @@ from chat.service.web.markdown import (
 from chat.service.web.people.network import network
 from chat.service.web.rendering import render_page
 from ingest.index.names.institutions import ror_url
-from ingest.index.names.people import written_names
+from ingest.index.names.people import first_names
 from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
+# The authors a listed paper shows, at most: the rest are counted ("and 9,480 more").
+LISTED_AUTHORS = 20
+
+
+def _listed_authors(authors: str) -> dict[str, Any]:
+    """A listed paper's first `LISTED_AUTHORS` authors, readable, and how many more it has."""
+    names, more = first_names(authors, LISTED_AUTHORS)
+    return {"authors": [readable_tex(n) for n in names], "more_authors": more}
 
 
 def _redirect(path: str) -> RedirectResponse:
@@ -87,7 +95,7 @@ def researcher_page(
             "id": a.paper.id,
             "href": page_path(a.paper),
             "title": readable_tex(a.paper.title),
-            "authors": [readable_tex(n) for n in written_names(a.paper.authors)],
+            **_listed_authors(a.paper.authors),
             "published": a.paper.published or a.paper.updated,
             "categories": a.paper.categories,
             "position": a.position,
@@ -223,7 +231,7 @@ def institution_page(
             "id": p.id,
             "href": page_path(p),
             "title": readable_tex(p.title),
-            "authors": [readable_tex(n) for n in written_names(p.authors)],
+            **_listed_authors(p.authors),
             "published": p.published or p.updated,
             "source": source,
         }

@@ -78,3 +78,23 @@ def test_names_of_a_large_surname_are_compared_about_once_each(
     # 40,909 comparisons here; a few per name now.
     assert compared < 20 * indexed
     assert next(calls) - compared - 1 < 10 * indexed
+
+
+def test_a_listed_paper_reads_only_the_first_of_thousands_of_authors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    parsed: list[str] = []
+    parse = people.parse_name
+
+    def counted(written: str) -> people.Name | None:
+        parsed.append(written)
+        return parse(written)
+
+    monkeypatch.setattr(people, "parse_name", counted)
+    authors = ", ".join(f"Member{n} Physicist" for n in range(5_000))
+
+    names, more = people.first_names(authors, 20)
+
+    assert names == [f"Member{n} Physicist" for n in range(20)]
+    assert more == 4_980
+    assert len(parsed) == 20
