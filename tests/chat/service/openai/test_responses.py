@@ -207,3 +207,19 @@ def test_langchain_chat_openai_over_the_responses_api(api: Api) -> None:
 
     assert whole.text == "Passages are fused in the decoder."
     assert "".join(pieces) == "Passages are fused in the decoder."
+
+
+def test_a_response_not_stored_cannot_be_continued(api: Api) -> None:
+    with openai_client(api) as client:
+        kept = client.responses.create(model="paperchat", input=FID)
+        unkept = client.responses.create(model="paperchat", input=FID, store=False)
+        with pytest.raises(NotFoundError):
+            client.responses.create(
+                model="paperchat", input="And then?", previous_response_id=unkept.id
+            )
+        again = client.responses.create(
+            model="paperchat", input="And then?", previous_response_id=kept.id
+        )
+
+    assert ((kept.model_extra or {})["store"], (unkept.model_extra or {})["store"]) == (True, False)
+    assert again.status == "completed"
