@@ -81,3 +81,31 @@ def test_a_venv_whose_packages_no_longer_import_installs_again(checkout: Path) -
 
     assert len(again) == PIP_STEPS
     assert after == []
+
+
+def _without_npm(tmp_path: Path) -> str:
+    """A PATH holding only the tools the script uses, npm not among them."""
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for tool in ("bash", "cat", "cut", "dirname", "rm", "sha256sum"):
+        found = shutil.which(tool)
+        assert found is not None, tool
+        (tools / tool).symlink_to(found)
+    return str(tools)
+
+
+def test_without_npm_the_install_says_so_and_goes_on(checkout: Path, tmp_path: Path) -> None:
+    for name in ("package.json", "package-lock.json"):
+        shutil.copy2(ROOT / name, checkout / name)
+    calls = checkout / "python-calls.log"
+    env = {"PATH": _without_npm(tmp_path), "PYTHON_CALLS": str(calls), "IMPORTS_FAIL": "0"}
+
+    done = subprocess.run(
+        [checkout / "scripts" / "install"], env=env, capture_output=True, text=True, check=False
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert "npm is missing" in done.stderr
+    pip = [line for line in calls.read_text(encoding="utf-8").splitlines() if "pip install" in line]
+    assert len(pip) == PIP_STEPS
+    assert not (checkout / "node_modules").exists()
