@@ -7,6 +7,8 @@ the dock (`/dock.js`) talks to the API from the page that loaded it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -41,6 +43,7 @@ from chat.service.web.markdown import (
 from chat.service.web.papers.metadata import paper_metadata
 from chat.service.web.papers.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
+from chat.service.web.shared_pages import PaperPagesDep
 from ingest.index.filters import Filters
 from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
@@ -117,39 +120,73 @@ def _listing(services: ServicesDep, search: SearchForm) -> Listing:
 
 
 @router.get("/papers/{arxiv_id:path}", response_class=HTMLResponse, include_in_schema=False)
-def paper_page(
+async def paper_page(
     arxiv_id: str,
     request: Request,
     services: ServicesDep,
+    kept: PaperPagesDep,
     accept: Annotated[str, Header()] = "",
 ) -> Response:
     """At its canonical path, `/papers/<id>-<title-slug>`; any other form of its id (a bare
     id, a version, `arXiv:`, another slug) redirects there (308). As Markdown with
-    `Accept: text/markdown` or a `.md` suffix."""
+    `Accept: text/markdown` or a `.md` suffix. Made once for every reader while the catalog
+    stays as it is (a paper of thousands of authors takes a second to write)."""
     as_markdown = arxiv_id.endswith(MARKDOWN_SUFFIX)
     wanted = arxiv_id.removesuffix(MARKDOWN_SUFFIX) if as_markdown else arxiv_id
-    try:
-        paper = paper_details(services.index.catalog, page_paper_id(wanted))
-    except PaperNotFound:
+    markdown = as_markdown or wants_markdown(accept)
+    base = site_address(request, services.settings)
+    paper_id = page_paper_id(wanted)
+    page = await kept.get(
+        (paper_id, base, markdown),
+        partial(_written_page, services, paper_id, base, markdown),
+        keep=lambda written: written is None or written.whole,
+    )
+    if page is None:
         response = render_page("not_found.html", 404, wanted=wanted, query=wanted)
         response.headers.update(VARY_ACCEPT)
         return response
+    if not as_markdown and f"/papers/{arxiv_id}" != page.canonical:
+        return _moved(page.canonical, request)
+    return Response(page.body, media_type=page.media_type, headers=page.headers)
+
+
+@dataclass(frozen=True)
+class _Written:
+    canonical: str
+    body: bytes
+    media_type: str
+    headers: dict[str, str]
+    whole: bool  # False: written while its PDF's reader was busy, not to be kept
+
+
+def _written_page(
+    services: ServicesDep, paper_id: str, base: str, markdown: bool
+) -> _Written | None:
+    """The paper's page, HTML or Markdown, as every reader gets it; None for no such paper."""
+    try:
+        paper = paper_details(services.index.catalog, paper_id)
+    except PaperNotFound:
+        return None
     canonical = paper_path(paper["id"], paper["title"], paper["url"] is not None)
-    if not as_markdown and f"/papers/{arxiv_id}" != canonical:
-        return _moved(canonical, request)
-    base = site_address(request, services.settings)
     page = _paper_context(services, paper)
-    if as_markdown or wants_markdown(accept):
-        return markdown_response(paper_markdown(page, base))
-    response = render_page(
-        "paper.html",
-        **page,
-        canonical_url=f"{base}{quote(canonical)}",
-        markdown_url=f"{quote(canonical)}{MARKDOWN_SUFFIX}",
-        metadata=paper_metadata(paper, page["authors"], f"{base}{quote(canonical)}", SITE_NAME),
-    )
-    response.headers.update(VARY_ACCEPT)
-    return response
+    if markdown:
+        response: Response = markdown_response(paper_markdown(page, base))
+    else:
+        response = render_page(
+            "paper.html",
+            **page,
+            canonical_url=f"{base}{quote(canonical)}",
+            markdown_url=f"{quote(canonical)}{MARKDOWN_SUFFIX}",
+            metadata=paper_metadata(paper, page["authors"], f"{base}{quote(canonical)}", SITE_NAME),
+        )
+        response.headers.update(VARY_ACCEPT)
+    headers = {k: v for k, v in response.headers.items() if k.lower() not in _OWN_HEADERS}
+    whole = page["reader"] is not None or not paper["has_fulltext"] or markdown
+    return _Written(canonical, bytes(response.body), response.media_type or "", headers, whole)
+
+
+# What a response works out for itself from its body.
+_OWN_HEADERS = frozenset({"content-length", "content-type"})
 
 
 def _moved(path: str, request: Request) -> RedirectResponse:

@@ -47,12 +47,17 @@ class SharedPages:
             self._generation = (now, value)
         return self._generation[1]
 
-    async def get(self, key: Hashable, make: Callable[[], T]) -> T:
+    async def get(
+        self, key: Hashable, make: Callable[[], T], keep: Callable[[T], bool] | None = None
+    ) -> T:
         """The answer kept for `key` at the catalog's generation, else `make()`'s (run in a
-        worker thread, once for every request that waits for it)."""
-        return (await self.made_at(key, make))[1]
+        worker thread, once for every request that waits for it), kept unless `keep` says
+        no (an answer that holds something passing)."""
+        return (await self.made_at(key, make, keep))[1]
 
-    async def made_at(self, key: Hashable, make: Callable[[], T]) -> tuple[int, T]:
+    async def made_at(
+        self, key: Hashable, make: Callable[[], T], keep: Callable[[T], bool] | None = None
+    ) -> tuple[int, T]:
         """`get`'s answer with the generation it was made at: an answer made from it may be
         kept under that."""
         generation = await self.generation()
@@ -65,9 +70,15 @@ class SharedPages:
             if kept is not None:
                 return cast(tuple[int, T], kept)  # the one from before, while the next is made
             return cast(tuple[int, T], await asyncio.shield(making))
-        return await self._make(key, generation, make)
+        return await self._make(key, generation, make, keep)
 
-    async def _make(self, key: Hashable, generation: int, make: Callable[[], T]) -> tuple[int, T]:
+    async def _make(
+        self,
+        key: Hashable,
+        generation: int,
+        make: Callable[[], T],
+        keep: Callable[[T], bool] | None,
+    ) -> tuple[int, T]:
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._making[key] = future
         try:
@@ -82,10 +93,12 @@ class SharedPages:
         finally:
             del self._making[key]
         self.made += 1
-        self._kept[key] = made = (generation, value)
-        self._kept.move_to_end(key)
-        while len(self._kept) > MAX_KEPT:
-            self._kept.popitem(last=False)
+        made = (generation, value)
+        if keep is None or keep(value):
+            self._kept[key] = made
+            self._kept.move_to_end(key)
+            while len(self._kept) > MAX_KEPT:
+                self._kept.popitem(last=False)
         future.set_result(made)
         return made
 
@@ -93,15 +106,27 @@ class SharedPages:
 _LOCK = threading.Lock()
 
 
-def shared_pages(request: Request) -> SharedPages:
-    """The app's kept answers, made with its first request that wants one."""
+def _kept_on_app(request: Request, name: str) -> SharedPages:
     state = request.app.state
     with _LOCK:
-        pages: SharedPages | None = getattr(state, "shared_pages", None)
+        pages: SharedPages | None = getattr(state, name, None)
         if pages is None:
             catalog = state.services.index.catalog
-            pages = state.shared_pages = SharedPages(catalog.generation)
+            pages = SharedPages(catalog.generation)
+            setattr(state, name, pages)
     return pages
 
 
+def shared_pages(request: Request) -> SharedPages:
+    """The app's kept answers for the whole site, made with its first request that wants one."""
+    return _kept_on_app(request, "shared_pages")
+
+
+def paper_pages(request: Request) -> SharedPages:
+    """The app's kept paper pages: apart from the site's, so that readers of many papers
+    never push the sitemap out."""
+    return _kept_on_app(request, "paper_pages")
+
+
 SharedPagesDep = Annotated[SharedPages, Depends(shared_pages)]
+PaperPagesDep = Annotated[SharedPages, Depends(paper_pages)]

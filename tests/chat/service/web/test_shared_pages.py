@@ -5,6 +5,7 @@ an answer being made wait for it instead of making it again."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,3 +99,22 @@ async def test_requests_that_want_an_answer_being_made_wait_for_it() -> None:
 
     assert answers == ["the sitemap"] * 20
     assert made == [1]
+
+
+@pytest.mark.parametrize("suffix", ["", ".md"])
+def test_a_paper_page_is_written_once_until_its_record_changes(
+    site: TestClient, suffix: str
+) -> None:
+    state = _app(site).state
+    state.paper_pages = SharedPages(_catalog(site).generation, ttl_s=0)
+    path = f"/papers/{PAPERS[0].id}{suffix}"
+
+    first = [site.get(path, follow_redirects=True) for _ in range(3)]
+    add_records(_catalog(site), [dataclasses.replace(PAPERS[0], title="A title of February")])
+    after = site.get(path, follow_redirects=True)
+
+    assert [r.status_code for r in first] == [200, 200, 200]
+    assert first[0].text == first[2].text
+    assert "Paper 1" in first[0].text
+    assert "A title of February" in after.text
+    assert state.paper_pages.made == 2
