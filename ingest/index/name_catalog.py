@@ -103,6 +103,12 @@ class NameCatalog:
         )
         return {str(name): int(count) for name, count in self.db.execute(query, names)}
 
+    def top_printers(self, name: str, limit: int = 2) -> list[tuple[str, int]]:
+        """The papers that print `name` (as written) most often, with how often, most first:
+        a name no paper defines may still be one paper's own, printed throughout it."""
+        query = "SELECT paper_id, count FROM names WHERE name = ? ORDER BY count DESC LIMIT ?"
+        return [(str(paper), int(count)) for paper, count in self.db.execute(query, (name, limit))]
+
     def printed_names(self, folded: Sequence[str]) -> dict[str, list[str]]:
         """For each of `folded` (names in lower case), the names the papers print that
         fold to it, in any case, defined or only used: "flashattention" -> FlashAttention."""

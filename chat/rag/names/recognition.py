@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from chat.rag.names.config import NamesConfig
+from chat.rag.names.definitions import is_name
 from chat.rag.names.matches import (
     NameMatch,
     Recognised,
@@ -53,6 +54,11 @@ _FITTING_WORDS = 2
 # cite it this often or more (`_with_cited_coiner`), among the oldest few of them.
 _COINER_CITED = 1
 _COINERS_READ = 5
+# A name no paper defines is the own name of the paper that prints it this often or more,
+# and this many times as often as any other paper ("We call the resulting models
+# InstructGPT": its paper prints InstructGPT 101 times, no other more than once).
+_DOMINANT_COUNT = 20
+_DOMINANT_RATIO = 10
 
 
 class NameRecogniser:
@@ -121,6 +127,11 @@ class NameRecogniser:
             typed = {w.lower() for w in match.apart.replace("-", " ").split()}
             matches = {n: m for n, m in matches.items() if m.asked.lower() not in typed}
             matches.setdefault(match.name, match)
+        for token in asked:
+            if token in matches or any(m.asked == token for m in matches.values()):
+                continue
+            if (printer := self._dominant_printer(token)) is not None:
+                matches[token] = NameMatch(token, token, (), (printer,), introducers=(printer,))
         users = self.names.users_of(list(matches))
         # Every name's words: one name of the question never describes another's paper.
         named = " ".join(
@@ -147,6 +158,19 @@ class NameRecogniser:
         boosted = frozenset(p for _, about in boosting for p in about)
         papers = self.names.paper_count() if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
+
+    def _dominant_printer(self, token: str) -> str | None:
+        """The paper whose own name `token` is though no paper defines it: the one that
+        prints it `_DOMINANT_COUNT` times or more and `_DOMINANT_RATIO` times as often as
+        any other; None for a word that is no name or that many papers print alike."""
+        if not is_name(token):
+            return None
+        top = self.names.top_printers(token)
+        if not top or top[0][1] < _DOMINANT_COUNT:
+            return None
+        if len(top) > 1 and top[0][1] < _DOMINANT_RATIO * top[1][1]:
+            return None
+        return top[0][0]
 
     def _readings(self, token: str, candidates: Mapping[str, Sequence[NameRow]]) -> list[str]:
         """Which of the names `token` matches (`candidates`, with their defining rows) it

@@ -250,5 +250,10 @@ MIGRATIONS = (
         6, "the change log the lexical replicas follow; the papers' arrival order", _change_log
     ),
     Migration(7, "institutions' ROR ids; who is where by page 1 of the PDFs", _who_is_where),
+    Migration(
+        8,
+        "the papers that print a name most, read from an index",
+        _statements("CREATE INDEX IF NOT EXISTS names_by_count ON names (name, count, paper_id)"),
+    ),
 )
 LATEST = MIGRATIONS[-1].version

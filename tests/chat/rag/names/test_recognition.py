@@ -15,7 +15,7 @@ from ingest.index.catalog import Catalog
 from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.names.mining import number_forms, singular
-from ingest.index.records import Chunk, Paper, Reference
+from ingest.index.records import Chunk, Paper
 
 # (paper id, title, abstract)
 PAPERS = (
@@ -353,57 +353,3 @@ def _dated_names(tmp_path: Path, papers: tuple[tuple[str, str, str, str], ...]) 
     names = NameCatalog(catalog)
     names.backfill()
     return names
-
-
-def _dated(catalog: Catalog, paper_id: str, published: str, text: str) -> None:
-    paper = Paper(id=paper_id, title=f"Paper {paper_id}", abstract=text, authors="A. Author",
-                  published=published)  # fmt: skip
-    chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
-    with catalog.transaction():
-        catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
-
-
-@pytest.mark.parametrize(("citing", "coiner_first"), [(1, True), (0, False)])
-def test_an_older_cited_definer_is_read_as_the_names_coiner(
-    tmp_path: Path, citing: int, coiner_first: bool
-) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    original, later = "2004.04906", "2507.23404"
-    _dated(catalog, original, "2020-04", "Our dense passage retriever (DPR) indexes passages.")
-    _dated(catalog, later, "2025-07", "We present an enhanced Dense Passage Retrieval (DPR).")
-    for number in range(citing):
-        cites = f"2601.0010{number}"
-        _dated(catalog, cites, "2026-01", "A reader over retrieved passages.")
-        with catalog.transaction():
-            catalog.replace_references(
-                cites, [Reference("Dense passage retrieval", year=2020, arxiv_id=original)]
-            )
-    names = NameCatalog(catalog)
-    names.backfill()
-
-    recognised = NameRecogniser(names).recognise("What is DPR?")
-    (match,) = [m for m in recognised.matches if m.name == "DPR"]
-
-    assert later in match.introducers
-    assert (match.own_papers[0] == original) is coiner_first
-
-
-def test_an_older_cited_paper_defining_the_name_in_the_plural_is_its_coiner(
-    tmp_path: Path,
-) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    original, later = "1512.03385", "2503.17453"
-    _dated(catalog, original, "2015-12", "We train deep residual nets (ResNets) of 152 layers.")
-    _dated(catalog, later, "2025-03", "We present a Residual Network (ResNet) for emotions.")
-    _dated(catalog, "2601.00100", "2026-01", "An image classifier.")
-    with catalog.transaction():
-        catalog.replace_references(
-            "2601.00100", [Reference("Deep residual learning", year=2016, arxiv_id=original)]
-        )
-    names = NameCatalog(catalog)
-    names.backfill()
-
-    recognised = NameRecogniser(names).recognise("What is ResNet?")
-    (match,) = [m for m in recognised.matches if m.name == "ResNet"]
-
-    assert match.own_papers[:2] == (original, later)
