@@ -51,6 +51,7 @@ from chat.service.routes import (
     conversations,
     health,
     openai_compat,
+    openai_responses,
     papers,
     retrieve,
 )
@@ -113,8 +114,8 @@ def create_app(settings: Settings) -> FastAPI:
             settings.stream_ttl_s,
             settings.stream_heartbeat_s,
         ),
-        turns=RunningTurns(),
         admission=_admission(settings),
+        turns=RunningTurns(),
         metrics=Metrics(),
         pdf_pages=PdfPages(lambda: index.catalog, store=PdfStore(settings.pdf_store_path)),
     )
@@ -156,6 +157,7 @@ def create_app(settings: Settings) -> FastAPI:
         follows,
         feeds,
         openai_compat,
+        openai_responses,
         llms,
         sitemap,
         unapi,
@@ -244,19 +246,15 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
                 "Mcp-Protocol-Version",
                 "Mcp-Session-Id",
             ],
+            # A dock on another site reads when to ask again after a 503 or a 429.
+            expose_headers=["Retry-After"],
         )
     app.add_middleware(ForeignOrigins, allowed=origins)
     app.add_middleware(BodyLimits, max_bytes=services.limits.max_body_bytes)
     app.add_middleware(RequestContext, metrics=services.metrics)
-            # A dock on another site reads when to ask again after a 503 or a 429.
-            expose_headers=["Retry-After"],
     # Outermost: everything inside, the access log too, sees the client it decides.
     app.add_middleware(ClientAddress, proxies=proxies)
 
-
-def _document_limits(app: FastAPI, limits: Limits) -> None:
-    """`/openapi.json` states the question length this server was configured with."""
-    generate = app.openapi
 
 def _admission(settings: Settings) -> Admission:
     """The worker's places for answers (`PAPERCHAT_MAX_ANSWERS`; 0: by the answers' mode) and
@@ -264,6 +262,10 @@ def _admission(settings: Settings) -> Admission:
     capacity = settings.max_answers or (4 if settings.llm == "extractive" else 64)
     return Admission(capacity, settings.answer_queue, settings.answer_queue_per_user)
 
+
+def _document_limits(app: FastAPI, limits: Limits) -> None:
+    """`/openapi.json` states the question length this server was configured with."""
+    generate = app.openapi
 
     def openapi() -> dict[str, Any]:
         schema = generate()  # built once, then FastAPI's cached copy
