@@ -158,9 +158,15 @@ class AnswerType:
         )
 
     def about(self, sentence: Sentence) -> bool:
-        """Whether `sentence` prints an entity asked about or comes from a paper that
-        defines one."""
-        return sentence.source.id in self.own_papers or self.mentions(sentence.text)
+        """Whether `sentence` prints an entity asked about, stands under a heading that
+        does ("7.1 AdaMax"), or comes from a paper that defines one."""
+        source = sentence.source
+        heading = source.section if source.kind == "fulltext" and source.section else ""
+        return (
+            source.id in self.own_papers
+            or self.mentions(sentence.text)
+            or bool(heading and self.mentions(heading))
+        )
 
     def holds(self, text: str) -> bool:
         """Whether `text` holds a value of the asked kind (besides the entities)."""

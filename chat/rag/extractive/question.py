@@ -224,6 +224,10 @@ class QuestionTerms:
         found: dict[Sentence, tuple[str, ...]] = {}
         for s in sentences:
             missing = {t for t, form in forms.items() if not _prints(s.text, *form)}
+            # A sentence under a heading that names it is about the name: "Good default
+            # settings are ... = 0.002" in the section "7.1 AdaMax".
+            heading = s.source.section if s.source.kind == "fulltext" else ""
+            missing = {t for t in missing if not (heading and _prints(heading, *forms[t]))}
             kept = tuple(t for t in s.terms if t not in missing)
             named = tuple(t for t in forms if t not in missing and t not in kept)
             found[s] = kept + named

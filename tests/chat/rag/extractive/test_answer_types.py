@@ -218,3 +218,22 @@ def test_a_value_under_a_heading_naming_another_method_is_not_the_asked_ones() -
 
     assert sources[0].section == "7.1 AdaMax"
     assert "\u03b1 = 0.001" in first
+
+
+def test_a_sentence_under_a_heading_that_names_the_entity_answers_for_it() -> None:
+    """ "Good default settings are a = 0.002" is AdaMax's, in the section "7.1 AdaMax"; a
+    paper whose sentences print neither the name nor its heading does not answer."""
+    adamax = make_source(
+        1, "1412.6980", "Good default settings for the tested problems are a = 0.002.",
+        kind="fulltext", section="7.1 AdaMax", page=8, title="Adam",
+    )  # fmt: skip
+    other = make_source(
+        2, "2002.08909", "We pre-train for 200k steps with a batch size of 512 and the "
+        "default optimizer.", kind="fulltext", section="4.3 Implementation", page=7,
+        title="REALM",
+    )  # fmt: skip
+
+    answer = compose("What default step size does AdaMax use?", [other, adamax])
+
+    assert [s.source.id for s in answer.sentences] == ["1412.6980"]
+    assert "0.002" in answer.sentences[0].text
