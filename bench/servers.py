@@ -84,6 +84,7 @@ class ServerOptions:
     tokens: int  # pieces the upstream streams per answer
     interval_ms: float  # between two pieces
     log: Path | None  # keep both processes' logs here; None: a scratch file
+    llm: str = "openai"  # "extractive": the API answers without the upstream
 
 
 @contextmanager
@@ -104,7 +105,7 @@ def servers(options: ServerOptions, keys_needed: int) -> Iterator[tuple[Servers,
         env |= {
             "OPENAI_BASE_URL": upstream_url,
             "OPENAI_API_KEY": "bench",
-            "PAPERCHAT_LLM": "openai",
+            "PAPERCHAT_LLM": options.llm,
             "PAPERCHAT_LLM_MODEL": "bench",
             "PAPERCHAT_DATABASE_URL": database_url,
             "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
