@@ -20,11 +20,12 @@ if TYPE_CHECKING:
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Server processes.")  # fmt: skip
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Server processes. Default: one per core this process may run on when "
+                   "PAPERCHAT_REDIS_URL shares the limits between them, else 1.")  # fmt: skip
 @data_dir_option
 @names_a_full_disk
-def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
+def serve(host: str, port: int, workers: int | None, data_dir: Path | None) -> None:
     """Serve the HTTP API with uvicorn until interrupted.
 
     The database is migrated and the secret key made here, once, before any
@@ -39,7 +40,19 @@ def serve(host: str, port: int, workers: int, data_dir: Path | None) -> None:
     settings = settings_for(data_dir)
     prepare_service(settings)
     with vector_store(settings) as settings:
-        _run(settings, host, port, workers, data_dir)
+        _run(settings, host, port, workers or default_workers(settings), data_dir)
+
+
+def default_workers(settings: Settings) -> int:
+    """One worker per core this process may run on when Redis shares the rate limits and
+    the stream caps between them (the sessions, keys, conversations and the secret key are
+    in the database and the data dir, shared already); else one, since each worker would
+    count those limits on its own."""
+    if not settings.redis_url:
+        return 1
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _run(settings: Settings, host: str, port: int, workers: int, data_dir: Path | None) -> None:

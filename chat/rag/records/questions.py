@@ -212,10 +212,18 @@ def _paper_called(written: str, catalog: Catalog, names: Recognised) -> str | No
 def _title_head_paper(head: str, catalog: Catalog) -> str | None:
     """The first submitted of the papers whose title puts `head` (folded) before its
     colon: "batch normalization" for "Batch Normalization: Accelerating ..."."""
-    heads = titles_of(catalog).with_head(head, _fold)
-    if not heads:
-        return None
-    return min(heads, key=lambda t: (t.published or "9", t.id)).id
+    titles = titles_of(catalog)
+    if titles is not None:
+        heads = [(t.published, t.id) for t in titles.with_head(head, _fold)]
+    else:
+        rows = catalog.db.execute(
+            "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
+            (_words_like(head) + "%:%",),
+        ).fetchall()
+        heads = [
+            (r["published"], r["id"]) for r in rows if _fold(r["title"].partition(":")[0]) == head
+        ]
+    return str(min(heads, key=lambda h: (h[0] or "9", h[1]))[1]) if heads else None
 
 
 def _words_like(folded: str) -> str:
@@ -264,9 +272,18 @@ def _titled(
         found = _title_row(catalog, quoted["title"])
         if found:
             return found
-    written = titles_of(catalog).written_in(question if cased else question.lower(), cased=cased)
-    titled = [t for t in written if len(t.title) >= _MIN_TITLE and fits(t.title)]
-    return max(titled, key=lambda t: len(t.title)).id if titled else None
+    text, titles = question if cased else question.lower(), titles_of(catalog)
+    if titles is not None:
+        written = [(t.id, t.title) for t in titles.written_in(text, cased=cased)]
+    else:
+        holds = catalog.db.contains("?", "title" if cased else "lower(title)")
+        written = catalog.db.execute(
+            f"SELECT id, title FROM papers WHERE length(title) >= ? AND {holds}", (_MIN_TITLE, text)
+        ).fetchall()
+    titled = [
+        (paper, title) for paper, title in written if len(title) >= _MIN_TITLE and fits(title)
+    ]
+    return str(max(titled, key=lambda t: len(t[1]))[0]) if titled else None
 
 
 def _by_title_opening(question: str, catalog: Catalog) -> str | None:
@@ -340,7 +357,13 @@ def _title_starting(question: str, catalog: Catalog) -> str | None:
 
 
 def _title_row(catalog: Catalog, title: str) -> str | None:
-    return titles_of(catalog).paper_titled(title.strip().lower())
+    titles = titles_of(catalog)
+    if titles is not None:
+        return titles.paper_titled(title.strip().lower())
+    row = catalog.db.execute(
+        "SELECT id FROM papers WHERE lower(title) = ? LIMIT 1", (title.strip().lower(),)
+    ).fetchone()
+    return None if row is None else str(row["id"])
 
 
 def _fold(text: str) -> str:

@@ -20,10 +20,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from chat.cli.serve import default_workers
 from chat.service.access.accounts import create_api_key, create_user
 from chat.service.storage.conversations import get_conversation
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
+from chat.settings import Settings
 from chat.wiring import Wiring
 from ingest.index.vectors.owner import held
 from tests.fakes.openai import ChatScript, FakeOpenAI
@@ -85,6 +87,17 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes]) -> httpx.Resp
         except httpx.TransportError:
             time.sleep(0.2)
     return None
+
+
+def test_serve_takes_a_worker_per_core_only_when_redis_shares_the_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1, 2}, raising=False)
+
+    alone = default_workers(Settings(data_dir=tmp_path, redis_url=""))
+    shared = default_workers(Settings(data_dir=tmp_path, redis_url="redis://127.0.0.1:6379/0"))
+
+    assert (alone, shared) == (1, 3)
 
 
 @pytest.mark.parametrize("workers", [1, 2])
