@@ -102,7 +102,10 @@ def search_page(
 
 
 def _listing(services: ServicesDep, search: SearchForm) -> Listing:
-    """The page of results the form asks for; none for an author not in the index."""
+    """The page of results the form asks for; none for an author not in the index, or for a
+    page past the most results a search lists (asked for nothing)."""
+    if (search.page - 1) * SEARCH_PAGE_RESULTS >= MAX_SEARCH_MATCHES:
+        return Listing([], 0)
     filters = Filters(
         categories=(search.category,) if search.category else (),
         published_from=search.published_from,

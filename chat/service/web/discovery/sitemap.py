@@ -18,7 +18,6 @@ from urllib.parse import quote
 from xml.etree import ElementTree
 from xml.sax.saxutils import escape
 
-from anyio import to_thread
 from fastapi import APIRouter, Request, Response
 
 from chat.library.categories import category_path, every_category
@@ -185,7 +184,9 @@ async def pages_sitemap(
     past what the kind's pages could fill is a 404 before anything is made."""
     catalog = services.index.catalog
     missing = Response(f"no sitemap file {kind}-{number}", 404, media_type="text/plain")
-    if kind not in KINDS or not 1 <= number <= await to_thread.run_sync(most_files, catalog, kind):
+    if kind not in KINDS or number < 1:
+        return missing
+    if number > await pages.get(("sitemap bound", kind), partial(most_files, catalog, kind)):
         return missing
     generation, files = await _files(pages, catalog, kind)
     if number > len(files) or (not files[0] and kind != "papers"):

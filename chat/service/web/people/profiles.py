@@ -4,9 +4,11 @@ the form that reports a wrong match; `/institutions` and `/institutions/<id>-<na
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
+from anyio import to_thread
 from fastapi import APIRouter, Form, Header, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
@@ -20,6 +22,7 @@ from chat.library.institutions import (
 from chat.library.papers import page_path
 from chat.library.researchers import (
     Coauthor,
+    Researcher,
     ResearcherNotFound,
     person_by_id,
     researcher,
@@ -40,8 +43,10 @@ from chat.service.web.markdown import (
 )
 from chat.service.web.people.network import network
 from chat.service.web.rendering import render_page
+from chat.service.web.shared_pages import PaperPagesDep
 from ingest.index.names.institutions import ror_url
 from ingest.index.names.people import first_names
+from ingest.index.names.researchers import person_id
 from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
@@ -72,22 +77,36 @@ def author_redirect(name: str, services: ServicesDep) -> Response:
 
 
 @router.get("/researchers/{wanted}", response_class=HTMLResponse, include_in_schema=False)
-def researcher_page(
-    wanted: str, request: Request, services: ServicesDep, accept: Annotated[str, Header()] = ""
+async def researcher_page(
+    wanted: str,
+    request: Request,
+    services: ServicesDep,
+    kept: PaperPagesDep,
+    accept: Annotated[str, Header()] = "",
 ) -> Response:
     """`<id>-<name>`: the page; the bare id, another spelling's id or an outdated name:
-    a redirect to it. As Markdown with `Accept: text/markdown` or a `.md` suffix."""
+    a redirect to it. As Markdown with `Accept: text/markdown` or a `.md` suffix. What it
+    shows of the researcher is made once for every reader while the catalog stays as it is."""
     as_markdown = wanted.endswith(MARKDOWN_SUFFIX)
     wanted = wanted.removesuffix(MARKDOWN_SUFFIX)
     researcher_id, _, _ = wanted.partition("-")
+    catalog = services.index.catalog
     try:
-        person = person_by_id(services.index.catalog, researcher_id)
+        person = await to_thread.run_sync(person_by_id, catalog, researcher_id)
     except ResearcherNotFound as e:
         return _not_found(services, researcher_id, e.suggestions)
     path = researcher_path(person)
     if request.url.path != path and not as_markdown:
         return _redirect(path)
-    page = researcher(services.index.catalog, person)
+    page = await kept.get(("researcher", person_id(person)), partial(researcher, catalog, person))
+    markdown = as_markdown or wants_markdown(accept)
+    return await to_thread.run_sync(_researcher_answer, request, services, page, path, markdown)
+
+
+def _researcher_answer(
+    request: Request, services: ServicesDep, page: Researcher, path: str, markdown: bool
+) -> Response:
+    """The researcher's page, HTML or Markdown (in a worker thread)."""
     name = readable_tex(page.name)
     base = site_address(request, services.settings)
     papers = [
@@ -102,7 +121,7 @@ def researcher_page(
         }
         for a in page.papers
     ]
-    if as_markdown or wants_markdown(accept):
+    if markdown:
         return markdown_response(researcher_markdown(name, papers, page.coauthors, base))
     description = _description(name, len(page.papers), page.categories)
     response = render_page(

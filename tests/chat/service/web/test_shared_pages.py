@@ -14,6 +14,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from chat.service.web import pages
 from chat.service.web.shared_pages import SharedPages
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
@@ -118,3 +119,31 @@ def test_a_paper_page_is_written_once_until_its_record_changes(
     assert "Paper 1" in first[0].text
     assert "A title of February" in after.text
     assert state.paper_pages.made == 2
+
+
+def test_a_researchers_page_is_made_once_until_the_catalog_changes(site: TestClient) -> None:
+    state = _app(site).state
+    state.paper_pages = SharedPages(_catalog(site).generation, ttl_s=0)
+
+    first = [site.get("/authors/Ada Lovelace", follow_redirects=True) for _ in range(3)]
+    made = state.paper_pages.made
+    add_records(_catalog(site), [NEW, dataclasses.replace(NEW, id="2402.00002")])
+    after = site.get(str(first[0].url))
+
+    assert [r.status_code for r in first] == [200, 200, 200]
+    assert made == 1
+    assert after.status_code == 200
+    assert state.paper_pages.made == 2
+
+
+def test_a_search_page_past_the_most_results_searches_nothing(
+    site: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    searched: list[str] = []
+    monkeypatch.setattr(pages, "search_listing", lambda *args: searched.append("search"))
+
+    response = site.get("/", params={"q": "retrieval " * 100, "category": "cs.CL", "page": 200})
+
+    assert response.status_code == 200
+    assert "No papers match" in response.text or "0 papers" in response.text
+    assert searched == []
