@@ -32,6 +32,7 @@ _ROW_WORD = re.compile(r"[^\W\d_]{2,}")
 _NUMBER_CELL = re.compile(r"^[-+\u2212~\u2248]?\d[\d.,]*\s?[%KMBx]?\S{0,2}$")
 _REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 _TIED = 4  # cells quoted at most when several answer as well
+_ABRIDGED = 3  # the shortest header word read as a question word cut short ("Acc")
 # "(large)", "(Lewis et al., 2020)" after a row's label.
 _ASIDE = re.compile(r"\s*\([^()]*\)")
 
@@ -157,8 +158,18 @@ def _match(cell: Cell, query: QuestionTerms, answer: AnswerType, forms: Sequence
     if forms and not named:
         return 0  # a row of another model than the one asked about
     in_label = len(query.content & label) + 2 * named
-    in_column = len(query.content & column) + 2 * answer.mentions(cell.column)
+    in_column = len(_abridged_in(query.content, column)) + 2 * answer.mentions(cell.column)
     return in_label + in_column if in_label and in_column else 0
+
+
+def _abridged_in(wanted: frozenset[str], header: set[str]) -> set[str]:
+    """The terms of `wanted` a header holds whole or cut short, as headers print them:
+    "Params" for parameters, "Dim" for dimension, "Acc" for accuracy."""
+    return {
+        t
+        for t in wanted
+        if t in header or any(len(h) >= _ABRIDGED and t.startswith(h) for h in header)
+    }
 
 
 def table_rows(source: Source, rank: int) -> list[Sentence]:

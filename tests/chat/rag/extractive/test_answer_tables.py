@@ -30,7 +30,7 @@ def _vit_sources() -> list[Source]:
 def test_a_number_question_gets_the_table_row_holding_its_words() -> None:
     sources = _vit_sources()
 
-    answer = compose("How many parameters does the ViT-Huge model variant have?", sources)
+    answer = compose("How large is the ViT-Huge model variant?", sources)
     rows = [s for s in answer.sentences if s.is_row]
 
     assert [r.text for r in rows] == ["ViT-Huge | 32 | 1280 | 632M"]
@@ -39,6 +39,20 @@ def test_a_number_question_gets_the_table_row_holding_its_words() -> None:
         "Table 1 (Model | Layers | Hidden size D | Params): ViT-Huge | 32 | 1280 | 632M "
         "[arXiv:2010.11929]"
     ) in "".join(answer.pieces())
+
+
+@pytest.mark.parametrize(
+    ("question", "cell"),
+    [
+        # The header cuts the question's word short.
+        ("How many parameters does ViT-Large have?", "ViT-Large · Params · 307M"),
+        ("How many layers does ViT-Base have?", "ViT-Base · Layers · 12"),
+    ],
+)
+def test_a_question_naming_a_row_and_a_column_gets_their_cell(question: str, cell: str) -> None:
+    answer = compose(question, _vit_sources())
+
+    assert [s.text for s in answer.sentences if s.is_row] == [cell]
 
 
 def test_no_table_row_for_a_question_that_asks_for_no_number() -> None:
