@@ -37,6 +37,14 @@ MODEL_ID = "paperchat"
 MAX_STOP_SEQUENCES = 4
 
 
+def no_tool_called(choice: Any) -> Any:
+    """A request's tool choice: `none` and `auto` (with no tools, no tool is called) are
+    fine; asking for one is not."""
+    if choice not in (None, "none", "auto"):
+        raise ValueError("tools are not supported: paperchat answers with text only")
+    return choice
+
+
 class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -117,10 +125,7 @@ class CompletionRequest(BaseModel):
     @field_validator("tool_choice", "function_call")
     @classmethod
     def no_tool_choice(cls, choice: Any) -> Any:
-        """`none` and `auto` (with no tools, no tool is called) are fine; asking for one is not."""
-        if choice not in (None, "none", "auto"):
-            raise ValueError("tools are not supported: paperchat answers with text only")
-        return choice
+        return no_tool_called(choice)
 
     @field_validator("response_format")
     @classmethod

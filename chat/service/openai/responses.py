@@ -36,7 +36,7 @@ from pydantic import (
 from chat.rag.answer.answering import Question, Turn
 from chat.rag.answer.sampling import Sampling
 from chat.service.openai.errors import invalid_request
-from chat.service.openai.request import MODEL_ID
+from chat.service.openai.request import MODEL_ID, no_tool_called
 from chat.service.routes.deps import AuthorName, PaperId, readable_text
 
 RESPONSE_PREFIX = "resp_"
@@ -105,9 +105,7 @@ class ResponseRequest(BaseModel):
     @field_validator("tool_choice")
     @classmethod
     def no_tool_choice(cls, choice: Any) -> Any:
-        if choice not in (None, "none", "auto"):
-            raise ValueError("tools are not supported: paperchat answers with text only")
-        return choice
+        return no_tool_called(choice)
 
     @field_validator("text")
     @classmethod
