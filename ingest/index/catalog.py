@@ -382,6 +382,9 @@ class Catalog:
         """The stored chunks among `chunk_ids`, by id; ids the catalog lacks are left out."""
         return chunks.rows(self.db, chunk_ids)
 
+    def paper_count(self) -> int:
+        return int(self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
+
     def stats(self) -> dict[str, int]:
         one = self.db.execute
         with_fulltext = "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"

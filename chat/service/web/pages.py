@@ -72,7 +72,7 @@ def search_page(
     newest) and pages. Public, so searches are limited per client address
     (`PAPERCHAT_SEARCH_RATE_LIMIT`). As Markdown with `Accept: text/markdown`."""
     search = SearchForm.read(q, category, published_from, published_to, author, sort, page)
-    papers = services.index.catalog.stats()["papers"]
+    papers = services.index.catalog.paper_count()
     if search.query:
         decision = services.search_limiter.hit(f"search:{client_address(request)}")
         if not decision.allowed:

@@ -17,10 +17,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Annotated, Any, Final, TypeVar, cast
 
 import anyio.to_thread
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
 
 T = TypeVar("T")
 
@@ -101,6 +102,25 @@ class SharedPages:
                 self._kept.popitem(last=False)
         future.set_result(made)
         return made
+
+
+@dataclass(frozen=True)
+class Written:
+    """A page as it was sent, to be sent again: its body, type and headers."""
+
+    body: bytes
+    media_type: str
+    headers: dict[str, str]
+
+    @classmethod
+    def of(cls, response: Response) -> Written:
+        # What a response works out from its body is left for the next one to work out.
+        own = {"content-length", "content-type"}
+        headers = {k: v for k, v in response.headers.items() if k.lower() not in own}
+        return cls(bytes(response.body), response.media_type or "", headers)
+
+    def response(self) -> Response:
+        return Response(self.body, media_type=self.media_type, headers=self.headers)
 
 
 _LOCK = threading.Lock()

@@ -4,7 +4,6 @@ the form that reports a wrong match; `/institutions` and `/institutions/<id>-<na
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -22,7 +21,6 @@ from chat.library.institutions import (
 from chat.library.papers import page_path
 from chat.library.researchers import (
     Coauthor,
-    Researcher,
     ResearcherNotFound,
     person_by_id,
     researcher,
@@ -43,9 +41,9 @@ from chat.service.web.markdown import (
 )
 from chat.service.web.people.network import network
 from chat.service.web.rendering import render_page
-from chat.service.web.shared_pages import PaperPagesDep
+from chat.service.web.shared_pages import PaperPagesDep, Written
 from ingest.index.names.institutions import ror_url
-from ingest.index.names.people import first_names
+from ingest.index.names.people import Person, first_names
 from ingest.index.names.researchers import person_id
 from ingest.index.tex import readable_tex
 
@@ -98,15 +96,21 @@ async def researcher_page(
     path = researcher_path(person)
     if request.url.path != path and not as_markdown:
         return _redirect(path)
-    page = await kept.get(("researcher", person_id(person)), partial(researcher, catalog, person))
     markdown = as_markdown or wants_markdown(accept)
-    return await to_thread.run_sync(_researcher_answer, request, services, page, path, markdown)
+    reported = request.query_params.get("reported") == "1"
+    base = site_address(request, services.settings)
+    key = ("researcher", person_id(person), base, markdown, reported)
+    written = await kept.get(
+        key, lambda: Written.of(_researcher_answer(request, services, person, path, markdown))
+    )
+    return written.response()
 
 
 def _researcher_answer(
-    request: Request, services: ServicesDep, page: Researcher, path: str, markdown: bool
+    request: Request, services: ServicesDep, person: Person, path: str, markdown: bool
 ) -> Response:
-    """The researcher's page, HTML or Markdown (in a worker thread)."""
+    """The researcher's page, HTML or Markdown, as every reader gets it."""
+    page = researcher(services.index.catalog, person)
     name = readable_tex(page.name)
     base = site_address(request, services.settings)
     papers = [
