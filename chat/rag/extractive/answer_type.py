@@ -87,6 +87,9 @@ _YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-3]\d)\b")
 _DATASET_WORD = re.compile(r"\b(?:datasets?|benchmarks?|corpora|corpus)\b", re.IGNORECASE)
 _LISTED = 2  # names from which a sentence lists datasets
 _COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
+# What a study counts, whose number papers print as its sample size: "a lab study (N=10)".
+_SAMPLED = frozenset(terms("participants users subjects people respondents workers raters"))
+_SAMPLE_SIZE = frozenset({"N", "n"})
 _SYMBOL_AFTER = re.compile(r"\bnumber of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
 _SYMBOL_BEFORE = re.compile(r"#?\b([A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
 _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
@@ -131,6 +134,8 @@ class AnswerType:
             for symbol, noun in _symbols(text)
             if self.counted.intersection(terms(noun))
         }
+        if self.counted & _SAMPLED:
+            symbols |= _SAMPLE_SIZE
         return replace(
             self,
             own_papers=frozenset(own),

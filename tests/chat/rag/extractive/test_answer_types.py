@@ -22,6 +22,7 @@ from chat.rag.extractive.answerer import compose
 from chat.rag.sources import Source
 from ingest.index.records import ParsedPdf
 from ingest.pdf.parsing import parse_pdf
+from tests.chat.rag.extractive.conftest import source
 from tests.support.data import PDFS
 from tests.support.worlds.sources import make_source
 
@@ -237,3 +238,13 @@ def test_a_sentence_under_a_heading_that_names_the_entity_answers_for_it() -> No
 
     assert [s.source.id for s in answer.sentences] == ["1412.6980"]
     assert "0.002" in answer.sentences[0].text
+
+
+def test_a_studys_sample_size_answers_how_many_took_part() -> None:
+    """ "(N=10)" is how many took part in the study it follows."""
+    lab = source(1, "2302.07302", "A controlled lab study (N=10) focusing on paper discovery.")
+    other = source(2, "2302.07302", "Participants of the lab study read papers, study by study.")
+
+    answer = compose("How many participants did the lab study have?", [other, lab])
+
+    assert "N=10" in answer.sentences[0].text
