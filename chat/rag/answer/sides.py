@@ -26,7 +26,9 @@ from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.sources import Source
 from ingest.index.catalog import Catalog
 
-PER_SIDE_SOURCES = 6  # each paper's passages the answer is made from
+# Each paper's passages the answer is made from: the sentence that states a paper's number
+# is often past its sixth (PaLM's 780 billion tokens, CiteSee's "lab study (N=10)").
+PER_SIDE_SOURCES = 12
 PER_SIDE_SENTENCES = 3  # each paper's sentences an extractive answer quotes
 _MOST_SIDE_WORDS = 12  # a side longer than this is a clause, not a paper's name
 # The words of a side tried as a paper's name on their own, at most (each is a catalog
