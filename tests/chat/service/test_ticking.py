@@ -32,12 +32,16 @@ def test_leaving_waits_for_the_step_in_progress_to_end() -> None:
 
 def test_the_step_runs_again_after_each_interval_until_the_block_is_left() -> None:
     runs: list[int] = []
+    third = threading.Event()
+
+    def step() -> None:
+        runs.append(1)
+        if len(runs) == 3:
+            third.set()
 
     async def run() -> int:
-        async with ticking(lambda: runs.append(1), interval_s=0.01):
-            with anyio.fail_after(10):
-                while len(runs) < 3:
-                    await anyio.sleep(0.01)
+        async with ticking(step, interval_s=0.01):
+            assert await anyio.to_thread.run_sync(third.wait, 10)
         return len(runs)
 
     counted = anyio.run(run)
