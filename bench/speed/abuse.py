@@ -1,4 +1,5 @@
-"""What a hostile client costs the others: a sign-in flood, PDF bombs and 200 open streams.
+"""What a hostile client costs the others: a sign-in flood, PDF bombs, 200 open streams and
+hammered public routes.
 
 Each row is measured in one run against quiet figures taken just before it:
 
@@ -14,8 +15,20 @@ Each row is measured in one run against quiet figures taken just before it:
   indexed.
 - **200 streams**: `bench.speed.serve`'s measure at 1 and at `--streams` streams;
   errors, and the ratio of the added time to the first delta (p99).
+- **public routes**: for each route a hostile client may hammer (the Latest feed, a
+  paper of thousands of authors as HTML and Markdown, a long search with every filter on
+  page 200, the sitemap, a sitemap file past the end, the page of a researcher with those
+  thousands as co-authors), 4 clients ask for it for `--seconds` while a reader reads a
+  paper page; the reader's median under that load over its median just before
+  (`bench/speed/route_abuse.py`; the goal is at most 2).
 
     python -m bench.speed.abuse --data-dir /path/to/index
+
+The public routes' rows need a paper of thousands of authors in the index:
+
+    python -m bench.speed.route_abuse crowd.jsonl --data-dir .cache/full-index
+    paperchat ingest abstracts crowd.jsonl --data-dir .cache/full-index
+    python -m bench.speed.abuse --data-dir .cache/full-index --skip flood streams pdfs
 """
 
 from __future__ import annotations
@@ -43,9 +56,11 @@ import psutil
 from bench import results
 from bench.load import chat_stream
 from bench.servers import ServerOptions, Servers, servers
+from bench.speed import route_abuse
 from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from chat.rag.retrieval.evaluation import percentile
 from chat.settings import Settings
+from ingest.index.catalog import Catalog
 from tests.support.worlds import pdf_fixtures
 
 PDFS = EVAL.parent / "pdfs"
@@ -227,6 +242,23 @@ def pdf_rows(models_cache: Path | None) -> list[Row]:
     return rows
 
 
+def route_rows(options: ServerOptions, data_dir: Path, seconds: float) -> list[Row]:
+    """For each public route a hostile client may hammer: a reader's paper page, quiet and
+    under `route_abuse.ABUSERS` clients of that route (`bench/speed/route_abuse.py`)."""
+    catalog = Catalog(Settings(data_dir=data_dir).catalog_path)
+    try:
+        found = route_abuse.target(catalog)
+    finally:
+        catalog.close()
+    with servers(options, 1) as (running, _):
+        measured = route_abuse.measure_all(running.api_url, found, seconds)
+    return [
+        Row(f"{m.route.name}: a reader's paper page, median", m.quiet_ms, m.attacked_ms, "ms",
+            route_abuse.notes(m), route_abuse.server_errors(m))
+        for m in measured
+    ]  # fmt: skip
+
+
 def table(rows: Sequence[Row]) -> str:
     lines = [
         "| what | quiet | under attack | ratio | errors | notes |",
@@ -254,7 +286,10 @@ def main() -> None:
     parser.add_argument("--models-cache", type=Path, help="Default: the data dir's models/.")
     parser.add_argument("--logins", type=int, default=200, help="sign-ins in the flood")
     parser.add_argument("--streams", type=int, default=200, help="streams of the load row")
-    parser.add_argument("--skip", nargs="*", default=[], choices=("flood", "pdfs", "streams"))
+    parser.add_argument("--seconds", type=float, default=20.0, help="each route's abuse")
+    parser.add_argument(
+        "--skip", nargs="*", default=[], choices=("flood", "pdfs", "streams", "routes")
+    )
     args = parser.parse_args()
     questions = answerable_questions([EVAL / name for name in QUESTION_FILES])
     rows: list[Row] = []
@@ -268,6 +303,8 @@ def main() -> None:
                 rows += flood_rows(quiet, attacked, codes)
             if "streams" not in args.skip:
                 rows += stream_rows(running, keys, questions, args.streams)
+    if "routes" not in args.skip:
+        rows += route_rows(options, args.data_dir, args.seconds)
     if "pdfs" not in args.skip:
         rows += pdf_rows(args.models_cache)
     print(f"command: {results.command('abuse')}")
