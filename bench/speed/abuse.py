@@ -20,13 +20,13 @@ Each row is measured in one run against quiet figures taken just before it:
   page 200, the sitemap, a sitemap file past the end, the page of a researcher with those
   thousands as co-authors), 4 clients ask for it for `--seconds` while a reader reads a
   paper page; the reader's median under that load over its median just before
-  (`bench/speed/route_abuse.py`; the goal is at most 2).
+  (`bench/hostile.py`; the goal is at most 2).
 
     python -m bench.speed.abuse --data-dir /path/to/index
 
 The public routes' rows need a paper of thousands of authors in the index:
 
-    python -m bench.speed.route_abuse crowd.jsonl --data-dir .cache/full-index
+    python -m bench.hostile crowd.jsonl --data-dir .cache/full-index
     paperchat ingest abstracts crowd.jsonl --data-dir .cache/full-index
     python -m bench.speed.abuse --data-dir .cache/full-index --skip flood streams pdfs
 """
@@ -53,10 +53,9 @@ from typing import Any
 import httpx
 import psutil
 
-from bench import results
+from bench import hostile, results
 from bench.load import chat_stream
 from bench.servers import ServerOptions, Servers, servers
-from bench.speed import route_abuse
 from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, measure
 from chat.rag.retrieval.evaluation import percentile
 from chat.settings import Settings
@@ -244,17 +243,17 @@ def pdf_rows(models_cache: Path | None) -> list[Row]:
 
 def route_rows(options: ServerOptions, data_dir: Path, seconds: float) -> list[Row]:
     """For each public route a hostile client may hammer: a reader's paper page, quiet and
-    under `route_abuse.ABUSERS` clients of that route (`bench/speed/route_abuse.py`)."""
+    under `hostile.ABUSERS` clients of that route (`bench/hostile.py`)."""
     catalog = Catalog(Settings(data_dir=data_dir).catalog_path)
     try:
-        found = route_abuse.target(catalog)
+        found = hostile.target(catalog)
     finally:
         catalog.close()
     with servers(options, 1) as (running, _):
-        measured = route_abuse.measure_all(running.api_url, found, seconds)
+        measured = hostile.measure_all(running.api_url, found, seconds)
     return [
         Row(f"{m.route.name}: a reader's paper page, median", m.quiet_ms, m.attacked_ms, "ms",
-            route_abuse.notes(m), route_abuse.server_errors(m))
+            hostile.notes(m), hostile.server_errors(m))
         for m in measured
     ]  # fmt: skip
 

@@ -40,7 +40,7 @@ FIELDS = {
 # bench/ itself holds what the benchmarks share; the benchmarks are in its GROUPS.
 HARNESS = {
     "__init__", "load", "servers", "upstream", "results", "report", "dev_index", "full_index",
-    "balancer",
+    "balancer", "hostile",
 }  # fmt: skip
 
 

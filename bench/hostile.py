@@ -68,7 +68,7 @@ def target(catalog: Catalog) -> Target:
     if row is None or row[1] < CROWD_AUTHORS:
         raise SystemExit(
             f"the index has no paper of {CROWD_AUTHORS} authors or more: write one with"
-            " `python -m bench.speed.route_abuse crowd.jsonl --data-dir ...` and ingest it with"
+            " `python -m bench.hostile crowd.jsonl --data-dir ...` and ingest it with"
             " `paperchat ingest abstracts crowd.jsonl --data-dir ...`"
         )
     crowd, authors = str(row[0]), int(row[1])
