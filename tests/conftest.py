@@ -52,7 +52,7 @@ SLOW_FIXTURES = frozenset(
         "small_index", "web_index", "named_index", "reader_index", "chroma_server",
         "browser", "torch_embedder", "wheel", "cited_index",
         "compare_index", "follows_server", "ror_index", "repair_library", "namesake_index",
-        "hostile",
+        "hostile", "fuzz_site",
     }
 )  # fmt: skip
 # The fixtures made once for many tests that are quick to make; tests/test_markers.py

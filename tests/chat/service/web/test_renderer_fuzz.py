@@ -65,8 +65,8 @@ def _record(
 records = st.builds(_record, field, field, names, field, field)
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+@pytest.fixture(scope="module", name="fuzz_site")
+def fuzz_site_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     seed = Paper(id="2401.00001", title="A plain paper", abstract="Plain.", authors="Ann Lee")
     with records_site(tmp_path_factory.mktemp("fuzz-site"), [seed]) as client:
         # The first page opens the vector store and the readers: not the examples' time.
@@ -100,14 +100,14 @@ def _shown(site: TestClient, path: str) -> str:
 @FUZZ
 @given(records)
 def test_a_hostile_record_never_takes_its_paper_page_or_markdown_down(
-    site: TestClient, record: dict[str, Any]
+    fuzz_site: TestClient, record: dict[str, Any]
 ) -> None:
-    paper = _ingested(site, record)
+    paper = _ingested(fuzz_site, record)
     if paper is None:
         return
 
-    html = _shown(site, f"/papers/{paper.id}")
-    markdown = _shown(site, f"/papers/{paper.id}.md")
+    html = _shown(fuzz_site, f"/papers/{paper.id}")
+    markdown = _shown(fuzz_site, f"/papers/{paper.id}.md")
 
     assert paper.id in html
     assert paper.id in markdown
@@ -116,19 +116,19 @@ def test_a_hostile_record_never_takes_its_paper_page_or_markdown_down(
 @FUZZ
 @given(records)
 def test_a_hostile_record_never_takes_its_researcher_or_institution_page_down(
-    site: TestClient, record: dict[str, Any]
+    fuzz_site: TestClient, record: dict[str, Any]
 ) -> None:
-    paper = _ingested(site, record)
+    paper = _ingested(fuzz_site, record)
     if paper is None:
         return
-    catalog = _catalog(site)
+    catalog = _catalog(fuzz_site)
     person = catalog.person(paper.authors.split(",")[0])
     institutions = find_institutions(catalog, "University")
 
     if person is not None and person.names:
         path = researcher_path(person)
         for shown in (path, f"{path}.md"):
-            _shown(site, shown)
+            _shown(fuzz_site, shown)
     for each in institutions[:2]:
         for shown in (each.path, f"{each.path}.md"):
-            _shown(site, shown)
+            _shown(fuzz_site, shown)
