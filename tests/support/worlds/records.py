@@ -13,6 +13,7 @@ from pydantic import SecretStr
 
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
+from chat.service.web.shared_pages import SharedPages
 from chat.settings import Settings
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
@@ -48,3 +49,13 @@ def records_site(root: Path, papers: Iterable[Paper]) -> Iterator[TestClient]:
         yield TestClient(app)
     finally:
         app.state.services.index.close()
+
+
+@contextmanager
+def records_site_read_afresh(root: Path, papers: Iterable[Paper]) -> Iterator[TestClient]:
+    """`records_site` whose kept pages read the catalog's generation on every request: a
+    test of what they keep needs no wait for a change to show."""
+    with records_site(root, papers) as client:
+        state = client.app.state  # type: ignore[attr-defined]  # an ASGI app, typed as such
+        state.shared_pages = SharedPages(state.services.index.catalog.generation, ttl_s=0)
+        yield client

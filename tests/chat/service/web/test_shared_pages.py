@@ -19,7 +19,7 @@ from chat.service.web import pages
 from chat.service.web.shared_pages import SharedPages
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
-from tests.support.worlds.records import add_records, records_site
+from tests.support.worlds.records import add_records, records_site_read_afresh
 
 PAPERS = [
     Paper(id=f"2401.{n:05d}", title=f"Paper {n}", authors=f"Ada Lovelace, Author{n} Smith",
@@ -39,10 +39,7 @@ def _app(client: TestClient) -> FastAPI:
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[TestClient]:
-    with records_site(tmp_path, PAPERS) as client:
-        state = _app(client).state
-        # Generations read afresh on every request: the test needs no wait.
-        state.shared_pages = SharedPages(state.services.index.catalog.generation, ttl_s=0)
+    with records_site_read_afresh(tmp_path, PAPERS) as client:
         yield client
 
 
