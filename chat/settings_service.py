@@ -44,6 +44,17 @@ class ServiceSettings(BaseModel):
         description="arXiv categories one user may follow, of those: each followed category is "
         "one more query to arXiv's API, 3 s apart, in every `paperchat harvest`",
     )
+    max_collections: int = Field(
+        100,
+        ge=1,
+        description="collections of papers one user may keep; one more is a 422",
+    )
+    max_collection_papers: int = Field(
+        500,
+        ge=1,
+        description="papers one collection may hold (a question asked within it searches "
+        "them all by id); one more is a 422",
+    )
     rate_limit: str = Field(
         "30/minute",
         description="chat requests per user signed in with a browser session (`/api/chat`; "

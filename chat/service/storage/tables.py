@@ -250,3 +250,34 @@ class FeedToken(Base):
     )
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+MAX_COLLECTION_NAME_CHARS = 200
+
+
+class Collection(Base):
+    """A user's named set of papers. Its name is the user's only once; a read-only share
+    link opens it while `share_token_hash` (the SHA-256 of the link's secret) is set."""
+
+    __tablename__ = "collections"
+    __table_args__ = (UniqueConstraint("user_id", "name"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    # Indexed by the unique (user_id, name) constraint.
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(MAX_COLLECTION_NAME_CHARS))
+    share_token_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class CollectionPaper(Base):
+    """A paper in a collection, once."""
+
+    __tablename__ = "collection_papers"
+
+    collection_id: Mapped[str] = mapped_column(
+        ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True
+    )
+    paper_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

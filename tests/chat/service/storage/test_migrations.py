@@ -29,6 +29,8 @@ TABLES = {
     "alerts",
     "feed_tokens",
     "digests",
+    "collections",
+    "collection_papers",
 }
 
 
