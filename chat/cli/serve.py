@@ -62,6 +62,9 @@ def _run(settings: Settings, host: str, port: int, workers: int, data_dir: Path 
         "host": host,
         "port": port,
         "log_config": None,
+        # Each request's line is the app's own (chat/service/app.py, RequestContext): its
+        # route, status, time, client and path, never the query string uvicorn's line logs.
+        "access_log": False,
         "timeout_graceful_shutdown": 10,
         # The app reads X-Forwarded-* itself, from PAPERCHAT_TRUSTED_PROXIES only
         # (chat/service/access/proxies.py); uvicorn's default believes any client on 127.0.0.1.

@@ -277,6 +277,7 @@ def _document_limits(app: FastAPI, limits: Limits) -> None:
 
 
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
+MAX_LOGGED_PATH = 200
 
 
 class RequestContext:
@@ -313,18 +314,30 @@ class RequestContext:
             if not status:
                 self._observe(scope, 500, started)
             route = _route_template(scope)
+            client = scope.get("client")
             logger.info(
                 "%s %s %s",
                 scope["method"],
                 route,
                 status[0] if status else 500,
-                extra={"duration_ms": round((time.perf_counter() - started) * 1000, 1)},
+                extra={
+                    "duration_ms": round((time.perf_counter() - started) * 1000, 1),
+                    "path": _logged_path(scope),
+                    "client": client[0] if client else None,
+                },
             )
             reset_request_id(token)
 
     def _observe(self, scope: Scope, status: int, started: float) -> None:
         seconds = time.perf_counter() - started
         self.metrics.observe_request(scope["method"], _route_template(scope), status, seconds)
+
+
+def _logged_path(scope: Scope) -> str:
+    """The request's path as the log keeps it: never its query (a search's words, a token),
+    at most `MAX_LOGGED_PATH` characters (a hostile path writes no long line)."""
+    path = str(scope.get("path", ""))
+    return path if len(path) <= MAX_LOGGED_PATH else path[:MAX_LOGGED_PATH] + "..."
 
 
 def _route_template(scope: Scope) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from chat.rag.retrieval.relevance import NOT_SCHOLARLY
 from chat.service.access.ratelimit import build_rate_limiter
+from chat.service.app import MAX_LOGGED_PATH
 from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     Api,
     api_fixture,
@@ -86,6 +89,22 @@ def test_every_response_carries_a_request_id(api: Api) -> None:
 
     assert given.headers["x-request-id"] == "abc-123"
     assert len(fresh.headers["x-request-id"]) >= 8
+
+
+def test_each_request_is_logged_with_its_path_and_client_but_never_its_query(
+    api: Api, caplog: pytest.LogCaptureFixture
+) -> None:
+    long_path = "/papers/" + "9" * 5_000
+    with caplog.at_level(logging.INFO, logger="paperchat.app"), api.client() as client:
+        client.get("/api/search", params={"q": "private words of a search", "token": "x"})
+        client.get(long_path)
+
+    lines = [r for r in caplog.records if r.name == "paperchat.app"]
+    search, long = (next(r for r in lines if r.getMessage().startswith(f"GET {route} "))
+                    for route in ("/api/search", "/papers/{arxiv_id:path}"))  # fmt: skip
+    assert (search.path, search.client) == ("/api/search", "127.0.0.1")  # type: ignore[attr-defined]  # extra fields
+    assert "private" not in " ".join(f"{r.getMessage()} {vars(r)}" for r in lines)
+    assert long.path == long_path[:MAX_LOGGED_PATH] + "..."  # type: ignore[attr-defined]  # an extra field
 
 
 def test_search_is_limited_per_user(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
