@@ -237,3 +237,22 @@ def test_every_write_transaction_raises_the_generation_and_a_failed_one_does_not
 
     assert catalog.generation() == before + 1
     assert catalog.get_paper("2401.00009") is not None
+
+
+def test_the_paper_count_follows_writes_made_through_another_connection(
+    catalog: Catalog, catalog_location: str
+) -> None:
+    other = Catalog(catalog_location)  # another process's or node's catalog
+    try:
+        before = catalog.paper_count()
+        with other.transaction():
+            other.replace_unit(Paper(id="2401.00010", title="T"), "metadata", "abstract", "d", [])
+        added = catalog.paper_count()
+        again = catalog.paper_count()
+        with other.transaction():
+            other.delete_paper("2401.00010")
+        deleted = catalog.paper_count()
+    finally:
+        other.close()
+
+    assert (before, added, again, deleted) == (1, 2, 2, 1)
