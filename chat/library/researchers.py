@@ -25,6 +25,8 @@ _SLUG_RE = re.compile(r"[^a-z0-9]+")
 MAX_COAUTHORS = 50  # the most co-authors a profile lists, most shared papers first
 # The co-authors' names looked up, at most: those on most of the researcher's papers.
 MAX_COAUTHOR_NAMES = 120
+RESEARCHER_PAGE_PAPERS = 100  # the papers a page of a researcher's profile lists
+MAX_RESEARCHER_PAGES = 1_000  # the last page a profile's address may ask for
 Place = Literal["first", "middle", "last"]  # in a byline; a sole author is "first"
 
 
@@ -70,6 +72,16 @@ class Researcher:
     @property
     def path(self) -> str:
         return f"/researchers/{self.id}-{self.slug}"
+
+    @property
+    def pages(self) -> int:
+        """The pages of `RESEARCHER_PAGE_PAPERS` papers the profile lists (at least one)."""
+        return max(1, -(-len(self.papers) // RESEARCHER_PAGE_PAPERS))
+
+    def papers_on(self, page: int) -> tuple[Authored, ...]:
+        """Page `page`'s papers, newest first (none past the last page)."""
+        start = (page - 1) * RESEARCHER_PAGE_PAPERS
+        return self.papers[start : start + RESEARCHER_PAGE_PAPERS]
 
     @property
     def first_published(self) -> str:

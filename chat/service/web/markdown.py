@@ -10,6 +10,7 @@ from typing import Any
 from fastapi.responses import Response
 
 from chat.library.dates import dated, shown
+from chat.service.web.listings.pagination import Shown
 
 MARKDOWN_TYPE = "text/markdown; charset=utf-8"
 # A page's path with this at its end is the page as Markdown: `/papers/2203.12533.md`.
@@ -146,16 +147,25 @@ def search_markdown(search: Any, listing: Any, papers: int, base: str) -> str:
 
 
 def researcher_markdown(
-    name: str, papers: Sequence[Mapping[str, Any]], coauthors: Iterable[Any], base: str
+    name: str,
+    papers: Sequence[Mapping[str, Any]],
+    coauthors: Iterable[Any],
+    base: str,
+    listed: Shown | None = None,
+    path: str = "",
 ) -> str:
     """A researcher's page (its papers, each with its `authors`, and its co-authors) as
-    Markdown."""
+    Markdown; `listed`: which page of their papers `papers` is (all of them if None), `path`
+    the profile's, for the next page's address."""
+    listed = listed or Shown(1, 1, len(papers))
     intro = escaped(
-        f"{len(papers)} paper{'' if len(papers) == 1 else 's'} in this index, newest first; "
+        f"{listed.counted('paper')} in this index, newest first{listed.which}; "
         "matched by name: older work may be missing."
     )
     rows = [{**paper, "names": paper["authors"]} for paper in papers]
     text = listing_markdown(name, intro, rows, base)
+    if listed.page < listed.pages:
+        text += f"\nNext page: <{base}{path}.md?page={listed.page + 1}>\n"
     lines = _section(
         "Co-authors",
         (

@@ -23,6 +23,7 @@ from chat.library.papers import page_path
 from chat.service.routes.deps import ServicesDep
 from chat.service.web.address import site_address
 from chat.service.web.discovery.unapi import coins_of
+from chat.service.web.listings.pagination import page_links
 from chat.service.web.markdown import (
     MARKDOWN_SUFFIX,
     VARY_ACCEPT,
@@ -39,9 +40,6 @@ from ingest.index.records import Paper
 from ingest.index.tex import readable_tex
 
 router = APIRouter(tags=["dock"])
-
-# Page links shown either side of the current page; the first and last are always shown.
-_PAGE_WINDOW = 3
 
 
 def category_feed(category: str) -> str:
@@ -93,7 +91,7 @@ def _answer(
         "category.html",
         category=found,
         papers=papers,
-        pages=_page_links(found, path),
+        pages=page_links(found.page, found.pages, path),
         canonical=f"{base}{path}" + (f"?page={page}" if page > 1 else ""),
         feed=category_feed(found.category),
         coins=coins_of(request, services),
@@ -120,18 +118,6 @@ def _listed(paper: Paper) -> dict[str, Any]:
         "published": paper.published or paper.updated,
         "categories": list(paper.categories),
     }
-
-
-def _page_links(found: CategoryPage, path: str) -> list[tuple[int | None, str]]:
-    """(number, address) of the pages to link: the first, the last and those near this one;
-    a gap between them as (None, "")."""
-    shown = {1, found.pages, *range(found.page - _PAGE_WINDOW, found.page + _PAGE_WINDOW + 1)}
-    links: list[tuple[int | None, str]] = []
-    for number in sorted(n for n in shown if 1 <= n <= found.pages):
-        if links and links[-1][0] is not None and number - (links[-1][0] or 0) > 1:
-            links.append((None, ""))
-        links.append((number, path if number == 1 else f"{path}?page={number}"))
-    return links
 
 
 def _markdown(found: CategoryPage, papers: list[dict[str, Any]], base: str) -> str:

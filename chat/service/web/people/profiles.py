@@ -4,11 +4,11 @@ the form that reports a wrong match; `/institutions` and `/institutions/<id>-<na
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
-from anyio import to_thread
-from fastapi import APIRouter, Form, Header, Request
+from fastapi import APIRouter, Form, Header, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from chat.library.authors import AuthorNotFound, find_author
@@ -20,6 +20,7 @@ from chat.library.institutions import (
 )
 from chat.library.papers import page_path
 from chat.library.researchers import (
+    MAX_RESEARCHER_PAGES,
     Coauthor,
     ResearcherNotFound,
     person_by_id,
@@ -31,6 +32,7 @@ from chat.service.match_reports import MAX_NOTE_CHARS, record_match_report
 from chat.service.routes.deps import ServicesDep, client_address
 from chat.service.web.address import site_address
 from chat.service.web.discovery.unapi import coins_of
+from chat.service.web.listings.pagination import Shown, page_links
 from chat.service.web.markdown import (
     MARKDOWN_SUFFIX,
     VARY_ACCEPT,
@@ -42,6 +44,7 @@ from chat.service.web.markdown import (
 from chat.service.web.people.network import network
 from chat.service.web.rendering import render_page
 from chat.service.web.shared_pages import PaperPagesDep, Written
+from ingest.index.catalog import Catalog
 from ingest.index.names.institutions import ror_url
 from ingest.index.names.people import Person, first_names
 from ingest.index.names.researchers import person_id
@@ -80,37 +83,55 @@ async def researcher_page(
     request: Request,
     services: ServicesDep,
     kept: PaperPagesDep,
+    page: Annotated[int, Query(ge=1, le=MAX_RESEARCHER_PAGES)] = 1,
     accept: Annotated[str, Header()] = "",
 ) -> Response:
     """`<id>-<name>`: the page; the bare id, another spelling's id or an outdated name:
-    a redirect to it. As Markdown with `Accept: text/markdown` or a `.md` suffix. What it
-    shows of the researcher is made once for every reader while the catalog stays as it is."""
+    a redirect to it. As Markdown with `Accept: text/markdown` or a `.md` suffix. Papers
+    `RESEARCHER_PAGE_PAPERS` a page (`?page=N`; past the last, a 404). What it shows of the
+    researcher is made once for every reader while the catalog stays as it is."""
     as_markdown = wanted.endswith(MARKDOWN_SUFFIX)
     wanted = wanted.removesuffix(MARKDOWN_SUFFIX)
     researcher_id, _, _ = wanted.partition("-")
-    catalog = services.index.catalog
-    try:
-        person = await to_thread.run_sync(person_by_id, catalog, researcher_id)
-    except ResearcherNotFound as e:
-        return _not_found(services, researcher_id, e.suggestions)
+    # Who an id names is kept too: for a common name, finding the person costs more than
+    # sending the kept page.
+    found = await kept.get(
+        ("researcher id", researcher_id),
+        partial(_person_or_not_found, services.index.catalog, researcher_id),
+    )
+    if isinstance(found, ResearcherNotFound):
+        return _not_found(services, researcher_id, found.suggestions)
+    person = found
     path = researcher_path(person)
     if request.url.path != path and not as_markdown:
         return _redirect(path)
     markdown = as_markdown or wants_markdown(accept)
     reported = request.query_params.get("reported") == "1"
     base = site_address(request, services.settings)
-    key = ("researcher", person_id(person), base, markdown, reported)
+    key = ("researcher", person_id(person), base, markdown, reported, page)
     written = await kept.get(
-        key, lambda: Written.of(_researcher_answer(request, services, person, path, markdown))
+        key, partial(_researcher_written, request, services, person, path, markdown, page)
     )
+    if written is None:
+        return render_page("not_found.html", 404, wanted=f"{path}?page={page}", query="")
     return written.response()
 
 
-def _researcher_answer(
-    request: Request, services: ServicesDep, person: Person, path: str, markdown: bool
-) -> Response:
-    """The researcher's page, HTML or Markdown, as every reader gets it."""
+def _person_or_not_found(catalog: Catalog, researcher_id: str) -> Person | ResearcherNotFound:
+    try:
+        return person_by_id(catalog, researcher_id)
+    except ResearcherNotFound as e:
+        return e
+
+
+def _researcher_written(
+    request: Request, services: ServicesDep, person: Person, path: str, markdown: bool, number: int
+) -> Written | None:
+    """Page `number` of the researcher's profile, HTML or Markdown, as every reader gets it;
+    None past its last page."""
     page = researcher(services.index.catalog, person)
+    if number > page.pages:
+        return None
     name = readable_tex(page.name)
     base = site_address(request, services.settings)
     papers = [
@@ -123,27 +144,31 @@ def _researcher_answer(
             "categories": a.paper.categories,
             "position": a.position,
         }
-        for a in page.papers
+        for a in page.papers_on(number)
     ]
+    listed = Shown(number, page.pages, len(page.papers))
     if markdown:
-        return markdown_response(researcher_markdown(name, papers, page.coauthors, base))
+        text = researcher_markdown(name, papers, page.coauthors, base, listed, quote(path))
+        return Written.of(markdown_response(text))
     description = _description(name, len(page.papers), page.categories)
     response = render_page(
         "researcher.html",
         researcher=page,
         name=name,
         papers=papers,
+        listed=listed,
+        pages=page_links(number, page.pages, quote(path)),
         graph=network(name, page.coauthors),
         coins=coins_of(request, services),
         description=description,
-        canonical=base + path,
+        canonical=base + path + (f"?page={number}" if number > 1 else ""),
         json_ld=_person_json_ld(base, page.id, path, name, page.spellings, page.coauthors),
         reported=request.query_params.get("reported") == "1",
         note_chars=MAX_NOTE_CHARS,
         author_name=page.name,
     )
     response.headers.update(VARY_ACCEPT)
-    return response
+    return Written.of(response)
 
 
 @router.post("/researchers/{wanted}/reports", include_in_schema=False)

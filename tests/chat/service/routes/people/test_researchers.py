@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from chat.library import researchers
 from chat.service.match_reports import match_reports
 from chat.settings import Settings
 from ingest.index.names.people import split_authors
@@ -171,3 +172,33 @@ def test_a_name_several_researchers_may_have_shows_a_chooser(api: Api) -> None:
     assert chooser.status_code == 300
     for researcher in found:
         assert f'<a href="{researcher["path"]}">' in chooser.text
+
+
+def test_a_profile_lists_its_papers_a_page_at_a_time(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pages of two papers, for Jakob Prange's three. The host is one no other test asks
+    # for: the pages kept for every reader are kept per site address.
+    monkeypatch.setattr(researchers, "RESEARCHER_PAGE_PAPERS", 2)
+    host = {"host": "paged.test"}
+    with api.client() as client:
+        path = client.get(f"/authors/{PRANGE}").headers["location"]
+        first = client.get(path, headers=host)
+        second = client.get(f"{path}?page=2", headers=host)
+        markdown = client.get(f"{path}.md", headers=host)
+        past = client.get(f"{path}?page=3", headers=host)
+        absurd = client.get(f"{path}?page=100000", headers=host)
+
+    listed = [re.findall(r'data-paper="([^"]+)"', r.text) for r in (first, second)]
+    assert [len(ids) for ids in listed] == [2, 1]
+    assert not set(listed[0]) & set(listed[1])
+    assert "3 papers in this index; page 1 of 2." in first.text
+    assert "3 papers in this index; page 2 of 2." in second.text
+    assert f'<a href="{path}?page=2">2</a>' in first.text
+    assert f'<a aria-current="page" href="{path}?page=2">2</a>' in second.text
+    assert f'<link rel="canonical" href="http://paged.test{path}?page=2">' in second.text
+    report_options = re.findall(r'<option value="(\d[^"]*)"', second.text)
+    assert report_options == listed[1]
+    assert f"Next page: <http://paged.test{path}.md?page=2>" in markdown.text
+    assert past.status_code == 404
+    assert absurd.status_code == 422
