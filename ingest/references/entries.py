@@ -58,11 +58,24 @@ _INLINE_BRACKET = r"(?<=[.)\d])\s+(?=\[{n}\]\s)"
 
 def split_entries(lines: Sequence[str]) -> list[str]:
     """The section's entries, each its lines joined with single spaces."""
-    lines = [" ".join(_ACCENT_DEBRIS.sub("", line).split()) for line in lines if line.strip()]
+    numbered = numbered_entries(lines)
+    if numbered:
+        return [entry for _, entry in numbered]
+    return _author_year(_normalised(lines))
+
+
+def numbered_entries(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """A numbered list's entries with the numbers printed before them; [] for a list that
+    is not numbered."""
+    lines = _normalised(lines)
     for marker in (_BRACKET, _DOTTED):
         if _numbers(lines, marker)[:3] == [1, 2, 3]:
             return _numbered(lines, marker)
-    return _author_year(lines)
+    return []
+
+
+def _normalised(lines: Sequence[str]) -> list[str]:
+    return [" ".join(_ACCENT_DEBRIS.sub("", line).split()) for line in lines if line.strip()]
 
 
 def _number(line: str, marker: re.Pattern[str]) -> int | None:
@@ -74,10 +87,11 @@ def _numbers(lines: Sequence[str], marker: re.Pattern[str]) -> list[int]:
     return [n for line in lines[:200] if (n := _number(line, marker)) is not None]
 
 
-def _numbered(lines: Sequence[str], marker: re.Pattern[str]) -> list[str]:
+def _numbered(lines: Sequence[str], marker: re.Pattern[str]) -> list[tuple[int, str]]:
     """Entries at each line that starts with the next number (a few may be skipped where a
-    column's first line was lost)."""
+    column's first line was lost), with their numbers."""
     entries: list[list[str]] = []
+    numbers: list[int] = []
     expected = 1
     for line in lines:
         pieces = _inline_entries(line, expected) if marker is _BRACKET else [line]
@@ -85,10 +99,11 @@ def _numbered(lines: Sequence[str], marker: re.Pattern[str]) -> list[str]:
             number = _number(piece, marker)
             if number is not None and expected <= number <= expected + _MAX_SKIPPED:
                 entries.append([marker.sub("", piece, count=1)])
+                numbers.append(number)
                 expected = number + 1
             elif entries:
                 entries[-1].append(piece)
-    return [" ".join(entry) for entry in entries]
+    return [(number, " ".join(entry)) for number, entry in zip(numbers, entries, strict=True)]
 
 
 def _inline_entries(line: str, expected: int) -> list[str]:
