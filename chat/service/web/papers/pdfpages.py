@@ -42,6 +42,8 @@ MAX_WAITING: Final = 8
 WAIT_S: Final = 10.0
 WEBP_QUALITY: Final = 82
 TEXT_LAYERS: Final = 512
+# Papers whose every page's text is kept (a long paper's is about a megabyte).
+PAPER_TEXTS: Final = 8
 
 
 class PdfUnavailable(PaperchatError, LookupError):
@@ -135,6 +137,7 @@ class PdfPages:
         self._cached = threading.Lock()  # guards the caches, which threads share
         self._images = _Bytes(cache_bytes)
         self._layers: OrderedDict[tuple[str, str, int], dict[str, Any]] = OrderedDict()
+        self._texts: OrderedDict[tuple[str, str], tuple[str, ...]] = OrderedDict()
 
     def close(self) -> None:
         with self._lock:
@@ -266,6 +269,27 @@ class PdfPages:
             while len(self._layers) > TEXT_LAYERS:
                 self._layers.popitem(last=False)
         return layer
+
+    def page_texts(
+        self, paper_id: str, before_render: Callable[[], None] = _no_check
+    ) -> tuple[PdfInfo, tuple[str, ...]]:
+        """Every page's text, one character a PDFium character index, and the PDF's info;
+        `before_render` as for `image`, when the texts are not cached."""
+        path, info = self._checked(paper_id, 1)
+        key = (paper_id, info.version)
+        with self._cached:
+            cached = self._texts.get(key)
+        if cached is not None:
+            return info, cached
+        before_render()
+        with self._pdfium():
+            document = self._document(path)
+            texts = tuple(_text(document, number) for number in range(1, info.pages + 1))
+        with self._cached:
+            self._texts[key] = texts
+            while len(self._texts) > PAPER_TEXTS:
+                self._texts.popitem(last=False)
+        return info, texts
 
     def text_boxes(
         self,

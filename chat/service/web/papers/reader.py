@@ -11,15 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
+from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
 
+from chat.library.papers import PaperNotFound
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
+from chat.service.web.papers.annotations import Annotations, PageAnnotations
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS, focus
 from chat.service.web.papers.pdfpages import (
     PageOutOfRange,
+    PdfPages,
     PdfUnavailable,
     ReaderBusy,
     RendersLimited,
@@ -37,6 +41,8 @@ _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 _FAILURES = (PdfUnavailable, PageOutOfRange, ReaderBusy, RendersLimited)
+# Each app's annotations, read through its reader's pages and kept beside them.
+_ANNOTATIONS: WeakKeyDictionary[PdfPages, Annotations] = WeakKeyDictionary()
 
 
 def _failed(error: Exception) -> HTTPException:
@@ -118,6 +124,31 @@ def page_text_layer(
         raise _failed(e) from e
     response.headers["Cache-Control"] = "public, max-age=3600"
     return TextLayer.model_validate(layer)
+
+
+@router.get("/papers/{paper_id:path}/pages/{page:int}/annotations", include_in_schema=False)
+def page_annotations(
+    paper_id: str, page: int, request: Request, response: Response, services: ServicesDep
+) -> PageAnnotations:
+    """What a reader may draw over a page of the paper's PDF: its citation marks, each with
+    its boxes, the reference as the paper prints it and, when the library holds the cited
+    paper, that paper; `definitions` and `discussions` are empty lists for now. 404 for an
+    unknown paper, a paper without a PDF here or a page it does not have."""
+    pages = services.pdf_pages
+    annotations = _ANNOTATIONS.get(pages)
+    if annotations is None:
+        annotations = _ANNOTATIONS.setdefault(
+            pages, Annotations(pages, lambda: services.index.catalog)
+        )
+    check = _render_check(request, services)
+    try:
+        found = annotations.page(normalise_paper_id(paper_id), page, check)
+    except PaperNotFound as e:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
+    except _FAILURES as e:
+        raise _failed(e) from e
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return found
 
 
 class EvidenceBox(BaseModel):

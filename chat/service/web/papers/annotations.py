@@ -1,0 +1,199 @@
+"""What a reader may draw over a PDF page besides its text: the page's citation marks, each
+with the entry of the paper's reference list it names as the paper prints it and, when the
+library holds the cited work, that paper.
+
+Marks are read from the page's text (`ingest.references.marks`) and named by the paper's
+reference list (`ingest.references.linking`), which is read once a paper from its pages'
+text and the references the catalog keeps, and again when the catalog changes (a paper
+ingested since may be the one a reference names). A page's annotations are kept too. A
+mark no entry fits is left out. `definitions` and `discussions` are empty lists: room for
+the terms a page defines and the library's sentences about it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from pydantic import BaseModel
+
+from chat.library.papers import PaperNotFound
+from chat.rag.extractive.sentences import split_sentences
+from chat.service.web.papers.pdfpages import PageOutOfRange, PdfPages
+from ingest.index.catalog import Catalog
+from ingest.index.records import Paper
+from ingest.index.tex import readable_tex
+from ingest.references.linking import Entry, ReferenceList
+
+# The most marks one page answers with (a page of a survey's citations has a few hundred).
+MAX_MARKS: Final = 500
+# Reference lists and pages kept.
+KEPT_PAPERS: Final = 32
+KEPT_PAGES: Final = 512
+_MAX_SUMMARY_CHARS: Final = 300
+
+
+class LibraryPaper(BaseModel):
+    """The library's paper a reference names."""
+
+    id: str
+    title: str
+    authors: str
+    year: int | None
+    summary: str  # the first sentence of its abstract ("" without one)
+    url: str  # its page
+    reader_url: str  # its page, at the reader
+
+
+class CitedReference(BaseModel):
+    """One entry of the paper's reference list: its number when the list is numbered, its
+    text as printed, its fields and the library's paper it names (null: not in the library)."""
+
+    number: int | None
+    printed: str
+    title: str
+    authors: str
+    year: int | None
+    paper: LibraryPaper | None
+
+
+class MarkBox(BaseModel):
+    page: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+class CitationMark(BaseModel):
+    """An in-text citation: its text, where it is printed (a box a line it spans, fractions
+    of the page from its top left), its form and the entries it names."""
+
+    text: str
+    style: str  # "numeric", "author-year" or "narrative"
+    boxes: list[MarkBox]
+    references: list[CitedReference]
+
+
+class PageAnnotations(BaseModel):
+    """A page's annotations. `definitions` and `discussions` are always empty for now."""
+
+    paper_id: str
+    page: int
+    pages: int
+    citations: list[CitationMark]
+    definitions: list[dict[str, str]]
+    discussions: list[dict[str, str]]
+
+
+@dataclass(frozen=True)
+class _PaperList:
+    references: ReferenceList
+    resolved: tuple[str | None, ...]  # the library's paper of each stored reference
+
+
+class Annotations:
+    """Page annotations of the catalog's PDFs, read through the reader's `PdfPages`."""
+
+    def __init__(self, pdf_pages: PdfPages, catalog: Callable[[], Catalog]) -> None:
+        self._pdf_pages = pdf_pages
+        self._catalog = catalog
+        self._lock = threading.Lock()
+        self._lists: OrderedDict[tuple[str, str, int], _PaperList] = OrderedDict()
+        self._pages: OrderedDict[tuple[str, str, int, int], PageAnnotations] = OrderedDict()
+
+    def page(self, paper_id: str, page: int, before_render: Callable[[], None]) -> PageAnnotations:
+        """The annotations of page `page` (1-based): PaperNotFound for a paper the library
+        lacks, PdfUnavailable and PageOutOfRange as the reader's pages raise them."""
+        catalog = self._catalog()
+        if catalog.get_paper(paper_id) is None:
+            raise PaperNotFound(f"no paper {paper_id!r} in the library")
+        info, texts = self._pdf_pages.page_texts(paper_id, before_render)
+        if not 1 <= page <= info.pages:
+            raise PageOutOfRange(f"{paper_id!r} has pages 1 to {info.pages}, not {page}")
+        generation = catalog.generation()
+        key = (paper_id, info.version, generation, page)
+        with self._lock:
+            kept = self._pages.get(key)
+        if kept is not None:
+            return kept
+        listed = self._list(catalog, paper_id, (paper_id, info.version, generation), texts)
+        marks = listed.references.page_marks(page, texts[page - 1])[:MAX_MARKS]
+        ranges = [(mark.start, mark.end - mark.start) for mark, _ in marks]
+        boxes = self._pdf_pages.text_boxes(paper_id, page, lambda _text: ranges, before_render)
+        citations = [
+            CitationMark(
+                text=mark.text,
+                style=mark.style,
+                boxes=[MarkBox.model_validate(box.as_json()) for box in found],
+                references=[_cited(catalog, entry, listed) for entry in entries],
+            )
+            for (mark, entries), found in zip(marks, boxes, strict=True)
+        ]
+        annotations = PageAnnotations(
+            paper_id=paper_id, page=page, pages=info.pages, citations=citations,
+            definitions=[], discussions=[],
+        )  # fmt: skip
+        with self._lock:
+            self._pages[key] = annotations
+            while len(self._pages) > KEPT_PAGES:
+                self._pages.popitem(last=False)
+        return annotations
+
+    def _list(
+        self, catalog: Catalog, paper_id: str, key: tuple[str, str, int], texts: tuple[str, ...]
+    ) -> _PaperList:
+        with self._lock:
+            kept = self._lists.get(key)
+        if kept is not None:
+            return kept
+        stored = catalog.references_of(paper_id)
+        listed = _PaperList(
+            ReferenceList([s.reference for s in stored], texts),
+            tuple(s.resolved_id for s in stored),
+        )
+        with self._lock:
+            self._lists[key] = listed
+            while len(self._lists) > KEPT_PAPERS:
+                self._lists.popitem(last=False)
+        return listed
+
+
+def _cited(catalog: Catalog, entry: Entry, listed: _PaperList) -> CitedReference:
+    resolved = None if entry.position is None else listed.resolved[entry.position]
+    paper = catalog.get_paper(resolved) if resolved else None
+    reference = entry.reference
+    return CitedReference(
+        number=entry.number,
+        printed=entry.printed,
+        title=reference.title,
+        authors=reference.authors,
+        year=reference.year,
+        paper=None if paper is None else library_paper(paper),
+    )
+
+
+def library_paper(paper: Paper) -> LibraryPaper:
+    """What a card shows of a library's paper."""
+    year = paper.published[:4]
+    return LibraryPaper(
+        id=paper.id,
+        title=readable_tex(paper.title),
+        authors=paper.authors,
+        year=int(year) if year.isdigit() else None,
+        summary=summary(paper.abstract),
+        url=f"/papers/{paper.id}",
+        reader_url=f"/papers/{paper.id}#reader",
+    )
+
+
+def summary(abstract: str) -> str:
+    """The first sentence of an abstract, cut to a few hundred characters."""
+    sentences = split_sentences(readable_tex(abstract)) if abstract.strip() else []
+    first = " ".join(sentences[0].split()) if sentences else ""
+    if len(first) <= _MAX_SUMMARY_CHARS:
+        return first
+    return first[: _MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "\u2026"

@@ -1,0 +1,135 @@
+"""A PDF page's annotations over plain HTTP, over FiD, DPR and RAG read from their real PDFs:
+its citation marks with the reference each names and the library's paper, and what is
+refused."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tests.fakes.openai import FakeOpenAI
+from tests.support.running.server import Api, serve_index
+from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
+from tests.support.worlds.reader import first_abstract_id
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+
+pytestmark = pytest.mark.timeout(300)
+
+
+@pytest.fixture(scope="module", name="annotated_api")
+def annotated_api_fixture(
+    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    database = tmp_path_factory.mktemp("annotated-db") / "paperchat.sqlite"
+    yield from serve_index(cited_index, fake_llm, database)
+
+
+def _annotations(api: Api, paper_id: str, page: int) -> dict[str, Any]:
+    with api.client() as client:
+        response = client.get(f"/papers/{paper_id}/pages/{page}/annotations")
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+def _marked(body: dict[str, Any], text: str) -> dict[str, Any]:
+    return next(mark for mark in body["citations"] if mark["text"] == text)
+
+
+def test_a_citation_of_a_library_paper_names_its_reference_and_the_paper(
+    annotated_api: Api,
+) -> None:
+    body = _annotations(annotated_api, FID, 2)
+
+    karpukhin = _marked(body, "Karpukhin et al., 2020")
+    [reference] = karpukhin["references"]
+    assert karpukhin["style"] == "author-year"
+    assert reference["title"] == "Dense passage retrieval for open-domain question answering"
+    assert reference["printed"].startswith("Vladimir Karpukhin, Barlas Oguz")
+    assert reference["year"] == 2020
+    paper = reference["paper"]
+    assert paper["id"] == DPR
+    assert paper["title"] == "Dense Passage Retrieval for Open-Domain Question Answering"
+    assert paper["summary"].startswith("Open-domain question answering relies on efficient")
+    assert paper["summary"].endswith(".")
+    assert (paper["url"], paper["reader_url"]) == (f"/papers/{DPR}", f"/papers/{DPR}#reader")
+    assert (body["paper_id"], body["page"], body["pages"]) == (FID, 2, 6)
+    assert (body["definitions"], body["discussions"]) == ([], [])
+
+
+def test_a_narrative_citation_is_marked_where_it_is_printed_on_the_page(
+    annotated_api: Api,
+) -> None:
+    body = _annotations(annotated_api, FID, 2)
+
+    lewis = _marked(body, "Lewis et al. (2020)")
+    assert lewis["style"] == "narrative"
+    assert lewis["references"][0]["paper"]["id"] == RAG
+    assert lewis["boxes"]
+    for box in lewis["boxes"]:
+        assert box["page"] == 2
+        assert 0 <= box["x0"] < box["x1"] <= 1
+        assert 0 <= box["y0"] < box["y1"] <= 1
+        assert box["y1"] - box["y0"] < 0.03  # a line, not a paragraph
+
+
+def test_a_reference_the_library_lacks_names_no_paper(annotated_api: Api) -> None:
+    body = _annotations(annotated_api, FID, 1)
+
+    references = [ref for mark in body["citations"] for ref in mark["references"]]
+    outside = [ref for ref in references if ref["paper"] is None]
+    assert outside
+    assert all(ref["printed"] and ref["title"] for ref in outside)
+    assert {ref["paper"]["id"] for ref in references if ref["paper"]} == {DPR}
+
+
+def test_a_numbered_citation_names_the_entry_printed_with_its_number(
+    annotated_api: Api,
+) -> None:
+    body = _annotations(annotated_api, RAG, 2)
+
+    numbered = [mark for mark in body["citations"] if mark["style"] == "numeric"]
+    assert numbered
+    for mark in numbered:
+        numbers = [ref["number"] for ref in mark["references"]]
+        assert [int(n) for n in mark["text"].strip("[]").split(",")] == numbers
+
+
+def test_the_numbers_a_reference_list_prints_before_its_entries_are_no_marks(
+    annotated_api: Api,
+) -> None:
+    body = _annotations(annotated_api, RAG, 12)  # a page of "[12] Angela Fan, ..." entries
+
+    assert body["citations"] == []
+
+
+@pytest.mark.parametrize(
+    ("path", "detail"),
+    [
+        ("/papers/9999.99999/pages/1/annotations", "no paper '9999.99999' in the library"),
+        (f"/papers/{FID}/pages/7/annotations", f"'{FID}' has pages 1 to 6, not 7"),
+        (f"/papers/{FID}/pages/0/annotations", f"'{FID}' has pages 1 to 6, not 0"),
+    ],
+)
+def test_an_unknown_paper_or_page_is_404_with_a_reason(
+    annotated_api: Api, path: str, detail: str
+) -> None:
+    with annotated_api.client() as client:
+        response = client.get(path)
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": detail}
+
+
+def test_a_paper_without_a_pdf_is_404_with_a_reason(annotated_api: Api) -> None:
+    paper_id = first_abstract_id()
+
+    with annotated_api.client() as client:
+        response = client.get(f"/papers/{paper_id}/pages/1/annotations")
+
+    assert response.status_code == 404
+    assert response.json() == {"detail": f"no PDF of {paper_id!r} on this server"}
