@@ -1,0 +1,202 @@
+"""How well the in-text citation marks of PDF pages are found and named, and how long a page takes.
+
+Each mark labelled in `bench/data/citation_marks.jsonl` (every citation mark of 34 pages
+of 21 of the shared PDFs, numbered and author-year, with the entry of the reference list
+each names, checked against the PDF's printed list by eye: a title's words, and where two
+entries share one, the year as printed, "2019a") is looked for among the marks the product
+finds on its page (`ingest.references.linking`, over the references its PDF stage reads).
+A cite is right when the entry named prints the labelled title. Precision is the share of
+the cites named on those pages that are right (a mark found that is no label counts
+against it), recall the share of labelled cites named right, by the mark's form. "dev"
+pages were labelled from the product's marks, read and corrected by eye, and their misses
+added from a scan of every bracket and year on the page; "held_out" pages were labelled
+from the page and its list alone, before the product's marks on them were looked at. The
+time to annotate a page is that of finding and naming its marks and reading their boxes
+from PDFium, the paper's list read already, over every page of the 38 PDFs; reading a
+paper's list once is timed apart.
+
+    python -m bench.quality.citation_marks
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pypdfium2 as pdfium
+
+from bench import results
+from bench.report import format_cell
+from ingest.pdf.alignment import keys_of
+from ingest.pdf.parsing import parse_pdf
+from ingest.pdf.positions import char_range_boxes, page_text
+from ingest.references import read_references
+from ingest.references.linking import Entry, ReferenceList
+from ingest.references.marks import Mark
+
+ROOT = Path(__file__).resolve().parents[2]
+PDFS = ROOT.parent / "shared" / "data" / "pdfs"
+LABELS = ROOT / "bench" / "data" / "citation_marks.jsonl"
+STYLES = ("numeric", "author-year", "narrative")
+SPLITS = ("dev", "held_out")
+COLUMNS = ["split", "style", "labelled marks", "labelled cites", "cites named", "right",
+           "precision", "recall"]  # fmt: skip
+
+
+def page_texts(document: pdfium.PdfDocument) -> list[str]:
+    texts = []
+    for index in range(len(document)):
+        page = document[index]
+        textpage = page.get_textpage()
+        try:
+            texts.append(page_text(textpage))
+        finally:
+            textpage.close()
+            page.close()
+    return texts
+
+
+def right(label: dict[str, str], entry: Entry) -> bool:
+    """Does the entry print the labelled title (and the year as labelled, when given)?"""
+    printed = keys_of(entry.printed.replace("\ufffe", ""))[0]
+    wanted = [keys_of(label["title"])[0], keys_of(label.get("also", ""))[0]]
+    return all(key in printed for key in wanted)
+
+
+def same_mark(label: str, found: str) -> bool:
+    """The labelled mark, or one the same but for its end ("Rajpurkar et al., 2016" found for
+    "Rajpurkar et al., 2016; 2018": its second cite is then missed)."""
+    a, b = keys_of(label)[0], keys_of(found)[0]
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
+
+
+class Score:
+    def __init__(self) -> None:
+        self.marks: Counter[str] = Counter()
+        self.cites: Counter[str] = Counter()
+        self.named: Counter[str] = Counter()
+        self.right: Counter[str] = Counter()
+        self.misses: list[str] = []
+
+    def page(
+        self, where: str, labels: list[dict[str, Any]], found: list[tuple[Mark, list[Entry]]]
+    ) -> None:
+        unused = list(found)
+        for label in labels:
+            style = label["style"]
+            self.marks[style] += 1
+            self.cites[style] += len(label["references"])
+            match = next((f for f in unused if same_mark(label["mark"], f[0].text)), None)
+            if match is None:
+                self.misses.append(f"{where}: not found {label['mark']!r}")
+                continue
+            unused.remove(match)
+            entries = list(match[1])
+            self.named[style] += len(entries)
+            for wanted in label["references"]:
+                hit = next((e for e in entries if right(wanted, e)), None)
+                if hit is None:
+                    self.misses.append(f"{where}: {label['mark']!r} lacks {wanted['title']!r}")
+                    continue
+                entries.remove(hit)
+                self.right[style] += 1
+            self.misses += [f"{where}: {label['mark']!r} names {e.printed[:60]!r}" for e in entries]
+        for mark, entries in unused:
+            self.named[mark.style] += len(entries)
+            self.misses.append(f"{where}: no label for {mark.text!r}")
+
+    def row(self, style: str, styles: Sequence[str]) -> list[results.Cell]:
+        named = sum(self.named[s] for s in styles)
+        cites = sum(self.cites[s] for s in styles)
+        hits = sum(self.right[s] for s in styles)
+        return [
+            style, sum(self.marks[s] for s in styles), cites, named, hits,
+            hits / named if named else None, hits / cites if cites else None,
+        ]  # fmt: skip
+
+
+def annotate_page(
+    references: ReferenceList, document: pdfium.PdfDocument, number: int, text: str
+) -> int:
+    marks = references.page_marks(number, text)
+    ranges = [(mark.start, mark.end - mark.start) for mark, _ in marks]
+    if ranges:
+        char_range_boxes(document, number, ranges)
+    return len(marks)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--verbose", action="store_true", help="Print each miss.")
+    args = parser.parse_args()
+    labels: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for line in LABELS.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        labels[(row["pdf"], row["page"])].append(row)
+    scores = {split: Score() for split in SPLITS}
+    page_ms: list[float] = []
+    list_ms: list[float] = []
+    marks_found = 0
+    paths = sorted(PDFS.glob("*.pdf"))
+    for path in paths:
+        stored = read_references(parse_pdf(str(path)).blocks)
+        document = pdfium.PdfDocument(str(path))
+        try:
+            texts = page_texts(document)
+            start = time.perf_counter()
+            references = ReferenceList(stored, texts)
+            list_ms.append((time.perf_counter() - start) * 1000)
+            for number, text in enumerate(texts, start=1):
+                start = time.perf_counter()
+                marks_found += annotate_page(references, document, number, text)
+                page_ms.append((time.perf_counter() - start) * 1000)
+                if (path.name, number) in labels:
+                    page = labels[(path.name, number)]
+                    found = references.page_marks(number, text)
+                    scores[page[0]["split"]].page(f"{path.name} p{number}", page, found)
+        finally:
+            document.close()
+    rows = [
+        [split, *score.row(style, styles)]
+        for split, score in scores.items()
+        for style, styles in [*((style, [style]) for style in STYLES), ("all", STYLES)]
+    ]
+    shares = {"precision": ".3f", "recall": ".3f"}
+    timing = {
+        "pages": len(page_ms),
+        "marks": marks_found,
+        "page p50 ms": statistics.median(page_ms),
+        "page p95 ms": statistics.quantiles(page_ms, n=20)[-1],
+        "list per paper p50 ms": statistics.median(list_ms),
+    }
+    speed = {"page p50 ms": ".2f", "page p95 ms": ".2f", "list per paper p50 ms": ".1f"}
+    if args.verbose:
+        print("\n".join(miss for score in scores.values() for miss in score.misses))
+    print(f"| {' | '.join(COLUMNS)} |")
+    print("|" + "---|" * len(COLUMNS))
+    for row in rows:
+        cells = [format_cell(cell, shares.get(c, "")) for c, cell in zip(COLUMNS, row, strict=True)]
+        print(f"| {' | '.join(cells)} |")
+    print(" · ".join(f"{k} {format_cell(v, speed.get(k, ''))}" for k, v in timing.items()))
+    pdfs = len({pdf for pdf, _ in labels})
+    results.record(
+        "citation_marks",
+        [
+            results.table("citation marks named, by form", COLUMNS, rows, shares, key_columns=2),
+            results.figures("time to annotate a page", timing, speed),
+        ],
+        about=__doc__,
+        settings={"pdfs": results.shown_path(PDFS), "labels": results.shown_path(LABELS)},
+        setup=f"{sum(len(v) for v in labels.values())} marks labelled on {len(labels)} pages "
+        f"of {pdfs} PDFs; timed over the {len(paths)} PDFs of {results.shown_path(PDFS)}",
+    )
+
+
+if __name__ == "__main__":
+    main()
