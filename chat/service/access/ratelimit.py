@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Final, Protocol
 
 import anyio
+import anyio.to_thread
 import redis
 
 from ingest.errors import PaperchatError
@@ -197,6 +198,14 @@ def build_rate_limiter(limit: str, redis_url: str | None) -> RateLimiter:
         return InProcessRateLimiter(parsed)
     client = redis.Redis.from_url(redis_url, socket_connect_timeout=2.0, socket_timeout=2.0)
     return RedisRateLimiter(client, parsed)
+
+
+async def hit_async(limiter: RateLimiter, key: str) -> Decision:
+    """`limiter.hit(key)` from the event loop: at once for this process's own limiter (it
+    takes a lock for microseconds), from a worker thread for one that asks Redis."""
+    if isinstance(limiter, InProcessRateLimiter):
+        return limiter.hit(key)
+    return await anyio.to_thread.run_sync(limiter.hit, key)
 
 
 class SharedSlots(Protocol):

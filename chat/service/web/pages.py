@@ -12,6 +12,7 @@ from functools import partial
 from typing import Annotated, Any
 from urllib.parse import quote
 
+from anyio import to_thread
 from fastapi import APIRouter, Header, Query, Request, Response, status
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel
@@ -26,6 +27,7 @@ from chat.library.papers import (
     paper_details,
 )
 from chat.library.related import related_papers
+from chat.service.access.ratelimit import hit_async
 from chat.service.routes.deps import Me, ServicesDep, SessionDep, client_address, cookie_session
 from chat.service.web.address import site_address
 from chat.service.web.assets import Asset, AssetNotFound, static_asset
@@ -43,7 +45,7 @@ from chat.service.web.markdown import (
 from chat.service.web.papers.metadata import paper_metadata
 from chat.service.web.papers.pdfpages import PdfInfo, PdfUnavailable, ReaderBusy
 from chat.service.web.rendering import render_page
-from chat.service.web.shared_pages import PaperPagesDep
+from chat.service.web.shared_pages import PaperPagesDep, SharedPagesDep
 from ingest.index.filters import Filters
 from ingest.index.names.people import written_names
 from ingest.index.paths import paper_path
@@ -56,9 +58,10 @@ SITE_NAME = "paperchat"
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)
-def search_page(
+async def search_page(
     request: Request,
     services: ServicesDep,
+    kept: SharedPagesDep,
     q: Annotated[str, Query()] = "",
     category: Annotated[str, Query(max_length=32)] = "",
     published_from: Annotated[str, Query(alias="from", max_length=10)] = "",
@@ -70,11 +73,14 @@ def search_page(
 ) -> Response:
     """Search with filters (category, first submission from/to, author), a sort (relevance,
     newest) and pages. Public, so searches are limited per client address
-    (`PAPERCHAT_SEARCH_RATE_LIMIT`). As Markdown with `Accept: text/markdown`."""
+    (`PAPERCHAT_SEARCH_RATE_LIMIT`). As Markdown with `Accept: text/markdown`. A refused
+    search is answered on the event loop, with no worker thread: a client that keeps
+    asking past its limit costs the others as little as it can."""
     search = SearchForm.read(q, category, published_from, published_to, author, sort, page)
-    papers = services.index.catalog.paper_count()
+    papers = await kept.get(("paper count",), services.index.catalog.paper_count)
     if search.query:
-        decision = services.search_limiter.hit(f"search:{client_address(request)}")
+        key = f"search:{client_address(request)}"
+        decision = await hit_async(services.search_limiter, key)
         if not decision.allowed:
             wait = decision.retry_after_s
             response = render_page(
@@ -83,6 +89,14 @@ def search_page(
             )  # fmt: skip
             response.headers["Retry-After"] = str(wait)
             return response
+    answer = partial(_search_answer, request, services, search, papers, accept)
+    return await to_thread.run_sync(answer)
+
+
+def _search_answer(
+    request: Request, services: ServicesDep, search: SearchForm, papers: int, accept: str
+) -> Response:
+    """The search page for `search`, HTML or Markdown (in a worker thread: it searches)."""
     listing = _listing(services, search) if search.query else Listing([], 0)
     if wants_markdown(accept):
         base = site_address(request, services.settings)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -11,6 +12,7 @@ import pytest
 import redis
 
 from chat.service.access.ratelimit import (
+    Decision,
     InProcessRateLimiter,
     RateLimit,
     RateLimiter,
@@ -19,6 +21,7 @@ from chat.service.access.ratelimit import (
     StreamSlots,
     TooManyStreams,
     build_rate_limiter,
+    hit_async,
     over_limit,
     parse_rate_limit,
 )
@@ -223,3 +226,24 @@ def test_a_refusal_names_what_was_counted_its_limit_and_the_wait() -> None:
     assert over_limit("searches", "1/minute", refused) == (
         f"too many searches: the limit is 1/minute; retry in {refused.retry_after_s} s"
     )
+
+
+async def test_from_the_event_loop_only_redis_is_asked_from_a_worker_thread(
+    make_limiter: MakeLimiter,
+) -> None:
+    limiter = make_limiter("2/minute")
+    loop_thread = threading.get_ident()
+    asked_from: list[int] = []
+    hit = limiter.hit
+
+    def recorded(key: str) -> Decision:
+        asked_from.append(threading.get_ident())
+        return hit(key)
+
+    limiter.hit = recorded  # type: ignore[method-assign]  # to see which thread asks
+
+    decisions = [await hit_async(limiter, "search:10.0.0.1") for _ in range(3)]
+
+    assert [d.allowed for d in decisions] == [True, True, False]
+    in_loop = isinstance(limiter, InProcessRateLimiter)
+    assert [t == loop_thread for t in asked_from] == [in_loop] * 3
