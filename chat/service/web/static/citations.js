@@ -1,0 +1,155 @@
+/*
+ * paperchat reader: the in-text citations of each PDF page as targets over its text layer.
+ *
+ * Once a page's text layer is shown, its annotations (`/papers/<id>/pages/<n>/annotations`)
+ * give each citation mark's boxes and the references it names. Each mark becomes a button
+ * over its first box (a mark over two lines gets a plain target on the second); hovering
+ * or focusing it shows a card with each reference as the paper prints it and, for a paper
+ * the library holds, its title, authors, year, a sentence of its abstract and links to its
+ * page and its reader. Escape closes the card. Everything from the server goes into text
+ * nodes, attributes and style properties, never into HTML.
+ */
+(() => {
+  "use strict";
+
+  const article = document.querySelector("[data-paper-page]");
+  const root = document.querySelector("[data-reader]");
+  if (!article || !root) return;
+  const PAPER = article.dataset.paperPage;
+  const card = document.createElement("div");
+  card.className = "reader-card";
+  card.id = "reader-card";
+  card.setAttribute("role", "tooltip");
+  card.hidden = true;
+  let owner = null;
+  let hideTimer = 0;
+  let quiet = false; // focus given back by Escape: no card
+
+  function paperPath(id) {
+    return `/papers/${encodeURIComponent(id).replace(/%2F/gi, "/")}`;
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  function link(href, text) {
+    const anchor = element("a", "", text);
+    anchor.href = href;
+    return anchor;
+  }
+
+  function referenceOf(reference) {
+    const item = element("div", "reader-card-reference");
+    const paper = reference.paper;
+    if (paper) {
+      const title = element("p", "reader-card-title");
+      title.append(link(paper.url, paper.title));
+      item.append(title);
+      const byline = [paper.authors, paper.year].filter(Boolean).join(" · ");
+      if (byline) item.append(element("p", "reader-card-byline", byline));
+      if (paper.summary) item.append(element("p", "reader-card-summary", paper.summary));
+      const links = element("p", "reader-card-links");
+      links.append(link(paper.url, "Its page"), " · ", link(paper.reader_url, "Read it"));
+      item.append(links);
+    }
+    const number = reference.number ? `[${reference.number}] ` : "";
+    item.append(element("p", "reader-card-printed", `${number}${reference.printed}`));
+    return item;
+  }
+
+  function show(target, mark) {
+    clearTimeout(hideTimer);
+    owner = target;
+    card.replaceChildren(...mark.references.map(referenceOf));
+    const page = target.closest(".reader-page");
+    page.append(card);
+    const box = mark.boxes[0];
+    card.style.left = `${Math.min(box.x0, 0.55) * 100}%`;
+    card.style.top = `${box.y1 * 100}%`;
+    card.hidden = false;
+    target.setAttribute("aria-expanded", "true");
+  }
+
+  function hide() {
+    if (owner) owner.setAttribute("aria-expanded", "false");
+    owner = null;
+    card.hidden = true;
+  }
+
+  function hideSoon() {
+    clearTimeout(hideTimer);
+    hideTimer = setTimeout(() => {
+      if (!card.matches(":hover") && !card.contains(document.activeElement)) hide();
+    }, 250);
+  }
+
+  function place(node, box) {
+    node.style.left = `${box.x0 * 100}%`;
+    node.style.top = `${box.y0 * 100}%`;
+    node.style.width = `${(box.x1 - box.x0) * 100}%`;
+    node.style.height = `${(box.y1 - box.y0) * 100}%`;
+  }
+
+  function targetsOf(mark) {
+    return mark.boxes.map((box, index) => {
+      const target = element(index ? "span" : "button", "reader-cite");
+      place(target, box);
+      target.dataset.citation = mark.text;
+      if (index === 0) {
+        target.type = "button";
+        target.setAttribute("aria-label", `Citation ${mark.text}`);
+        target.setAttribute("aria-describedby", card.id);
+        target.setAttribute("aria-expanded", "false");
+        target.addEventListener("focus", () => quiet || show(target, mark));
+        target.addEventListener("blur", hideSoon);
+        target.addEventListener("click", () => (owner === target ? hide() : show(target, mark)));
+      } else {
+        target.setAttribute("aria-hidden", "true");
+      }
+      target.addEventListener("mouseenter", () => show(target, mark));
+      target.addEventListener("mouseleave", hideSoon);
+      return target;
+    });
+  }
+
+  async function loadCitations(page) {
+    page.dataset.citations = "loading";
+    try {
+      const response = await fetch(`${paperPath(PAPER)}/pages/${page.dataset.page}/annotations`);
+      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      const annotations = await response.json();
+      const layer = element("div", "reader-cites");
+      for (const mark of annotations.citations) if (mark.boxes.length) layer.append(...targetsOf(mark));
+      page.append(layer);
+      page.dataset.citations = "shown";
+    } catch {
+      page.dataset.citations = "";
+    }
+  }
+
+  card.addEventListener("mouseleave", hideSoon);
+  card.addEventListener("focusout", hideSoon);
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || card.hidden) return;
+    const target = owner;
+    hide();
+    quiet = true;
+    if (target) target.focus({ preventScroll: true });
+    quiet = false;
+  });
+
+  // A page's citations come once its text layer is shown (reader.js draws it on demand).
+  const shown = new MutationObserver((changes) => {
+    for (const change of changes) {
+      const page = change.target;
+      if (page.dataset.text === "shown" && !page.dataset.citations) loadCitations(page);
+    }
+  });
+  for (const page of root.querySelectorAll(".reader-page")) {
+    shown.observe(page, { attributes: true, attributeFilter: ["data-text"] });
+  }
+})();

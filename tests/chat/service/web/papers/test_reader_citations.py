@@ -1,0 +1,122 @@
+"""In-text citations on the reader's pages, in Chromium, over FiD, DPR and RAG read from their
+real PDFs: a target over each mark whose card, on hover or keyboard focus, names the
+reference and the library's paper, and which stays off the text on a phone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import Browser, Locator, Page, expect
+
+from tests.fakes.openai import FakeOpenAI
+from tests.support.running.server import Api, serve_index
+from tests.support.worlds.citations import DPR, FID, cited_index_fixture  # noqa: F401 - fixture
+
+if TYPE_CHECKING:
+    from chat.wiring import Wiring
+
+pytestmark = pytest.mark.timeout(300)
+
+KARPUKHIN = "Karpukhin et al., 2020"
+
+
+@pytest.fixture(scope="module", name="citing_web")
+def citing_web_fixture(
+    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Api]:
+    database = tmp_path_factory.mktemp("citing-db") / "paperchat.sqlite"
+    yield from serve_index(cited_index, fake_llm, database)
+
+
+def _second_page(page: Page, api: Api) -> None:
+    page.goto(f"{api.base_url}/papers/{FID}")
+    page.get_by_label("Page number").fill("2")
+    page.get_by_label("Page number").press("Enter")
+    expect(page.locator('[data-page="2"]')).to_have_attribute("data-citations", "shown")
+
+
+def _karpukhin(page: Page) -> Locator:
+    """The target of page 2's citation of DPR."""
+    on_page = page.get_by_role("group", name="Page 2")
+    return on_page.get_by_role("button", name=f"Citation {KARPUKHIN}")
+
+
+def test_hovering_a_citation_shows_its_reference_and_the_librarys_paper(
+    citing_web: Api, page: Page, artifacts: Path
+) -> None:
+    _second_page(page, citing_web)
+    target = _karpukhin(page)
+    card = page.get_by_role("tooltip")
+
+    target.hover()
+
+    expect(card).to_be_visible()
+    expect(card).to_contain_text("Dense Passage Retrieval for Open-Domain Question Answering")
+    expect(card).to_contain_text("Vladimir Karpukhin, Barlas Oguz")
+    expect(card.get_by_role("link", name="Read it")).to_have_attribute(
+        "href", f"/papers/{DPR}#reader"
+    )
+    mark = target.bounding_box()
+    shown = card.bounding_box()
+    assert mark is not None
+    assert shown is not None
+    assert shown["y"] >= mark["y"] + mark["height"] - 1  # below the mark, not over it
+    page.screenshot(path=artifacts / "reader-citation-card.png")
+
+
+def test_a_keyboard_user_reaches_the_card_and_escape_closes_it(citing_web: Api, page: Page) -> None:
+    _second_page(page, citing_web)
+    target = _karpukhin(page)
+    card = page.get_by_role("tooltip")
+
+    target.focus()
+    expect(card).to_be_visible()
+    expect(target).to_have_attribute("aria-expanded", "true")
+    page.keyboard.press("Escape")
+
+    expect(card).to_be_hidden()
+    expect(target).to_be_focused()
+    expect(target).to_have_attribute("aria-describedby", "reader-card")
+
+
+def test_the_text_under_a_citation_can_still_be_selected(citing_web: Api, page: Page) -> None:
+    _second_page(page, citing_web)
+    lines = page.locator('[data-page="2"] .reader-text span')
+
+    selected = page.evaluate(
+        """(spans) => {
+            const range = document.createRange();
+            range.selectNodeContents(spans.find((s) => s.textContent.includes("Karpukhin")));
+            getSelection().removeAllRanges();
+            getSelection().addRange(range);
+            return getSelection().toString();
+        }""",
+        lines.element_handles(),
+    )
+
+    assert "Karpukhin et al" in selected
+
+
+def test_on_a_phone_the_card_sits_at_the_foot_of_the_screen(
+    browser: Browser, citing_web: Api, artifacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    _second_page(page, citing_web)
+    target = _karpukhin(page)
+    card = page.get_by_role("tooltip")
+
+    target.focus()
+
+    expect(card).to_be_visible()
+    shown = card.bounding_box()
+    assert shown is not None
+    assert shown["y"] + shown["height"] == pytest.approx(844, abs=2)
+    assert shown["width"] <= 390
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    page.screenshot(path=artifacts / "reader-citation-card-phone.png")
+    context.close()
