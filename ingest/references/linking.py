@@ -20,6 +20,7 @@ from typing import Final
 from ingest.index.names.people import fold
 from ingest.index.records import Reference
 from ingest.pdf.alignment import keys_of
+from ingest.references import MAX_REFERENCES
 from ingest.references.entries import numbered_entries, split_entries
 from ingest.references.fields import read_reference
 from ingest.references.marks import Cite, Mark, find_marks
@@ -55,12 +56,12 @@ class ReferenceList:
     def __init__(self, stored: Sequence[Reference], page_texts: Sequence[str]) -> None:
         heading = _heading(page_texts)
         lines = _section_lines(page_texts, heading) if heading else []
-        numbered = numbered_entries(lines)
+        numbered = numbered_entries(lines)[:MAX_REFERENCES]
         self.numbered = bool(numbered)
         if numbered:
             self.entries = _numbered(stored, numbered)
         else:
-            printed = split_entries(lines) if lines else []
+            printed = split_entries(lines)[:MAX_REFERENCES] if lines else []
             self.entries = _author_year(stored, printed)
         self._by_number = {e.number: e for e in self.entries if e.number is not None}
         # Where the list is printed: (first page, its first character, last page), 0-based.

@@ -11,7 +11,7 @@ import pytest
 from ingest.index.records import Reference
 from ingest.pdf.parsing import parse_pdf
 from ingest.pdf.positions import page_text
-from ingest.references import read_references
+from ingest.references import MAX_REFERENCES, read_references
 from ingest.references.linking import ReferenceList
 from ingest.references.marks import Cite
 from tests.support.data import PDFS
@@ -141,3 +141,16 @@ def test_a_pdf_without_a_reference_list_has_no_marks() -> None:
     assert _stored(name) == ()
     assert _list(name).entries == []
     assert all(found == [] for found in marks)
+
+
+def test_a_list_of_thousands_of_entries_is_read_to_its_bound() -> None:
+    listed = "\r\n".join(
+        f"[{n}] A. Author. Title number {n}. In Venue, 2019." for n in range(1, 3001)
+    )
+
+    references = ReferenceList((), ["Body text [2999] and [12].", f"References\r\n{listed}"])
+
+    assert len(references.entries) == MAX_REFERENCES
+    assert references.resolve(Cite(number=12)) is not None
+    assert references.resolve(Cite(number=2999)) is None
+    assert [m.text for m, _ in references.page_marks(1, "Body text [2999] and [12].")] == ["[12]"]
