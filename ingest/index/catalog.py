@@ -67,7 +67,6 @@ class Catalog:
     (`ingest/index/tables/schema.py`; SchemaError for a catalog newer than this code)."""
 
     def __init__(self, location: Path | str) -> None:
-        self._counted: tuple[int, int] | None = None  # (generation, papers) at the last count
         try:
             self.db = CatalogDb(location)
         except (SQLAlchemyError, OSError, ValueError) as e:
@@ -384,17 +383,7 @@ class Catalog:
         return chunks.rows(self.db, chunk_ids)
 
     def paper_count(self) -> int:
-        """The papers in the catalog: counted again only once a write has changed it (a count
-        reads the whole table, and every search page shows it)."""
-        generation = self.generation()
-        counted = self._counted
-        if counted is None or counted[0] != generation:
-            counted = (
-                generation,
-                int(self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0]),
-            )
-            self._counted = counted
-        return counted[1]
+        return int(self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
 
     def stats(self) -> dict[str, int]:
         one = self.db.execute
