@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chat.rag.records.titles import KEY_CHARS, titles_of
+from ingest.index.names import citations
+from ingest.index.names.citations import key_words
 from ingest.index.records import ARXIV_ID_RE
 
 if TYPE_CHECKING:
@@ -291,22 +293,19 @@ def _by_title_opening(question: str, catalog: Catalog) -> str | None:
     part before its colon ("An Image is Worth 16x16 Words"), or most of its words, five
     at least ("Paper Plain: Making Medical Research Papers Approachable to Healthcare
     Consumers", its last four words left out). The longest opening wins; of papers
-    sharing it, the first submitted."""
-    words = _fold(question).split()[:_MOST_WORDS_READ]
-    starts = {" ".join(words[i : i + 3]) for i in range(len(words) - 2)}
+    sharing it, the first submitted. The papers looked at are those whose title's first
+    words the question holds, found through the catalog's index of title openings."""
+    words = key_words(question)[:_MOST_WORDS_READ]
+    width = citations.OPENING_WORDS
+    starts = [" ".join(words[i : i + width]) for i in range(len(words) - width + 1)]
     if not starts:
         return None
-    likes = " OR ".join(["lower(title) LIKE ? ESCAPE '\\'"] * len(starts))
-    escaped = [_words_like(start) + "%" for start in starts]
-    rows = catalog.db.execute(
-        f"SELECT id, title, published FROM papers WHERE {likes}", escaped
-    ).fetchall()
-    folded = f" {' '.join(words)} "
+    folded = f" {_fold(question)} "
     best: tuple[int, str, str] | None = None
-    for row in rows:
-        opening = _opening_written(row["title"], folded)
-        if opening and (best is None or (-opening, row["published"] or "9") < best[:2]):
-            best = (-opening, row["published"] or "9", str(row["id"]))
+    for paper_id, title, published in citations.opening_with(catalog.db, starts):
+        opening = _opening_written(title, folded)
+        if opening and (best is None or (-opening, published or "9") < best[:2]):
+            best = (-opening, published or "9", paper_id)
     return best[2] if best else None
 
 

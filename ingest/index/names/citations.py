@@ -20,8 +20,11 @@ from ingest.index.names.people import fold
 from ingest.index.records import Reference
 from ingest.index.tables.database import CatalogDb
 
-# Bumped when `title_key` changes: the catalog then keys every title again.
-TITLE_INDEX_VERSION: Final = "1"
+# Bumped when `title_key` or `title_opening` changes: the catalog then keys every title again.
+TITLE_INDEX_VERSION: Final = "2"
+# A title's first words kept apart (`title_opening`): what a question that shortens a title
+# to its opening is looked up by.
+OPENING_WORDS: Final = 3
 # A title shorter than this (letters and digits) or of fewer words names no one paper
 # ("Layer normalization", "Fast R-CNN", "Deep learning"): it resolves by id only.
 MIN_TITLE_KEY_LETTERS: Final = 20
@@ -54,24 +57,56 @@ def title_key(title: str) -> str:
     return key
 
 
+def key_words(text: str) -> list[str]:
+    """`text`'s words as title keys fold them: "Pre-trained Müller" -> ["pre", "trained",
+    "muller"]."""
+    return _NOT_KEYED.sub(" ", fold(text)).split()
+
+
+def title_opening(title: str) -> str:
+    """The title's first `OPENING_WORDS` key words ("an image is" for "An Image is Worth
+    16x16 Words"); "" for a title of fewer words."""
+    words = key_words(title)[:OPENING_WORDS]
+    return " ".join(words) if len(words) == OPENING_WORDS else ""
+
+
 def index_title(db: CatalogDb, paper_id: str, title: str) -> None:
-    """Within the caller's transaction: the paper's title key, new for old."""
+    """Within the caller's transaction: the paper's title key and opening, new for old."""
     db.execute(
-        "INSERT INTO paper_titles (paper_id, title_key) VALUES (?, ?)"
-        " ON CONFLICT (paper_id) DO UPDATE SET title_key = excluded.title_key",
-        (paper_id, title_key(title)),
+        "INSERT INTO paper_titles (paper_id, title_key, opening) VALUES (?, ?, ?)"
+        " ON CONFLICT (paper_id) DO UPDATE SET title_key = excluded.title_key,"
+        " opening = excluded.opening",
+        (paper_id, title_key(title), title_opening(title)),
     )
 
 
 def reindex_titles(db: CatalogDb) -> int:
-    """Within the caller's transaction: every paper's title key made again."""
+    """Within the caller's transaction: every paper's title key and opening made again."""
     db.execute("DELETE FROM paper_titles")
     papers = db.execute("SELECT id, title FROM papers").fetchall()
     db.executemany(
-        "INSERT INTO paper_titles (paper_id, title_key) VALUES (?, ?)",
-        ((paper_id, title_key(title)) for paper_id, title in papers),
+        "INSERT INTO paper_titles (paper_id, title_key, opening) VALUES (?, ?, ?)",
+        ((paper_id, title_key(title), title_opening(title)) for paper_id, title in papers),
     )
     return len(papers)
+
+
+def opening_with(db: CatalogDb, openings: Sequence[str]) -> list[tuple[str, str, str]]:
+    """(id, title, first published) of the papers whose title opens with one of
+    `openings` (each as `title_opening` makes it), through the openings' index."""
+    wanted = sorted({o for o in openings if o})
+    found: list[tuple[str, str, str]] = []
+    for start in range(0, len(wanted), _LOOKUP_BATCH):
+        batch = wanted[start : start + _LOOKUP_BATCH]
+        rows = db.execute(
+            "SELECT p.id, p.title, p.published FROM paper_titles t"
+            " JOIN papers p ON p.id = t.paper_id"
+            # `opening != ''` lets the partial index serve.
+            f" WHERE t.opening != '' AND t.opening IN ({','.join('?' * len(batch))})",
+            batch,
+        )
+        found.extend((str(r[0]), str(r[1]), str(r[2] or "")) for r in rows)
+    return found
 
 
 def replace_references(db: CatalogDb, paper_id: str, references: Sequence[Reference]) -> None:

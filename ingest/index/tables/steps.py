@@ -236,6 +236,17 @@ def _who_is_where(db: CatalogDb) -> None:
     )
 
 
+def _title_openings(db: CatalogDb) -> None:
+    """Each title's first words, indexed (filled as the titles are keyed again,
+    `TITLE_INDEX_VERSION` 2)."""
+    if "opening" not in db.columns("paper_titles"):
+        db.execute("ALTER TABLE paper_titles ADD COLUMN opening TEXT NOT NULL DEFAULT ''")
+    db.execute(
+        "CREATE INDEX IF NOT EXISTS paper_titles_opening ON paper_titles (opening)"
+        " WHERE opening != ''"
+    )
+
+
 MIGRATIONS = (
     Migration(1, "papers, chunks, pending units and meta, as first released", _FIRST_RELEASE),
     Migration(2, "PDF files, field sources, chunk boxes, authors and names", _released_additions),
@@ -255,5 +266,6 @@ MIGRATIONS = (
         "the papers that print a name most, read from an index",
         _statements("CREATE INDEX IF NOT EXISTS names_by_count ON names (name, count, paper_id)"),
     ),
+    Migration(9, "the titles' openings, indexed", _title_openings),
 )
 LATEST = MIGRATIONS[-1].version

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ingest.index.catalog import Catalog, CatalogError, PaperRow, PdfRecord
+from ingest.index.names import citations
 from ingest.index.records import Box, Chunk, Paper
 from ingest.index.tables.chunks import ChunkRow
 from ingest.private import private_file
@@ -256,3 +257,18 @@ def test_the_paper_count_follows_writes_made_through_another_connection(
         other.close()
 
     assert (before, added, again, deleted) == (1, 2, 2, 1)
+
+
+def test_a_title_is_found_by_its_first_words_until_it_changes(catalog: Catalog) -> None:
+    plain = Paper(id="2401.00011", title="Paper Plain: Making Medical Research Papers Clear")
+    with catalog.transaction():
+        catalog.replace_unit(plain, "metadata", "abstract", "d", [])
+    found = citations.opening_with(catalog.db, ["paper plain making", "making medical research"])
+    with catalog.transaction():
+        renamed = dataclasses.replace(plain, title="Über-Plain Papers, Again")
+        catalog.replace_unit(renamed, "metadata", "abstract", "d2", [])
+    before = citations.opening_with(catalog.db, ["paper plain making"])
+    after = citations.opening_with(catalog.db, ["uber plain papers"])
+
+    assert [paper_id for paper_id, _, _ in found] == ["2401.00011"]
+    assert (before, [paper_id for paper_id, _, _ in after]) == ([], ["2401.00011"])
