@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 _TOKEN = r"[A-Za-z][A-Za-z0-9]*(?:[-+][A-Za-z0-9]+)*"
@@ -185,16 +185,31 @@ def is_short_form(token: str) -> bool:
 
 def definitions_in(text: str, source: str) -> list[Definition]:
     """Every (name, long form) pair printed in `text`, either way round."""
-    found = []
+    found = [
+        Definition(name, long, source, _presents(lead))
+        for name, long, lead, _start in printed_pairs(text)
+    ]
+    for match in _NAMED_AS_RE.finditer(text):
+        name = match.group(1)
+        if len(name) >= 2 and (is_name_like(name) or "-" in name):
+            found.append(Definition(name, "", source, True))
+    return found
+
+
+def printed_pairs(text: str) -> Iterator[tuple[str, str, str, int]]:
+    """Each (name, long form) pair `text` prints with a parenthesis, either way round ("Long
+    Form (LF)", "LF (Long Form)"): the name, the long form, the sentence's words before the
+    pair, and where the pair starts in `text` (it ends with its parenthesis)."""
     for match in _PAREN_RE.finditer(text):
         inside = match.group(1).strip()
-        before = text[max(0, match.start() - 300) : match.start()]
-        before = re.split(r"[.;:!?]\s|\n\n", before)[-1].rstrip()
+        sentence = text[max(0, match.start() - 300) : match.start()]
+        before = re.split(r"[.;:!?]\s|\n\n", sentence)[-1].rstrip()
+        at = match.start() - len(sentence) + sentence.rindex(before) if before else 0
         short = re.split(r"[,;]\s*|\s+", inside, maxsplit=1)[0]
         long = _valid_pair(short, before) if before else None
         if long is not None:
             lead = _without_last_words(before, len(_WORD_RE.findall(long)))
-            found.append(Definition(short, long, source, _presents(lead)))
+            yield short, long, lead, at + len(lead)
             continue
         previous = _WORD_RE.findall(before)
         if previous:
@@ -202,12 +217,7 @@ def definitions_in(text: str, source: str) -> list[Definition]:
             long = _valid_pair(candidate, inside)
             if long is not None and long == inside.strip(" ,;:-"):
                 lead = _without_last_words(before, 1)
-                found.append(Definition(candidate, long, source, _presents(lead)))
-    for match in _NAMED_AS_RE.finditer(text):
-        name = match.group(1)
-        if len(name) >= 2 and (is_name_like(name) or "-" in name):
-            found.append(Definition(name, "", source, True))
-    return found
+                yield candidate, long, lead, at + len(lead)
 
 
 def _without_last_words(text: str, count: int) -> str:
