@@ -5,9 +5,10 @@ library holds the cited work, that paper.
 Marks are read from the page's text (`ingest.references.marks`) and named by the paper's
 reference list (`ingest.references.linking`), which is read once a paper from its pages'
 text and the references the catalog keeps, and again when the catalog changes (a paper
-ingested since may be the one a reference names). A page's annotations are kept too. A
-mark no entry fits is left out. `definitions` and `discussions` are empty lists: room for
-the terms a page defines and the library's sentences about it.
+ingested since may be the one a reference names). Its defined terms are read with it
+(`terms.py`): `definitions` holds each term used on the page with its definition. A page's
+annotations are kept too. A mark no entry fits is left out. `discussions` is an empty list:
+room for the library's sentences about the page.
 """
 
 from __future__ import annotations
@@ -23,6 +24,13 @@ from pydantic import BaseModel
 from chat.library.papers import PaperNotFound
 from chat.rag.extractive.sentences import split_sentences
 from chat.service.web.papers.pdfpages import PageOutOfRange, PdfPages
+from chat.service.web.papers.terms import (
+    DefinedTerm,
+    PaperTerms,
+    defined_on_page,
+    definition_reader,
+    page_uses,
+)
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
 from ingest.index.tex import readable_tex
@@ -79,13 +87,14 @@ class CitationMark(BaseModel):
 
 
 class PageAnnotations(BaseModel):
-    """A page's annotations. `definitions` and `discussions` are always empty for now."""
+    """A page's annotations: its citation marks, the defined terms it uses, and
+    `discussions`, always empty for now."""
 
     paper_id: str
     page: int
     pages: int
     citations: list[CitationMark]
-    definitions: list[dict[str, str]]
+    definitions: list[DefinedTerm]
     discussions: list[dict[str, str]]
 
 
@@ -93,6 +102,7 @@ class PageAnnotations(BaseModel):
 class _PaperList:
     references: ReferenceList
     resolved: tuple[str | None, ...]  # the library's paper of each stored reference
+    terms: PaperTerms
 
 
 class Annotations:
@@ -122,8 +132,17 @@ class Annotations:
             return kept
         listed = self._list(catalog, paper_id, (paper_id, info.version, generation), texts)
         marks = listed.references.page_marks(page, texts[page - 1])[:MAX_MARKS]
+        uses = page_uses(listed.terms, page, texts[page - 1])
         ranges = [(mark.start, mark.end - mark.start) for mark, _ in marks]
-        boxes = self._pdf_pages.text_boxes(paper_id, page, lambda _text: ranges, before_render)
+        ranges += [(start, end - start) for _term, start, end in uses]
+        found_boxes = self._pdf_pages.text_boxes(
+            paper_id, page, lambda _text: ranges, before_render
+        ) or [[] for _ in ranges]
+        boxes, use_boxes = found_boxes[: len(marks)], found_boxes[len(marks) :]
+        definitions = defined_on_page(
+            listed.terms, uses, use_boxes, texts[page - 1],
+            definition_reader(self._pdf_pages, paper_id, before_render),
+        )  # fmt: skip
         citations = [
             CitationMark(
                 text=mark.text,
@@ -135,7 +154,7 @@ class Annotations:
         ]
         annotations = PageAnnotations(
             paper_id=paper_id, page=page, pages=info.pages, citations=citations,
-            definitions=[], discussions=[],
+            definitions=definitions, discussions=[],
         )  # fmt: skip
         with self._lock:
             self._pages[key] = annotations
@@ -154,6 +173,7 @@ class Annotations:
         listed = _PaperList(
             ReferenceList([s.reference for s in stored], texts),
             tuple(s.resolved_id for s in stored),
+            PaperTerms.read(texts),
         )
         with self._lock:
             self._lists[key] = listed

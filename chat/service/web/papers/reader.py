@@ -132,8 +132,9 @@ def page_annotations(
 ) -> PageAnnotations:
     """What a reader may draw over a page of the paper's PDF: its citation marks, each with
     its boxes, the reference as the paper prints it and, when the library holds the cited
-    paper, that paper; `definitions` and `discussions` are empty lists for now. 404 for an
-    unknown paper, a paper without a PDF here or a page it does not have."""
+    paper, that paper; the terms the paper defines that the page uses, each with its
+    definition; `discussions` an empty list for now. 404 for an unknown paper, a paper
+    without a PDF here or a page it does not have."""
     pages = services.pdf_pages
     annotations = _ANNOTATIONS.get(pages)
     if annotations is None:

@@ -133,3 +133,36 @@ def test_a_paper_without_a_pdf_is_404_with_a_reason(annotated_api: Api) -> None:
 
     assert response.status_code == 404
     assert response.json() == {"detail": f"no PDF of {paper_id!r} on this server"}
+
+
+def test_an_acronym_defined_on_the_first_page_is_explained_at_its_uses_on_a_later_one(
+    annotated_api: Api,
+) -> None:
+    body = _annotations(annotated_api, RAG, 3)
+
+    rag = next(term for term in body["definitions"] if term["term"] == "RAG")
+    assert (rag["definition"], rag["kind"], rag["page"]) == (
+        "retrieval-augmented generation",
+        "acronym",
+        1,
+    )
+    assert rag["boxes"]
+    assert {box["page"] for box in rag["boxes"]} == {1}
+    assert len(rag["uses"]) >= 5
+    for use in rag["uses"]:
+        assert use["text"] == "RAG"
+        [box] = use["boxes"]
+        assert box["page"] == 3
+        assert 0 <= box["x0"] < box["x1"] <= 1
+        assert box["y1"] - box["y0"] < 0.03
+
+
+def test_a_page_before_any_definition_explains_no_term(annotated_api: Api) -> None:
+    body = _annotations(annotated_api, FID, 3)
+
+    later = _annotations(annotated_api, FID, 5)
+
+    assert body["definitions"] == []
+    assert [(t["term"], t["definition"], t["page"]) for t in later["definitions"]] == [
+        ("EM", "exact match metric", 4)
+    ]
