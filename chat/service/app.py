@@ -56,6 +56,7 @@ from chat.service.routes import (
     retrieve,
 )
 from chat.service.routes.accounts import auth, keys, sessions
+from chat.service.routes.collections import manage, sharing
 from chat.service.routes.deps import Limits, Services
 from chat.service.routes.following import feeds, follows
 from chat.service.routes.people import authors, institutions, researchers
@@ -156,6 +157,8 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         follows,
         feeds,
+        manage,
+        sharing,
         openai_compat,
         openai_responses,
         llms,

@@ -33,6 +33,7 @@ from chat.service.openai.errors import (
     openai_error_response,
     param_of,
 )
+from chat.service.storage.collections import CollectionNotFound
 from chat.service.storage.conversations import NotFound
 from ingest.disk import disk_full_message, is_disk_full
 
@@ -118,6 +119,7 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(OpenAIError, openai_error)
     app.add_exception_handler(NotFound, not_found)
+    app.add_exception_handler(CollectionNotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
     app.add_exception_handler(AuthorNotFound, not_found)
     app.add_exception_handler(CategoryNotFound, not_found)

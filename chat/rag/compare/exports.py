@@ -54,7 +54,9 @@ _MARKDOWN_ESCAPES = str.maketrans(
 )
 
 
-def _markdown_cell(text: str) -> str:
+def markdown_cell(text: str) -> str:
+    """`text` as one cell of a Markdown table: one line, `|` and `\\` escaped, markup as
+    entities."""
     return " ".join(text.split()).translate(_MARKDOWN_ESCAPES)
 
 
@@ -62,7 +64,7 @@ def as_markdown(rows: Rows, aspects: Sequence[str]) -> str:
     """The table as a Markdown (GitHub) table: a cell's citation after its text."""
     head = ["paper", "title", *aspects]
     lines = [
-        "| " + " | ".join(_markdown_cell(h) for h in head) + " |",
+        "| " + " | ".join(markdown_cell(h) for h in head) + " |",
         "|" + "---|" * len(head),
     ]
     for row in rows:
@@ -71,7 +73,7 @@ def as_markdown(rows: Rows, aspects: Sequence[str]) -> str:
             cell = row["cells"][aspect]
             cited = f" `{cell['citation']}`" if cell["citation"] else ""
             cells.append(f"{cell['text']}{cited}")
-        lines.append("| " + " | ".join(_markdown_cell(c) for c in cells) + " |")
+        lines.append("| " + " | ".join(markdown_cell(c) for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 

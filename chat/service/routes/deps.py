@@ -4,18 +4,26 @@ never: what two of them share is here (or, for error answers, in `errors`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request, status
-from pydantic import AfterValidator, BaseModel, BeforeValidator, StringConstraints, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+)
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from chat.library.authors import MAX_AUTHOR_CHARS, author_filter
+from chat.library.papers import PaperNotFound, paper_details
 from chat.rag.answer import answering
 from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.access.admission import Admission
@@ -32,11 +40,13 @@ from chat.service.access.auth import (
 from chat.service.access.gate import Gate
 from chat.service.access.ratelimit import RateLimiter, StreamSlots, over_limit
 from chat.service.metrics import Metrics
+from chat.service.storage.collections import get_collection, paper_ids
 from chat.service.storage.tables import User
 from chat.service.streams import RunningTurns
 from chat.service.web.papers.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
+from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 from ingest.text import check_text
@@ -309,3 +319,61 @@ def request_filters(services: Services, paper_ids: list[str], author: str | None
     if author:
         filters = author_filter(services.index.catalog, replace(filters, author=author))
     return filters
+
+
+def collection_scope(
+    services: Services, user_id: str, collection_id: str, asked: Sequence[str]
+) -> list[str]:
+    """The papers a question within the user's collection is answered from: the
+    collection's, of them only those `asked` names when it names some. CollectionNotFound
+    (404) for another user's collection; 422 when no paper is left to answer from."""
+    with services.sessions() as session:
+        held = paper_ids(session, get_collection(session, user_id, collection_id))
+    if asked:
+        wanted = {normalise_paper_id(p) for p in asked}
+        held = [p for p in held if p in wanted]
+    if not held:
+        detail = f"collection {collection_id!r} holds " + (
+            "none of those papers" if asked else "no papers"
+        )
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, detail)
+    return held
+
+
+class PaperOut(BaseModel):
+    """A paper of a collection as its owner's routes and its share link list it."""
+
+    id: str
+    title: str | None = Field(description="None for a paper the index no longer holds")
+    authors: str | None
+    published: str | None
+    url: str | None
+
+
+def paper_records(catalog: Catalog, ids: list[str]) -> list[dict[str, Any] | str]:
+    """Each paper's record as `paper_details` gives it, in order; the bare id of one the
+    index no longer holds."""
+    records: list[dict[str, Any] | str] = []
+    for paper_id in ids:
+        try:
+            records.append(paper_details(catalog, paper_id))
+        except PaperNotFound:
+            records.append(paper_id)
+    return records
+
+
+def paper_list(catalog: Catalog, ids: list[str]) -> list[PaperOut]:
+    """The papers of `ids` with their titles, in order."""
+    return [_paper_out(record) for record in paper_records(catalog, ids)]
+
+
+def _paper_out(record: dict[str, Any] | str) -> PaperOut:
+    if isinstance(record, str):
+        return PaperOut(id=record, title=None, authors=None, published=None, url=None)
+    return PaperOut(
+        id=record["id"],
+        title=record["title"],
+        authors=record["authors"],
+        published=record["published"],
+        url=record["url"],
+    )

@@ -89,6 +89,9 @@ GLOBAL_BINDINGS = {
     "query.name": "authors",
     "path.conversation_id": "conversations",
     "path.message_id": "answers",
+    "path.collection_id": "collections",
+    "path.paper_id": "papers",
+    "body.paper_id": "papers",
     "body.email": "emails",
     "body.password": "passwords",
     "body.current_password": "passwords",
@@ -103,6 +106,24 @@ OPERATION_BINDINGS = (
         "DELETE",
         {"path.conversation_id": "doomed"},
         REAL_VALUE_PROBABILITY,
+    ),
+    (
+        "/api/collections/{collection_id}",
+        "DELETE",
+        {"path.collection_id": "doomed_collections"},
+        REAL_VALUE_PROBABILITY,
+    ),
+    # A new share link replaces the one the shared view is fuzzed with: another collection's.
+    *(
+        ("/api/collections/{collection_id}/share", method, {"path.collection_id": "reshared"}, 0.5)
+        for method in ("POST", "DELETE")
+    ),
+    # Both tokens for both routes (schemathesis binds `path.token` once for every operation
+    # that has it): a shared collection's link, and another user's private feed, which the
+    # fuzzed POST and DELETE /api/feeds/private (the fuzzing user's own) leave alone.
+    *(
+        (path, "GET", {"path.token": "tokens"}, 0.9)
+        for path in ("/shared/collections/{token}", "/feeds/private/{token}.atom")
     ),
     (
         "/api/auth/password",
@@ -121,8 +142,18 @@ def ask(client: httpx.Client, message: str) -> tuple[str, str]:
     return meta.data["conversation_id"], meta.data["message_id"]
 
 
-def seed(client: httpx.Client, email: str) -> Seeds:
-    """The user's conversations with an answer each, and papers and authors the index holds."""
+def collection(client: httpx.Client, name: str, papers: list[str]) -> str:
+    """The id of a new collection of the user's holding `papers`."""
+    made: str = client.post("/api/collections", json={"name": name}).json()["id"]
+    for paper in papers:
+        added = client.post(f"/api/collections/{made}/papers", json={"paper_id": paper})
+        assert added.status_code == 201, added.text
+    return made
+
+
+def seed(client: httpx.Client, email: str, feed_token: str) -> Seeds:
+    """The user's conversations with an answer each, collections of papers (one shared), and
+    papers and authors the index holds; `feed_token` opens another user's private feed."""
     (kept, answer), (doomed, _) = (ask(client, question) for question in QUESTIONS)
     found = client.get("/api/search", params={"q": "retrieval passages"}).json()["results"]
     papers = [hit["id"] for hit in found[:3]]
@@ -134,6 +165,8 @@ def seed(client: httpx.Client, email: str) -> Seeds:
     assert researchers, authors
     institutions = [i["id"] for i in client.get("/api/institutions").json()["results"][:3]]
     assert institutions
+    gathered, doomed_collection, reshared = (collection(client, n, papers) for n in "abc")
+    link = client.post(f"/api/collections/{gathered}/share").json()["url"]
     return Seeds(
         {
             "papers": papers,
@@ -143,6 +176,10 @@ def seed(client: httpx.Client, email: str) -> Seeds:
             "conversations": [kept],
             "answers": [answer],
             "doomed": [doomed],
+            "collections": [gathered],
+            "doomed_collections": [doomed_collection],
+            "reshared": [reshared],
+            "tokens": [link.rsplit("/", 1)[-1], feed_token],
             "emails": [email],
             "passwords": [PASSWORD],
         }
@@ -178,8 +215,10 @@ def successes(report: Path) -> Counter[str]:
 def test_every_route_answers_as_its_schema_says(api: Api, tmp_path: Path) -> None:
     email = api.new_user()
     key = api.key_for(email)
+    with api.key_client() as other:
+        feed_token = other.post("/api/feeds/private").json()["token"]
     with api.client(Authorization=f"Bearer {key}") as client:
-        seeds = seed(client, email)
+        seeds = seed(client, email, feed_token)
         document = client.get("/openapi.json").json()
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG.read_text(encoding="utf-8") + "\n" + seeds.config(), "utf-8")
