@@ -125,6 +125,8 @@ class Retriever(Searches):
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
         started = time.perf_counter()
+        # Papers or an author the caller chose, rather than papers the question names.
+        chosen_scope = filters is not None and bool(filters.paper_ids or filters.author)
         filters = self.scope(question, filters or Filters())
         if filters.matches_nothing:
             # The author has no paper here (among those asked for): nothing to search.
@@ -165,7 +167,7 @@ class Retriever(Searches):
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         chosen = summary_beside(question, chosen, names, filters, self.opening)
         sources = self.with_records(
-            question, names, self.sources_for(chosen), filters.searched_papers
+            question, names, self.sources_for(chosen), filters.searched_papers, chosen_scope
         )
         done = time.perf_counter()
         timings = {
@@ -191,11 +193,16 @@ class Retriever(Searches):
         names: Recognised,
         sources: Sequence[Source],
         scope: Sequence[str] = (),
+        only_scope: bool = False,
     ) -> list[Source]:
         """The record of the paper a record question asks about (its authors, date, venue,
         whom it cites or who cites it: `chat/rag/records`; the `scope`'s papers when it
-        names none) first, the passages after it, numbered again."""
+        names none) first, the passages after it, numbered again. With `only_scope` (the
+        caller chose the papers), a paper the question names outside them has no record."""
         asked = read_question(question, self.catalog, names, scope)
+        if asked is not None and only_scope:
+            kept = tuple(p for p in asked.paper_ids if p in scope)
+            asked = replace(asked, paper_ids=kept) if kept else None
         records = []
         if asked is not None:
             by_field = graph_sources if asked.field in GRAPH_FIELDS else record_sources

@@ -44,6 +44,7 @@ from chat.service.routes.deps import (
     ServicesDep,
     admit,
     check_question,
+    collection_scope,
     request_filters,
 )
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
@@ -62,6 +63,7 @@ from chat.service.streams import (
     SSE_HEADERS,
     until_stopped,
 )
+from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
@@ -87,6 +89,12 @@ class ChatRequest(BaseModel):
         default=None,
         description="only this author's papers (404 when no indexed author has the name); "
         "with paper_ids, only those of them that are this author's",
+    )
+    collection_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="only the papers of this collection of the user's (404 for another "
+        "user's); with paper_ids, only those of them that are in it",
     )
     follow_up: bool = Field(
         default=True,
@@ -290,6 +298,14 @@ def _last_event(event: Event, saving: Saving) -> Event:
     return event
 
 
+def chat_filters(services: Services, user_id: str, request: ChatRequest) -> Filters:
+    """The request's scope: its papers, its author's, its collection's."""
+    paper_ids = request.paper_ids
+    if request.collection_id is not None:
+        paper_ids = collection_scope(services, user_id, request.collection_id, paper_ids)
+    return request_filters(services, paper_ids, request.author)
+
+
 @router.post(
     "/api/chat",
     response_class=EventSourceResponse,
@@ -301,7 +317,7 @@ def _last_event(event: Event, saving: Saving) -> Event:
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
     check_question(body.message, services.limits)
-    filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
+    filters = await run_in_threadpool(chat_filters, services, user.id, body)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)
