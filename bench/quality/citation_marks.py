@@ -15,6 +15,12 @@ time to annotate a page is that of finding and naming its marks and reading thei
 from PDFium, the paper's list read already, over every page of the 38 PDFs; reading a
 paper's list once is timed apart.
 
+The terms a PDF defines (`ingest.references.terms`: acronyms with their long forms, symbols
+a sentence defines) were read by eye for the 8 PDFs of `bench/data/page_terms.jsonl`: each
+term found, its definition and whether it is right (the long form or meaning the paper
+gives the name, whole). Precision is the share of the terms found on those PDFs that are
+labelled right; a term found that is not labelled counts against it.
+
     python -m bench.quality.citation_marks
 """
 
@@ -39,10 +45,14 @@ from ingest.pdf.positions import char_range_boxes, page_text
 from ingest.references import read_references
 from ingest.references.linking import Entry, ReferenceList
 from ingest.references.marks import Mark
+from ingest.references.terms import Term, defined_terms
 
 ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
 LABELS = ROOT / "bench" / "data" / "citation_marks.jsonl"
+TERM_LABELS = ROOT / "bench" / "data" / "page_terms.jsonl"
+TERM_COLUMNS = ["form", "PDFs", "terms found", "right", "precision"]
+KINDS = ("acronym", "symbol")
 STYLES = ("numeric", "author-year", "narrative")
 SPLITS = ("dev", "held_out")
 COLUMNS = ["split", "style", "labelled marks", "labelled cites", "cites named", "right",
@@ -131,6 +141,18 @@ def annotate_page(
     return len(marks)
 
 
+def term_rows(
+    labels: dict[tuple[str, str, str], bool], found: dict[str, tuple[Term, ...]]
+) -> list[list[results.Cell]]:
+    """Terms found and right on the labelled PDFs, by form."""
+    rows: list[list[results.Cell]] = []
+    for kind, kinds in [*((kind, [kind]) for kind in KINDS), ("all", KINDS)]:
+        terms = [(pdf, t) for pdf, ts in found.items() for t in ts if t.kind in kinds]
+        hits = sum(labels.get((pdf, t.name, t.meaning), False) for pdf, t in terms)
+        rows.append([kind, len(found), len(terms), hits, hits / len(terms) if terms else None])
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--verbose", action="store_true", help="Print each miss.")
@@ -143,6 +165,12 @@ def main() -> None:
     page_ms: list[float] = []
     list_ms: list[float] = []
     marks_found = 0
+    term_labels = {
+        (row["pdf"], row["term"], row["definition"]): bool(row["right"])
+        for row in map(json.loads, TERM_LABELS.read_text(encoding="utf-8").splitlines())
+    }
+    terms_found: dict[str, tuple[Term, ...]] = {}
+    terms_ms: list[float] = []
     paths = sorted(PDFS.glob("*.pdf"))
     for path in paths:
         stored = read_references(parse_pdf(str(path)).blocks)
@@ -152,6 +180,11 @@ def main() -> None:
             start = time.perf_counter()
             references = ReferenceList(stored, texts)
             list_ms.append((time.perf_counter() - start) * 1000)
+            start = time.perf_counter()
+            terms = defined_terms(texts)
+            terms_ms.append((time.perf_counter() - start) * 1000)
+            if any(pdf == path.name for pdf, _, _ in term_labels):
+                terms_found[path.name] = terms
             for number, text in enumerate(texts, start=1):
                 start = time.perf_counter()
                 marks_found += annotate_page(references, document, number, text)
@@ -174,8 +207,11 @@ def main() -> None:
         "page p50 ms": statistics.median(page_ms),
         "page p95 ms": statistics.quantiles(page_ms, n=20)[-1],
         "list per paper p50 ms": statistics.median(list_ms),
+        "terms per paper p50 ms": statistics.median(terms_ms),
     }
-    speed = {"page p50 ms": ".2f", "page p95 ms": ".2f", "list per paper p50 ms": ".1f"}
+    speed = {"page p50 ms": ".2f", "page p95 ms": ".2f", "list per paper p50 ms": ".1f",
+             "terms per paper p50 ms": ".1f"}  # fmt: skip
+    defined = term_rows(term_labels, terms_found)
     if args.verbose:
         print("\n".join(miss for score in scores.values() for miss in score.misses))
     print(f"| {' | '.join(COLUMNS)} |")
@@ -183,16 +219,31 @@ def main() -> None:
     for row in rows:
         cells = [format_cell(cell, shares.get(c, "")) for c, cell in zip(COLUMNS, row, strict=True)]
         print(f"| {' | '.join(cells)} |")
+    print(f"\n| {' | '.join(TERM_COLUMNS)} |")
+    print("|" + "---|" * len(TERM_COLUMNS))
+    for row in defined:
+        cells = [
+            format_cell(cell, ".3f" if c == "precision" else "")
+            for c, cell in zip(TERM_COLUMNS, row, strict=True)
+        ]
+        print(f"| {' | '.join(cells)} |")
     print(" · ".join(f"{k} {format_cell(v, speed.get(k, ''))}" for k, v in timing.items()))
     pdfs = len({pdf for pdf, _ in labels})
     results.record(
         "citation_marks",
         [
             results.table("citation marks named, by form", COLUMNS, rows, shares, key_columns=2),
+            results.table(
+                "terms defined, by form", TERM_COLUMNS, defined, {"precision": ".3f"}, key_columns=1
+            ),
             results.figures("time to annotate a page", timing, speed),
         ],
         about=__doc__,
-        settings={"pdfs": results.shown_path(PDFS), "labels": results.shown_path(LABELS)},
+        settings={
+            "pdfs": results.shown_path(PDFS),
+            "labels": results.shown_path(LABELS),
+            "term labels": results.shown_path(TERM_LABELS),
+        },
         setup=f"{sum(len(v) for v in labels.values())} marks labelled on {len(labels)} pages "
         f"of {pdfs} PDFs; timed over the {len(paths)} PDFs of {results.shown_path(PDFS)}",
     )
