@@ -4,6 +4,8 @@ paper's text (`names/mining.py`) by ingest, read at question time.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -17,8 +19,10 @@ _META_KEY = "names_version"
 # common acronym such as "LLM" is defined by thousands of papers, and which of them is
 # no matter to a question about it).
 DEFINING_ROWS = 300
+# The names whose rows are kept between questions, at most (the least recently asked leave).
+KEPT_NAMES = 4_096
 _MOST_EXPLICIT = (
-    "SELECT paper_id, name, long_form, defined, source, count FROM ("
+    "SELECT paper_id, name, long_form, defined, source, count, folded FROM ("
     " SELECT *, ROW_NUMBER() OVER (PARTITION BY name ORDER BY defined DESC,"
     " CASE source WHEN 'title' THEN 0 WHEN 'abstract' THEN 1 ELSE 2 END, count DESC,"
     " paper_id) AS place FROM names WHERE {where}) AS ranked"
@@ -33,6 +37,11 @@ class NameCatalog:
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
         self.db = catalog.db
+        # Rows read by `rows_for`, by (column, value, defined only), while the catalog's
+        # generation stays `_kept_at`: the same names come back question after question.
+        self._kept: OrderedDict[tuple[str, str, bool], tuple[NameRow, ...]] = OrderedDict()
+        self._kept_at: int | None = None
+        self._lock = threading.Lock()
 
     def replace_papers(self, paper_ids: Iterable[str]) -> None:
         """Within the caller's transaction: mine each paper's names again from the catalog."""
@@ -75,21 +84,52 @@ class NameCatalog:
     ) -> list[NameRow]:
         """Every row whose name is one of `names` exactly, or whose folded name is in
         `folded`; with `defined_only`, only the rows of papers that define the name (a
-        common name such as "LLM" is used by thousands: `users_of` counts those)."""
+        common name such as "LLM" is used by thousands: `users_of` counts those). Each
+        value's rows are kept until the catalog is written (at most `KEPT_NAMES` values)."""
+        generation = self.catalog.generation()
         found: list[NameRow] = []
         for column, values in (("name", names), ("folded", folded)):
-            values = list(dict.fromkeys(values))
-            if not values:
-                continue
-            marks = ",".join("?" * len(values))
-            query = (
-                _MOST_EXPLICIT.format(where=f"{column} IN ({marks}) AND defined > 0")
-                if defined_only
-                else "SELECT paper_id, name, long_form, defined, source, count FROM names"
-                f" WHERE {column} IN ({marks})"
-            )
-            found += [NameRow(*r) for r in self.db.execute(query, values)]
+            keys = [(column, v, defined_only) for v in dict.fromkeys(values)]
+            with self._lock:
+                if self._kept_at != generation:
+                    self._kept.clear()
+                    self._kept_at = generation
+                kept = {key: self._kept.get(key) for key in keys}
+            missing = [key[1] for key, rows in kept.items() if rows is None]
+            if missing:
+                read = self._read_rows(column, missing, defined_only)
+                with self._lock:
+                    for value in missing:
+                        kept[(column, value, defined_only)] = read.get(value, ())
+                        if self._kept_at == generation:
+                            self._keep((column, value, defined_only), read.get(value, ()))
+            for key in keys:
+                found += kept[key] or ()
         return list(dict.fromkeys(found))
+
+    def _keep(self, key: tuple[str, str, bool], rows: tuple[NameRow, ...]) -> None:
+        self._kept[key] = rows
+        self._kept.move_to_end(key)
+        while len(self._kept) > KEPT_NAMES:
+            self._kept.popitem(last=False)
+
+    def _read_rows(
+        self, column: str, values: Sequence[str], defined_only: bool
+    ) -> dict[str, tuple[NameRow, ...]]:
+        """The rows of each of `values` of `column` ("name" or "folded"), in the order
+        the database gives them."""
+        marks = ",".join("?" * len(values))
+        query = (
+            _MOST_EXPLICIT.format(where=f"{column} IN ({marks}) AND defined > 0")
+            if defined_only
+            else "SELECT paper_id, name, long_form, defined, source, count, folded FROM names"
+            f" WHERE {column} IN ({marks})"
+        )
+        by_value: dict[str, list[NameRow]] = {}
+        for *fields, folded in self.db.execute(query, values):
+            row = NameRow(*fields)
+            by_value.setdefault(row.name if column == "name" else str(folded), []).append(row)
+        return {value: tuple(rows) for value, rows in by_value.items()}
 
     def users_of(self, names: Sequence[str]) -> dict[str, int]:
         """For each of `names`, how many papers print it without defining it."""

@@ -234,3 +234,27 @@ def test_a_participle_presents_only_what_follows_it_at_once() -> None:
 
     assert [(d.name, d.introduced) for d in listed] == [("TF-IDF", False)]
     assert [(d.name, d.introduced) for d in called] == [("ZeRO", True)]
+
+
+def test_a_names_rows_are_kept_between_questions_until_a_paper_is_written(
+    catalog: Catalog, catalog_location: str
+) -> None:
+    first = _paper("2007.01282", "Leveraging Passage Retrieval")
+    _store(catalog, first, "Our Fusion-in-Decoder (FiD) reads passages.")
+    names = NameCatalog(catalog)
+    names.backfill()
+    writer = Catalog(catalog_location)  # an ingest beside the server
+    second = _paper("2208.03299", "Atlas")
+    try:
+        before = names.rows_for(["FiD"], defined_only=True)
+        kept = names.rows_for(["FiD"], ["fid"], defined_only=True)
+        _store(writer, second, "The Fusion-in-Decoder (FiD) architecture reads passages.")
+        with writer.transaction():
+            NameCatalog(writer).replace_papers([second.id])
+        after = names.rows_for(["FiD"], defined_only=True)
+    finally:
+        writer.close()
+
+    assert [r.paper_id for r in before] == [first.id]
+    assert kept == before  # one paper's row, found by name and by folded name
+    assert {r.paper_id for r in after} == {first.id, second.id}
