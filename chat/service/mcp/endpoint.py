@@ -4,10 +4,10 @@ Every request needs `Authorization: Bearer pc_...`, checked by the key store
 `/v1` uses: without a live key the answer is 401 before the SDK reads the
 body, so no tool runs. Each `tools/call` counts one request against the
 key owner's chat budget, as a `/v1` completion does (429 with `Retry-After`
-beyond), and an `ask` holds one of the owner's stream slots while it
-answers (429 when they are all open). So does a server-to-client event
-stream (a `GET`, or a `subscriptions/listen` call) while it is open; it
-ends after `PAPERCHAT_MCP_IDLE_TIMEOUT_S` without an event (in this
+beyond), and an `ask` or `ask_collection` holds one of the owner's stream
+slots while it answers (429 when they are all open). So does a
+server-to-client event stream (a `GET`, or a `subscriptions/listen` call)
+while it is open; it ends after `PAPERCHAT_MCP_IDLE_TIMEOUT_S` without an event (in this
 stateless transport it never has one) or when the client leaves, and gives
 its slot back. The transport is stateless and
 answers JSON, so any worker of `paperchat serve --workers N` can take any
@@ -45,6 +45,8 @@ MCP_PATH = "/mcp"
 _NO_KEY = "send an API key as 'Authorization: Bearer <key>'"
 # The call whose answer is a stream of the server's events, as a GET is (MCP 2026-07-28).
 LISTEN = "subscriptions/listen"
+# The tools that answer a question, each holding one of the user's stream slots meanwhile.
+ANSWERING = frozenset({"ask", "ask_collection"})
 
 
 class McpEndpoint:
@@ -97,7 +99,7 @@ class McpEndpoint:
         if scope["method"] == "GET" or any(m.get("method") == LISTEN for m in messages):
             await self._stream(user.id, scope, replay, send)
             return
-        if "ask" not in tools:
+        if not tools & ANSWERING:
             await self.manager.handle_request(scope, replay, send)
             return
         try:

@@ -1,0 +1,163 @@
+"""The MCP tools of the caller's collections: list them, read one's papers, add a paper, and
+ask within one.
+
+They act for the owner of the API key the `/mcp` request came with (the
+endpoint puts the user's id in the request's state), through the same
+storage as `/api/collections`: another user's collection is "no collection",
+as one that does not exist is. Over stdio (`paperchat mcp`) there is no user,
+so they are not offered there.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import BaseModel, Field
+from starlette.concurrency import run_in_threadpool
+
+from chat.library.papers import PaperNotFound, paper_details
+from chat.rag.answer.answering import Question
+from chat.service.mcp.tools import READ_ONLY, Answer, PaperId, answer, check_question
+from chat.service.routes.deps import PaperOut, Services, paper_list
+from chat.service.storage.collections import (
+    CollectionNotFound,
+    TooMany,
+    add_paper,
+    get_collection,
+    list_collections,
+    paper_ids,
+)
+from ingest.index.filters import Filters
+
+ADDS = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True)
+CollectionId = Annotated[
+    str, Field(min_length=1, max_length=64, description="a collection's id, from collections")
+]
+
+
+class CollectionSummary(BaseModel):
+    id: str
+    name: str
+    papers: int
+
+
+class CollectionList(BaseModel):
+    collections: list[CollectionSummary]
+
+
+class CollectionPapers(BaseModel):
+    id: str
+    name: str
+    papers: list[PaperOut]
+
+
+class Added(BaseModel):
+    paper_id: str
+    added: bool = Field(description="false when the collection held it already")
+
+
+def caller(ctx: Context[Any, Any]) -> str:
+    """The id of the user whose API key the request came with; a tool error without one."""
+    request = ctx.request_context.request
+    state = getattr(request, "scope", {}).get("state", {}) if request is not None else {}
+    user_id = state.get("user_id")
+    if not isinstance(user_id, str):
+        raise ToolError("collections are a signed-in user's: call this over /mcp with an API key")
+    return user_id
+
+
+class CollectionTools:
+    """The tools' functions over the service's database and index."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    def _papers_of(self, user_id: str, collection_id: str) -> tuple[str, list[str]]:
+        with self.services.sessions() as session:
+            try:
+                found = get_collection(session, user_id, collection_id)
+            except CollectionNotFound as e:
+                raise ToolError(str(e)) from e
+            return found.name, paper_ids(session, found)
+
+    async def collections(self, ctx: Context[Any, Any]) -> CollectionList:
+        user_id = caller(ctx)
+
+        def listed() -> CollectionList:
+            with self.services.sessions() as session:
+                found = list_collections(session, user_id)
+            return CollectionList(
+                collections=[CollectionSummary(id=c.id, name=c.name, papers=n) for c, n in found]
+            )
+
+        return await run_in_threadpool(listed)
+
+    async def collection_papers(
+        self, collection_id: CollectionId, ctx: Context[Any, Any]
+    ) -> CollectionPapers:
+        user_id = caller(ctx)
+        name, ids = await run_in_threadpool(self._papers_of, user_id, collection_id)
+        papers = await run_in_threadpool(paper_list, self.services.index.catalog, ids)
+        return CollectionPapers(id=collection_id, name=name, papers=papers)
+
+    async def add_to_collection(
+        self, collection_id: CollectionId, paper_id: PaperId, ctx: Context[Any, Any]
+    ) -> Added:
+        user_id = caller(ctx)
+
+        def add() -> Added:
+            self._papers_of(user_id, collection_id)
+            try:
+                held = paper_details(self.services.index.catalog, paper_id)["id"]
+                with self.services.sessions() as session:
+                    added = add_paper(
+                        session,
+                        user_id,
+                        collection_id,
+                        held,
+                        max_papers=self.services.settings.max_collection_papers,
+                    )
+            except (PaperNotFound, TooMany, CollectionNotFound) as e:
+                raise ToolError(str(e)) from e
+            return Added(paper_id=held, added=added)
+
+        return await run_in_threadpool(add)
+
+    async def ask_collection(
+        self,
+        question: Annotated[str, Field(min_length=1, description="the question")],
+        collection_id: CollectionId,
+        ctx: Context[Any, Any],
+    ) -> Answer:
+        user_id = caller(ctx)
+        text = check_question(question, self.services.limits.max_question_chars)
+        name, ids = await run_in_threadpool(self._papers_of, user_id, collection_id)
+        if not ids:
+            raise ToolError(f"collection {name!r} holds no papers")
+        filters = Filters(paper_ids=tuple(ids))
+        return await answer(self.services.index, Question(text=text, filters=filters))
+
+
+DESCRIPTIONS = {
+    "collections": "The caller's collections of papers (id, name, how many papers), the oldest "
+    "first.",
+    "collection_papers": "One of the caller's collections: its name and its papers (id, title, "
+    "authors, date, link) in the order they were added; another user's is an error.",
+    "add_to_collection": "Add a paper of this index to one of the caller's collections by its "
+    "id; added is false when it was there already; an unknown paper is an error.",
+    "ask_collection": "A grounded answer, as ask gives it, from the papers of one of the "
+    "caller's collections only, citing them as [arXiv:ID].",
+}
+
+
+def add_collection_tools(server: MCPServer[Any], services: Services) -> None:
+    """Register the collection tools on `server` (the one `/mcp` serves)."""
+    tools = CollectionTools(services)
+    for name, description in DESCRIPTIONS.items():
+        annotations = ADDS if name == "add_to_collection" else READ_ONLY
+        server.add_tool(
+            getattr(tools, name), name=name, description=description, annotations=annotations
+        )
