@@ -1,13 +1,16 @@
 /*
- * paperchat reader: the in-text citations of each PDF page as targets over its text layer.
+ * paperchat reader: the in-text citations and defined terms of each PDF page as targets over
+ * its text layer.
  *
  * Once a page's text layer is shown, its annotations (`/papers/<id>/pages/<n>/annotations`)
- * give each citation mark's boxes and the references it names. Each mark becomes a button
- * over its first box (a mark over two lines gets a plain target on the second); hovering
- * or focusing it shows a card with each reference as the paper prints it and, for a paper
- * the library holds, its title, authors, year, a sentence of its abstract and links to its
- * page and its reader. Escape closes the card. Everything from the server goes into text
- * nodes, attributes and style properties, never into HTML.
+ * give each citation mark's boxes and the references it names, and each use of a term the
+ * paper defines. Each mark or use becomes a button over its first box (one over two lines
+ * gets a plain target on the second); hovering or focusing it shows a card. A citation's
+ * card holds each reference as the paper prints it and, for a paper the library holds, its
+ * title, authors, year, a sentence of its abstract and links to its page and its reader; a
+ * term's, its definition and a link to the page that defines it. Escape closes the card.
+ * Everything from the server goes into text nodes, attributes and style properties, never
+ * into HTML.
  */
 (() => {
   "use strict";
@@ -61,13 +64,31 @@
     return item;
   }
 
-  function show(target, mark) {
+  function definitionOf(term) {
+    const item = element("div", "reader-card-reference");
+    item.append(element("p", "reader-card-title", term.term));
+    item.append(element("p", "reader-card-summary", term.definition));
+    const where = link("#reader", `Defined on page ${term.page}`);
+    where.addEventListener("click", (event) => {
+      const page = root.querySelector(`.reader-page[data-page="${term.page}"]`);
+      if (!page) return;
+      event.preventDefault();
+      hide();
+      page.scrollIntoView({ block: "start" });
+    });
+    const links = element("p", "reader-card-links");
+    links.append(where);
+    item.append(links);
+    return item;
+  }
+
+  function show(target, shown) {
     clearTimeout(hideTimer);
     owner = target;
-    card.replaceChildren(...mark.references.map(referenceOf));
+    card.replaceChildren(...shown.content());
     const page = target.closest(".reader-page");
     page.append(card);
-    const box = mark.boxes[0];
+    const box = shown.boxes[0];
     card.style.left = `${Math.min(box.x0, 0.55) * 100}%`;
     card.style.top = `${box.y1 * 100}%`;
     card.hidden = false;
@@ -94,23 +115,23 @@
     node.style.height = `${(box.y1 - box.y0) * 100}%`;
   }
 
-  function targetsOf(mark) {
-    return mark.boxes.map((box, index) => {
-      const target = element(index ? "span" : "button", "reader-cite");
+  /** Targets over `shown.boxes`: a button named `shown.label` over the first. */
+  function targetsOf(shown) {
+    return shown.boxes.map((box, index) => {
+      const target = element(index ? "span" : "button", shown.className);
       place(target, box);
-      target.dataset.citation = mark.text;
       if (index === 0) {
         target.type = "button";
-        target.setAttribute("aria-label", `Citation ${mark.text}`);
+        target.setAttribute("aria-label", shown.label);
         target.setAttribute("aria-describedby", card.id);
         target.setAttribute("aria-expanded", "false");
-        target.addEventListener("focus", () => quiet || show(target, mark));
+        target.addEventListener("focus", () => quiet || show(target, shown));
         target.addEventListener("blur", hideSoon);
-        target.addEventListener("click", () => (owner === target ? hide() : show(target, mark)));
+        target.addEventListener("click", () => (owner === target ? hide() : show(target, shown)));
       } else {
         target.setAttribute("aria-hidden", "true");
       }
-      target.addEventListener("mouseenter", () => show(target, mark));
+      target.addEventListener("mouseenter", () => show(target, shown));
       target.addEventListener("mouseleave", hideSoon);
       return target;
     });
@@ -123,7 +144,17 @@
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const annotations = await response.json();
       const layer = element("div", "reader-cites");
-      for (const mark of annotations.citations) if (mark.boxes.length) layer.append(...targetsOf(mark));
+      for (const mark of annotations.citations) {
+        const content = () => mark.references.map(referenceOf);
+        layer.append(...targetsOf({ boxes: mark.boxes, label: `Citation ${mark.text}`, className: "reader-cite", content }));
+      }
+      for (const term of annotations.definitions) {
+        const content = () => [definitionOf(term)];
+        const label = `Definition of ${term.term}`;
+        for (const use of term.uses) {
+          layer.append(...targetsOf({ boxes: use.boxes, label, className: "reader-cite reader-term", content }));
+        }
+      }
       page.append(layer);
       page.dataset.citations = "shown";
     } catch {
