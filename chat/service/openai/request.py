@@ -4,8 +4,10 @@ Honoured: `messages` (the last one, a user's, is the question; earlier
 user and assistant turns its history), `stream`, `stream_options.include_usage`,
 `max_tokens` (or `max_completion_tokens`), `temperature`, `stop`, `user`,
 and the extra `paper_ids`, `author` (only that author's papers; 404 when
-no indexed author has the name) and `follow_up` (false: a question that leans
-on the previous answer is not asked about that answer's papers). Refused
+no indexed author has the name), `collection_id` (only the papers of one of
+the key owner's collections; another user's is a 404) and `follow_up`
+(false: a question that leans on the previous answer is not asked about
+that answer's papers). Refused
 with a 400 naming the parameter: `n` above 1, tools and functions,
 `response_format` other than text, log probabilities, and content parts
 other than text (images, audio, files).
@@ -95,6 +97,12 @@ class CompletionRequest(BaseModel):
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
     author: AuthorName | None = Field(
         default=None, description="only this author's papers (404 when unknown)"
+    )
+    collection_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="only the papers of this collection of the key owner's (404 for another "
+        "user's; 400 when it has no paper to answer from)",
     )
     follow_up: StrictBool = Field(
         default=True,

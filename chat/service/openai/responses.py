@@ -5,11 +5,11 @@ Honoured: `input` (a string, or a list of messages whose last is the user's
 question, earlier user and assistant messages its history), `previous_response_id` (a
 response of the same user: its conversation is the history), `stream`,
 `max_output_tokens`, `temperature`, `store` (false: the response is not kept and cannot be
-continued), `user`, `metadata` (echoed), and the extra `paper_ids`, `author` and
-`follow_up` of `/v1/chat/completions`. Refused with a 400 naming the parameter: tools, a
-`text.format` other than text, and input items other than text messages (images, files,
-tool outputs). `instructions` and other parameters are accepted and have no effect: the
-answer follows the papers and this server's own prompt.
+continued), `user`, `metadata` (echoed), and the extra `paper_ids`, `author`,
+`collection_id` and `follow_up` of `/v1/chat/completions`. Refused with a 400 naming the
+parameter: tools, a `text.format` other than text, and input items other than text
+messages (images, files, tool outputs). `instructions` and other parameters are accepted
+and have no effect: the answer follows the papers and this server's own prompt.
 
 A response carries the answer as one `output_text` whose annotations are its checked
 citations (`url_citation`s to arxiv.org, each at its `[arXiv:ID]`), and the same extra
@@ -95,6 +95,7 @@ class ResponseRequest(BaseModel):
     text: dict[str, Any] | None = None
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
     author: AuthorName | None = None
+    collection_id: str | None = Field(default=None, max_length=64)
     follow_up: StrictBool = True
 
     @field_validator("input")

@@ -44,8 +44,7 @@ from chat.service.routes.deps import (
     ServicesDep,
     admit,
     check_question,
-    collection_scope,
-    request_filters,
+    chosen_filters,
 )
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from chat.service.storage.conversations import (
@@ -63,7 +62,6 @@ from chat.service.streams import (
     SSE_HEADERS,
     until_stopped,
 )
-from ingest.index.filters import Filters
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
@@ -298,14 +296,6 @@ def _last_event(event: Event, saving: Saving) -> Event:
     return event
 
 
-def chat_filters(services: Services, user_id: str, request: ChatRequest) -> Filters:
-    """The request's scope: its papers, its author's, its collection's."""
-    paper_ids = request.paper_ids
-    if request.collection_id is not None:
-        paper_ids = collection_scope(services, user_id, request.collection_id, paper_ids)
-    return request_filters(services, paper_ids, request.author)
-
-
 @router.post(
     "/api/chat",
     response_class=EventSourceResponse,
@@ -317,7 +307,9 @@ def chat_filters(services: Services, user_id: str, request: ChatRequest) -> Filt
 async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
     check_question(body.message, services.limits)
-    filters = await run_in_threadpool(chat_filters, services, user.id, body)
+    filters = await run_in_threadpool(
+        chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
+    )
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)

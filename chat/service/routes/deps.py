@@ -312,6 +312,20 @@ def check_date_range(published_from: str | None, published_to: str | None) -> No
         raise ValueError("published_from is after published_to")
 
 
+def chosen_filters(
+    services: Services,
+    user_id: str,
+    paper_ids: list[str],
+    author: str | None,
+    collection_id: str | None,
+) -> Filters:
+    """A chat request's scope: its papers, its author's, its collection's (the user's own:
+    `collection_scope`)."""
+    if collection_id is not None:
+        paper_ids = collection_scope(services, user_id, collection_id, paper_ids)
+    return request_filters(services, paper_ids, author)
+
+
 def request_filters(services: Services, paper_ids: list[str], author: str | None) -> Filters:
     """The filters of a chat or retrieval request, its author resolved to their papers
     (AuthorNotFound: 404)."""

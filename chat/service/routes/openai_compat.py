@@ -48,7 +48,7 @@ from chat.service.routes.deps import (
     Services,
     ServicesDep,
     admit,
-    request_filters,
+    chosen_filters,
 )
 from chat.service.routes.errors import openai_errors
 from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, until_stopped
@@ -120,7 +120,9 @@ async def chat_completions(
         message = f"the model {body.model!r} does not exist; this server has one: {MODEL_ID!r}"
         raise OpenAIError(404, message, param="model", code="model_not_found")
     question = to_question(body, services.limits)
-    filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
+    filters = await run_in_threadpool(
+        chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
+    )
     question = replace(question, filters=filters)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))

@@ -57,7 +57,7 @@ from chat.service.routes.deps import (
     ServicesDep,
     admit,
     check_question,
-    request_filters,
+    chosen_filters,
 )
 from chat.service.routes.errors import openai_errors
 from chat.service.storage.responses import response_turns, save_response
@@ -165,7 +165,9 @@ async def create_response(
         check_question(question.text, services.limits)
     except HTTPException as e:
         raise invalid_request(str(e.detail), "input") from e
-    filters = await run_in_threadpool(request_filters, services, body.paper_ids, body.author)
+    filters = await run_in_threadpool(
+        chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
+    )
     turn = _Turn(services, user.id, body, replace(question, filters=filters), conversation_id)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))

@@ -84,3 +84,38 @@ def test_paper_ids_narrow_a_collection_and_an_empty_scope_is_refused(api: Api) -
     assert outside.json() == {"detail": f"collection {collection_id!r} holds none of those papers"}
     assert empty.status_code == 422
     assert empty.json() == {"detail": f"collection {empty_id!r} holds no papers"}
+
+
+def test_the_openai_routes_answer_within_a_collection_of_the_keys_owner_only(api: Api) -> None:
+    email = api.new_user()
+    with api.key_client(email) as owner:
+        collection_id = make_collection(owner, "Not FiD", *COLLECTED)
+        scoped = {"collection_id": collection_id}
+        completion = owner.post(
+            "/v1/chat/completions",
+            json={"model": "paperchat", "messages": [{"role": "user", "content": FID}], **scoped},
+        )
+        response = owner.post("/v1/responses", json={"model": "paperchat", "input": FID, **scoped})
+    with api.key_client() as attacker:
+        refused = [
+            attacker.post(
+                "/v1/chat/completions",
+                json={"model": "paperchat", "messages": [{"role": "user", "content": FID}]}
+                | {"collection_id": target},
+            )
+            for target in (collection_id, "00000000-0000-4000-8000-000000000000")
+        ]
+        refused_response = attacker.post(
+            "/v1/responses", json={"model": "paperchat", "input": FID, **scoped}
+        )
+
+    assert completion.status_code == 200, completion.text
+    assert {s["id"] for s in completion.json()["sources"]} <= set(COLLECTED)
+    assert response.status_code == 200, response.text
+    assert {s["id"] for s in response.json()["sources"]} <= set(COLLECTED)
+    assert [r.status_code for r in refused] == [404, 404]
+    messages = [r.json()["error"]["message"] for r in refused]
+    assert messages[0].replace(collection_id, "ID") == messages[1].replace(
+        "00000000-0000-4000-8000-000000000000", "ID"
+    )
+    assert refused_response.status_code == 404
