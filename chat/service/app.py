@@ -40,6 +40,7 @@ from chat.service.bootstrap import check_database, secret_key
 from chat.service.error_handlers import add_error_handlers
 from chat.service.head import HeadAsGet
 from chat.service.logs import new_request_id, reset_request_id, set_request_id
+from chat.service.mcp.annotations import add_annotation_tools
 from chat.service.mcp.collections import add_collection_tools
 from chat.service.mcp.endpoint import MCP_PATH, McpEndpoint
 from chat.service.mcp.tools import build_server
@@ -125,6 +126,7 @@ def create_app(settings: Settings) -> FastAPI:
         services.metrics.watch_reranker(services.index.remote_reranker.stats.snapshot)
     server = build_server(services.index, limits.max_question_chars)
     add_collection_tools(server, services)
+    add_annotation_tools(server, services)
     mcp = McpEndpoint(services, server)
     app = FastAPI(
         title="paperchat",

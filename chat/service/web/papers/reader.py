@@ -45,6 +45,17 @@ _FAILURES = (PdfUnavailable, PageOutOfRange, ReaderBusy, RendersLimited)
 _ANNOTATIONS: WeakKeyDictionary[PdfPages, Annotations] = WeakKeyDictionary()
 
 
+def annotations_of(services: Services) -> Annotations:
+    """The annotations of the app's reader pages, made once an app."""
+    pages = services.pdf_pages
+    annotations = _ANNOTATIONS.get(pages)
+    if annotations is None:
+        annotations = _ANNOTATIONS.setdefault(
+            pages, Annotations(pages, lambda: services.index.catalog)
+        )
+    return annotations
+
+
 def _failed(error: Exception) -> HTTPException:
     if isinstance(error, ReaderBusy):
         detail = f"the reader is busy: {error}; retry in a moment"
@@ -135,15 +146,9 @@ def page_annotations(
     paper, that paper; the terms the paper defines that the page uses, each with its
     definition; `discussions` an empty list for now. 404 for an unknown paper, a paper
     without a PDF here or a page it does not have."""
-    pages = services.pdf_pages
-    annotations = _ANNOTATIONS.get(pages)
-    if annotations is None:
-        annotations = _ANNOTATIONS.setdefault(
-            pages, Annotations(pages, lambda: services.index.catalog)
-        )
     check = _render_check(request, services)
     try:
-        found = annotations.page(normalise_paper_id(paper_id), page, check)
+        found = annotations_of(services).page(normalise_paper_id(paper_id), page, check)
     except PaperNotFound as e:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
     except _FAILURES as e:
