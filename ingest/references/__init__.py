@@ -3,6 +3,8 @@
 `read_references` is the one entry: the section's lines (`ingest/pdf/text/cleaning.py` keeps
 them as printed) are split into entries (`entries.py`), each read into its fields
 (`fields.py`); lines that are no reference (an appendix the headings missed) give none.
+Beside the list, what a page's text refers to: its in-text citations (`marks.py`, named by
+`linking.py`) and the terms the paper defines (`terms.py`).
 """
 
 from __future__ import annotations

@@ -18,11 +18,11 @@ from typing import Final
 
 from ingest.index.names.mining import is_short_form, number_forms, printed_pairs
 
-# The most terms of one paper, the most uses marked on one page, and the most
-# parentheses of one page read for a definition (a page of thousands is read so far).
+# The most terms of one paper, the most uses marked on one page, and the most definitions
+# read from one page (a page of thousands is read so far).
 MAX_TERMS: Final = 200
 MAX_USES: Final = 300
-MAX_PARENTHESES: Final = 2000
+MAX_PAIRS: Final = 2000
 # Pages after its own on which a symbol is still marked.
 _SYMBOL_PAGES: Final = 1
 _BREAK: Final = "\ufffe"
@@ -107,12 +107,21 @@ def _page_definitions(page: int, text: str) -> Iterator[Term]:
 
 def _acronyms(page: int, clean: str, where: list[int]) -> Iterator[Term]:
     pairs = printed_pairs(clean)
-    for _count, (name, long, _lead, start) in zip(range(MAX_PARENTHESES), pairs, strict=False):
+    for _count, (name, long, _lead, start) in zip(range(MAX_PAIRS), pairs, strict=False):
         if not is_short_form(name) or _NOT_IN_LONG_FORM.search(long):
             continue
         end = clean.find(")", start) + 1
+        if _is_list(clean[clean.find("(", start) + 1 : end - 1]):
+            continue
         meaning = long.strip(_QUOTES)
         yield Term(name, meaning, "acronym", page, where[start], where[max(end, start + 1) - 1] + 1)
+
+
+def _is_list(inside: str) -> bool:
+    """Whether a parenthesis lists names ("ARC, BoolQ, CoQA"): its first is no short form
+    of the words before it, however its letters fall."""
+    parts = [part.strip() for part in inside.split(",")]
+    return len(parts) >= 3 and all(len(part.split()) == 1 for part in parts[:3])
 
 
 def _symbols(page: int, clean: str, where: list[int]) -> Iterator[Term]:

@@ -120,3 +120,14 @@ def test_a_page_of_thousands_of_definitions_is_read_to_its_bounds() -> None:
     assert len(terms) == MAX_TERMS
     assert len(uses) == MAX_USES
     assert (terms[0].name, terms[0].meaning) == ("AAAA", "Alpha Ane Awo Ahree")
+
+
+def test_a_parenthesis_listing_names_defines_none_of_them() -> None:
+    text = (
+        "It was tuned on a variety of public NLP datasets (ARC, BoolQ, CoQA, DROP). We train "
+        "a reward model (RM) on them."
+    )
+
+    terms = defined_terms([text])
+
+    assert [(term.name, term.meaning) for term in terms] == [("RM", "reward model")]
