@@ -11,9 +11,10 @@ against it), recall the share of labelled cites named right, by the mark's form.
 pages were labelled from the product's marks, read and corrected by eye, and their misses
 added from a scan of every bracket and year on the page; "held_out" pages were labelled
 from the page and its list alone, before the product's marks on them were looked at. The
-time to annotate a page is that of finding and naming its marks and reading their boxes
-from PDFium, the paper's list read already, over every page of the 38 PDFs; reading a
-paper's list once is timed apart.
+time to annotate a page is that of finding and naming its marks, finding the uses of the
+paper's defined terms and reading the boxes of both from PDFium, the paper's list and
+terms read already, over every page of the 38 PDFs; reading a paper's list and its terms
+once is timed apart.
 
 The terms a PDF defines (`ingest.references.terms`: acronyms with their long forms, symbols
 a sentence defines) were read by eye for the 8 PDFs of `bench/data/page_terms.jsonl`: each
@@ -45,7 +46,7 @@ from ingest.pdf.positions import char_range_boxes, page_text
 from ingest.references import read_references
 from ingest.references.linking import Entry, ReferenceList
 from ingest.references.marks import Mark
-from ingest.references.terms import Term, defined_terms
+from ingest.references.terms import Term, defined_terms, term_uses
 
 ROOT = Path(__file__).resolve().parents[2]
 PDFS = ROOT.parent / "shared" / "data" / "pdfs"
@@ -132,10 +133,15 @@ class Score:
 
 
 def annotate_page(
-    references: ReferenceList, document: pdfium.PdfDocument, number: int, text: str
+    references: ReferenceList,
+    terms: tuple[Term, ...],
+    document: pdfium.PdfDocument,
+    number: int,
+    text: str,
 ) -> int:
     marks = references.page_marks(number, text)
     ranges = [(mark.start, mark.end - mark.start) for mark, _ in marks]
+    ranges += [(start, end - start) for _, start, end in term_uses(terms, number, text)]
     if ranges:
         char_range_boxes(document, number, ranges)
     return len(marks)
@@ -187,7 +193,7 @@ def main() -> None:
                 terms_found[path.name] = terms
             for number, text in enumerate(texts, start=1):
                 start = time.perf_counter()
-                marks_found += annotate_page(references, document, number, text)
+                marks_found += annotate_page(references, terms, document, number, text)
                 page_ms.append((time.perf_counter() - start) * 1000)
                 if (path.name, number) in labels:
                     page = labels[(path.name, number)]
