@@ -12,10 +12,15 @@ the last one's end. The CPU time the nodes (and haproxy) used over the
 passes, an answer, tells what the cores allow whatever else loads them. The
 ratios divide the two nodes' figures by the one node's, from the same run.
 
-Both nodes serve one data dir (its catalog and embedded Chroma, read only)
-and one SQLite service database, with one user and API key per stream.
+Both nodes serve one data dir (its catalog, read only, and its Chroma store
+through one Chroma server, as a deployment's nodes share one) and one SQLite
+service database, with one user and API key per stream.
+With `--pin` each node runs on a core of its own (`taskset`), so one node
+has one core and two nodes two: the scaling a deployment of one core per
+node would see, haproxy and the load generator aside.
 
     python -m bench.speed.cluster --data-dir /path/to/index --levels 50 200
+    python -m bench.speed.cluster --data-dir /path/to/index --levels 50 --rounds 2 --pin
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from bench.servers import RATE_LIMIT, create_keys, process, wait_until_healthy
 from bench.speed.serve import EVAL, QUESTION_FILES, answerable_questions, burst
 from chat.rag.retrieval.evaluation import percentile
 from chat.settings import Settings
+from ingest.index.vectors.server import serving_directory
 from tests.support.running.net import unused_port
 
 ORDER = (1, 2, 2, 1)  # nodes behind the balancer, pass after pass in one round
@@ -158,9 +164,15 @@ async def warm_up(urls: Sequence[str], key: str, questions: Sequence[str]) -> No
 
 @contextmanager
 def cluster(
-    data_dir: Path, models_cache: Path | None, keys_needed: int, log: Path | None
+    data_dir: Path,
+    models_cache: Path | None,
+    keys_needed: int,
+    log: Path | None,
+    pin: bool = False,
 ) -> Iterator[Cluster]:
-    """Two nodes, and a balancer in front of one and one in front of both."""
+    """Two nodes, and a balancer in front of one and one in front of both; with `pin`,
+    each node on a core of its own (`taskset`: the first node on the first core the
+    machine gives this process, the second on the second)."""
     with ExitStack() as stack:
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-cluster-")))
         log_path = log or scratch / "processes.log"
@@ -176,11 +188,22 @@ def cluster(
         }
         if models_cache:
             env["PAPERCHAT_MODELS_CACHE"] = str(models_cache)
+        # One Chroma server on the data dir's store for both nodes, as a deployment's nodes
+        # share one (a node would not open an embedded store another holds).
+        vectors = stack.enter_context(
+            serving_directory(data_dir / "chroma", scratch / "chroma.log")
+        )
+        env["PAPERCHAT_CHROMA_URL"] = vectors.url
         urls, pids = [], []
         serve = [str(Path(sys.executable).with_name("paperchat")), "serve", "--host", "127.0.0.1"]
-        for _ in range(2):
+        cores = sorted(os.sched_getaffinity(0))
+        if pin and len(cores) < 2:
+            raise SystemExit("--pin needs two cores: this process may run on one")
+        for n in range(2):
             port = unused_port()
             command = [*serve, "--port", str(port), "--workers", "1", "--data-dir", str(data_dir)]
+            if pin:
+                command = ["taskset", "--cpu-list", str(cores[n]), *command]
             node = stack.enter_context(process(command, env, output))
             urls.append(f"http://127.0.0.1:{port}")
             pids.append(node.pid)
@@ -262,12 +285,17 @@ def result_tables(found: Sequence[Figures]) -> list[results.Table]:
 def notes(args: argparse.Namespace) -> str:
     return textwrap.fill(
         "Two `paperchat serve` processes (one worker each, PAPERCHAT_LLM=extractive) over "
-        "one data dir: its SQLite catalog and embedded Chroma, read only, and one SQLite "
-        "service database; the nodes of a deployment share PostgreSQL and a Chroma server "
+        "one data dir: its SQLite catalog, read only, its store through one Chroma server, "
+        "and one SQLite service database; the nodes of a deployment share PostgreSQL "
         "instead. haproxy runs deploy/haproxy.cfg with the nodes named by address. "
         f"{args.rounds} round(s) of passes through 1, 2, 2 and 1 node(s) at each level, "
-        "the streams of a pass released at once. The nodes, haproxy and the load generator "
-        "share this machine's 2 cores.",
+        "the streams of a pass released at once. "
+        + (
+            "Each node pinned to a core of its own (taskset): one node has one core, two "
+            "nodes two; haproxy, the Chroma server and the load generator run on either."
+            if args.pin
+            else "The nodes, haproxy and the load generator share this machine's cores."
+        ),
         width=100,
     )
 
@@ -279,9 +307,10 @@ def main() -> None:
     parser.add_argument("--levels", type=int, nargs="+", default=[50, 200])
     parser.add_argument("--rounds", type=int, default=1, help="passes 1, 2, 2, 1 a level")
     parser.add_argument("--log", type=Path, help="keep the processes' logs in this file")
+    parser.add_argument("--pin", action="store_true", help="each node on a core of its own")
     args = parser.parse_args()
     questions = answerable_questions([EVAL / name for name in QUESTION_FILES])
-    with cluster(args.data_dir, args.models_cache, max(args.levels), args.log) as running:
+    with cluster(args.data_dir, args.models_cache, max(args.levels), args.log, args.pin) as running:
         asyncio.run(warm_up(running.urls, running.keys[0], questions[-3:]))
         found = []
         for level in args.levels:
