@@ -113,8 +113,24 @@ def _acronyms(page: int, clean: str, where: list[int]) -> Iterator[Term]:
         end = clean.find(")", start) + 1
         if _is_list(clean[clean.find("(", start) + 1 : end - 1]):
             continue
-        meaning = long.strip(_QUOTES)
+        meaning, start = _whole(name, long.strip(_QUOTES), clean, start)
         yield Term(name, meaning, "acronym", page, where[start], where[max(end, start + 1) - 1] + 1)
+
+
+def _whole(name: str, long: str, clean: str, start: int) -> tuple[str, int]:
+    """The long form with the word before it when that word's initial is the name's first
+    letter and the words' initials then spell the name: the letters of "PPO" fall in
+    "policy optimization" too ("p" and "o" of "optimization"), but "proximal policy
+    optimization" is its long form."""
+    letters = [c.lower() for c in name if c.isalpha()]
+    words = long.split()
+    before = clean[:start].rstrip()
+    previous = before.rsplit(None, 1)[-1] if before else ""
+    if len(words) >= len(letters) or not previous.isalpha():
+        return long, start
+    if [word[0].lower() for word in (previous, *words)] != letters:
+        return long, start
+    return f"{previous} {long}", len(before) - len(previous)
 
 
 def _is_list(inside: str) -> bool:

@@ -131,3 +131,12 @@ def test_a_parenthesis_listing_names_defines_none_of_them() -> None:
     terms = defined_terms([text])
 
     assert [(term.name, term.meaning) for term in terms] == [("RM", "reward model")]
+
+
+def test_a_long_form_whose_letters_also_fall_inside_its_last_words_is_read_whole() -> None:
+    texts = _texts("2203.02155v1.pdf")
+
+    ppo = _term("2203.02155v1.pdf", "PPO")
+
+    assert ppo.meaning == "proximal policy optimization"
+    assert texts[ppo.page - 1][ppo.start : ppo.end] == "proximal policy optimization (PPO)"
