@@ -246,7 +246,7 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             CORSMiddleware,
             allow_origins=origins,
             allow_credentials=True,
-            allow_methods=["GET", "POST", "DELETE"],
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=[
                 "Authorization",
                 "Content-Type",

@@ -40,3 +40,13 @@ def test_a_listed_origin_may_call_mcp_with_its_headers(web: Api, host_origin: st
     assert call.status_code == 200
     assert call.headers["access-control-allow-origin"] == host_origin
     assert {t["name"] for t in call.json()["result"]["tools"]} >= {"ask", "get_paper"}
+
+
+def test_a_listed_origin_may_rename_a_collection(web: Api, host_origin: str) -> None:
+    preflight = {"Access-Control-Request-Method": "PATCH", **{
+        "Access-Control-Request-Headers": "authorization,content-type"}}  # fmt: skip
+    with web.client() as client:
+        listed = client.options("/api/collections/1", headers={"Origin": host_origin, **preflight})
+
+    assert listed.status_code == 200
+    assert "PATCH" in listed.headers["access-control-allow-methods"]
