@@ -56,7 +56,14 @@
       if (byline) item.append(element("p", "reader-card-byline", byline));
       if (paper.summary) item.append(element("p", "reader-card-summary", paper.summary));
       const links = element("p", "reader-card-links");
-      links.append(link(paper.url, "Its page"), " · ", link(paper.reader_url, "Read it"));
+      const ask = element("button", "reader-card-ask", "Ask about it");
+      ask.type = "button";
+      ask.addEventListener("click", () => {
+        hide();
+        const detail = { text: `What does "${paper.title}" do, and what does it find?`, paper: { id: paper.id, title: paper.title } };
+        window.dispatchEvent(new CustomEvent("paperchat:ask", { detail }));
+      });
+      links.append(link(paper.url, "Its page"), " · ", link(paper.reader_url, "Read it"), " · ", ask);
       item.append(links);
     }
     const number = reference.number ? `[${reference.number}] ` : "";

@@ -1553,6 +1553,15 @@ table.compare td .note { font-style: italic; }
   /* ---------- wiring ---------- */
 
   launcher.addEventListener("click", () => setOpen(true));
+  // Another part of the page asks about one paper (a citation card of the reader names a
+  // paper of the library): the dock opens and asks it, about that paper alone.
+  window.addEventListener("paperchat:ask", (event) => {
+    const { text, paper } = event.detail || {};
+    if (!text || !paper || !paper.id) return;
+    setOpen(true, { focus: false });
+    showView("chat");
+    ask(String(text), { paper: { id: String(paper.id), title: String(paper.title || paper.id) } });
+  });
   // Buttons of the page that open the dock (`data-paperchat-open`): on a phone they stand
   // in for the floating launcher, which would cover the page.
   const openers = [...document.querySelectorAll("[data-paperchat-open]")];

@@ -120,3 +120,20 @@ def test_on_a_phone_the_card_sits_at_the_foot_of_the_screen(
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     page.screenshot(path=artifacts / "reader-citation-card-phone.png")
     context.close()
+
+
+def test_ask_about_it_asks_the_dock_about_the_cited_paper_alone(
+    citing_web: Api, page: Page
+) -> None:
+    _second_page(page, citing_web)
+    _karpukhin(page).hover()
+    card = page.get_by_role("tooltip")
+
+    with page.expect_request("**/api/chat") as asked:
+        card.get_by_role("button", name="Ask about it").click()
+
+    body = asked.value.post_data_json
+    assert body["paper_ids"] == [DPR]
+    assert "Dense Passage Retrieval for Open-Domain Question Answering" in body["message"]
+    expect(card).to_be_hidden()
+    expect(page.locator("#pc-panel")).to_be_visible()
