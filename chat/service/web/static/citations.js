@@ -8,7 +8,9 @@
  * gets a plain target on the second); hovering or focusing it shows a card. A citation's
  * card holds each reference as the paper prints it and, for a paper the library holds, its
  * title, authors, year, a sentence of its abstract and links to its page and its reader; a
- * term's, its definition and a link to the page that defines it. Escape closes the card.
+ * term's, its definition and a link to the page that defines it. A library paper's card
+ * also says whether the reader follows it and whether this browser has opened its page
+ * before (a list kept in localStorage only). Escape closes the card.
  * Everything from the server goes into text nodes, attributes and style properties, never
  * into HTML.
  */
@@ -19,6 +21,47 @@
   const root = document.querySelector("[data-reader]");
   if (!article || !root) return;
   const PAPER = article.dataset.paperPage;
+  // The papers whose page this browser has opened, newest last (kept here only, never sent),
+  // and those the signed-in reader follows: a card says so of the paper it names.
+  const OPENED_KEY = "paperchat:opened";
+  const MAX_OPENED = 500;
+  const opened = new Set(readOpened());
+  let followed = new Set();
+  rememberOpened(PAPER);
+  loadFollowed();
+
+  function readOpened() {
+    try {
+      const ids = JSON.parse(localStorage.getItem(OPENED_KEY) || "[]");
+      return Array.isArray(ids) ? ids.filter((id) => typeof id === "string") : [];
+    } catch {
+      return [];
+    }
+  }
+
+  function rememberOpened(id) {
+    try {
+      const ids = readOpened().filter((other) => other !== id);
+      ids.push(id);
+      localStorage.setItem(OPENED_KEY, JSON.stringify(ids.slice(-MAX_OPENED)));
+    } catch {
+      /* storage refused (private mode, full): cards just do not say it */
+    }
+  }
+
+  async function loadFollowed() {
+    try {
+      const asked = { credentials: "same-origin", cache: "no-store" };
+      const session = await (await fetch("/dock/session", asked)).json();
+      if (!session.user) return; // signed out: nothing followed
+      const response = await fetch("/api/follows", asked);
+      if (!response.ok) return;
+      const { follows } = await response.json();
+      followed = new Set(follows.filter((f) => f.kind === "paper").map((f) => String(f.value)));
+    } catch {
+      /* no follows shown */
+    }
+  }
   const card = document.createElement("div");
   card.className = "reader-card";
   card.id = "reader-card";
@@ -55,6 +98,11 @@
       const byline = [paper.authors, paper.year].filter(Boolean).join(" · ");
       if (byline) item.append(element("p", "reader-card-byline", byline));
       if (paper.summary) item.append(element("p", "reader-card-summary", paper.summary));
+      const yours = [
+        followed.has(String(paper.id)) ? "You follow it" : "",
+        opened.has(String(paper.id)) ? "You opened it before" : "",
+      ].filter(Boolean);
+      if (yours.length) item.append(element("p", "reader-card-yours", `${yours.join(" · ")}.`));
       const links = element("p", "reader-card-links");
       const ask = element("button", "reader-card-ask", "Ask about it");
       ask.type = "button";

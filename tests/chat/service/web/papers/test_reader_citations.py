@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
 from tests.fakes.openai import FakeOpenAI
+from tests.support.dock import Dock
 from tests.support.running.server import Api, serve_index
 from tests.support.worlds.citations import DPR, FID, cited_index_fixture  # noqa: F401 - fixture
 
@@ -137,3 +138,25 @@ def test_ask_about_it_asks_the_dock_about_the_cited_paper_alone(
     assert "Dense Passage Retrieval for Open-Domain Question Answering" in body["message"]
     expect(card).to_be_hidden()
     expect(page.locator("#pc-panel")).to_be_visible()
+
+
+def test_the_card_says_the_reader_follows_the_cited_paper_and_opened_it_before(
+    citing_web: Api, page: Page
+) -> None:
+    card = page.get_by_role("tooltip")
+    _second_page(page, citing_web)
+    _karpukhin(page).hover()
+    expect(card).to_contain_text("Dense Passage Retrieval")
+    first = card.inner_text()
+    email = citing_web.new_user()
+    with citing_web.signed_in(email) as client:
+        client.post("/api/follows", json={"kind": "paper", "value": DPR}).raise_for_status()
+    page.goto(f"{citing_web.base_url}/papers/{DPR}")
+    Dock(page).sign_in(email)
+
+    _second_page(page, citing_web)
+    _karpukhin(page).hover()
+
+    assert "You opened it before" not in first
+    assert "You follow it" not in first
+    expect(card).to_contain_text("You follow it · You opened it before.")
