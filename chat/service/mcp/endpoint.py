@@ -35,6 +35,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
+from chat.service.access.admission import AnswersBusy
 from chat.service.access.auth import bearer_token
 from chat.service.access.ratelimit import TooManyStreams
 from chat.service.bodies import read_body
@@ -103,12 +104,19 @@ class McpEndpoint:
             await self.manager.handle_request(scope, replay, send)
             return
         try:
-            # An answer holds one of the user's stream slots, as on /api/chat and /v1.
-            async with self.services.slots.acquire(user.id):
+            # An answer holds one of the user's stream slots and waits in the worker's line
+            # for a place to be computed in, as on /api/chat and /v1.
+            async with (
+                self.services.slots.acquire(user.id),
+                self.services.admission.admitted(user.id),
+            ):
                 await self.manager.handle_request(scope, replay, send)
         except TooManyStreams as e:
             detail = f"too many open answers: at most {e.max_per_user} at a time"
             await _refuse(429, detail, scope, receive, send, {"Retry-After": "1"})
+        except AnswersBusy as e:
+            retry = {"Retry-After": str(e.retry_after_s)}
+            await _refuse(503, str(e), scope, receive, send, retry)
 
     async def _stream(self, user_id: str, scope: Scope, receive: Receive, send: Send) -> None:
         """A server-to-client event stream: one of the user's stream slots while it is open

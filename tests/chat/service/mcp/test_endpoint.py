@@ -16,6 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
 from chat.service.access.accounts import get_user
+from chat.service.access.admission import Admission
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
 from tests.fakes.openai import ChatScript
 from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
@@ -348,3 +349,26 @@ async def test_compare_papers_gives_the_table_and_names_unknown_papers(api: Api)
     assert cell == {"text": "Exact match (EM)", "citation": "[arXiv:2007.01282]"}
     assert unknown.is_error
     assert "no such paper in the index: 9999.99999" in error_text(unknown)
+
+
+async def test_an_ask_waits_in_the_workers_line_and_is_refused_when_it_is_full(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    admission = Admission(capacity=1, queue_size=0, per_user=1)
+    monkeypatch.setattr(api.services, "admission", admission)
+    email = api.new_user()
+    headers = JSON_RPC_HEADERS | _bearer(api.key_for(email))
+    ask = {**CALL, "params": {"name": "ask", "arguments": {"question": FID}}}
+
+    async with httpx.AsyncClient(base_url=api.base_url, headers=headers, timeout=60) as client:
+        async with admission.admitted("someone else"):
+            busy = await client.post("/mcp", json=ask)
+            other_tool = await client.post("/mcp", json=CALL)
+        freed = await client.post("/mcp", json=ask)
+
+    assert busy.status_code == 503
+    assert int(busy.headers["Retry-After"]) >= 1
+    assert busy.json()["detail"].startswith("the server is busy")
+    assert other_tool.status_code == 200
+    assert freed.status_code == 200
+    assert admission.running == 0
