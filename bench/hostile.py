@@ -11,7 +11,8 @@ sitemap, the Latest feed) is made, as a crawler finds it.
 The routes are those a hostile test found costly: the Latest feed, a paper of thousands
 of authors as HTML and as Markdown, a search of 1,000 characters with every filter on
 its page 200, the sitemap, a sitemap file past the end, and the page of a researcher
-whose co-authors include those thousands. The index needs a paper of at least
+whose co-authors include those thousands; and a PDF page's annotations (its citation
+marks and defined terms), which anyone may ask for. The index needs a paper of at least
 `CROWD_AUTHORS` authors: `crowd_record` writes one (`paperchat ingest abstracts` it into
 the index).
 """
@@ -56,6 +57,7 @@ class Target:
     crowd_paper: str
     crowd_authors: int
     researcher: str
+    pdf_paper: str  # a paper whose PDF the reader shows: its page annotations
 
 
 def target(catalog: Catalog) -> Target:
@@ -80,7 +82,14 @@ def target(catalog: Catalog) -> Target:
     person = catalog.person(first)
     if person is None or not person.names:
         raise SystemExit(f"the first author of {crowd}, {first!r}, names nobody")
-    return Target(tuple(str(r[0]) for r in plain), crowd, authors, researcher_path(person))
+    pdf = catalog.db.execute(
+        "SELECT id FROM papers WHERE fulltext_hash IS NOT NULL ORDER BY id LIMIT 1"
+    ).fetchone()
+    if pdf is None:
+        raise SystemExit("the index holds no paper's PDF: ingest one with `paperchat ingest pdfs`")
+    return Target(
+        tuple(str(r[0]) for r in plain), crowd, authors, researcher_path(person), str(pdf[0])
+    )
 
 
 def routes(found: Target) -> list[Route]:
@@ -98,6 +107,7 @@ def routes(found: Target) -> list[Route]:
         Route("/sitemap.xml", "/sitemap.xml"),
         Route("sitemap file past the end", "/sitemaps/researchers-999.xml"),
         Route("researcher with that paper's authors as co-authors", found.researcher),
+        Route("a PDF page's citations and terms", f"/papers/{found.pdf_paper}/pages/2/annotations"),
     ]  # fmt: skip
 
 
