@@ -281,3 +281,26 @@ class CollectionPaper(Base):
     )
     paper_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     added_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+MAX_NOTE_CHARS = 10_000
+MAX_NOTE_QUOTE_CHARS = 1_000
+
+
+class Note(Base):
+    """A user's private note on a paper, or on a passage of its reader: the page, the words
+    quoted from it and their boxes (a JSON list of `Box.as_json()`), so the passage is found
+    again by its words after the paper is read anew."""
+
+    __tablename__ = "notes"
+    __table_args__ = (Index("ix_notes_user_id_paper_id", "user_id", "paper_id"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    paper_id: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    anchor_page: Mapped[int | None] = mapped_column(Integer)
+    anchor_quote: Mapped[str | None] = mapped_column(Text)
+    anchor_boxes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

@@ -90,6 +90,7 @@ GLOBAL_BINDINGS = {
     "path.conversation_id": "conversations",
     "path.message_id": "answers",
     "path.collection_id": "collections",
+    "path.note_id": "notes",
     "path.paper_id": "papers",
     "body.paper_id": "papers",
     "body.email": "emails",
@@ -113,6 +114,7 @@ OPERATION_BINDINGS = (
         {"path.collection_id": "doomed_collections"},
         REAL_VALUE_PROBABILITY,
     ),
+    ("/api/notes/{note_id}", "DELETE", {"path.note_id": "doomed_notes"}, REAL_VALUE_PROBABILITY),
     # A new share link replaces the one the shared view is fuzzed with: another collection's.
     *(
         ("/api/collections/{collection_id}/share", method, {"path.collection_id": "reshared"}, 0.5)
@@ -167,6 +169,10 @@ def seed(client: httpx.Client, email: str, feed_token: str) -> Seeds:
     assert institutions
     gathered, doomed_collection, reshared = (collection(client, n, papers) for n in "abc")
     link = client.post(f"/api/collections/{gathered}/share").json()["url"]
+    kept_note, doomed_note = (
+        client.post("/api/notes", json={"paper_id": papers[0], "text": text}).json()["id"]
+        for text in ("kept", "doomed")
+    )
     return Seeds(
         {
             "papers": papers,
@@ -179,6 +185,8 @@ def seed(client: httpx.Client, email: str, feed_token: str) -> Seeds:
             "collections": [gathered],
             "doomed_collections": [doomed_collection],
             "reshared": [reshared],
+            "notes": [kept_note],
+            "doomed_notes": [doomed_note],
             "tokens": [link.rsplit("/", 1)[-1], feed_token],
             "emails": [email],
             "passwords": [PASSWORD],

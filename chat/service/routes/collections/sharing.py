@@ -47,6 +47,7 @@ from chat.service.storage.collections import (
     revoke_share_token,
     shared_collection,
 )
+from chat.service.storage.notes import list_notes
 from chat.service.storage.tables import Collection
 from chat.service.web.address import site_address
 from ingest.index.catalog import Catalog
@@ -91,9 +92,10 @@ def as_csv(_name: str, papers: Records) -> str:
     return out.getvalue()
 
 
-def as_markdown(name: str, papers: Records) -> str:
+def as_markdown(name: str, papers: Records, notes: Mapping[str, Sequence[str]] = {}) -> str:
     """The collection as Markdown: its name as the heading, then a table of its papers,
-    each cited as an answer cites it."""
+    each cited as an answer cites it; then `notes` (a paper's id to its notes' texts) under
+    each paper that has some, each note's lines quoted with their markup escaped."""
     head = ["paper", "title", "authors", "published"]
     lines = [f"# {markdown_cell(name)}", "", "| " + " | ".join(head) + " |", "|" + "---|" * 4]
     for paper in papers:
@@ -101,7 +103,20 @@ def as_markdown(name: str, papers: Records) -> str:
         cited = f"[arXiv:{paper_id}]" if url else f"[doc:{paper_id}]"
         row = [cited, title, authors, published]
         lines.append("| " + " | ".join(markdown_cell(cell) for cell in row) + " |")
+    for paper in papers:
+        lines.extend(_notes_markdown(paper, notes.get(str(paper["id"]), ())))
     return "\n".join(lines) + "\n"
+
+
+def _notes_markdown(paper: Mapping[str, Any], notes: Sequence[str]) -> list[str]:
+    if not notes:
+        return []
+    title = readable_tex(str(paper.get("title") or ""))
+    lines = ["", f"## Notes on {markdown_cell(str(paper['id']))}: {markdown_cell(title)}"]
+    for note in notes:
+        lines.append("")
+        lines.extend(f"> {markdown_cell(line)}" for line in note.splitlines())
+    return lines
 
 
 def _bibtex(_name: str, papers: Records) -> str:
@@ -130,12 +145,23 @@ class SharedCollection(BaseModel):
     papers: list[PaperOut]
 
 
-def _file(catalog: Catalog, collection: Collection, ids: list[str], format: str) -> Response:
+def _file(
+    catalog: Catalog,
+    collection: Collection,
+    ids: list[str],
+    format: str,
+    notes: Mapping[str, Sequence[str]] | None = None,
+) -> Response:
+    """The collection as a file; its Markdown holds `notes` (the owner's, never a shared
+    link's)."""
     records = [r for r in paper_records(catalog, ids) if not isinstance(r, str)]
     media_type, extension, write = _FILES[format]
     name = file_name(collection.name, extension)
+    body = write(collection.name, records)
+    if format == "markdown" and notes:
+        body = as_markdown(collection.name, records, notes)
     return Response(
-        write(collection.name, records),
+        body,
         media_type=media_type,
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
@@ -153,9 +179,15 @@ def export(
     session: SessionDep,
     format: Annotated[FileFormat, Query(description="bibtex, csv or markdown")] = "bibtex",
 ) -> Response:
-    """The collection's papers as one file, in the order they were added."""
+    """The collection's papers as one file, in the order they were added; the Markdown
+    holds the user's notes on them."""
     collection = get_collection(session, user.id, collection_id)
-    return _file(services.index.catalog, collection, paper_ids(session, collection), format)
+    ids = paper_ids(session, collection)
+    notes: dict[str, list[str]] = {}
+    if format == "markdown":
+        for note in list_notes(session, user.id, ids):
+            notes.setdefault(note.paper_id, []).append(note.text)
+    return _file(services.index.catalog, collection, ids, format, notes)
 
 
 @router.post(

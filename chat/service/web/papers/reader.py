@@ -66,7 +66,7 @@ def _failed(error: Exception) -> HTTPException:
     return HTTPException(status.HTTP_404_NOT_FOUND, str(error))
 
 
-def _render_check(request: Request, services: Services) -> Callable[[], None]:
+def render_check(request: Request, services: Services) -> Callable[[], None]:
     """Counts a page render (an image or text layer not in the cache) against the client
     address's `PAPERCHAT_PAGE_RENDER_RATE_LIMIT`; a cached page costs nothing."""
 
@@ -93,7 +93,7 @@ def page_image(
 ) -> Response:
     """One page of the paper's PDF as WebP, about `width` pixels wide (rounded up to one of a
     few widths); 404 for a paper without a PDF here or a page it does not have."""
-    check = _render_check(request, services)
+    check = render_check(request, services)
     try:
         body, version = services.pdf_pages.image(normalise_paper_id(paper_id), page, width, check)
     except _FAILURES as e:
@@ -128,7 +128,7 @@ def page_text_layer(
     paper_id: str, page: int, request: Request, response: Response, services: ServicesDep
 ) -> Any:
     """The page's lines with their boxes (fractions of the page from its top left)."""
-    check = _render_check(request, services)
+    check = render_check(request, services)
     try:
         layer = services.pdf_pages.text_layer(normalise_paper_id(paper_id), page, check)
     except _FAILURES as e:
@@ -146,7 +146,7 @@ def page_annotations(
     paper, that paper; the terms the paper defines that the page uses, each with its
     definition; `discussions` an empty list for now. 404 for an unknown paper, a paper
     without a PDF here or a page it does not have."""
-    check = _render_check(request, services)
+    check = render_check(request, services)
     try:
         found = annotations_of(services).page(normalise_paper_id(paper_id), page, check)
     except PaperNotFound as e:
@@ -223,7 +223,7 @@ def _focus(
     paper_id: str, quote: str, boxes: Sequence[Box], request: Request, services: Services
 ) -> list[Box]:
     """Where `quote` is inside a passage's `boxes`: each page read counts as a render."""
-    check = _render_check(request, services)
+    check = render_check(request, services)
 
     def page_boxes(
         page: int, ranges_of: Callable[[str], Sequence[tuple[int, int]]]

@@ -31,6 +31,7 @@ TABLES = {
     "digests",
     "collections",
     "collection_papers",
+    "notes",
 }
 
 
