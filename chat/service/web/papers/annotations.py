@@ -7,8 +7,9 @@ reference list (`ingest.references.linking`), which is read once a paper from it
 text and the references the catalog keeps, and again when the catalog changes (a paper
 ingested since may be the one a reference names). Its defined terms are read with it
 (`terms.py`): `definitions` holds each term used on the page with its definition. A page's
-annotations are kept too. A mark no entry fits is left out. `discussions` is an empty list:
-room for the library's sentences about the page.
+annotations are kept too. A mark no entry fits is left out. `discussions` holds the
+sentences of other papers' PDFs that cite the paper and speak of this page
+(`discussions.py`), newest first.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Final
 
 from pydantic import BaseModel
 
 from chat.library.papers import PaperNotFound
 from chat.rag.extractive.sentences import split_sentences
-from chat.service.web.papers.pdfpages import PageOutOfRange, PdfPages
+from chat.service.web.papers.discussions import CitingPdf, Discussion, discussions_of
+from chat.service.web.papers.pdfpages import PageOutOfRange, PdfPages, PdfUnavailable
 from chat.service.web.papers.terms import (
     DefinedTerm,
     PaperTerms,
@@ -87,15 +90,15 @@ class CitationMark(BaseModel):
 
 
 class PageAnnotations(BaseModel):
-    """A page's annotations: its citation marks, the defined terms it uses, and
-    `discussions`, always empty for now."""
+    """A page's annotations: its citation marks, the defined terms it uses, and the
+    library's sentences citing the paper that speak of this page."""
 
     paper_id: str
     page: int
     pages: int
     citations: list[CitationMark]
     definitions: list[DefinedTerm]
-    discussions: list[dict[str, str]]
+    discussions: list[Discussion]
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ class Annotations:
         self._lock = threading.Lock()
         self._lists: OrderedDict[tuple[str, str, int], _PaperList] = OrderedDict()
         self._pages: OrderedDict[tuple[str, str, int, int], PageAnnotations] = OrderedDict()
+        self._discussed: OrderedDict[tuple[str, int], list[Discussion]] = OrderedDict()
 
     def page(self, paper_id: str, page: int, before_render: Callable[[], None]) -> PageAnnotations:
         """The annotations of page `page` (1-based): PaperNotFound for a paper the library
@@ -152,15 +156,53 @@ class Annotations:
             )
             for (mark, entries), found in zip(marks, boxes, strict=True)
         ]
+        discussed = self.discussions(paper_id, before_render)
         annotations = PageAnnotations(
             paper_id=paper_id, page=page, pages=info.pages, citations=citations,
-            definitions=definitions, discussions=[],
+            definitions=definitions, discussions=[d for d in discussed if d.placed_on == page],
         )  # fmt: skip
         with self._lock:
             self._pages[key] = annotations
             while len(self._pages) > KEPT_PAGES:
                 self._pages.popitem(last=False)
         return annotations
+
+    def discussions(self, paper_id: str, before_render: Callable[[], None]) -> list[Discussion]:
+        """The sentences of the library's PDFs citing `paper_id` (`discussions.py`), each
+        placed on a page of its PDF when it has one; kept while the catalog stays as it is."""
+        catalog = self._catalog()
+        key = (paper_id, catalog.generation())
+        with self._lock:
+            kept = self._discussed.get(key)
+        if kept is not None:
+            return kept
+        texts = self._texts_of(paper_id, before_render)
+        found = discussions_of(
+            catalog, paper_id, texts or (), partial(self._citing_pdf, catalog, before_render)
+        )
+        with self._lock:
+            self._discussed[key] = found
+            while len(self._discussed) > KEPT_PAGES:
+                self._discussed.popitem(last=False)
+        return found
+
+    def _texts_of(self, paper_id: str, before_render: Callable[[], None]) -> tuple[str, ...] | None:
+        try:
+            return self._pdf_pages.page_texts(paper_id, before_render)[1]
+        except PdfUnavailable:
+            return None
+
+    def _citing_pdf(
+        self, catalog: Catalog, before_render: Callable[[], None], paper_id: str
+    ) -> CitingPdf | None:
+        try:
+            info, texts = self._pdf_pages.page_texts(paper_id, before_render)
+        except PdfUnavailable:
+            return None
+        listed = self._list(
+            catalog, paper_id, (paper_id, info.version, catalog.generation()), texts
+        )
+        return CitingPdf(texts, listed.references, listed.resolved)
 
     def _list(
         self, catalog: Catalog, paper_id: str, key: tuple[str, str, int], texts: tuple[str, ...]

@@ -137,6 +137,27 @@
     return item;
   }
 
+  /** What the library says about this page: other papers' sentences that cite the paper,
+   * newest first, in a list after the page (never over its text). */
+  function discussionsOf(page, discussions) {
+    const aside = element("aside", "reader-discussions");
+    aside.dataset.discussionsOf = page.dataset.page;
+    const heading = `What the library says about page ${page.dataset.page}`;
+    aside.setAttribute("aria-label", heading);
+    aside.append(element("p", "reader-discussions-heading", heading));
+    const list = element("ul", "");
+    for (const said of discussions) {
+      const item = element("li", "");
+      item.append(element("q", "", said.sentence), " ");
+      const source = element("span", "reader-card-byline", "");
+      source.append(link(paperPath(said.paper_id), said.title), ` (${said.published.slice(0, 4)}), page ${said.page} · `, link(said.reader_url, "Read it"));
+      item.append(source);
+      list.append(item);
+    }
+    aside.append(list);
+    return aside;
+  }
+
   function show(target, shown) {
     clearTimeout(hideTimer);
     owner = target;
@@ -211,6 +232,8 @@
         }
       }
       page.append(layer);
+      root.querySelector(`[data-discussions-of="${page.dataset.page}"]`)?.remove();
+      if (annotations.discussions.length) page.after(discussionsOf(page, annotations.discussions));
       page.dataset.citations = "shown";
     } catch {
       page.dataset.citations = "";

@@ -4,11 +4,13 @@ refused."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from chat.service.web.papers.discussions import sentence_at
 from tests.fakes.openai import FakeOpenAI
 from tests.support.running.server import Api, serve_index
 from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
@@ -58,7 +60,8 @@ def test_a_citation_of_a_library_paper_names_its_reference_and_the_paper(
     assert paper["summary"].endswith(".")
     assert (paper["url"], paper["reader_url"]) == (f"/papers/{DPR}", f"/papers/{DPR}#reader")
     assert (body["paper_id"], body["page"], body["pages"]) == (FID, 2, 6)
-    assert (body["definitions"], body["discussions"]) == ([], [])
+    assert body["definitions"] == []
+    assert all(d["paper_id"] != FID for d in body["discussions"])  # others' sentences only
 
 
 def test_a_narrative_citation_is_marked_where_it_is_printed_on_the_page(
@@ -166,3 +169,38 @@ def test_a_page_before_any_definition_explains_no_term(annotated_api: Api) -> No
     assert [(t["term"], t["definition"], t["page"]) for t in later["definitions"]] == [
         ("EM", "exact match metric", 4)
     ]
+
+
+def test_the_sentences_of_papers_citing_this_one_stand_beside_the_pages_they_speak_of(
+    annotated_api: Api,
+) -> None:
+    pages = _annotations(annotated_api, DPR, 1)["pages"]
+
+    beside = {
+        page: _annotations(annotated_api, DPR, page)["discussions"] for page in range(1, pages + 1)
+    }
+
+    found = [(page, d) for page, listed in beside.items() for d in listed]
+    assert {d["paper_id"] for _, d in found} == {FID, RAG}
+    for page, discussion in found:
+        assert discussion["placed_on"] == page
+        # FiD cites DPR by its authors, RAG as its entry 26 ("[5, 7, 31, 26]").
+        sentence = discussion["sentence"]
+        assert "Karpukhin et al." in sentence or re.search(r"\[[\d,\s]*\b26\b[\d,\s]*\]", sentence)
+        assert discussion["sentence"].endswith((".", ")", "]"))
+        assert discussion["reader_url"] == f"/papers/{discussion['paper_id']}#reader"
+    fid = next(d for _, d in found if d["paper_id"] == FID)
+    assert "Karpukhin et al., 2020" in fid["sentence"]
+
+
+def test_a_citing_sentence_runs_through_et_al_and_a_table_row_is_none() -> None:
+    text = (
+        "Dense retrieval works well. Recent systems such as DPR (Karpukhin et al., 2020) "
+        "train two encoders. Fig. 2 shows it.\nBM25 43.6 62.9 78.1 DPR [26] 68.3 80.1 86.1"
+    )
+
+    whole = sentence_at(text, text.index("Karpukhin"))
+    row = sentence_at(text, text.index("[26]"))
+
+    assert whole == "Recent systems such as DPR (Karpukhin et al., 2020) train two encoders."
+    assert row == ""

@@ -160,3 +160,29 @@ def test_the_card_says_the_reader_follows_the_cited_paper_and_opened_it_before(
     assert "You opened it before" not in first
     assert "You follow it" not in first
     expect(card).to_contain_text("You follow it · You opened it before.")
+
+
+def test_what_the_library_says_about_a_page_follows_it(
+    citing_web: Api, page: Page, artifacts: Path
+) -> None:
+    with citing_web.client() as client:
+        pages = client.get(f"/papers/{DPR}/pages/1/annotations").json()["pages"]
+        said = {
+            n: client.get(f"/papers/{DPR}/pages/{n}/annotations").json()["discussions"]
+            for n in range(1, pages + 1)
+        }
+    number, discussions = next((n, d) for n, d in said.items() if d)
+    page.goto(f"{citing_web.base_url}/papers/{DPR}")
+    page.get_by_label("Page number").fill(str(number))
+    page.get_by_label("Page number").press("Enter")
+
+    aside = page.get_by_role("complementary", name=f"What the library says about page {number}")
+
+    expect(aside).to_be_visible()
+    expect(aside.locator("li")).to_have_count(len(discussions))
+    expect(aside.locator("q").first).to_have_text(discussions[0]["sentence"])
+    expect(aside.get_by_role("link", name=discussions[0]["title"]).first).to_have_attribute(
+        "href", f"/papers/{discussions[0]['paper_id']}"
+    )
+    aside.scroll_into_view_if_needed()
+    page.screenshot(path=artifacts / "reader-library-says.png")
