@@ -59,7 +59,7 @@ from chat.service.routes import (
     retrieve,
 )
 from chat.service.routes.accounts import auth, keys, sessions
-from chat.service.routes.collections import manage, sharing
+from chat.service.routes.collections import imports, manage, sharing
 from chat.service.routes.deps import Limits, Services
 from chat.service.routes.following import feeds, follows
 from chat.service.routes.people import authors, institutions, researchers
@@ -163,6 +163,7 @@ def create_app(settings: Settings) -> FastAPI:
         conversations,
         follows,
         feeds,
+        imports,
         manage,
         sharing,
         notes,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import timedelta
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
@@ -193,3 +194,21 @@ def shared_collection(session: Session, token: str) -> Collection:
     if found is None:
         raise CollectionNotFound("no shared collection at this address")
     return found
+
+
+def fill_collection(
+    session: Session, collection: Collection, ids: list[str], *, max_papers: int
+) -> list[str]:
+    """Put `ids` in a collection nobody else writes yet (one just made), in order and
+    in one commit, as many as `max_papers` lets in; the ids that did not fit."""
+    held = set(paper_ids(session, collection))
+    wanted = [p for p in dict.fromkeys(ids) if p not in held]
+    room = max(0, max_papers - len(held))
+    now = utcnow()
+    for step, paper_id in enumerate(wanted[:room]):
+        # A microsecond apart, so that they list in the file's order.
+        added = now + timedelta(microseconds=step)
+        session.add(CollectionPaper(collection_id=collection.id, paper_id=paper_id, added_at=added))
+    collection.updated_at = now
+    session.commit()
+    return wanted[room:]

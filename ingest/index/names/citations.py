@@ -201,19 +201,25 @@ def _resolve(db: CatalogDb, citing: str, row: Sequence[object]) -> str | None:
     """The library's paper a reference (title, authors, year, venue, arXiv id, DOI, title
     key) names: by arXiv id, else DOI, else a title key only one paper has; never the
     citing paper itself."""
-    arxiv_id, doi, key = str(row[4]), str(row[5]), str(row[6])
-    found: list[str] = []
-    if arxiv_id:
-        found = _ids(db, "SELECT id FROM papers WHERE id = ?", arxiv_id)
-    if not found and doi:
-        found = _ids(db, "SELECT id FROM papers WHERE lower(doi) = ? AND doi != ''", doi)
-    if not found and key:
-        found = _ids(
-            db,
-            "SELECT paper_id FROM paper_titles WHERE title_key = ? AND title_key != '' LIMIT 2",
-            key,
-        )
+    found, _ = papers_named(db, str(row[4]), str(row[5]), str(row[6]))
     return found[0] if len(found) == 1 and found[0] != citing else None
+
+
+def papers_named(db: CatalogDb, arxiv_id: str, doi: str, key: str) -> tuple[list[str], str]:
+    """The library's papers an arXiv id (without version), a DOI (lower case) or a title key
+    name, tried in that order, and which of the three found them ("arxiv_id", "doi",
+    "title"); ([], "") when none does. A title key may name two papers."""
+    if arxiv_id and (found := _ids(db, "SELECT id FROM papers WHERE id = ?", arxiv_id)):
+        return found, "arxiv_id"
+    doi_query = "SELECT id FROM papers WHERE lower(doi) = ? AND doi != ''"
+    if doi and (found := _ids(db, doi_query, doi)):
+        return found, "doi"
+    title_query = (
+        "SELECT paper_id FROM paper_titles WHERE title_key = ? AND title_key != '' LIMIT 2"
+    )
+    if key and (found := _ids(db, title_query, key)):
+        return found, "title"
+    return [], ""
 
 
 def _ids(db: CatalogDb, query: str, value: str) -> list[str]:

@@ -16,6 +16,7 @@ from chat.service.storage.collections import (
     add_paper,
     create_collection,
     delete_collection,
+    fill_collection,
     get_collection,
     list_collections,
     new_share_token,
@@ -174,3 +175,18 @@ def test_deleting_a_collection_removes_its_papers_and_its_link(
             shared_collection(session, token)
         with pytest.raises(CollectionNotFound):
             delete_collection(session, user_id, collection_id)
+
+
+def test_filling_a_collection_keeps_the_first_papers_that_fit_in_their_order(
+    sessions: sessionmaker[Session],
+) -> None:
+    user_id = _user(sessions, "importer@example.org")
+    wanted = ["2007.01282", "1812.06145", "2007.01282", "1503.02531", "1706.03762"]
+    with sessions() as session:
+        collection = create_collection(session, user_id, "Imported", max_collections=LOTS)
+
+        left_out = fill_collection(session, collection, wanted, max_papers=2)
+
+        held = paper_ids(session, collection)
+    assert held == ["2007.01282", "1812.06145"]
+    assert left_out == ["1503.02531", "1706.03762"]
