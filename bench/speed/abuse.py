@@ -18,8 +18,9 @@ Each row is measured in one run against quiet figures taken just before it:
 - **public routes**: for each route a hostile client may hammer (the Latest feed, a
   paper of thousands of authors as HTML and Markdown, a long search with every filter on
   page 200, the sitemap, a sitemap file past the end, the page of a researcher with those
-  thousands as co-authors, a PDF page's annotations), 4 clients ask for it for `--seconds` while a reader reads a
-  paper page; the reader's median under that load over its median just before
+  thousands as co-authors, a PDF page's annotations), 4 clients ask for it for `--seconds`
+  while a reader reads a paper page; the reader's median under that load over its median
+  just before
   (`bench/hostile.py`; the goal is at most 2).
 
     python -m bench.speed.abuse --data-dir /path/to/index

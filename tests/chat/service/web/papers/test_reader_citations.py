@@ -134,6 +134,7 @@ def test_ask_about_it_asks_the_dock_about_the_cited_paper_alone(
         card.get_by_role("button", name="Ask about it").click()
 
     body = asked.value.post_data_json
+    assert body is not None
     assert body["paper_ids"] == [DPR]
     assert "Dense Passage Retrieval for Open-Domain Question Answering" in body["message"]
     expect(card).to_be_hidden()
