@@ -54,7 +54,11 @@ def private_file(path: Path) -> Path:
 
 
 def _tighten(path: Path, mode: int) -> None:
-    """Take group and other permissions away from a path this process owns."""
+    """Take group and other permissions away from a path this process owns; never from a
+    folder shared on purpose, one with the sticky bit (/tmp: a database file put there
+    must not lock every other user, PostgreSQL's included, out of it)."""
     info = path.stat()
+    if info.st_mode & stat.S_ISVTX:
+        return
     if info.st_uid == os.getuid() and stat.S_IMODE(info.st_mode) & ~mode:
         path.chmod(stat.S_IMODE(info.st_mode) & mode)

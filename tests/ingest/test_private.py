@@ -47,3 +47,14 @@ def test_catalog_chroma_and_lexical_index_are_private(tmp_path: Path) -> None:
     assert {p.name: _mode(p) for p in catalog_files} == {p.name: 0o600 for p in catalog_files}
     assert (_mode(data / "lexical"), _mode(data / "chroma")) == (0o700, 0o700)
     catalog.close()
+
+
+def test_a_file_in_a_shared_sticky_folder_leaves_the_folder_open_to_all(tmp_path: Path) -> None:
+    shared = tmp_path / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)  # as /tmp is
+
+    made = private_file(shared / "service.sqlite")
+
+    assert shared.stat().st_mode & 0o7777 == 0o1777
+    assert _mode(made) == 0o600
