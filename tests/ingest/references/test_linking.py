@@ -5,34 +5,16 @@ from __future__ import annotations
 
 from functools import cache
 
-import pypdfium2 as pdfium
 import pytest
 
 from ingest.index.records import Reference
 from ingest.pdf.parsing import parse_pdf
-from ingest.pdf.positions import page_text
 from ingest.references import MAX_REFERENCES, read_references
 from ingest.references.linking import ReferenceList
 from ingest.references.marks import Cite
-from tests.support.data import PDFS
+from tests.support.data import PDFS, pdf_page_texts
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@cache
-def _texts(name: str) -> tuple[str, ...]:
-    document = pdfium.PdfDocument(str(PDFS / name))
-    texts = []
-    try:
-        for index in range(len(document)):
-            page = document[index]
-            textpage = page.get_textpage()
-            texts.append(page_text(textpage))
-            textpage.close()
-            page.close()
-    finally:
-        document.close()
-    return tuple(texts)
 
 
 @cache
@@ -42,11 +24,11 @@ def _stored(name: str) -> tuple[Reference, ...]:
 
 @cache
 def _list(name: str) -> ReferenceList:
-    return ReferenceList(_stored(name), _texts(name))
+    return ReferenceList(_stored(name), pdf_page_texts(name))
 
 
 def _named(name: str, page: int) -> list[tuple[str, list[str]]]:
-    marks = _list(name).page_marks(page, _texts(name)[page - 1])
+    marks = _list(name).page_marks(page, pdf_page_texts(name)[page - 1])
     return [(mark.text, [entry.reference.title for entry in entries]) for mark, entries in marks]
 
 
@@ -127,7 +109,7 @@ def test_a_number_past_the_list_or_a_name_not_in_it_names_nothing() -> None:
 
 
 def test_the_numbers_a_reference_list_prints_before_its_entries_are_no_marks() -> None:
-    texts = _texts("1512.03385v1.pdf")
+    texts = pdf_page_texts("1512.03385v1.pdf")
 
     assert "[41] K. Simonyan" in texts[8].replace("\r\n", " ")
     assert _named("1512.03385v1.pdf", 9) == []
@@ -136,7 +118,9 @@ def test_the_numbers_a_reference_list_prints_before_its_entries_are_no_marks() -
 def test_a_pdf_without_a_reference_list_has_no_marks() -> None:
     name = "1201.3077v1.pdf"
 
-    marks = [_list(name).page_marks(n, text) for n, text in enumerate(_texts(name), start=1)]
+    marks = [
+        _list(name).page_marks(n, text) for n, text in enumerate(pdf_page_texts(name), start=1)
+    ]
 
     assert _stored(name) == ()
     assert _list(name).entries == []

@@ -3,13 +3,9 @@ and the bound on a page made to hold thousands of definitions."""
 
 from __future__ import annotations
 
-from functools import cache
 from itertools import product
 from string import ascii_uppercase
 
-import pypdfium2 as pdfium
-
-from ingest.pdf.positions import page_text
 from ingest.references.terms import (
     MAX_TERMS,
     MAX_USES,
@@ -17,37 +13,21 @@ from ingest.references.terms import (
     defined_terms,
     term_uses,
 )
-from tests.support.data import PDFS
+from tests.support.data import pdf_page_texts
 
 RAG = "2005.11401v4.pdf"
 FID = "2007.01282v2.pdf"
 ZERO = "1910.02054v3.pdf"
 
 
-@cache
-def _texts(name: str) -> tuple[str, ...]:
-    document = pdfium.PdfDocument(str(PDFS / name))
-    texts = []
-    try:
-        for index in range(len(document)):
-            page = document[index]
-            textpage = page.get_textpage()
-            texts.append(page_text(textpage))
-            textpage.close()
-            page.close()
-    finally:
-        document.close()
-    return tuple(texts)
-
-
 def _term(name: str, term: str) -> Term:
-    return next(found for found in defined_terms(_texts(name)) if found.name == term)
+    return next(found for found in defined_terms(pdf_page_texts(name)) if found.name == term)
 
 
 def _used(name: str, page: int) -> list[tuple[str, str]]:
-    text = _texts(name)[page - 1]
+    text = pdf_page_texts(name)[page - 1]
     return [(term.name, text[start:end]) for term, start, end in term_uses(
-        defined_terms(_texts(name)), page, text
+        defined_terms(pdf_page_texts(name)), page, text
     )]  # fmt: skip
 
 
@@ -57,13 +37,13 @@ def test_an_acronym_defined_on_the_first_page_is_marked_on_later_pages() -> None
     used = _used(RAG, 3)
 
     assert (rag.meaning, rag.kind, rag.page) == ("retrieval-augmented generation", "acronym", 1)
-    assert _texts(RAG)[0][rag.start : rag.end] == "retrieval-augmented generation\r\n(RAG)"
+    assert pdf_page_texts(RAG)[0][rag.start : rag.end] == "retrieval-augmented generation\r\n(RAG)"
     assert used.count(("RAG", "RAG")) >= 5
     assert ("MIPS", "MIPS") in used
 
 
 def test_a_long_form_broken_over_two_lines_is_read_whole() -> None:
-    texts = _texts("2004.04906v3.pdf")
+    texts = pdf_page_texts("2004.04906v3.pdf")
 
     acl = _term("2004.04906v3.pdf", "ACL")
 
@@ -82,11 +62,11 @@ def test_a_term_is_not_marked_before_its_definition() -> None:
 
 
 def test_a_name_the_paper_never_defines_is_not_marked() -> None:
-    names = {term.name for term in defined_terms(_texts(RAG))}
+    names = {term.name for term in defined_terms(pdf_page_texts(RAG))}
 
     used = {name for name, _ in _used(RAG, 1)}
 
-    assert "NLP" in _texts(RAG)[0]
+    assert "NLP" in pdf_page_texts(RAG)[0]
     assert "NLP" not in names
     assert "NLP" not in used
 
@@ -134,7 +114,7 @@ def test_a_parenthesis_listing_names_defines_none_of_them() -> None:
 
 
 def test_a_long_form_whose_letters_also_fall_inside_its_last_words_is_read_whole() -> None:
-    texts = _texts("2203.02155v1.pdf")
+    texts = pdf_page_texts("2203.02155v1.pdf")
 
     ppo = _term("2203.02155v1.pdf", "PPO")
 
