@@ -11,9 +11,7 @@ from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from chat.service.mcp.tools import READ_ONLY, PaperId
-from chat.service.routes.deps import Services
-from chat.service.web.papers.annotations import PageAnnotations
-from chat.service.web.papers.reader import annotations_of
+from chat.service.web.papers.annotations import Annotations, PageAnnotations
 from ingest.errors import PaperchatError
 from ingest.index.records import normalise_paper_id
 
@@ -29,14 +27,13 @@ DESCRIPTION = (
 
 
 class AnnotationTools:
-    def __init__(self, services: Services) -> None:
-        self.services = services
+    def __init__(self, annotations: Annotations) -> None:
+        self.annotations = annotations
 
     async def page_annotations(self, paper_id: PaperId, page: PageNumber) -> PageAnnotations:
-        annotations = annotations_of(self.services)
         try:
             wanted = normalise_paper_id(paper_id)
-            return await run_in_threadpool(annotations.page, wanted, page, _uncounted)
+            return await run_in_threadpool(self.annotations.page, wanted, page, _uncounted)
         except PaperchatError as e:
             raise ToolError(str(e)) from e
 
@@ -45,9 +42,9 @@ def _uncounted() -> None:
     """A tool call counts against its key's budget already, not against the page renders."""
 
 
-def add_annotation_tools(server: MCPServer[Any], services: Services) -> None:
-    """Register `page_annotations` on `server` (the one `/mcp` serves)."""
-    tools = AnnotationTools(services)
+def add_annotation_tools(server: MCPServer[Any], annotations: Annotations) -> None:
+    """Register `page_annotations` on `server` (the one `/mcp` serves, or `paperchat mcp`'s)."""
+    tools = AnnotationTools(annotations)
     server.add_tool(
         tools.page_annotations,
         name="page_annotations",

@@ -43,6 +43,7 @@ from chat.service.metrics import Metrics
 from chat.service.storage.collections import get_collection, paper_ids
 from chat.service.storage.tables import User
 from chat.service.streams import RunningTurns
+from chat.service.web.papers.annotations import Annotations
 from chat.service.web.papers.pdfpages import PdfPages
 from chat.settings import Settings
 from chat.wiring import Wiring
@@ -94,6 +95,7 @@ class Services:
     turns: RunningTurns
     metrics: Metrics
     pdf_pages: PdfPages
+    annotations: Annotations
 
 
 def get_services(request: Request) -> Services:

@@ -39,12 +39,14 @@ async def test_the_tools_answer_over_stdio_from_the_local_index(
         passages = await client.call_tool("retrieve", {"query": QUESTION, "k": 3})
         answer = await client.call_tool("ask", {"question": QUESTION})
         unknown = await client.call_tool("get_paper", {"paper_id": "9999.99999"})
+        page = await client.call_tool("page_annotations", {"paper_id": "2007.01282", "page": 2})
 
     assert {t.name for t in listed.tools} == {
         "search_papers", "get_paper", "get_references", "get_citations", "related_papers",
-        "retrieve", "ask", "compare_papers",
+        "retrieve", "ask", "compare_papers", "page_annotations",
     }  # fmt: skip
-    assert all(f"the {stats['papers']} papers" in (t.description or "") for t in listed.tools)
+    described = [t for t in listed.tools if t.name != "page_annotations"]
+    assert all(f"the {stats['papers']} papers" in (t.description or "") for t in described)
     assert "2007.01282" in [hit["id"] for hit in (found.structured_content or {})["results"]]
     assert (paper.structured_content or {})["id"] == "2007.01282"
     assert len((passages.structured_content or {})["passages"]) == 3
@@ -52,6 +54,8 @@ async def test_the_tools_answer_over_stdio_from_the_local_index(
     assert answered["mode"] == "extractive"
     assert "2007.01282" in answered["citations"]
     assert "[arXiv:2007.01282]" in answered["answer"]
+    marks = (page.structured_content or {})["citations"]
+    assert any("Dense passage retrieval" in ref["title"] for m in marks for ref in m["references"])
     assert unknown.is_error
     assert any("no paper" in c.text for c in unknown.content if isinstance(c, TextContent))
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
-from weakref import WeakKeyDictionary
 
 from fastapi import APIRouter, Header, HTTPException, Query, Request, Response, status
 from pydantic import BaseModel
@@ -19,11 +18,10 @@ from pydantic import BaseModel
 from chat.library.papers import PaperNotFound
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
-from chat.service.web.papers.annotations import Annotations, PageAnnotations
+from chat.service.web.papers.annotations import PageAnnotations
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS, focus
 from chat.service.web.papers.pdfpages import (
     PageOutOfRange,
-    PdfPages,
     PdfUnavailable,
     ReaderBusy,
     RendersLimited,
@@ -41,19 +39,6 @@ _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 _FAILURES = (PdfUnavailable, PageOutOfRange, ReaderBusy, RendersLimited)
-# Each app's annotations, read through its reader's pages and kept beside them.
-_ANNOTATIONS: WeakKeyDictionary[PdfPages, Annotations] = WeakKeyDictionary()
-
-
-def annotations_of(services: Services) -> Annotations:
-    """The annotations of the app's reader pages, made once an app."""
-    pages = services.pdf_pages
-    annotations = _ANNOTATIONS.get(pages)
-    if annotations is None:
-        annotations = _ANNOTATIONS.setdefault(
-            pages, Annotations(pages, lambda: services.index.catalog)
-        )
-    return annotations
 
 
 def _failed(error: Exception) -> HTTPException:
@@ -144,11 +129,12 @@ def page_annotations(
     """What a reader may draw over a page of the paper's PDF: its citation marks, each with
     its boxes, the reference as the paper prints it and, when the library holds the cited
     paper, that paper; the terms the paper defines that the page uses, each with its
-    definition; `discussions` an empty list for now. 404 for an unknown paper, a paper
+    definition, where it is defined and its boxes; the sentences of the library's papers
+    citing this one that speak of this page. 404 for an unknown paper, a paper
     without a PDF here or a page it does not have."""
     check = render_check(request, services)
     try:
-        found = annotations_of(services).page(normalise_paper_id(paper_id), page, check)
+        found = services.annotations.page(normalise_paper_id(paper_id), page, check)
     except PaperNotFound as e:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
     except _FAILURES as e:
