@@ -69,6 +69,7 @@ from chat.service.web import pages
 from chat.service.web.discovery import api_docs, llms, sitemap, unapi
 from chat.service.web.listings import categories, follow_pages
 from chat.service.web.papers import reader
+from chat.service.web.papers.annotations import Annotations
 from chat.service.web.papers.pdfpages import PdfPages
 from chat.service.web.people import profiles
 from chat.settings import Settings, SettingsError, env_name, get_settings
@@ -97,6 +98,7 @@ def create_app(settings: Settings) -> FastAPI:
         engine.dispose()
         raise
     index = Wiring(settings)
+    pdf_pages = PdfPages(lambda: index.catalog, store=PdfStore(settings.pdf_store_path))
     services = Services(
         settings=settings,
         limits=limits,
@@ -121,13 +123,14 @@ def create_app(settings: Settings) -> FastAPI:
         admission=_admission(settings),
         turns=RunningTurns(),
         metrics=Metrics(),
-        pdf_pages=PdfPages(lambda: index.catalog, store=PdfStore(settings.pdf_store_path)),
+        pdf_pages=pdf_pages,
+        annotations=Annotations(pdf_pages, lambda: index.catalog),
     )
     if services.index.remote_reranker is not None:
         services.metrics.watch_reranker(services.index.remote_reranker.stats.snapshot)
     server = build_server(services.index, limits.max_question_chars)
     add_collection_tools(server, services)
-    add_annotation_tools(server, services)
+    add_annotation_tools(server, services.annotations)
     mcp = McpEndpoint(services, server)
     app = FastAPI(
         title="paperchat",
