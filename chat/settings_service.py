@@ -55,6 +55,21 @@ class ServiceSettings(BaseModel):
         description="papers one collection may hold (a question asked within it searches "
         "them all by id); one more is a 422",
     )
+    import_harvest: bool = Field(
+        False,
+        description="an imported file's entries naming an arXiv paper the library does not "
+        "hold are fetched from arXiv (`PAPERCHAT_ARXIV_API_URL`: records and abstracts, as "
+        "`paperchat harvest` adds them), ingested and put in the collection the import makes; "
+        "off: they are listed as unmatched",
+    )
+    import_harvest_max: int = Field(
+        20,
+        ge=1,
+        le=200,
+        description="papers one import may fetch from arXiv when `PAPERCHAT_IMPORT_HARVEST` is "
+        "on (50 to a request to arXiv, which the importer waits for); the others are listed "
+        "as unmatched",
+    )
     rate_limit: str = Field(
         "30/minute",
         description="chat requests per user signed in with a browser session (`/api/chat`; "
