@@ -20,7 +20,8 @@ from starlette.concurrency import run_in_threadpool
 
 from chat.library.papers import PaperNotFound, paper_details
 from chat.rag.answer.answering import Question
-from chat.service.mcp.tools import READ_ONLY, Answer, PaperId, answer, check_question
+from chat.service.mcp.notes import add_note_tools
+from chat.service.mcp.tools import READ_ONLY, Answer, PaperId, answer, caller, check_question
 from chat.service.routes.deps import PaperOut, Services, paper_list
 from chat.service.storage.collections import (
     CollectionNotFound,
@@ -57,16 +58,6 @@ class CollectionPapers(BaseModel):
 class Added(BaseModel):
     paper_id: str
     added: bool = Field(description="false when the collection held it already")
-
-
-def caller(ctx: Context[Any, Any]) -> str:
-    """The id of the user whose API key the request came with; a tool error without one."""
-    request = ctx.request_context.request
-    state = getattr(request, "scope", {}).get("state", {}) if request is not None else {}
-    user_id = state.get("user_id")
-    if not isinstance(user_id, str):
-        raise ToolError("collections are a signed-in user's: call this over /mcp with an API key")
-    return user_id
 
 
 class CollectionTools:
@@ -154,10 +145,12 @@ DESCRIPTIONS = {
 
 
 def add_collection_tools(server: MCPServer[Any], services: Services) -> None:
-    """Register the collection tools on `server` (the one `/mcp` serves)."""
+    """Register the collection tools on `server` (the one `/mcp` serves), and beside them
+    the tools of the caller's notes (`chat.service.mcp.notes`)."""
     tools = CollectionTools(services)
     for name, description in DESCRIPTIONS.items():
         annotations = ADDS if name == "add_to_collection" else READ_ONLY
         server.add_tool(
             getattr(tools, name), name=name, description=description, annotations=annotations
         )
+    add_note_tools(server, services)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Annotated, Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field
@@ -175,6 +175,17 @@ def filters_of(
     except (PaperchatError, ValueError) as e:
         raise ToolError(str(e)) from e
     return Filters(papers, tuple(categories), published_from or "", published_to or "")
+
+
+def caller(ctx: Context[Any, Any]) -> str:
+    """The id of the user whose API key the `/mcp` request came with (the endpoint puts it
+    in the request's state); a tool error without one (over stdio there is no user)."""
+    request = ctx.request_context.request
+    state = getattr(request, "scope", {}).get("state", {}) if request is not None else {}
+    user_id = state.get("user_id")
+    if not isinstance(user_id, str):
+        raise ToolError("this tool acts for a signed-in user: call it over /mcp with an API key")
+    return user_id
 
 
 def check_question(text: str, max_chars: int) -> str:
