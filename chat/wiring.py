@@ -18,6 +18,7 @@ from chat.rag.rerank.remote import RemoteReranker, RemoteRerankerConfig
 from chat.rag.rerank.reranker import Reranker
 from chat.rag.retrieval.coverage import CoverageReranker
 from chat.rag.retrieval.retriever import Retriever
+from chat.rag.watching import Watcher
 from chat.settings import Settings
 from ingest.embedders.base import Embedder
 from ingest.embedders.openai_embedder import Prefixes, Role
@@ -139,6 +140,11 @@ class Wiring:
         return Retriever(
             self.catalog, store, self.lexical, self.query_embedder, config, rerankers, names
         )
+
+    @cached_property
+    def watcher(self) -> Watcher:
+        """Saved questions asked again for what new papers bring (`chat/rag/watching.py`)."""
+        return Watcher(self.retriever, self.settings.relevance)
 
     @cached_property
     def remote_reranker(self) -> RemoteReranker | None:

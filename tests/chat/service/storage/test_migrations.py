@@ -13,6 +13,8 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, func, insert, inspect, select, text
 from sqlalchemy.exc import SQLAlchemyError
 
+# The tables of saved questions join the metadata compared with the migrations.
+import chat.service.storage.watch_tables  # noqa: F401 - imported for that alone
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.service.storage.tables import Base, Conversation, Message, User
@@ -32,6 +34,8 @@ TABLES = {
     "collections",
     "collection_papers",
     "notes",
+    "watches",
+    "watch_alerts",
 }
 
 

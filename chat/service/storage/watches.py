@@ -1,0 +1,234 @@
+"""Questions that keep watch, always through their owner: saved with their scope and the
+answer they had, and asked again when the user looks, for the papers arrived since.
+
+As alerts are (`chat/service/storage/alerts.py`), news is computed when the user looks:
+each watch keeps the catalog rowid (and, for a collection's papers, the time) up to which
+it was compared. A look compares at most `WATCH_CHECKS_PER_LOOK` questions that have papers
+new in their scope; the others wait for the next look. Two workers comparing at once write
+the same news: the second's is ignored by the unique constraint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
+
+from chat.library.authors import AuthorNotFound, author_filter
+from chat.rag.watching import Baseline, Evidence, Watcher
+from chat.service.storage.collections import CollectionNotFound, get_collection, paper_ids
+from chat.service.storage.tables import CollectionPaper, new_id, utcnow
+from chat.service.storage.watch_tables import Watch, WatchAlert
+from ingest.errors import PaperchatError
+from ingest.index.catalog import Catalog
+from ingest.index.filters import Filters
+from ingest.index.records import normalise_paper_id
+from ingest.index.tables.arrivals import arrived_after, last_arrival
+
+MAX_WATCHES = 50
+# Saved questions asked again at one look; the others are asked at the next looks.
+WATCH_CHECKS_PER_LOOK = 8
+# Papers compared at one look, as for alerts.
+ARRIVALS_PER_LOOK = 2000
+MAX_WATCH_ALERTS_LISTED = 500
+
+
+class TooManyWatches(PaperchatError, ValueError):
+    """The user already keeps as many questions on watch as a user may."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a saved question is asked of, as a chat question's scope."""
+
+    paper_ids: tuple[str, ...] = ()
+    author: str | None = None
+    collection_id: str | None = None
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "paper_ids": list(self.paper_ids),
+            "author": self.author,
+            "collection_id": self.collection_id,
+        }
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Scope:
+        return cls(
+            tuple(data.get("paper_ids") or ()), data.get("author"), data.get("collection_id")
+        )
+
+
+def scope_filters(session: Session, catalog: Catalog, user_id: str, scope: Scope) -> Filters:
+    """The scope as retrieval filters, resolved as it is now: the collection's papers (only
+    those of `paper_ids` among them, when it names some), the author's. CollectionNotFound,
+    AuthorNotFound when they are gone."""
+    wanted = [normalise_paper_id(p) for p in scope.paper_ids]
+    if scope.collection_id is not None:
+        held = paper_ids(session, get_collection(session, user_id, scope.collection_id))
+        wanted = [p for p in held if p in set(wanted)] if wanted else held
+        if not wanted:
+            # A collection with none of them: nothing to answer from, not the whole index.
+            return Filters(author_papers=())
+    return author_filter(catalog, Filters(paper_ids=tuple(wanted), author=scope.author or ""))
+
+
+def add_watch(
+    session: Session,
+    user_id: str,
+    question: str,
+    scope: Scope,
+    baseline: Baseline,
+    checked_rowid: int,
+    *,
+    max_watches: int = MAX_WATCHES,
+) -> Watch:
+    """Keep watch on `question`; the papers after `checked_rowid` will be compared."""
+    count = session.scalar(select(func.count()).where(Watch.user_id == user_id)) or 0
+    if count >= max_watches:
+        raise TooManyWatches(f"a user keeps at most {max_watches} questions on watch")
+    watch = Watch(
+        user_id=user_id,
+        question=question,
+        scope=scope.data(),
+        chunk_ids=list(baseline.chunk_ids),
+        cited=list(baseline.cited),
+        checked_rowid=checked_rowid,
+        checked_at=utcnow(),
+    )
+    session.add(watch)
+    session.commit()
+    return watch
+
+
+def list_watches(session: Session, user_id: str) -> list[Watch]:
+    """The user's saved questions, the oldest first."""
+    query = select(Watch).where(Watch.user_id == user_id).order_by(Watch.created_at, Watch.id)
+    return list(session.scalars(query))
+
+
+def get_watch(session: Session, user_id: str, watch_id: str) -> Watch | None:
+    return session.scalar(select(Watch).where(Watch.id == watch_id, Watch.user_id == user_id))
+
+
+def delete_watch(session: Session, user_id: str, watch_id: str) -> bool:
+    """Stop keeping watch (its news goes with it); False when the user has no such one."""
+    deleted = session.execute(delete(Watch).where(Watch.id == watch_id, Watch.user_id == user_id))
+    session.commit()
+    return bool(getattr(deleted, "rowcount", 0))
+
+
+def start_rowid(catalog: Catalog) -> int:
+    """Where a new watch starts: after the catalog's last paper."""
+    return last_arrival(catalog.db)
+
+
+def refresh_watches(session: Session, watcher: Watcher, user_id: str) -> None:
+    """Ask the user's saved questions again over the papers new in their scopes, and record
+    the news they find; at most `WATCH_CHECKS_PER_LOOK` of them at one look."""
+    watches = sorted(list_watches(session, user_id), key=lambda w: (w.checked_at, w.id))
+    if not watches:
+        return
+    catalog = watcher.retriever.catalog
+    start = min(w.checked_rowid for w in watches)
+    arrived = arrived_after(catalog.db, start, ARRIVALS_PER_LOOK)
+    now, asked = utcnow(), 0
+    for watch in watches:
+        upto = max(watch.checked_rowid, arrived[-1][0] if arrived else 0)
+        new = {p for rowid, p in arrived if rowid > watch.checked_rowid}
+        scope = Scope.of(watch.scope)
+        if scope.collection_id is not None:
+            new |= _added_since(session, scope.collection_id, watch.checked_at)
+        try:
+            filters = scope_filters(session, catalog, user_id, scope)
+        except (CollectionNotFound, AuthorNotFound):
+            new = set()  # its collection or author is gone: nothing is in its scope
+            filters = Filters()
+        if filters.matches_nothing:
+            new = set()
+        elif filters.searched_papers:
+            new &= set(filters.searched_papers)
+        if new:
+            if asked >= WATCH_CHECKS_PER_LOOK:
+                continue
+            asked += 1
+            evidence = watcher.news(watch.question, filters, _baseline(watch), new)
+            _insert_new(session, [_row(watch, found) for found in evidence])
+        session.execute(
+            update(Watch)
+            .where(Watch.id == watch.id)
+            .values(checked_rowid=upto, checked_at=max(now, watch.checked_at))
+        )
+    session.commit()
+
+
+def _baseline(watch: Watch) -> Baseline:
+    return Baseline(tuple(watch.chunk_ids), tuple(watch.cited))
+
+
+def _added_since(session: Session, collection_id: str, since: datetime) -> set[str]:
+    query = select(CollectionPaper.paper_id).where(
+        CollectionPaper.collection_id == collection_id, CollectionPaper.added_at > since
+    )
+    return set(session.scalars(query))
+
+
+def _row(watch: Watch, evidence: Evidence) -> dict[str, Any]:
+    return {
+        "id": new_id(),
+        "user_id": watch.user_id,
+        "watch_id": watch.id,
+        "paper_id": evidence.paper_id,
+        "chunk_id": evidence.chunk_id,
+        "sentence": evidence.sentence,
+        "citation": evidence.citation,
+        "read": False,
+        "created_at": utcnow(),
+    }
+
+
+def _insert_new(session: Session, rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        return
+    dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(WatchAlert).values(rows)
+    session.execute(statement.on_conflict_do_nothing(index_elements=["watch_id", "paper_id"]))
+
+
+def list_watch_alerts(
+    session: Session, user_id: str, *, limit: int = MAX_WATCH_ALERTS_LISTED
+) -> list[tuple[WatchAlert, Watch]]:
+    """The news for the user's saved questions, the newest first, each with its question."""
+    query = (
+        select(WatchAlert, Watch)
+        .join(Watch, Watch.id == WatchAlert.watch_id)
+        .where(WatchAlert.user_id == user_id)
+        .order_by(WatchAlert.created_at.desc(), WatchAlert.paper_id.desc())
+        .limit(limit)
+    )
+    return [(alert, watch) for alert, watch in session.execute(query)]
+
+
+def unread_watch_alerts(session: Session, user_id: str) -> int:
+    query = select(func.count()).where(WatchAlert.user_id == user_id, WatchAlert.read.is_(False))
+    return int(session.scalar(query) or 0)
+
+
+def mark_watch_alerts_read(session: Session, user_id: str, paper_ids: Sequence[str] | None) -> int:
+    """Mark the news about `paper_ids` (all when None) read; how many were unread. The caller
+    commits."""
+    statement = update(WatchAlert).where(WatchAlert.user_id == user_id, WatchAlert.read.is_(False))
+    if paper_ids is not None:
+        statement = statement.where(WatchAlert.paper_id.in_(list(paper_ids)))
+    result = session.execute(statement.values(read=True))
+    return int(getattr(result, "rowcount", 0))
+
+
+def news_line(question: str, alert: WatchAlert) -> str:
+    """The news as the digest, the feed and Latest for you say it."""
+    return f"New for your question “{question}”: {alert.sentence} {alert.citation}"
