@@ -23,7 +23,7 @@ INTEGRATION_FIXTURES = frozenset(
     {
         "small_index", "web_index", "models_cache", "chroma_server", "empty_chroma_server",
         "browser", "redis_prefix", "torch_embedder", "word_pieces", "counter", "cited_index",
-        "compare_index", "follows_server",
+        "compare_index", "follows_server", "watch_server",
     }
 )  # fmt: skip
 _SHARED_DATA_NAMES = ("SHARED", "ABSTRACTS", "OAI_SAMPLE", "PDFS", "EVAL")
@@ -52,7 +52,7 @@ SLOW_FIXTURES = frozenset(
         "small_index", "web_index", "named_index", "reader_index", "chroma_server",
         "browser", "torch_embedder", "wheel", "cited_index",
         "compare_index", "follows_server", "ror_index", "repair_library", "namesake_index",
-        "hostile", "fuzz_site",
+        "hostile", "fuzz_site", "watch_server",
     }
 )  # fmt: skip
 # The fixtures made once for many tests that are quick to make; tests/test_markers.py

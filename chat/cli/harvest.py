@@ -138,6 +138,7 @@ def _digests(data_dir: Path | None, settings: Settings) -> bool:
                 settings.smtp_url.get_secret_value(),
                 settings.smtp_sender,
                 settings.public_url or DIGEST_SITE_URL,
+                watcher=index.watcher,
             )
         )
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -76,9 +76,15 @@ def _add(parent: ET.Element, tag: str, text: str = "", **attributes: str) -> ET.
     return element
 
 
-def atom_feed(feed: Feed, papers: Sequence[Paper], site_url: str) -> bytes:
+def atom_feed(
+    feed: Feed,
+    papers: Sequence[Paper],
+    site_url: str,
+    summaries: Mapping[str, str] | None = None,
+) -> bytes:
     """The feed of `papers` (newest first), each entry linking to its page on `site_url`,
-    dated by its record; the feed dated by its newest entry."""
+    dated by its record; the feed dated by its newest entry. An entry's summary is its
+    paper's abstract, or its text in `summaries` (by paper id) when it has one there."""
     ET.register_namespace("", ATOM)
     ET.register_namespace("dcterms", DCTERMS)
     root = ET.Element(f"{{{ATOM}}}feed")
@@ -92,12 +98,13 @@ def atom_feed(feed: Feed, papers: Sequence[Paper], site_url: str) -> bytes:
     _add(_add(root, "author"), "name", "paperchat")
     _add(root, "generator", "paperchat")
     for paper, stamp in zip(papers, stamps, strict=True):
-        _entry(root, paper, stamp, site_url.rstrip("/"))
+        summary = (summaries or {}).get(paper.id, paper.abstract)
+        _entry(root, paper, stamp, site_url.rstrip("/"), summary)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document
 
 
-def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str) -> None:
+def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str, summary: str) -> None:
     entry = _add(root, "entry")
     page = f"{site_url}{page_path(paper)}"
     _add(entry, "id", arxiv_url(paper.id) if paper.is_arxiv else page)
@@ -114,5 +121,5 @@ def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str) -> None:
     _add(entry, "link", rel="alternate", type="text/html", href=page)
     for category in paper.categories:
         _add(entry, "category", term=category)
-    if paper.abstract:
-        _add(entry, "summary", readable_tex(paper.abstract), type="text")
+    if summary:
+        _add(entry, "summary", readable_tex(summary), type="text")

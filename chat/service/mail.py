@@ -1,5 +1,6 @@
-"""The e-mail digest of alerts: each due user's unread alerts, one line a paper, sent over
-SMTP (`PAPERCHAT_SMTP_URL`) with aiosmtplib.
+"""The e-mail digest of alerts: each due user's unread alerts, one line a paper, and the new
+evidence for their saved questions, each with the sentence quoted, sent over SMTP
+(`PAPERCHAT_SMTP_URL`) with aiosmtplib.
 
 A digest the server refuses for its recipient (a 550 for an unknown mailbox) is a bounce:
 recorded on that user, and the round goes on to the others. A server that cannot be
@@ -8,6 +9,7 @@ reached, or refuses the sender, ends the round: every digest after would fail al
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -16,8 +18,10 @@ from urllib.parse import unquote, urlsplit
 import aiosmtplib
 from sqlalchemy.orm import Session, sessionmaker
 
+from chat.rag.watching import Watcher
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.digests import digest_sent, due_digests
+from chat.service.storage.watches import list_watch_alerts, news_line, refresh_watches
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
@@ -44,10 +48,20 @@ class DigestRound:
     bounced: list[tuple[str, str]] = field(default_factory=list)
 
 
-def digest_message(sender: str, to: str, papers: list[Paper], site_url: str) -> EmailMessage:
-    """The digest of `papers` for `to`, each linked to its page on `site_url`."""
+def digest_message(
+    sender: str,
+    to: str,
+    papers: list[Paper],
+    site_url: str,
+    news: Sequence[tuple[str, Paper]] = (),
+) -> EmailMessage:
+    """The digest of `papers` for `to`, each linked to its page on `site_url`, after the
+    `news` of the saved questions (what to say, and the paper it is about)."""
     site = site_url.rstrip("/")
-    lines = [f"{len(papers)} new papers for you on paperchat:", ""]
+    count = len({p.id for p in papers} | {p.id for _, p in news})
+    lines = [f"{count} new papers for you on paperchat:", ""]
+    for said, paper in news[:DIGEST_PAPERS]:
+        lines += [said, f"  {readable_tex(paper.title)}", f"  {site}/papers/{paper.id}", ""]
     for paper in papers[:DIGEST_PAPERS]:
         lines += [
             readable_tex(paper.title),
@@ -59,7 +73,7 @@ def digest_message(sender: str, to: str, papers: list[Paper], site_url: str) -> 
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
-    message["Subject"] = f"paperchat: {len(papers)} new papers for you"
+    message["Subject"] = f"paperchat: {count} new papers for you"
     message.set_content("\n".join(lines))
     return message
 
@@ -100,9 +114,11 @@ async def send_digests(
     sender: str,
     site_url: str,
     now: datetime | None = None,
+    watcher: Watcher | None = None,
 ) -> DigestRound:
-    """Send every due digest that has unread alerts made since the last one: how many were
-    sent, and which the server refused for their recipient (each recorded on its user)."""
+    """Send every due digest that has unread alerts (or, with `watcher`, unread news of the
+    saved questions) made since the last one: how many were sent, and which the server
+    refused for their recipient (each recorded on its user)."""
     moment = now or datetime.now(UTC)
     done = DigestRound()
     with sessions() as session:
@@ -112,9 +128,10 @@ async def send_digests(
             fresh = [a for a in alerts if not a.read and (last is None or a.created_at > last)]
             ids = dict.fromkeys(a.paper_id for a in fresh)
             papers = [p for p in map(catalog.get_paper, ids) if p is not None]
+            news, told = _news(session, watcher, user.id, last) if watcher else ([], moment)
             bounce = None
-            if papers:
-                message = digest_message(sender, user.email, papers, site_url)
+            if papers or news:
+                message = digest_message(sender, user.email, papers, site_url, news)
                 try:
                     await send_message(smtp_url, message)
                 except RecipientRefused as e:
@@ -124,6 +141,21 @@ async def send_digests(
                     bounce = ""
                     done.sent += 1
             # The alerts written while comparing are after `moment`: covered all the same.
-            at = max([moment, *(a.created_at for a in alerts)])
+            at = max([moment, told, *(a.created_at for a in alerts)])
             digest_sent(session, user.id, at, bounce)
     return done
+
+
+def _news(
+    session: Session, watcher: Watcher, user_id: str, last: datetime | None
+) -> tuple[list[tuple[str, Paper]], datetime]:
+    """The unread news of the user's saved questions made since the `last` digest, and when
+    the newest news was made (the epoch without any)."""
+    refresh_watches(session, watcher, user_id)
+    found, newest = [], datetime.fromtimestamp(0, UTC)
+    for alert, watch in list_watch_alerts(session, user_id):
+        newest = max(newest, alert.created_at)
+        paper = watcher.retriever.catalog.get_paper(alert.paper_id)
+        if paper is not None and not alert.read and (last is None or alert.created_at > last):
+            found.append((news_line(watch.question, alert), paper))
+    return found, newest

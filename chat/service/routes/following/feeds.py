@@ -18,6 +18,7 @@ from chat.service.routes.errors import errors
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.follows import feed_owner
 from chat.service.storage.tables import Follow
+from chat.service.storage.watches import list_watch_alerts, news_line, refresh_watches
 from chat.service.web.address import site_address
 from chat.service.web.shared_pages import SharedPagesDep
 from ingest.index.catalog import Catalog
@@ -43,6 +44,7 @@ def _answer(
     page: str,
     papers: list[Paper],
     feed_id: str = "",
+    summaries: dict[str, str] | None = None,
 ) -> Response:
     """The feed; one with no entries dated by the catalog's newest record."""
     site = site_address(request, services.settings)
@@ -50,7 +52,7 @@ def _answer(
     self_url = f"{site}{quote(request.url.path)}{query}"
     quiet = "" if papers else timestamp(newest_date(services.index.catalog.db))
     feed = Feed(title, self_url, f"{site}{page}", id=feed_id, quiet_since=quiet)
-    return Response(atom_feed(feed, papers, site), media_type=MEDIA_TYPE)
+    return Response(atom_feed(feed, papers, site, summaries), media_type=MEDIA_TYPE)
 
 
 LATEST_TITLE = "paperchat: the newest papers"
@@ -142,15 +144,23 @@ def search_feed(
 def private_feed(
     token: str, request: Request, services: ServicesDep, session: SessionDep
 ) -> Response:
-    """The papers new to a user's follows, the newest first, behind the token the user made
-    (`POST /api/feeds/private`); 404 once it is revoked or replaced."""
+    """The papers new to a user's follows and the new evidence for their saved questions
+    (its summary the sentence quoted, cited), the newest first, behind the token the user
+    made (`POST /api/feeds/private`); 404 once it is revoked or replaced."""
     user_id = feed_owner(session, token)
     if user_id is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, "no such feed: revoked or mistyped")
     catalog = services.index.catalog
     refresh_alerts(session, catalog, user_id)
-    ids = list(dict.fromkeys(a.paper_id for a in list_alerts(session, user_id)))
+    refresh_watches(session, services.index.watcher, user_id)
+    news = list_watch_alerts(session, user_id)
+    found = [(a.created_at, a.paper_id) for a in list_alerts(session, user_id)]
+    found += [(alert.created_at, alert.paper_id) for alert, _ in news]
+    found.sort(key=lambda pair: pair[0], reverse=True)
+    ids = list(dict.fromkeys(paper_id for _, paper_id in found))
     papers = _papers(catalog, ids[:FEED_ENTRIES])
+    # A paper new to several saved questions says the newest one's news.
+    summaries = {alert.paper_id: news_line(watch.question, alert) for alert, watch in news[::-1]}
     feed_id = private_feed_id(site_address(request, services.settings), user_id)
     title = "paperchat: latest for you"
-    return _answer(request, services, title, "/latest", papers, feed_id)
+    return _answer(request, services, title, "/latest", papers, feed_id, summaries)

@@ -33,6 +33,11 @@ from chat.service.storage.follows import (
     new_feed_token,
     revoke_feed_token,
 )
+from chat.service.storage.watches import (
+    mark_watch_alerts_read,
+    refresh_watches,
+    unread_watch_alerts,
+)
 from chat.service.web.address import site_address
 
 router = APIRouter(tags=["follows"])
@@ -74,7 +79,10 @@ class AlertOut(BaseModel):
 
 class Alerts(BaseModel):
     alerts: list[AlertOut]
-    unread: int
+    unread: int = Field(
+        description="the unread alerts, and the unread news of the user's saved questions "
+        "(listed by /api/watches)"
+    )
 
 
 class ReadRequest(BaseModel):
@@ -163,6 +171,7 @@ def unfollow(follow_id: str, user: CurrentUser, session: SessionDep) -> None:
 def get_alerts(user: CurrentUser, services: ServicesDep, session: SessionDep) -> Alerts:
     """The papers new to the user's follows, the newest first, read or not."""
     refresh_alerts(session, services.index.catalog, user.id)
+    refresh_watches(session, services.index.watcher, user.id)
     return Alerts(
         alerts=[
             AlertOut(
@@ -174,8 +183,12 @@ def get_alerts(user: CurrentUser, services: ServicesDep, session: SessionDep) ->
             )
             for a in list_alerts(session, user.id)
         ],
-        unread=unread_count(session, user.id),
+        unread=_unread(session, user.id),
     )
+
+
+def _unread(session: SessionDep, user_id: str) -> int:
+    return unread_count(session, user_id) + unread_watch_alerts(session, user_id)
 
 
 @router.post("/api/alerts/read", responses=errors(*BODY, *SIGNED_IN))
@@ -184,9 +197,12 @@ def read_alerts(
     session: SessionDep,
     body: Annotated[ReadRequest | None, Body()] = None,
 ) -> ReadResult:
-    """Mark the alerts of `paper_ids` read, or every alert without a body."""
-    marked = mark_read(session, user.id, body.paper_ids if body else None)
-    return ReadResult(marked=marked, unread=unread_count(session, user.id))
+    """Mark the alerts (and the saved questions' news) of `paper_ids` read, or every one
+    without a body."""
+    paper_ids = body.paper_ids if body else None
+    marked = mark_watch_alerts_read(session, user.id, paper_ids)
+    marked += mark_read(session, user.id, paper_ids)
+    return ReadResult(marked=marked, unread=_unread(session, user.id))
 
 
 @router.post(

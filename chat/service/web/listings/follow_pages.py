@@ -19,6 +19,11 @@ from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_coun
 from chat.service.storage.digests import digest_frequency
 from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
+from chat.service.storage.watches import (
+    list_watch_alerts,
+    refresh_watches,
+    unread_watch_alerts,
+)
 from chat.service.web.discovery.unapi import coins_of
 from chat.service.web.rendering import render_page
 from ingest.index.catalog import Catalog
@@ -58,6 +63,7 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
     user = signed_in[1]
     catalog = services.index.catalog
     refresh_alerts(session, catalog, user.id)
+    refresh_watches(session, services.index.watcher, user.id)
     follows = {f.id: f for f in list_follows(session, user.id)}
     alerts: list[dict[str, Any]] = []
     for alert in list_alerts(session, user.id):
@@ -73,9 +79,12 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
                 "version": alert.version,
                 "read": alert.read,
                 "because": f"{follow.kind}: {follow_name(catalog, follow)[0]}",
+                "at": alert.created_at,
             }
         )
-    unread = unread_count(session, user.id)
+    alerts += _news(catalog, session, user.id)
+    alerts.sort(key=lambda alert: alert["at"], reverse=True)
+    unread = unread_count(session, user.id) + unread_watch_alerts(session, user.id)
     return render_page(
         "latest.html",
         signed_in=True,
@@ -83,6 +92,29 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
         unread=unread,
         coins=coins_of(request, services),
     )
+
+
+def _news(catalog: Catalog, session: SessionDep, user_id: str) -> list[dict[str, Any]]:
+    """The new evidence for the user's saved questions, as the page lists alerts."""
+    found: list[dict[str, Any]] = []
+    for alert, watch in list_watch_alerts(session, user_id):
+        paper = catalog.get_paper(alert.paper_id)
+        if paper is None:
+            continue
+        found.append(
+            {
+                "paper": paper,
+                "href": page_path(paper),
+                "title": readable_tex(paper.title),
+                "version": "",
+                "read": alert.read,
+                # Said after "for": the question, and the new paper's sentence that answers.
+                "because": f"your question “{watch.question}”, new: "
+                f"{readable_tex(alert.sentence)} {alert.citation}",
+                "at": alert.created_at,
+            }
+        )
+    return found
 
 
 @router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
