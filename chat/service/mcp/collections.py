@@ -22,6 +22,7 @@ from chat.library.papers import PaperNotFound, paper_details
 from chat.rag.answer.answering import Question
 from chat.service.mcp.notes import add_note_tools
 from chat.service.mcp.tools import READ_ONLY, Answer, PaperId, answer, caller, check_question
+from chat.service.mcp.watches import add_watch_tools
 from chat.service.routes.deps import PaperOut, Services, paper_list
 from chat.service.storage.collections import (
     CollectionNotFound,
@@ -146,7 +147,8 @@ DESCRIPTIONS = {
 
 def add_collection_tools(server: MCPServer[Any], services: Services) -> None:
     """Register the collection tools on `server` (the one `/mcp` serves), and beside them
-    the tools of the caller's notes (`chat.service.mcp.notes`)."""
+    the tools of the caller's notes (`chat.service.mcp.notes`) and of their questions that
+    keep watch (`chat.service.mcp.watches`)."""
     tools = CollectionTools(services)
     for name, description in DESCRIPTIONS.items():
         annotations = ADDS if name == "add_to_collection" else READ_ONLY
@@ -154,3 +156,4 @@ def add_collection_tools(server: MCPServer[Any], services: Services) -> None:
             getattr(tools, name), name=name, description=description, annotations=annotations
         )
     add_note_tools(server, services)
+    add_watch_tools(server, services)

@@ -38,6 +38,8 @@ TOOLS = {
 COLLECTION_TOOLS = {"collections", "collection_papers", "add_to_collection", "ask_collection"}
 # The caller's own notes (tests/chat/service/mcp/test_notes.py).
 NOTE_TOOLS = {"notes", "add_note"}
+# The caller's own questions that keep watch (tests/chat/service/mcp/test_watch_tools.py).
+WATCH_TOOLS = {"keep_watch", "watches"}
 # A PDF page's annotations (tests/chat/service/mcp/test_annotations.py).
 ANNOTATION_TOOLS = {"page_annotations"}
 # A JSON-RPC tools/call as a client sends it, for the tests that look at the HTTP exchange.
@@ -82,7 +84,7 @@ async def test_the_read_only_tools_are_listed_with_their_corpus(api: Api, mode: 
 
     assert {
         tool.name for tool in listed.tools
-    } == TOOLS | COLLECTION_TOOLS | NOTE_TOOLS | ANNOTATION_TOOLS
+    } == TOOLS | COLLECTION_TOOLS | NOTE_TOOLS | WATCH_TOOLS | ANNOTATION_TOOLS
     for tool in (t for t in listed.tools if t.name in TOOLS):
         assert f"the {stats['papers']} papers" in (tool.description or "")
         assert f"full text of {stats['papers_with_fulltext']} PDFs" in (tool.description or "")
