@@ -158,7 +158,7 @@ def refresh_watches(session: Session, watcher: Watcher, user_id: str) -> None:
                 continue
             asked += 1
             evidence = watcher.news(watch.question, filters, _baseline(watch), new)
-            _insert_new(session, [_row(watch, found) for found in evidence])
+            record_news(session, watch, evidence)
         session.execute(
             update(Watch)
             .where(Watch.id == watch.id)
@@ -192,7 +192,10 @@ def _row(watch: Watch, evidence: Evidence) -> dict[str, Any]:
     }
 
 
-def _insert_new(session: Session, rows: list[dict[str, Any]]) -> None:
+def record_news(session: Session, watch: Watch, evidence: Sequence[Evidence]) -> None:
+    """Keep the news `evidence` brings `watch`, once a paper (news already kept stays as
+    it is, read or not); the caller commits."""
+    rows = [_row(watch, found) for found in evidence]
     if not rows:
         return
     dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
