@@ -167,6 +167,10 @@ a { color: var(--accent); }
 .sources .where { display: block; color: var(--muted); font-size: 12px; }
 .sources .passages { list-style: none; margin: 2px 0 0; padding: 0 0 0 10px; border-left: 2px solid var(--border); display: grid; gap: 2px; }
 .sources .passages li { color: var(--muted); font-size: 12px; }
+.save-toggle { font-size: 12px; padding: 2px 8px; margin-top: 2px; }
+.save-to { margin-top: 4px; font-size: 12px; }
+.save-to input { font: inherit; min-width: 0; flex: 1 1 8em; padding: 3px 6px; }
+.scope select { font: inherit; min-width: 0; max-width: 60%; }
 .refusal-note { font-weight: 600; margin: 0; }
 .composer { border-top: 1px solid var(--border); padding: 10px 12px; display: grid; gap: 8px; }
 .composer textarea { resize: vertical; min-height: 64px; max-height: 40vh; }
@@ -292,6 +296,10 @@ table.compare td .note { font-style: italic; }
     conversationId: null,
     controller: null,
     scoped: Boolean(PAPER || AUTHOR),
+    // The signed-in user's collections ({id, name}), the oldest first, and the one questions
+    // are answered from ("" for none: the page's scope, else every paper).
+    collections: [],
+    collectionId: "",
   };
 
   class HttpError extends Error {
@@ -600,12 +608,92 @@ table.compare td .note { font-style: italic; }
           h("a", { class: "paper-title", href: paperUrl(paper.id, paper.path) }, paper.title || paper.id),
           h("span", { class: "where", text: paper.id }),
           passages,
+          state.user ? saveTo(paper) : null,
         ),
       );
     }
     const count = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
     const label = `Sources: ${count(papers.length, "paper")}, ${count(sources.length, "passage")}`;
     return h("details", { class: "sources", open: true }, h("summary", {}, label), list, compareButton(papers));
+  }
+
+  /* ---------- collections: answering from one, saving a source's paper to one ---------- */
+
+  let saveForms = 0;
+
+  /** The user's collections, again from the server: the scope picker's options and the names
+   * the Save to fields offer. */
+  async function loadCollections() {
+    if (!state.user) {
+      state.collections = [];
+    } else {
+      try {
+        state.collections = (await call("/api/collections")).collections.map((c) => ({ id: c.id, name: c.name }));
+      } catch {
+        state.collections = [];
+      }
+    }
+    if (!state.collections.some((c) => c.id === state.collectionId)) state.collectionId = "";
+    collectionPick.replaceChildren(
+      h("option", { value: "" }, "none: the papers in scope"),
+      ...state.collections.map((c) => h("option", { value: c.id, selected: c.id === state.collectionId }, c.name)),
+    );
+    collectionScope.hidden = !state.collections.length;
+    collectionNames.replaceChildren(...state.collections.map((c) => h("option", { value: c.name })));
+  }
+
+  /** Save the paper to the collection named `name`, made when the user has none of that name. */
+  async function saveToCollection(paperId, name) {
+    let found = state.collections.find((c) => c.name === name);
+    if (!found) {
+      await loadCollections();
+      found = state.collections.find((c) => c.name === name);
+    }
+    const id = found ? found.id : (await call("/api/collections", { method: "POST", body: { name } })).id;
+    await call(`/api/collections/${encodeURIComponent(id)}/papers`, { method: "POST", body: { paper_id: paperId } });
+    if (!found) await loadCollections();
+  }
+
+  /** "Save to…" under a source's paper: a field naming a collection (the user's offered; a new
+   * name makes one) and Save. */
+  function saveTo(paper) {
+    saveForms += 1;
+    const id = `pc-save-${saveForms}`;
+    const title = paper.title || paper.id;
+    const name = h("input", { id, list: "pc-collection-names", maxlength: "200", autocomplete: "off", placeholder: "a collection's name" });
+    const status = h("span", { class: "note", role: "status" });
+    const form = h(
+      "form",
+      { class: "save-to row", hidden: true },
+      h("label", { for: id }, "Save to", h("span", { class: "visually-hidden", text: ` (${title})` })),
+      name,
+      h("button", { class: "ghost", type: "submit" }, "Save"),
+      status,
+    );
+    const toggle = h(
+      "button",
+      { class: "ghost save-toggle", type: "button", "aria-expanded": "false" },
+      "Save to…",
+      h("span", { class: "visually-hidden", text: ` a collection: “${title}”` }),
+    );
+    toggle.addEventListener("click", () => {
+      form.hidden = !form.hidden;
+      toggle.setAttribute("aria-expanded", String(!form.hidden));
+      if (!form.hidden) name.focus();
+    });
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const wanted = name.value.split(/\s+/).filter(Boolean).join(" ");
+      if (!wanted) {
+        status.textContent = "Name a collection to save this paper to.";
+        return;
+      }
+      saveToCollection(String(paper.id), wanted).then(
+        () => { status.textContent = `Saved to “${wanted}”.`; },
+        (error) => { status.textContent = `Not saved: ${error.message}`; },
+      );
+    });
+    return h("div", {}, toggle, form);
   }
 
   /* ---------- evidence: a citation or a source opens the paper's reader at its passage ---------- */
@@ -1060,6 +1148,10 @@ table.compare td .note { font-style: italic; }
   // Signed in: the conversation.
   const scopeBox = h("input", { type: "checkbox", checked: true });
   const scope = h("label", { class: "scope" }, scopeBox, PAPER ? `Only this paper (${PAPER})` : `Only this author's papers (${AUTHOR})`);
+  // Signed in with collections: answer only from one of them.
+  const collectionPick = h("select", { id: "pc-collection" });
+  const collectionScope = h("div", { class: "scope", hidden: true }, h("label", { for: "pc-collection" }, "Only from the collection"), collectionPick);
+  const collectionNames = h("datalist", { id: "pc-collection-names" });
   const log = h("div", { class: "log", role: "log", "aria-live": "polite", "aria-label": "Conversation" });
   const question = h("textarea", { rows: "3", id: "pc-question", placeholder: "Ask about the papers…", maxlength: String(MAX_QUESTION_CHARS) });
   const sendButton = h("button", { class: "primary", type: "submit" }, "Send");
@@ -1082,6 +1174,8 @@ table.compare td .note { font-style: italic; }
     "section",
     { class: "view", "aria-label": "Chat" },
     PAPER || AUTHOR ? scope : null,
+    collectionScope,
+    collectionNames,
     related,
     reading,
     log,
@@ -1179,6 +1273,7 @@ table.compare td .note { font-style: italic; }
     if (!user && forget) newChat();
     if (user) loadRelated(related);
     else related.hidden = true;
+    loadCollections();
     watchAlerts();
     showView("chat");
   }
@@ -1260,6 +1355,12 @@ table.compare td .note { font-style: italic; }
     let messageId = null;
     const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
     if (state.scoped && AUTHOR) body.author = AUTHOR;
+    if (state.collectionId && !paper) {
+      // A collection chosen is the question's scope, in place of the page's.
+      body.paper_ids = [];
+      delete body.author;
+      body.collection_id = state.collectionId;
+    }
     if (paper) {
       body.paper_ids = [paper.id];
       delete body.author;
@@ -1586,6 +1687,9 @@ table.compare td .note { font-style: italic; }
   stopButton.addEventListener("click", () => state.controller?.abort());
   scopeBox.addEventListener("change", () => {
     state.scoped = scopeBox.checked;
+  });
+  collectionPick.addEventListener("change", () => {
+    state.collectionId = collectionPick.value;
   });
   authForm.addEventListener("submit", (event) => {
     event.preventDefault();
