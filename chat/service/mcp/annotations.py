@@ -21,8 +21,10 @@ DESCRIPTION = (
     "form, boxes as fractions of the page from its top left, and the references each names "
     "as printed, with the paper of this index a reference names, or null) and the terms the "
     "paper defines that the page uses (term, definition, the page and boxes of the "
-    "definition, each use with its boxes). A paper without a PDF here, an unknown id or a "
-    "page the PDF does not have is an error."
+    "definition, each use with its boxes), the sentences of the index's papers citing this "
+    "one that speak of the page (discussions), and the page's sentences that state the "
+    "paper's goal, method, results or limitations, with their boxes (skim). A paper without "
+    "a PDF here, an unknown id or a page the PDF does not have is an error."
 )
 
 

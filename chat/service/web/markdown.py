@@ -88,6 +88,18 @@ def paper_markdown(page: dict[str, Any], base: str) -> str:
         (f"- {_paper_link(c['title'], c['href'], base)}" for c in page["citations"]),
     )
     lines += _section(
+        "Discussed in the library",
+        (
+            f"- {_paper_link(d['title'], d['href'], base)} ({d['year']})"
+            + "".join(
+                f"\n  - page {said['page']}: \u201c{escaped(said['sentence'])}\u201d"
+                + (f" (about page {said['placed_on']} here)" if said["placed_on"] else "")
+                for said in d["sentences"]
+            )
+            for d in page["discussions"] or ()
+        ),
+    )
+    lines += _section(
         "Related papers",
         (
             f"- {_paper_link(r['title'], r['href'], base)} ({escaped('; '.join(r['reasons']))})"

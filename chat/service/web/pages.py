@@ -198,7 +198,8 @@ def _written_page(
         )
         response.headers.update(VARY_ACCEPT)
     headers = {k: v for k, v in response.headers.items() if k.lower() not in _OWN_HEADERS}
-    whole = page["reader"] is not None or not paper["has_fulltext"] or markdown
+    read = page["reader"] is not None or not paper["has_fulltext"] or markdown
+    whole = read and page["discussions"] is not None
     return _Written(canonical, bytes(response.body), response.media_type or "", headers, whole)
 
 
@@ -235,7 +236,37 @@ def _paper_context(services: ServicesDep, paper: dict[str, Any]) -> dict[str, An
         "related": [
             {**r, "title": readable_tex(r["title"]), "href": paths[r["id"]]} for r in related
         ],
+        "discussions": _discussions(services, paper["id"]) if citations else [],
     }
+
+
+def _discussions(services: ServicesDep, paper_id: str) -> list[dict[str, Any]] | None:
+    """The library's papers whose PDFs cite the paper, newest first, each with its citing
+    sentences and the page of this paper each speaks of; None while the reader is too busy
+    to read them (the page is then written without them and not kept)."""
+    try:
+        found = services.annotations.discussions(paper_id, _uncounted)
+    except ReaderBusy:
+        return None
+    paths = page_paths(services.index.catalog, [d.paper_id for d in found])
+    papers: dict[str, dict[str, Any]] = {}
+    for said in found:
+        paper = papers.setdefault(
+            said.paper_id,
+            {
+                "title": said.title,
+                "year": said.published[:4],
+                "href": paths.get(said.paper_id),
+                "reader_url": said.reader_url,
+                "sentences": [],
+            },
+        )
+        paper["sentences"].append(said.model_dump(include={"sentence", "page", "placed_on"}))
+    return list(papers.values())
+
+
+def _uncounted() -> None:
+    """Written once for every reader while the catalog stays as it is: no client's render."""
 
 
 # A reference's authors as the page lists them: the first few, then "et al.".

@@ -9,7 +9,9 @@ ingested since may be the one a reference names). Its defined terms are read wit
 (`terms.py`): `definitions` holds each term used on the page with its definition. A page's
 annotations are kept too. A mark no entry fits is left out. `discussions` holds the
 sentences of other papers' PDFs that cite the paper and speak of this page
-(`discussions.py`), newest first.
+(`discussions.py`), newest first. `skim` holds the page's sentences that state the paper's
+goal, method, results or limitations (`skim.py`), each with its boxes; `Annotations.skim`
+lists them for the whole paper.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from chat.library.papers import PaperNotFound
 from chat.rag.extractive.sentences import split_sentences
 from chat.service.web.papers.discussions import CitingPdf, Discussion, discussions_of
 from chat.service.web.papers.pdfpages import PageOutOfRange, PdfPages, PdfUnavailable
+from chat.service.web.papers.skim import Facet, SkimSentence, skim
 from chat.service.web.papers.terms import (
     DefinedTerm,
     PaperTerms,
@@ -35,7 +38,7 @@ from chat.service.web.papers.terms import (
     page_uses,
 )
 from ingest.index.catalog import Catalog
-from ingest.index.records import Paper
+from ingest.index.records import Box, Paper
 from ingest.index.tex import readable_tex
 from ingest.references.linking import Entry, ReferenceList
 
@@ -89,9 +92,18 @@ class CitationMark(BaseModel):
     references: list[CitedReference]
 
 
+class SkimMark(BaseModel):
+    """A sentence of the page that states the paper's goal, method, a result or a
+    limitation, and where it is printed."""
+
+    facet: Facet
+    text: str
+    boxes: list[MarkBox]
+
+
 class PageAnnotations(BaseModel):
-    """A page's annotations: its citation marks, the defined terms it uses, and the
-    library's sentences citing the paper that speak of this page."""
+    """A page's annotations: its citation marks, the defined terms it uses, the library's
+    sentences citing the paper that speak of this page, and the sentences skimming tints."""
 
     paper_id: str
     page: int
@@ -99,6 +111,21 @@ class PageAnnotations(BaseModel):
     citations: list[CitationMark]
     definitions: list[DefinedTerm]
     discussions: list[Discussion]
+    skim: list[SkimMark]
+
+
+class SkimmedSentence(BaseModel):
+    page: int
+    facet: Facet
+    text: str
+
+
+class PaperSkim(BaseModel):
+    """The sentences skimming tints over the whole paper, in reading order."""
+
+    paper_id: str
+    pages: int
+    sentences: list[SkimmedSentence]
 
 
 @dataclass(frozen=True)
@@ -106,6 +133,7 @@ class _PaperList:
     references: ReferenceList
     resolved: tuple[str | None, ...]  # the library's paper of each stored reference
     terms: PaperTerms
+    skim: tuple[SkimSentence, ...]
 
 
 class Annotations:
@@ -137,12 +165,16 @@ class Annotations:
         listed = self._list(catalog, paper_id, (paper_id, info.version, generation), texts)
         marks = listed.references.page_marks(page, texts[page - 1])[:MAX_MARKS]
         uses = page_uses(listed.terms, page, texts[page - 1])
+        skimmed = [s for s in listed.skim if s.page == page]
         ranges = [(mark.start, mark.end - mark.start) for mark, _ in marks]
         ranges += [(start, end - start) for _term, start, end in uses]
+        ranges += [(s.start, s.end - s.start) for s in skimmed]
         found_boxes = self._pdf_pages.text_boxes(
             paper_id, page, lambda _text: ranges, before_render
         ) or [[] for _ in ranges]
-        boxes, use_boxes = found_boxes[: len(marks)], found_boxes[len(marks) :]
+        boxes = found_boxes[: len(marks)]
+        use_boxes = found_boxes[len(marks) : len(marks) + len(uses)]
+        skim_boxes = found_boxes[len(marks) + len(uses) :]
         definitions = defined_on_page(
             listed.terms, uses, use_boxes, texts[page - 1],
             definition_reader(self._pdf_pages, paper_id, before_render),
@@ -151,7 +183,7 @@ class Annotations:
             CitationMark(
                 text=mark.text,
                 style=mark.style,
-                boxes=[MarkBox.model_validate(box.as_json()) for box in found],
+                boxes=[_box(box) for box in found],
                 references=[_cited(catalog, entry, listed) for entry in entries],
             )
             for (mark, entries), found in zip(marks, boxes, strict=True)
@@ -160,12 +192,29 @@ class Annotations:
         annotations = PageAnnotations(
             paper_id=paper_id, page=page, pages=info.pages, citations=citations,
             definitions=definitions, discussions=[d for d in discussed if d.placed_on == page],
+            skim=[
+                SkimMark(facet=s.facet, text=s.text, boxes=[_box(b) for b in found])
+                for s, found in zip(skimmed, skim_boxes, strict=True)
+            ],
         )  # fmt: skip
         with self._lock:
             self._pages[key] = annotations
             while len(self._pages) > KEPT_PAGES:
                 self._pages.popitem(last=False)
         return annotations
+
+    def skim(self, paper_id: str, before_render: Callable[[], None]) -> PaperSkim:
+        """The paper's sentences skimming tints, every page's: PaperNotFound, PdfUnavailable
+        as `page` raises them."""
+        catalog = self._catalog()
+        if catalog.get_paper(paper_id) is None:
+            raise PaperNotFound(f"no paper {paper_id!r} in the library")
+        info, texts = self._pdf_pages.page_texts(paper_id, before_render)
+        listed = self._list(
+            catalog, paper_id, (paper_id, info.version, catalog.generation()), texts
+        )
+        sentences = [SkimmedSentence(page=s.page, facet=s.facet, text=s.text) for s in listed.skim]
+        return PaperSkim(paper_id=paper_id, pages=info.pages, sentences=sentences)
 
     def discussions(self, paper_id: str, before_render: Callable[[], None]) -> list[Discussion]:
         """The sentences of the library's PDFs citing `paper_id` (`discussions.py`), each
@@ -216,12 +265,17 @@ class Annotations:
             ReferenceList([s.reference for s in stored], texts),
             tuple(s.resolved_id for s in stored),
             PaperTerms.read(texts),
+            skim(texts),
         )
         with self._lock:
             self._lists[key] = listed
             while len(self._lists) > KEPT_PAPERS:
                 self._lists.popitem(last=False)
         return listed
+
+
+def _box(box: Box) -> MarkBox:
+    return MarkBox.model_validate(box.as_json())
 
 
 def _cited(catalog: Catalog, entry: Entry, listed: _PaperList) -> CitedReference:

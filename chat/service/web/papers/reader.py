@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from chat.library.papers import PaperNotFound
 from chat.service.access.ratelimit import over_limit
 from chat.service.routes.deps import Services, ServicesDep, client_address
-from chat.service.web.papers.annotations import PageAnnotations
+from chat.service.web.papers.annotations import PageAnnotations, PaperSkim
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS, focus
 from chat.service.web.papers.pdfpages import (
     PageOutOfRange,
@@ -130,11 +130,29 @@ def page_annotations(
     its boxes, the reference as the paper prints it and, when the library holds the cited
     paper, that paper; the terms the paper defines that the page uses, each with its
     definition, where it is defined and its boxes; the sentences of the library's papers
-    citing this one that speak of this page. 404 for an unknown paper, a paper
-    without a PDF here or a page it does not have."""
+    citing this one that speak of this page; the sentences skimming tints. 404 for an
+    unknown paper, a paper without a PDF here or a page it does not have."""
     check = render_check(request, services)
     try:
         found = services.annotations.page(normalise_paper_id(paper_id), page, check)
+    except PaperNotFound as e:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
+    except _FAILURES as e:
+        raise _failed(e) from e
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return found
+
+
+@router.get("/papers/{paper_id:path}/skim", include_in_schema=False)
+def paper_skim(
+    paper_id: str, request: Request, response: Response, services: ServicesDep
+) -> PaperSkim:
+    """The sentences of the paper's PDF that state its goal, method, results and
+    limitations, in reading order, each with its page: the reader's skim list (each page's
+    annotations give their boxes). 404 for an unknown paper or one without a PDF here."""
+    check = render_check(request, services)
+    try:
+        found = services.annotations.skim(normalise_paper_id(paper_id), check)
     except PaperNotFound as e:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
     except _FAILURES as e:

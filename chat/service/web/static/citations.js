@@ -235,6 +235,7 @@
       root.querySelector(`[data-discussions-of="${page.dataset.page}"]`)?.remove();
       if (annotations.discussions.length) page.after(discussionsOf(page, annotations.discussions));
       page.dataset.citations = "shown";
+      root.dispatchEvent(new CustomEvent("paperchat:annotations", { detail: { page, annotations } }));
     } catch {
       page.dataset.citations = "";
     }
@@ -249,6 +250,15 @@
     quiet = true;
     if (target) target.focus({ preventScroll: true });
     quiet = false;
+  });
+
+  // "on page N here" of the paper page's "Discussed in the library" goes to that page.
+  document.addEventListener("click", (event) => {
+    const wanted = event.target.closest("[data-reader-page]");
+    const page = wanted && root.querySelector(`.reader-page[data-page="${wanted.dataset.readerPage}"]`);
+    if (!page) return;
+    event.preventDefault();
+    page.scrollIntoView({ block: "start" });
   });
 
   // A page's citations come once its text layer is shown (reader.js draws it on demand).

@@ -4,29 +4,15 @@ keyboard focus, gives the definition and a link to the page that prints it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.fakes.openai import FakeOpenAI
-from tests.support.running.server import Api, serve_index
-from tests.support.worlds.citations import RAG, cited_index_fixture  # noqa: F401 - fixture
-
-if TYPE_CHECKING:
-    from chat.wiring import Wiring
+from tests.support.running.server import Api
+from tests.support.worlds.citations import RAG
 
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture(scope="module", name="defining_web")
-def defining_web_fixture(
-    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Api]:
-    database = tmp_path_factory.mktemp("defining-db") / "paperchat.sqlite"
-    yield from serve_index(cited_index, fake_llm, database)
 
 
 def _third_page(page: Page, api: Api) -> None:
@@ -37,9 +23,9 @@ def _third_page(page: Page, api: Api) -> None:
 
 
 def test_hovering_a_defined_acronym_shows_its_definition_and_where_it_is_defined(
-    defining_web: Api, page: Page, artifacts: Path
+    cited_web: Api, page: Page, artifacts: Path
 ) -> None:
-    _third_page(page, defining_web)
+    _third_page(page, cited_web)
     uses = page.get_by_role("group", name="Page 3").get_by_role("button", name="Definition of RAG")
     card = page.get_by_role("tooltip")
 

@@ -5,29 +5,16 @@ refused."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
 from chat.service.web.papers.discussions import sentence_at
-from tests.fakes.openai import FakeOpenAI
-from tests.support.running.server import Api, serve_index
-from tests.support.worlds.citations import DPR, FID, RAG, cited_index_fixture  # noqa: F401 - fixture
+from tests.support.running.server import Api
+from tests.support.worlds.citations import DPR, FID, RAG
 from tests.support.worlds.reader import first_abstract_id
 
-if TYPE_CHECKING:
-    from chat.wiring import Wiring
-
 pytestmark = pytest.mark.timeout(300)
-
-
-@pytest.fixture(scope="module", name="annotated_api")
-def annotated_api_fixture(
-    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Api]:
-    database = tmp_path_factory.mktemp("annotated-db") / "paperchat.sqlite"
-    yield from serve_index(cited_index, fake_llm, database)
 
 
 def _annotations(api: Api, paper_id: str, page: int) -> dict[str, Any]:
@@ -43,9 +30,9 @@ def _marked(body: dict[str, Any], text: str) -> dict[str, Any]:
 
 
 def test_a_citation_of_a_library_paper_names_its_reference_and_the_paper(
-    annotated_api: Api,
+    cited_web: Api,
 ) -> None:
-    body = _annotations(annotated_api, FID, 2)
+    body = _annotations(cited_web, FID, 2)
 
     karpukhin = _marked(body, "Karpukhin et al., 2020")
     [reference] = karpukhin["references"]
@@ -65,9 +52,9 @@ def test_a_citation_of_a_library_paper_names_its_reference_and_the_paper(
 
 
 def test_a_narrative_citation_is_marked_where_it_is_printed_on_the_page(
-    annotated_api: Api,
+    cited_web: Api,
 ) -> None:
-    body = _annotations(annotated_api, FID, 2)
+    body = _annotations(cited_web, FID, 2)
 
     lewis = _marked(body, "Lewis et al. (2020)")
     assert lewis["style"] == "narrative"
@@ -80,8 +67,8 @@ def test_a_narrative_citation_is_marked_where_it_is_printed_on_the_page(
         assert box["y1"] - box["y0"] < 0.03  # a line, not a paragraph
 
 
-def test_a_reference_the_library_lacks_names_no_paper(annotated_api: Api) -> None:
-    body = _annotations(annotated_api, FID, 1)
+def test_a_reference_the_library_lacks_names_no_paper(cited_web: Api) -> None:
+    body = _annotations(cited_web, FID, 1)
 
     references = [ref for mark in body["citations"] for ref in mark["references"]]
     outside = [ref for ref in references if ref["paper"] is None]
@@ -91,9 +78,9 @@ def test_a_reference_the_library_lacks_names_no_paper(annotated_api: Api) -> Non
 
 
 def test_a_numbered_citation_names_the_entry_printed_with_its_number(
-    annotated_api: Api,
+    cited_web: Api,
 ) -> None:
-    body = _annotations(annotated_api, RAG, 2)
+    body = _annotations(cited_web, RAG, 2)
 
     numbered = [mark for mark in body["citations"] if mark["style"] == "numeric"]
     assert numbered
@@ -103,9 +90,9 @@ def test_a_numbered_citation_names_the_entry_printed_with_its_number(
 
 
 def test_the_numbers_a_reference_list_prints_before_its_entries_are_no_marks(
-    annotated_api: Api,
+    cited_web: Api,
 ) -> None:
-    body = _annotations(annotated_api, RAG, 12)  # a page of "[12] Angela Fan, ..." entries
+    body = _annotations(cited_web, RAG, 12)  # a page of "[12] Angela Fan, ..." entries
 
     assert body["citations"] == []
 
@@ -119,19 +106,19 @@ def test_the_numbers_a_reference_list_prints_before_its_entries_are_no_marks(
     ],
 )
 def test_an_unknown_paper_or_page_is_404_with_a_reason(
-    annotated_api: Api, path: str, detail: str
+    cited_web: Api, path: str, detail: str
 ) -> None:
-    with annotated_api.client() as client:
+    with cited_web.client() as client:
         response = client.get(path)
 
     assert response.status_code == 404
     assert response.json() == {"detail": detail}
 
 
-def test_a_paper_without_a_pdf_is_404_with_a_reason(annotated_api: Api) -> None:
+def test_a_paper_without_a_pdf_is_404_with_a_reason(cited_web: Api) -> None:
     paper_id = first_abstract_id()
 
-    with annotated_api.client() as client:
+    with cited_web.client() as client:
         response = client.get(f"/papers/{paper_id}/pages/1/annotations")
 
     assert response.status_code == 404
@@ -139,9 +126,9 @@ def test_a_paper_without_a_pdf_is_404_with_a_reason(annotated_api: Api) -> None:
 
 
 def test_an_acronym_defined_on_the_first_page_is_explained_at_its_uses_on_a_later_one(
-    annotated_api: Api,
+    cited_web: Api,
 ) -> None:
-    body = _annotations(annotated_api, RAG, 3)
+    body = _annotations(cited_web, RAG, 3)
 
     rag = next(term for term in body["definitions"] if term["term"] == "RAG")
     assert (rag["definition"], rag["kind"], rag["page"]) == (
@@ -160,10 +147,10 @@ def test_an_acronym_defined_on_the_first_page_is_explained_at_its_uses_on_a_late
         assert box["y1"] - box["y0"] < 0.03
 
 
-def test_a_page_before_any_definition_explains_no_term(annotated_api: Api) -> None:
-    body = _annotations(annotated_api, FID, 3)
+def test_a_page_before_any_definition_explains_no_term(cited_web: Api) -> None:
+    body = _annotations(cited_web, FID, 3)
 
-    later = _annotations(annotated_api, FID, 5)
+    later = _annotations(cited_web, FID, 5)
 
     assert body["definitions"] == []
     assert [(t["term"], t["definition"], t["page"]) for t in later["definitions"]] == [
@@ -172,12 +159,12 @@ def test_a_page_before_any_definition_explains_no_term(annotated_api: Api) -> No
 
 
 def test_the_sentences_of_papers_citing_this_one_stand_beside_the_pages_they_speak_of(
-    annotated_api: Api,
+    cited_web: Api,
 ) -> None:
-    pages = _annotations(annotated_api, DPR, 1)["pages"]
+    pages = _annotations(cited_web, DPR, 1)["pages"]
 
     beside = {
-        page: _annotations(annotated_api, DPR, page)["discussions"] for page in range(1, pages + 1)
+        page: _annotations(cited_web, DPR, page)["discussions"] for page in range(1, pages + 1)
     }
 
     found = [(page, d) for page, listed in beside.items() for d in listed]

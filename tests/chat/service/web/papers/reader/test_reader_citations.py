@@ -4,32 +4,18 @@ reference and the library's paper, and which stays off the text on a phone."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Browser, Locator, Page, expect
 
-from tests.fakes.openai import FakeOpenAI
 from tests.support.dock import Dock
-from tests.support.running.server import Api, serve_index
-from tests.support.worlds.citations import DPR, FID, cited_index_fixture  # noqa: F401 - fixture
-
-if TYPE_CHECKING:
-    from chat.wiring import Wiring
+from tests.support.running.server import Api
+from tests.support.worlds.citations import DPR, FID
 
 pytestmark = pytest.mark.timeout(300)
 
 KARPUKHIN = "Karpukhin et al., 2020"
-
-
-@pytest.fixture(scope="module", name="citing_web")
-def citing_web_fixture(
-    cited_index: Wiring, fake_llm: FakeOpenAI, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Api]:
-    database = tmp_path_factory.mktemp("citing-db") / "paperchat.sqlite"
-    yield from serve_index(cited_index, fake_llm, database)
 
 
 def _second_page(page: Page, api: Api) -> None:
@@ -46,9 +32,9 @@ def _karpukhin(page: Page) -> Locator:
 
 
 def test_hovering_a_citation_shows_its_reference_and_the_librarys_paper(
-    citing_web: Api, page: Page, artifacts: Path
+    cited_web: Api, page: Page, artifacts: Path
 ) -> None:
-    _second_page(page, citing_web)
+    _second_page(page, cited_web)
     target = _karpukhin(page)
     card = page.get_by_role("tooltip")
 
@@ -68,8 +54,8 @@ def test_hovering_a_citation_shows_its_reference_and_the_librarys_paper(
     page.screenshot(path=artifacts / "reader-citation-card.png")
 
 
-def test_a_keyboard_user_reaches_the_card_and_escape_closes_it(citing_web: Api, page: Page) -> None:
-    _second_page(page, citing_web)
+def test_a_keyboard_user_reaches_the_card_and_escape_closes_it(cited_web: Api, page: Page) -> None:
+    _second_page(page, cited_web)
     target = _karpukhin(page)
     card = page.get_by_role("tooltip")
 
@@ -83,8 +69,8 @@ def test_a_keyboard_user_reaches_the_card_and_escape_closes_it(citing_web: Api, 
     expect(target).to_have_attribute("aria-describedby", "reader-card")
 
 
-def test_the_text_under_a_citation_can_still_be_selected(citing_web: Api, page: Page) -> None:
-    _second_page(page, citing_web)
+def test_the_text_under_a_citation_can_still_be_selected(cited_web: Api, page: Page) -> None:
+    _second_page(page, cited_web)
     lines = page.locator('[data-page="2"] .reader-text span')
 
     selected = page.evaluate(
@@ -102,12 +88,12 @@ def test_the_text_under_a_citation_can_still_be_selected(citing_web: Api, page: 
 
 
 def test_on_a_phone_the_card_sits_at_the_foot_of_the_screen(
-    browser: Browser, citing_web: Api, artifacts: Path
+    browser: Browser, cited_web: Api, artifacts: Path
 ) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
     context.set_default_timeout(20_000)
     page = context.new_page()
-    _second_page(page, citing_web)
+    _second_page(page, cited_web)
     target = _karpukhin(page)
     card = page.get_by_role("tooltip")
 
@@ -123,10 +109,8 @@ def test_on_a_phone_the_card_sits_at_the_foot_of_the_screen(
     context.close()
 
 
-def test_ask_about_it_asks_the_dock_about_the_cited_paper_alone(
-    citing_web: Api, page: Page
-) -> None:
-    _second_page(page, citing_web)
+def test_ask_about_it_asks_the_dock_about_the_cited_paper_alone(cited_web: Api, page: Page) -> None:
+    _second_page(page, cited_web)
     _karpukhin(page).hover()
     card = page.get_by_role("tooltip")
 
@@ -142,20 +126,20 @@ def test_ask_about_it_asks_the_dock_about_the_cited_paper_alone(
 
 
 def test_the_card_says_the_reader_follows_the_cited_paper_and_opened_it_before(
-    citing_web: Api, page: Page
+    cited_web: Api, page: Page
 ) -> None:
     card = page.get_by_role("tooltip")
-    _second_page(page, citing_web)
+    _second_page(page, cited_web)
     _karpukhin(page).hover()
     expect(card).to_contain_text("Dense Passage Retrieval")
     first = card.inner_text()
-    email = citing_web.new_user()
-    with citing_web.signed_in(email) as client:
+    email = cited_web.new_user()
+    with cited_web.signed_in(email) as client:
         client.post("/api/follows", json={"kind": "paper", "value": DPR}).raise_for_status()
-    page.goto(f"{citing_web.base_url}/papers/{DPR}")
+    page.goto(f"{cited_web.base_url}/papers/{DPR}")
     Dock(page).sign_in(email)
 
-    _second_page(page, citing_web)
+    _second_page(page, cited_web)
     _karpukhin(page).hover()
 
     assert "You opened it before" not in first
@@ -164,16 +148,16 @@ def test_the_card_says_the_reader_follows_the_cited_paper_and_opened_it_before(
 
 
 def test_what_the_library_says_about_a_page_follows_it(
-    citing_web: Api, page: Page, artifacts: Path
+    cited_web: Api, page: Page, artifacts: Path
 ) -> None:
-    with citing_web.client() as client:
+    with cited_web.client() as client:
         pages = client.get(f"/papers/{DPR}/pages/1/annotations").json()["pages"]
         said = {
             n: client.get(f"/papers/{DPR}/pages/{n}/annotations").json()["discussions"]
             for n in range(1, pages + 1)
         }
     number, discussions = next((n, d) for n, d in said.items() if d)
-    page.goto(f"{citing_web.base_url}/papers/{DPR}")
+    page.goto(f"{cited_web.base_url}/papers/{DPR}")
     page.get_by_label("Page number").fill(str(number))
     page.get_by_label("Page number").press("Enter")
 
