@@ -28,6 +28,9 @@ from tests.support.running.server import fake_llm_fixture  # noqa: F401 - a pyte
 pytestmark = pytest.mark.timeout(600)
 
 REPEATING_PAPER = "0704.0199"  # the photon pairs' paper again under another id
+# An author of the first records, who signs the arriving paper that answers DIPOLES too.
+AUTHOR = "P. M. Nadolsky"
+OTHER_AUTHOR = "Ileana Streinu"  # an author of the first records, not of the arrivals
 
 
 def _arrivals() -> list[dict[str, Any]]:
@@ -35,7 +38,9 @@ def _arrivals() -> list[dict[str, Any]]:
     that answers PHOTONS already."""
     known = records()
     repeat = {**known["0704.0001"], "id": REPEATING_PAPER}
-    return [known[DIPOLES_PAPER], known[UNRELATED_PAPER], repeat]
+    answering = {**known[DIPOLES_PAPER]}
+    answering["authors"] = f"{answering['authors']}, {AUTHOR}"
+    return [answering, known[UNRELATED_PAPER], repeat]
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +57,8 @@ def arrived(watch_server: WatchServer, tmp_path_factory: pytest.TempPathFactory)
             "dipoles": save(owner, DIPOLES)["id"],
             "photons": save(owner, PHOTONS)["id"],
             "in collection": save(owner, DIPOLES, collection_id=collection)["id"],
+            "by author": save(owner, DIPOLES, author=AUTHOR)["id"],
+            "by another author": save(owner, DIPOLES, author=OTHER_AUTHOR)["id"],
             "stranger's": save(stranger, PHOTONS)["id"],
         }
     watch_server.ingest(tmp_path_factory.mktemp("arrivals"), _arrivals())
@@ -83,6 +90,17 @@ def test_a_new_paper_that_answers_a_saved_question_is_its_news(
     assert news[arrived["photons"]] == []
     assert strangers == []
     assert alerts["unread"] == sum(not n["read"] for listed in news.values() for n in listed)
+
+
+def test_a_question_of_an_authors_papers_has_news_only_of_their_new_papers(
+    watch_server: WatchServer, arrived: dict[str, str]
+) -> None:
+    with watch_server.api.key_client(arrived["owner"]) as owner:
+        theirs = news_of(owner, arrived["by author"])
+        anothers = news_of(owner, arrived["by another author"])
+
+    assert [n["paper_id"] for n in theirs] == [DIPOLES_PAPER]
+    assert anothers == []
 
 
 def test_a_question_within_a_collection_has_news_only_of_its_papers(
