@@ -134,6 +134,14 @@ _CUES: Final[dict[Facet, tuple[tuple[re.Pattern[str], float], ...]]] = {
         (re.compile(r"\bfails? to\b", _I), 1.5),
         (
             re.compile(
+                r"\bwe (?:have |did )?not (?:yet )?(?:explored?|stud(?:y|ied)|considered?|"
+                r"investigated?|address(?:ed)?|evaluated?)\b",
+                _I,
+            ),
+            2.0,
+        ),
+        (
+            re.compile(
                 r"\b(?:future work|we leave|left for future|remains? (?:an )?"
                 r"(?:open|unclear|challenging))\b",
                 _I,
@@ -145,6 +153,13 @@ _CUES: Final[dict[Facet, tuple[tuple[re.Pattern[str], float], ...]]] = {
 }
 # A facet's sentence in the paper's own voice ("we", "our", "this paper") weighs more.
 _OWN_VOICE: Final = re.compile(r"\b(?:we|our|this (?:paper|work))\b", _I)
+# A sentence citing others, not in the paper's own voice, speaks of their work.
+_CITES: Final = re.compile(
+    r"\[\d+(?:\s*[,\u2013-]\s*\d+)*\]|\([A-Z][\w-]+(?: et al\.)?,? (?:19|20)\d\d"
+)
+_OTHERS: Final = 0.7
+# How a sentence ends: a stop, maybe a closing quote or bracket and a footnote's number.
+_ENDS: Final = re.compile(r"[.!?:][\"'\u201d)\]]*\d{0,2}$")
 # Which facet a tie goes to: the rarer facets first.
 _TIE_ORDER: Final[tuple[Facet, ...]] = ("limitation", "result", "method", "goal")
 # Where a sentence ends, as `discussions` splits a page's text; and the reference list's heading.
@@ -157,6 +172,7 @@ _REFERENCES_HEADING: Final = re.compile(r"^\s*(?:\d+\.?\s*)?(?:References|Biblio
 _HEADING: Final = re.compile(r"^(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][\w-]*(?:\s+[\w-]+){0,7}$")
 # A section's number printed before a sentence break: "2.4. | Retro model architecture".
 _NUMBER_BEFORE: Final = re.compile(r"(?:^|\n)\s*\d+(?:\.\d+)*\.?\s*$")
+_TRAILING_NUMBER: Final = re.compile(r"\s*\d{1,4}$")
 _SMALL_WORDS: Final = frozenset({"a", "an", "and", "for", "in", "of", "on", "the", "to"})
 _ABSTRACT_OR_INTRODUCTION: Final = re.compile(r"\b(?:Abstract|Introduction)\b")
 _CONCLUSION: Final = re.compile(
@@ -179,7 +195,11 @@ class SkimSentence:
 
 def skim(texts: Sequence[str]) -> tuple[SkimSentence, ...]:
     """The sentences of a paper's page `texts` the skim tints, in reading order."""
-    weighed = [s for number, text in enumerate(texts, start=1) for s in _weighed(number, text)]
+    weighed = [
+        s
+        for number, text in enumerate(texts, start=1)
+        for s in _weighed(number, text, number > 1 and _runs_on(texts[number - 2]))
+    ]
     weighed = [s for s in weighed if s.page <= _last_page_of_body(texts)]
     chosen: list[SkimSentence] = []
     on_page: Counter[int] = Counter()
@@ -206,9 +226,16 @@ def _last_page_of_body(texts: Sequence[str]) -> int:
     return len(texts)
 
 
-def _weighed(page: int, text: str) -> list[SkimSentence]:
+def _runs_on(text: str) -> bool:
+    """Whether a page's text ends inside a sentence (the next page's first one goes on),
+    its page number and white space left out."""
+    return _ENDS.search(_TRAILING_NUMBER.sub("", text.rstrip())) is None
+
+
+def _weighed(page: int, text: str, continued: bool) -> list[SkimSentence]:
     """Each sentence of a page's `text` (before its reference list) with the facet it
-    weighs most in, when that reaches `MIN_WEIGHT`."""
+    weighs most in, when that reaches `MIN_WEIGHT`; not its first when it `continued` the
+    previous page's last, nor one the page cuts off."""
     heading = _REFERENCES_HEADING.search(text)
     body_end = heading.start() if heading and page > 1 else len(text)
     opening = page <= 2 and _ABSTRACT_OR_INTRODUCTION.search(text) is not None
@@ -218,7 +245,7 @@ def _weighed(page: int, text: str) -> list[SkimSentence]:
     for begin, end in zip(starts, [*starts[1:], body_end], strict=True):
         start = _after_heading(text, begin, end)
         shown = " ".join(text[start:end].replace("\ufffe", "").split())
-        if not _is_prose(shown):
+        if (continued and begin == 0) or not _is_prose(shown) or not _ENDS.search(shown):
             continue
         weights = {facet: _weight(facet, shown) for facet in FACETS}
         if opening:
@@ -260,7 +287,9 @@ def _is_heading(line: str) -> bool:
 
 def _weight(facet: Facet, sentence: str) -> float:
     weight = sum(w for pattern, w in _CUES[facet] if pattern.search(sentence))
-    return weight * 1.25 if weight and _OWN_VOICE.search(sentence) else weight
+    if _OWN_VOICE.search(sentence):
+        return weight * 1.25
+    return weight * _OTHERS if _CITES.search(sentence) else weight
 
 
 def _is_prose(sentence: str) -> bool:

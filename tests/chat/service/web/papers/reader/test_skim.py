@@ -162,3 +162,30 @@ def test_on_a_phone_the_skim_list_sits_between_the_toolbar_and_the_pages(
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     page.screenshot(path=artifacts / "reader-skim-phone.png")
     context.close()
+
+
+def test_a_sentence_a_page_break_cuts_is_chosen_on_neither_page() -> None:
+    texts = (
+        "Abstract\r\nWe train a small model on the new corpus of papers.\r\n"
+        "Our approach outperforms every baseline of the benchmark by a wide margin and",
+        "Published as a conference paper\r\nshows that our model outperforms the larger ones "
+        "by 5 points of accuracy on the test set. We find that our model outperforms the "
+        "retrieval baseline by 3 points on the held-out questions.\r\n2",
+    )
+
+    chosen = [(s.page, s.text) for s in skim(texts)]
+
+    assert chosen == [
+        (1, "We train a small model on the new corpus of papers."),
+        (2, "We find that our model outperforms the retrieval baseline by 3 points on the "
+            "held-out questions."),
+    ]  # fmt: skip
+
+
+def test_a_sentence_on_others_work_weighs_less_than_one_in_the_papers_own_voice() -> None:
+    others = "Prior systems (Smith et al., 2019) outperform the baselines on the benchmark."
+    own = "Our system outperforms the baselines of the benchmark on every split of the test."
+
+    chosen = [s.text for s in skim((f"{others} {own}",))]
+
+    assert chosen == [own]
