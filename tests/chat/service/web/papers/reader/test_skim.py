@@ -15,6 +15,7 @@ from playwright.sync_api import Browser, Page, expect
 from chat.service.web.papers.skim import KEPT, MAX_ON_PAGE, skim
 from tests.support.data import pdf_page_texts
 from tests.support.running.server import Api
+from tests.support.validators import axe_violations
 from tests.support.worlds.citations import DPR, FID
 from tests.support.worlds.reader import first_abstract_id
 
@@ -189,3 +190,17 @@ def test_a_sentence_on_others_work_weighs_less_than_one_in_the_papers_own_voice(
     chosen = [s.text for s in skim((f"{others} {own}",))]
 
     assert chosen == [own]
+
+
+def test_the_open_skim_passes_axe(cited_web: Api, browser: Browser) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{cited_web.base_url}/papers/{FID}")
+    page.get_by_role("button", name="Skim").click()
+    expect(page.get_by_role("region", name="Skim").get_by_role("listitem").first).to_be_visible()
+    page.locator('.reader-page[data-page="1"] .reader-skim').first.wait_for(state="attached")
+
+    violations = axe_violations(page)
+
+    context.close()
+    assert [str(v) for v in violations] == []
