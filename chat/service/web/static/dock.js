@@ -937,6 +937,31 @@ table.compare td .note { font-style: italic; }
     view.status.append(h("div", { class: "row" }, button));
   }
 
+  /**
+   * "Keep watch on this question" under a signed-in reader's answer to a question of its own
+   * (not a follow-up): the question and the scope it was asked in are saved (`POST
+   * /api/watches`), and papers that later answer it anew show in Latest for you.
+   */
+  function addWatchButton(view, question, asked) {
+    if (!state.user) return;
+    const button = h("button", { class: "ghost keep-watch", type: "button" }, "Keep watch on this question");
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      const body = { question };
+      for (const key of ["paper_ids", "author", "collection_id"]) if (asked[key] !== undefined) body[key] = asked[key];
+      try {
+        await call("/api/watches", { method: "POST", body });
+        button.textContent = "Keeping watch";
+        view.note("New papers that answer this question will show in Latest for you.");
+        announce("Keeping watch on this question.");
+      } catch (error) {
+        button.disabled = false;
+        view.note(`Cannot keep watch on it: ${error.message || "the request failed"}`, "alert");
+      }
+    });
+    view.status.append(h("div", { class: "row" }, button));
+  }
+
   function userMessage(text) {
     return h("div", { class: "msg user" }, h("div", { class: "bubble", text }));
   }
@@ -1353,6 +1378,7 @@ table.compare td .note { font-style: italic; }
     };
     let ended = false;
     let messageId = null;
+    let carried = false;
     const body = { message: text, paper_ids: state.scoped && PAPER ? [PAPER] : [] };
     if (state.scoped && AUTHOR) body.author = AUTHOR;
     if (state.collectionId && !paper) {
@@ -1383,6 +1409,7 @@ table.compare td .note { font-style: italic; }
           store("sessionStorage", CONVERSATION_KEY, data.conversation_id);
         } else if (name === "sources") {
           view.setSources(data.sources);
+          carried = Boolean(data.scope && data.scope.carried);
           view.setScope(data.scope, () => {
             if (!state.controller) ask(text, { followUp: false });
           });
@@ -1395,6 +1422,7 @@ table.compare td .note { font-style: italic; }
             if (!state.controller) ask(text, { paper: other });
           });
           addBibtexButton(view, state.conversationId, messageId, data.citations);
+          if (!carried) addWatchButton(view, text, body);
         } else if (name === "error") {
           ended = "failed";
           view.fail(data.message || "the answer failed", retry);
