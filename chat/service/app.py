@@ -61,7 +61,7 @@ from chat.service.routes import (
 from chat.service.routes.accounts import auth, keys, sessions
 from chat.service.routes.collections import imports, manage, sharing
 from chat.service.routes.deps import Limits, Services
-from chat.service.routes.following import feeds, follows
+from chat.service.routes.following import feeds, follows, watches
 from chat.service.routes.people import authors, institutions, researchers
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.streams import RunningTurns, beating
@@ -165,6 +165,7 @@ def create_app(settings: Settings) -> FastAPI:
         retrieve,
         conversations,
         follows,
+        watches,
         feeds,
         imports,
         manage,
