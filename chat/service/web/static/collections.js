@@ -1,6 +1,6 @@
 // "Save to a collection" on a paper's page: the signed-in user's collections are offered by
 // name; a name none of them has makes a new collection. It calls /api/collections with the
-// browser session's CSRF token.
+// browser session's CSRF token (api.js).
 (() => {
   "use strict";
 
@@ -11,20 +11,7 @@
   const button = bar.querySelector("[data-collect-action]");
   const names = document.getElementById(input.getAttribute("list"));
   const SIGN_IN = "Sign in (open the chat panel with Ask) to keep papers in collections.";
-
-  async function send(method, path, body) {
-    const session = await fetch("/dock/session", { credentials: "same-origin", cache: "no-store" });
-    const headers = { "X-CSRF-Token": (await session.json()).csrf_token };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw Object.assign(new Error(`HTTP ${response.status}`), { status: response.status });
-    return response.json();
-  }
+  const { send } = window.paperchat; // api.js
 
   // The user's collections by name; none when not signed in.
   async function collections() {

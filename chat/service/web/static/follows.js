@@ -1,26 +1,10 @@
 // The buttons of "Latest for you" and "What you follow": mark alerts read, unfollow, make or
 // revoke the private feed's address; and "Follow" on the pages of what can be followed (a
-// researcher, a paper). They call the API with the browser session's CSRF token.
+// researcher, a paper). They call the API with the browser session's CSRF token (api.js).
 (() => {
   "use strict";
 
-  async function csrf() {
-    const response = await fetch("/dock/session", { credentials: "same-origin", cache: "no-store" });
-    return (await response.json()).csrf_token;
-  }
-
-  async function send(method, path, body) {
-    const headers = { "X-CSRF-Token": await csrf() };
-    if (body !== undefined) headers["Content-Type"] = "application/json";
-    const response = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    if (!response.ok) throw Object.assign(new Error(`HTTP ${response.status}`), { status: response.status });
-    return response.status === 204 ? null : response.json();
-  }
+  const { send } = window.paperchat; // api.js
 
   const actions = {
     read: () => send("POST", "/api/alerts/read").then(() => location.reload()),
