@@ -146,6 +146,10 @@ class Catalog:
         """The papers among `paper_ids` the catalog holds, in one query per 500."""
         return papers.papers(self.db, list(dict.fromkeys(paper_ids)))
 
+    def published_among(self, paper_ids: Sequence[str]) -> dict[str, str]:
+        """The first-submitted date ("" when not known) of each paper of `paper_ids` held."""
+        return papers.published(self.db, paper_ids)
+
     def paper_row(self, paper_id: str) -> PaperRow | None:
         row = papers.row_of(self.db, paper_id)
         if row is None:

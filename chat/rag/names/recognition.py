@@ -27,6 +27,7 @@ from dataclasses import replace
 
 from chat.rag.names.config import NamesConfig
 from chat.rag.names.definitions import is_name
+from chat.rag.names.kept import KeptAnswers, KeptPapers
 from chat.rag.names.matches import (
     NameMatch,
     Recognised,
@@ -75,8 +76,15 @@ class NameRecogniser:
         self.names = names
         self.config = config or NamesConfig()
         self.passages = passages
+        self._papers = KeptPapers(names.catalog)
+        self._recognised: KeptAnswers[Recognised] = KeptAnswers(names.catalog)
 
     def recognise(self, question: str) -> Recognised:
+        """The names `question` asks about, read once while the catalog stays as it is: a
+        comparison's question is read before it is searched, and many readers ask alike."""
+        return self._recognised.get(question, self._recognise)
+
+    def _recognise(self, question: str) -> Recognised:
         config = self.config
         asked = tokens(question)
         if not asked:
@@ -233,16 +241,11 @@ class NameRecogniser:
         which describe no paper of another name."""
         if len(match.introducers) < 2:
             return match
-        papers = {p.id: p for p in self.names.catalog.papers_among(match.introducers)}
+        wanted = set(terms(question)) - set(terms(named)) - _ASKING_WORDS
+        papers = self._papers.read(match.introducers, with_words=bool(wanted))
         dates = {p: paper.published if (paper := papers.get(p)) else "" for p in match.introducers}
         oldest = sorted(match.introducers, key=lambda p: (not dates[p], dates[p]))
-        wanted = set(terms(question)) - set(terms(named)) - _ASKING_WORDS
-        fits = {
-            p: len(wanted & set(terms(f"{paper.title} {paper.abstract}")))
-            if wanted and (paper := papers.get(p))
-            else 0
-            for p in oldest
-        }
+        fits = {p: len(wanted & paper.words) if (paper := papers.get(p)) else 0 for p in oldest}
         ranked = sorted(oldest, key=lambda p: -fits[p])  # stable: oldest first among equals
         best = fits[ranked[0]]
         fitting = best >= _FITTING_WORDS and best > fits[oldest[0]]
@@ -280,8 +283,7 @@ class NameRecogniser:
         if not others:
             return match
         catalog = self.names.catalog
-        among = catalog.papers_among([*match.introducers, *others])
-        dates = {p.id: p.published or "" for p in among}
+        dates = catalog.published_among([*match.introducers, *others])
         first = min((dates.get(p) or "9" for p in match.introducers), default="9")
         older = sorted(
             (p for p in others if dates.get(p) and dates[p] < first), key=dates.__getitem__

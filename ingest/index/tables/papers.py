@@ -50,6 +50,16 @@ def papers(db: CatalogDb, paper_ids: Sequence[str]) -> list[Paper]:
     return found
 
 
+def published(db: CatalogDb, paper_ids: Sequence[str]) -> dict[str, str]:
+    """Each held paper of `paper_ids` with its first-submitted date ("" when not known)."""
+    found: dict[str, str] = {}
+    for start in range(0, len(paper_ids), 500):
+        part = list(paper_ids[start : start + 500])
+        query = f"SELECT id, published FROM papers WHERE id IN ({','.join('?' * len(part))})"
+        found.update((str(pid), str(date or "")) for pid, date in db.execute(query, part))
+    return found
+
+
 def write(
     db: CatalogDb, paper: Paper, source: str, sources: dict[str, str], arrival: int | None
 ) -> None:

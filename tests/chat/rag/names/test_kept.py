@@ -1,0 +1,73 @@
+"""What name recognition keeps between questions: each question's names and the dates and
+words of the papers introducing a name, read again once the catalog is written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from chat.rag.names.kept import KeptPapers
+from chat.rag.names.recognition import NameRecogniser
+from ingest.index.catalog import Catalog
+from ingest.index.lexical.analysis import terms
+from ingest.index.name_catalog import NameCatalog
+from ingest.index.records import Chunk, Paper
+
+
+def _stored(catalog: Catalog, paper_id: str, published: str, text: str) -> None:
+    paper = Paper(id=paper_id, title=f"Paper {paper_id}", abstract=text, authors="A. Author",
+                  published=published)  # fmt: skip
+    chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "Abstract", 0, 0, paper)
+    with catalog.transaction():
+        catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+        NameCatalog(catalog).replace_papers([paper_id])
+
+
+def test_a_questions_names_are_read_again_once_a_paper_introducing_one_arrives(
+    tmp_path: Path,
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
+    names = NameCatalog(catalog)
+    names.backfill()
+    recogniser = NameRecogniser(names)
+    first = recogniser.recognise("What is DPR?")
+
+    again = recogniser.recognise("What is DPR?")
+    _stored(catalog, "2507.23404", "2025-07", "We present Dual Prompt Routing (DPR).")
+    after = recogniser.recognise("What is DPR?")
+
+    assert again is first
+    (before,) = first.matches
+    (now,) = after.matches
+    assert before.introducers == ("2004.04906",)
+    assert set(now.introducers) == {"2004.04906", "2507.23404"}
+
+
+def test_an_introducers_words_and_date_follow_the_catalog(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _stored(catalog, "2004.04906", "2020-04", "Dense passages for open questions.")
+    kept = KeptPapers(catalog)
+
+    dated = kept.read(["2004.04906", "9999.99999"], with_words=False)
+    worded = kept.read(["2004.04906"], with_words=True)
+    _stored(catalog, "2004.04906", "2020-05", "Sparse retrieval of tables.")
+    rewritten = kept.read(["2004.04906"], with_words=True)
+
+    assert list(dated) == ["2004.04906"]
+    assert dated["2004.04906"].published == "2020-04"
+    assert worded["2004.04906"].words == frozenset(
+        terms("Paper 2004.04906 Dense passages for open questions.")
+    )
+    assert rewritten["2004.04906"].published == "2020-05"
+    assert "tabl" in rewritten["2004.04906"].words
+    assert "dens" not in rewritten["2004.04906"].words
+
+
+def test_the_catalog_gives_the_dates_of_the_papers_it_holds(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _stored(catalog, "2004.04906", "2020-04", "Dense passages.")
+    _stored(catalog, "2005.11401", "", "Generation with retrieval.")
+
+    dates = catalog.published_among(["2004.04906", "2005.11401", "9999.99999"])
+
+    assert dates == {"2004.04906": "2020-04", "2005.11401": ""}
