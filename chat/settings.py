@@ -98,6 +98,11 @@ class Settings(
         return self.pdf_store or self.data_dir / "pdf-store"
 
     @property
+    def uploads_path(self) -> Path:
+        """Where users' uploaded PDFs and their private indexes are kept."""
+        return self.uploads_dir or self.data_dir / "uploads"
+
+    @property
     def models_dir(self) -> Path:
         """Where derived model files (the int8 ONNX embedder) are cached."""
         return self.models_cache or self.data_dir / "models"

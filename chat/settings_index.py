@@ -176,3 +176,20 @@ class IngestSettings(BaseModel):
         "paperchat@localhost", description="the From address of the e-mail digests"
     )
     workers: int = Field(1, description="PDF parser processes when `--workers` is not given")
+    uploads_dir: Path | None = Field(
+        None,
+        description="where the PDFs users upload (`POST /api/uploads`) are kept, each with "
+        "its own private index: a folder every node can read and write, for several nodes; "
+        "empty: `uploads/` in the data dir",
+    )
+    max_upload_mb: int = Field(
+        50, ge=1, description="largest PDF a user may upload, in MB (413 beyond)"
+    )
+    max_uploads_per_user: int = Field(
+        100, ge=0, description="PDFs one user may keep uploaded (409 beyond); 0: no uploads"
+    )
+    max_upload_mb_per_user: int = Field(
+        500,
+        ge=1,
+        description="what one user's uploaded PDFs may take together, in MB (413 beyond)",
+    )

@@ -63,8 +63,11 @@ from chat.service.routes.collections import imports, manage, sharing
 from chat.service.routes.deps import Limits, Services
 from chat.service.routes.following import feeds, follows, watches
 from chat.service.routes.people import authors, institutions, researchers
+from chat.service.routes.uploads import manage as uploads
 from chat.service.storage.db import create_database_engine, session_factory
+from chat.service.storage.uploads import MB
 from chat.service.streams import RunningTurns, beating
+from chat.service.uploads.reading import UploadReader
 from chat.service.web import pages
 from chat.service.web.discovery import api_docs, llms, sitemap, unapi
 from chat.service.web.listings import categories, follow_pages
@@ -144,6 +147,7 @@ def create_app(settings: Settings) -> FastAPI:
         openapi_url=None,
     )
     app.state.services = services
+    app.state.uploads = UploadReader(settings, index, services.sessions)
     app.state.mcp = mcp
     _add_middleware(app, services, proxies)
     add_error_handlers(app, settings.data_dir)
@@ -171,6 +175,7 @@ def create_app(settings: Settings) -> FastAPI:
         manage,
         sharing,
         notes,
+        uploads,
         openai_compat,
         openai_responses,
         llms,
@@ -235,6 +240,7 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
                 yield
         finally:
             await services.slots.aclose()
+            await asyncio.to_thread(_app.state.uploads.close)
             await services.index.answerer.aclose()
             services.pdf_pages.close()
             services.index.close()
@@ -265,7 +271,13 @@ def _add_middleware(app: FastAPI, services: Services, proxies: TrustedProxies) -
             expose_headers=["Retry-After"],
         )
     app.add_middleware(ForeignOrigins, allowed=origins)
-    app.add_middleware(BodyLimits, max_bytes=services.limits.max_body_bytes)
+    # An uploaded PDF, with its form's few lines around it.
+    upload_limit = services.settings.max_upload_mb * MB + 64 * 1024
+    app.add_middleware(
+        BodyLimits,
+        max_bytes=services.limits.max_body_bytes,
+        larger={"/api/uploads": upload_limit},
+    )
     app.add_middleware(RequestContext, metrics=services.metrics)
     # Outermost: everything inside, the access log too, sees the client it decides.
     app.add_middleware(ClientAddress, proxies=proxies)

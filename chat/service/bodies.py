@@ -12,6 +12,7 @@ recursion, and counts no bracket inside a string.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Final
 
@@ -95,16 +96,21 @@ class BodyLimits:
     """Reads a request body whole before the app sees it: 413 beyond `max_bytes`, and 400
     for a JSON body nested deeper than `MAX_JSON_DEPTH`, in the shape its path speaks."""
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(
+        self, app: ASGIApp, max_bytes: int, larger: Mapping[str, int] | None = None
+    ) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        # Paths that take larger bodies (an uploaded PDF), each with its own limit.
+        self.larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         try:
-            body, replay = await read_body(receive, self.max_bytes)
+            limit = self.larger.get(scope["path"], self.max_bytes)
+            body, replay = await read_body(receive, limit)
         except BodyTooLarge as e:
             await _refuse(413, str(e), scope, receive, send)
             return

@@ -35,6 +35,7 @@ from chat.service.openai.errors import (
 )
 from chat.service.storage.collections import CollectionNotFound
 from chat.service.storage.conversations import NotFound
+from chat.service.storage.uploads import UploadNotFound
 from ingest.disk import disk_full_message, is_disk_full
 
 logger = logging.getLogger("paperchat.app")
@@ -121,6 +122,7 @@ def add_error_handlers(app: FastAPI, data_dir: Path) -> None:
     app.add_exception_handler(NotFound, not_found)
     app.add_exception_handler(CollectionNotFound, not_found)
     app.add_exception_handler(PaperNotFound, not_found)
+    app.add_exception_handler(UploadNotFound, not_found)
     app.add_exception_handler(AuthorNotFound, not_found)
     app.add_exception_handler(CategoryNotFound, not_found)
     app.add_exception_handler(InstitutionNotFound, not_found)

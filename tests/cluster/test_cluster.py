@@ -97,6 +97,7 @@ def cluster_fixture(
             {"PAPERCHAT_LLM": "openai", "PAPERCHAT_OPENAI_BASE_URL": llm.base_url,
              "PAPERCHAT_OPENAI_API_KEY": "test", "PAPERCHAT_MAX_STREAMS_PER_USER": "2",
              "PAPERCHAT_PDF_STORE": str(root / "pdf-store"),
+             "PAPERCHAT_UPLOADS_DIR": str(root / "uploads"),
              # Every client here is 127.0.0.1: only the per-email sign-in limit is tested.
              "PAPERCHAT_LOGIN_ADDRESS_RATE_LIMIT": "1000/minute"},
         )  # fmt: skip
@@ -291,3 +292,46 @@ def test_the_sign_in_limit_holds_across_nodes(cluster: Cluster) -> None:
 
     assert answers[:10] == [401] * 10
     assert answers[10:] == [429, 429]
+
+
+def _key_client(cluster: Cluster, node: Node, email: str) -> httpx.Client:
+    """A client of `node` with a new API key of `email`'s (made with the CLI on node A)."""
+    made = run(cluster.a.env, "keys", "create", email)
+    assert made.code == 0, made.stderr
+    key = made.stdout.strip().split()[-1]
+    return httpx.Client(base_url=node.url, timeout=60, headers={"Authorization": f"Bearer {key}"})
+
+
+def test_an_upload_sent_to_a_is_read_and_asked_through_b_by_its_owner_alone(
+    cluster: Cluster,
+) -> None:
+    other = "mallory@example.org"
+    made = run(cluster.a.env, "users", "create", other, "--password-stdin", input_text=PASSWORD)
+    assert made.code == 0, made.stderr
+    files = {"file": ("longeval.pdf", (PDFS / "2023.eacl-main.121.pdf").read_bytes())}
+    cluster.llm.default_script = ChatScript(pieces=("Just 12 papers did.",))
+    question = "How many of the surveyed papers carried out any kind of statistical analysis?"
+
+    with _key_client(cluster, cluster.a, EMAIL) as on_a:
+        upload_id = on_a.post("/api/uploads", files=files).json()["id"]
+    with _key_client(cluster, cluster.b, EMAIL) as on_b:
+
+        def read_on_b() -> bool:
+            return bool(on_b.get(f"/api/uploads/{upload_id}").json()["status"] != "processing")
+
+        assert _wait_for(read_on_b, timeout=300)
+        upload = on_b.get(f"/api/uploads/{upload_id}").json()
+        body = {"message": question, "upload_ids": [upload_id]}
+        with on_b.stream("POST", "/api/chat", json=body) as response:
+            events = read_events(response)
+    with _key_client(cluster, cluster.b, other) as stranger:
+        theirs = [stranger.get(f"/api/uploads/{upload_id}"), stranger.post("/api/chat", json=body)]
+        listed = stranger.get("/api/uploads").json()["uploads"]
+        searched = stranger.get("/api/search", params={"q": upload["title"], "limit": 50})
+
+    sources = next(e.data["sources"] for e in events if e.name == "sources")
+    assert upload["status"] == "ready", upload
+    assert {s["id"] for s in sources} == {upload["doc_id"]}
+    assert [r.status_code for r in theirs] == [404, 404]
+    assert listed == []
+    assert upload["doc_id"] not in {r["id"] for r in searched.json()["results"]}

@@ -104,6 +104,13 @@ class CompletionRequest(BaseModel):
         description="only the papers of this collection of the key owner's (404 for another "
         "user's; 400 when it has no paper to answer from)",
     )
+    upload_ids: list[str] = Field(
+        default_factory=list,
+        max_length=1,
+        description="the key owner's own upload to answer from alone (404 for another "
+        "user's or one not ready), cited as `[doc:<id>]`; not with paper_ids, author or "
+        "collection_id",
+    )
     follow_up: StrictBool = Field(
         default=True,
         description="a question that leans on the previous answer is asked about the papers "

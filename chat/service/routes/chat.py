@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException, Request, status
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
@@ -62,6 +62,7 @@ from chat.service.streams import (
     SSE_HEADERS,
     until_stopped,
 )
+from chat.service.uploads.asking import upload_answerer, upload_folder
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
@@ -93,6 +94,13 @@ class ChatRequest(BaseModel):
         max_length=64,
         description="only the papers of this collection of the user's (404 for another "
         "user's); with paper_ids, only those of them that are in it",
+    )
+    upload_ids: list[str] = Field(
+        default_factory=list,
+        max_length=1,
+        description="ask the user's own upload (one, `ready`; 404 for another user's): the "
+        "answer is drawn from that PDF alone, cited as `[doc:<id>]`; not with paper_ids, "
+        "author or collection_id",
     )
     follow_up: bool = Field(
         default=True,
@@ -210,6 +218,7 @@ async def answer_events(
     question: Question,
     slot: AsyncExitStack,
     shutdown: anyio.Event,
+    answerer: Answerer | None = None,
 ) -> AsyncIterator[dict[str, str]]:
     """The answerer's events as SSE messages; the turn is saved whatever happens, and the
     user's stream slot is given back whatever saving does.
@@ -225,7 +234,8 @@ async def answer_events(
     watch = asyncio.ensure_future(watch_deletion(services, user_id, question.message_id, deleted))
     try:
         with services.metrics.stream_open():
-            async with aclosing(services.index.answerer.answer(question)) as answer:
+            answering = answerer or services.index.answerer
+            async with aclosing(answering.answer(question)) as answer:
                 async for event in until_stopped(answer, shutdown, deleted):
                     dispatch(event, turnout)
                     if turnout.ended:
@@ -304,17 +314,31 @@ def _last_event(event: Event, saving: Saving) -> Event:
         **errors(*BODY, *SIGNED_IN, 404, 429, 503),
     },
 )
-async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> EventSourceResponse:
+async def chat(
+    body: ChatRequest, user: ChattingUser, services: ServicesDep, request: Request
+) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
     check_question(body.message, services.limits)
     filters = await run_in_threadpool(
         chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
     )
+    folder = None
+    if body.upload_ids:
+        if body.paper_ids or body.author or body.collection_id:
+            detail = "an upload is asked alone: no paper_ids, author or collection_id with it"
+            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, detail)
+        reader = request.app.state.uploads
+        folder = await run_in_threadpool(
+            upload_folder, services.sessions, reader, user.id, body.upload_ids[0]
+        )
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)
     try:
         answerer = services.index.answerer
+        if folder is not None:
+            # Closed with the slot, once the answer's stream ends.
+            answerer = slot.enter_context(upload_answerer(services.index, folder))
         prepared = await run_in_threadpool(prepare_turn, services, user.id, body, answerer)
     except BaseException:
         await slot.aclose()
@@ -329,7 +353,7 @@ async def chat(body: ChatRequest, user: ChattingUser, services: ServicesDep) -> 
     )
     shutdown = anyio.Event()
     return EventSourceResponse(
-        answer_events(services, user.id, question, slot, shutdown),
+        answer_events(services, user.id, question, slot, shutdown, answerer),
         headers=SSE_HEADERS,
         ping=services.limits.ping_interval_s,
         shutdown_event=shutdown,

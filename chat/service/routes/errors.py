@@ -23,6 +23,7 @@ _MEANINGS = {
     404: "no such item for this user",
     409: "conflicts with an existing item",
     413: "the request body is too large (PAPERCHAT_MAX_BODY_BYTES)",
+    415: "the file is not of a type this route takes",
     422: "the request is not valid",
     429: "too many requests or open streams; see Retry-After",
     503: "the index or the database does not answer, or the server is too busy to take the "

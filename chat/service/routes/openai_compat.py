@@ -25,12 +25,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import anyio
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from chat.rag.answer.answering import Question
+from chat.rag.answer.answering import Answerer, Question
 from chat.rag.answer.events import Delta, Done, Error, Gathered, Meta, Sources, dispatch, gather
 from chat.service.openai.answers import (
     FAILURE_STATUS,
@@ -52,6 +52,7 @@ from chat.service.routes.deps import (
 )
 from chat.service.routes.errors import openai_errors
 from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, until_stopped
+from chat.service.uploads.asking import upload_answerer, upload_folder
 
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
@@ -113,7 +114,7 @@ EXAMPLE_REQUEST = {
     openapi_extra={"requestBody": {"content": {"application/json": {"example": EXAMPLE_REQUEST}}}},
 )
 async def chat_completions(
-    body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep
+    body: CompletionRequest, user: ChattingKeyUser, services: ServicesDep, request: Request
 ) -> dict[str, Any] | EventSourceResponse:
     """An OpenAI chat completion, or its chunk stream when `stream` is true."""
     if body.model != MODEL_ID:
@@ -124,12 +125,28 @@ async def chat_completions(
         chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
     )
     question = replace(question, filters=filters)
+    folder = None
+    if body.upload_ids:
+        if body.paper_ids or body.author or body.collection_id:
+            message = "an upload is asked alone: no paper_ids, author or collection_id with it"
+            raise OpenAIError(400, message, param="upload_ids")
+        reader = request.app.state.uploads
+        folder = await run_in_threadpool(
+            upload_folder, services.sessions, reader, user.id, body.upload_ids[0]
+        )
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)
+    answerer = services.index.answerer
+    if folder is not None:
+        try:  # closed with the slot, once the answer is sent
+            answerer = slot.enter_context(upload_answerer(services.index, folder))
+        except BaseException:
+            await slot.aclose()
+            raise
     if body.stream:
         shutdown = anyio.Event()
-        stream = _chunks(services, question, body.include_usage, slot, shutdown)
+        stream = _chunks(services, question, body.include_usage, slot, shutdown, answerer)
         return EventSourceResponse(
             stream,
             headers=SSE_HEADERS,
@@ -138,11 +155,11 @@ async def chat_completions(
             shutdown_grace_period=SHUTDOWN_GRACE_S,
         )
     async with slot:
-        return await _whole(services, question)
+        return await _whole(services, question, answerer)
 
 
-async def _whole(services: Services, question: Question) -> dict[str, Any]:
-    gathered = await gather(services.index.answerer.answer(question), Gathered())
+async def _whole(services: Services, question: Question, answerer: Answerer) -> dict[str, Any]:
+    gathered = await gather(answerer.answer(question), Gathered())
     if gathered.error is not None:
         count_failure(services, gathered.error)
         status = FAILURE_STATUS.get(gathered.error.code, 502)
@@ -215,12 +232,13 @@ async def _chunks(
     include_usage: bool,
     slot: AsyncExitStack,
     shutdown: anyio.Event,
+    answerer: Answerer,
 ) -> AsyncIterator[Message]:
     """The answer as chunks, ended by `[DONE]` after the last one or after an error chunk
     (a failure, or `shutting_down` when the server stops mid-answer)."""
     chunks = _Chunks(services, include_usage)
     try:
-        async with aclosing(services.index.answerer.answer(question)) as events:
+        async with aclosing(answerer.answer(question)) as events:
             async for event in until_stopped(events, shutdown):
                 for message in dispatch(event, chunks):
                     yield message

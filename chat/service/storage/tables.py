@@ -304,3 +304,34 @@ class Note(Base):
     anchor_boxes: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON(none_as_null=True))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+UPLOAD_STATUSES = ("processing", "ready", "failed")
+MAX_UPLOAD_NAME_CHARS = 255
+
+
+class Upload(Base):
+    """A PDF a user uploaded: read into an index of its own (`doc_id` is its paper there),
+    or found in the library (`library_id`), or failed with its `reason`. Only its owner
+    sees it; its files live in the uploads folder under the owner's and its own id."""
+
+    __tablename__ = "uploads"
+    __table_args__ = (
+        CheckConstraint(f"status IN {UPLOAD_STATUSES!r}", name="status"),
+        Index("ix_uploads_user_id_sha256", "user_id", "sha256"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    user_id: Mapped[str] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    filename: Mapped[str] = mapped_column(String(MAX_UPLOAD_NAME_CHARS))
+    bytes: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16), default="processing")
+    reason: Mapped[str | None] = mapped_column(Text)
+    doc_id: Mapped[str | None] = mapped_column(String(64))
+    library_id: Mapped[str | None] = mapped_column(String(64))
+    title: Mapped[str | None] = mapped_column(Text)
+    pages: Mapped[int | None] = mapped_column(Integer)
+    chunks: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)

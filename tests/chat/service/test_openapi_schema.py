@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ from chat.service.access.ratelimit import build_rate_limiter
 from chat.service.app import create_app
 from chat.service.bootstrap import prepare_service
 from chat.settings import Settings
+from tests.support.data import PDFS
 from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
     PASSWORD,
     Api,
@@ -91,6 +93,8 @@ GLOBAL_BINDINGS = {
     "path.message_id": "answers",
     "path.collection_id": "collections",
     "path.note_id": "notes",
+    "path.upload_id": "uploads",
+    "body.file": "pdfs",
     "path.paper_id": "papers",
     "body.paper_id": "papers",
     "body.email": "emails",
@@ -115,6 +119,12 @@ OPERATION_BINDINGS = (
         REAL_VALUE_PROBABILITY,
     ),
     ("/api/notes/{note_id}", "DELETE", {"path.note_id": "doomed_notes"}, REAL_VALUE_PROBABILITY),
+    (
+        "/api/uploads/{upload_id}",
+        "DELETE",
+        {"path.upload_id": "doomed_uploads"},
+        REAL_VALUE_PROBABILITY,
+    ),
     # A new share link replaces the one the shared view is fuzzed with: another collection's.
     *(
         ("/api/collections/{collection_id}/share", method, {"path.collection_id": "reshared"}, 0.5)
@@ -153,9 +163,23 @@ def collection(client: httpx.Client, name: str, papers: list[str]) -> str:
     return made
 
 
-def seed(client: httpx.Client, email: str, feed_token: str) -> Seeds:
-    """The user's conversations with an answer each, collections of papers (one shared), and
-    papers and authors the index holds; `feed_token` opens another user's private feed."""
+def upload(client: httpx.Client, content: bytes) -> str:
+    """The id of the user's upload of `content`, once read (ready, or failed: kept too)."""
+    files = {"file": ("fuzz.pdf", content, "application/pdf")}
+    made = client.post("/api/uploads", files=files)
+    assert made.status_code == 202, made.text
+    upload_id: str = made.json()["id"]
+    deadline = time.monotonic() + 300
+    while client.get(f"/api/uploads/{upload_id}").json()["status"] == "processing":
+        assert time.monotonic() < deadline, "the upload is read within 5 minutes"
+        time.sleep(0.2)
+    return upload_id
+
+
+def seed(client: httpx.Client, email: str, feed_token: str, share_token: str) -> Seeds:
+    """The user's conversations with an answer each, collections of papers, uploads, and
+    papers and authors the index holds; `feed_token` opens another user's private feed and
+    `share_token` another user's shared collection."""
     (kept, answer), (doomed, _) = (ask(client, question) for question in QUESTIONS)
     found = client.get("/api/search", params={"q": "retrieval passages"}).json()["results"]
     papers = [hit["id"] for hit in found[:3]]
@@ -168,11 +192,13 @@ def seed(client: httpx.Client, email: str, feed_token: str) -> Seeds:
     institutions = [i["id"] for i in client.get("/api/institutions").json()["results"][:3]]
     assert institutions
     gathered, doomed_collection, reshared = (collection(client, n, papers) for n in "abc")
-    link = client.post(f"/api/collections/{gathered}/share").json()["url"]
     kept_note, doomed_note = (
         client.post("/api/notes", json={"paper_id": papers[0], "text": text}).json()["id"]
         for text in ("kept", "doomed")
     )
+    # A PDF the index does not hold, read into its own index; and one that is no PDF inside.
+    kept_upload = upload(client, (PDFS / "1502.03167v3.pdf").read_bytes())
+    doomed_upload = upload(client, b"%PDF-1.7\n% not a document\n")
     return Seeds(
         {
             "papers": papers,
@@ -187,7 +213,11 @@ def seed(client: httpx.Client, email: str, feed_token: str) -> Seeds:
             "reshared": [reshared],
             "notes": [kept_note],
             "doomed_notes": [doomed_note],
-            "tokens": [link.rsplit("/", 1)[-1], feed_token],
+            "uploads": [kept_upload],
+            "doomed_uploads": [doomed_upload],
+            # A file that starts as a PDF does (which it is not: its upload fails).
+            "pdfs": ["%PDF-1.7\n% fuzzed\n"],
+            "tokens": [share_token, feed_token],
             "emails": [email],
             "passwords": [PASSWORD],
         }
@@ -225,8 +255,11 @@ def test_every_route_answers_as_its_schema_says(api: Api, tmp_path: Path) -> Non
     key = api.key_for(email)
     with api.key_client() as other:
         feed_token = other.post("/api/feeds/private").json()["token"]
+        # Another user's shared collection: nothing the fuzzed user does takes its link away.
+        shown = collection(other, "shown", ["2007.01282"])
+        share_token = other.post(f"/api/collections/{shown}/share").json()["url"].rsplit("/", 1)[-1]
     with api.client(Authorization=f"Bearer {key}") as client:
-        seeds = seed(client, email, feed_token)
+        seeds = seed(client, email, feed_token, share_token)
         document = client.get("/openapi.json").json()
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG.read_text(encoding="utf-8") + "\n" + seeds.config(), "utf-8")

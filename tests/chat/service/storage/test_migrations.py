@@ -36,6 +36,7 @@ TABLES = {
     "notes",
     "watches",
     "watch_alerts",
+    "uploads",
 }
 
 

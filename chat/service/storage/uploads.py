@@ -1,0 +1,138 @@
+"""Users' uploaded PDFs, always through their owner: another user's upload is
+`UploadNotFound`, as one that does not exist is.
+
+What a user keeps is bounded by count and by bytes (the settings'): failed uploads and
+those found in the library keep no file and count for neither.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy.orm import Session
+
+from chat.service.storage.tables import Upload, utcnow
+from ingest.errors import PaperchatError
+
+MAX_LISTED = 1_000
+MB = 1024 * 1024
+
+
+class UploadNotFound(PaperchatError, LookupError):
+    """No such upload for this user (whether or not someone else has one)."""
+
+
+class QuotaExceeded(PaperchatError, ValueError):
+    """One more upload would pass the user's count (`by_count`) or bytes quota."""
+
+    def __init__(self, message: str, by_count: bool) -> None:
+        super().__init__(message)
+        self.by_count = by_count
+
+
+class AlreadyUploaded(PaperchatError, ValueError):
+    """The user uploaded the same PDF before and keeps it: `upload` is that one."""
+
+    def __init__(self, upload: Upload) -> None:
+        super().__init__(f"you uploaded this PDF already, as upload {upload.id}")
+        self.upload = upload
+
+
+@dataclass(frozen=True)
+class Quota:
+    max_count: int
+    max_bytes: int
+
+
+def _kept(user_id: str) -> list[ColumnElement[bool]]:
+    """The user's uploads that keep a file: being read, or read into an index of their own."""
+    return [
+        Upload.user_id == user_id,
+        Upload.status != "failed",
+        Upload.library_id.is_(None),
+    ]
+
+
+def get_upload(session: Session, user_id: str, upload_id: str) -> Upload:
+    found = session.scalar(select(Upload).where(Upload.id == upload_id, Upload.user_id == user_id))
+    if found is None:
+        raise UploadNotFound(f"no upload {upload_id!r}")
+    return found
+
+
+def create_upload(
+    session: Session, user_id: str, filename: str, size: int, sha256: str, quota: Quota
+) -> Upload:
+    """A new upload, `processing`; AlreadyUploaded for a PDF the user keeps already,
+    QuotaExceeded past their quota."""
+    same = session.scalar(select(Upload).where(*_kept(user_id), Upload.sha256 == sha256).limit(1))
+    if same is not None:
+        raise AlreadyUploaded(same)
+    count, used = session.execute(
+        select(func.count(), func.coalesce(func.sum(Upload.bytes), 0)).where(*_kept(user_id))
+    ).one()
+    if count >= quota.max_count:
+        raise QuotaExceeded(
+            f"you keep {count} uploaded PDFs, the most allowed ({quota.max_count}): "
+            "delete one to upload another",
+            by_count=True,
+        )
+    if used + size > quota.max_bytes:
+        raise QuotaExceeded(
+            f"your uploaded PDFs would take {(used + size) / MB:.1f} MB, more than the "
+            f"{quota.max_bytes / MB:.0f} MB allowed: delete some to upload this one",
+            by_count=False,
+        )
+    upload = Upload(user_id=user_id, filename=filename, bytes=size, sha256=sha256)
+    session.add(upload)
+    session.commit()
+    return upload
+
+
+def list_uploads(session: Session, user_id: str) -> list[Upload]:
+    """The user's uploads, the newest first."""
+    query = (
+        select(Upload)
+        .where(Upload.user_id == user_id)
+        .order_by(Upload.created_at.desc(), Upload.id)
+        .limit(MAX_LISTED)
+    )
+    return list(session.scalars(query))
+
+
+def ready_uploads(session: Session, user_id: str, upload_ids: list[str]) -> list[Upload]:
+    """Those of `upload_ids` the user has read into indexes of their own, in that order;
+    UploadNotFound for any other (another user's, still being read, failed, in the library)."""
+    found = {
+        u.id: u
+        for u in session.scalars(
+            select(Upload).where(Upload.user_id == user_id, Upload.id.in_(upload_ids))
+        )
+    }
+    for upload_id in upload_ids:
+        upload = found.get(upload_id)
+        if upload is None or upload.status != "ready" or upload.doc_id is None:
+            raise UploadNotFound(f"no upload {upload_id!r} ready to be asked about")
+    return [found[i] for i in upload_ids]
+
+
+def finish_upload(session: Session, upload_id: str, **fields: object) -> bool:
+    """Record how reading the upload ended (`status` and what it found); False when it was
+    deleted meanwhile."""
+    upload = session.get(Upload, upload_id)
+    if upload is None:
+        return False
+    for name, value in fields.items():
+        setattr(upload, name, value)
+    upload.updated_at = utcnow()
+    session.commit()
+    return True
+
+
+def delete_upload(session: Session, user_id: str, upload_id: str) -> Upload:
+    """Delete the user's upload's row; returns what it was, for its files to go too."""
+    upload = get_upload(session, user_id, upload_id)
+    session.execute(delete(Upload).where(Upload.id == upload_id, Upload.user_id == user_id))
+    session.commit()
+    return upload
