@@ -10,12 +10,7 @@ import pytest
 
 from tests.chat.service.mcp.test_endpoint import error_text, mcp_client, structured
 from tests.fakes.openai import FakeOpenAI
-from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-    serve_index,
-)
+from tests.support.running.server import Api, serve_index
 from tests.support.worlds.citations import RAG, cited_index_fixture  # noqa: F401 - fixture
 
 if TYPE_CHECKING:

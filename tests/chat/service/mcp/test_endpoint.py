@@ -19,13 +19,7 @@ from chat.service.access.accounts import get_user
 from chat.service.access.admission import Admission
 from chat.service.access.ratelimit import StreamSlots, build_rate_limiter
 from tests.fakes.openai import ChatScript
-from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    api_fixture,
-    api_settings_fixture,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-)
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(300)
 

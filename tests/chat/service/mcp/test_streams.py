@@ -14,14 +14,7 @@ import pytest
 
 from chat.service.access.accounts import get_user
 from chat.service.access.ratelimit import StreamSlots
-from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    api_fixture,
-    api_settings_fixture,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-    wait_for,
-)
+from tests.support.running.server import Api, wait_for
 
 pytestmark = pytest.mark.timeout(300)  # the first test of a run builds the index
 

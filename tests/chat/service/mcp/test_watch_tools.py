@@ -8,13 +8,7 @@ import pytest
 
 from tests.chat.service.mcp.test_endpoint import error_text, mcp_client, structured
 from tests.chat.service.routes.collections.conftest import make_collection
-from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    api_fixture,
-    api_settings_fixture,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-)
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(300)
 

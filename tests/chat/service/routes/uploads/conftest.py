@@ -16,7 +16,14 @@ import pytest
 from chat.wiring import Wiring
 from tests.fakes.openai import FakeOpenAI
 from tests.support.data import PDFS
-from tests.support.running.server import Api, serve_index
+from tests.support.running.server import (
+    Api,
+    fake_llm_fixture,
+    fresh_upstream_fixture,
+    serve_index,
+)
+
+__all__ = ["fake_llm_fixture", "fresh_upstream_fixture"]
 
 READ_WITHIN_S = 300.0
 # A 165 kB arXiv paper the small index does not hold (Batch Normalization), and a 1.2 MB

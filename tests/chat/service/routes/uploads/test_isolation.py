@@ -17,12 +17,7 @@ from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixture
     uploaders_fixture,
     uploads_api_fixture,
 )
-from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-    read_events,
-)
+from tests.support.running.server import Api, read_events
 
 pytestmark = pytest.mark.timeout(900)
 

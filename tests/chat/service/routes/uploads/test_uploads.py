@@ -22,11 +22,7 @@ from tests.chat.service.routes.uploads.conftest import (
     uploads_root,
 )
 from tests.support.data import PDFS
-from tests.support.running.server import (  # noqa: F401 - pytest fixtures, used by name
-    Api,
-    fake_llm_fixture,
-    fresh_upstream_fixture,
-)
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(900)
 
