@@ -106,7 +106,11 @@ def test_a_refusal_says_nothing_was_found_and_lists_no_sources(
     dock.ask(UNANSWERABLE)
     answer = dock.wait_answered()
 
-    expect(answer.locator(".status")).to_have_text("Nothing relevant was found in the papers.")
+    expect(answer.locator(".status .refusal-note")).to_have_text(
+        "Nothing relevant was found in the papers."
+    )
+    # A question no paper answers yet is one worth keeping watch on.
+    expect(answer.get_by_role("button", name="Keep watch on this question")).to_be_visible()
     expect(answer).to_have_attribute("data-refused", "true")
     expect(answer.locator(".sources")).to_have_count(0)
     expect(answer.locator(".status")).not_to_contain_text("Extractive")
@@ -123,7 +127,9 @@ def test_a_refusal_flagged_by_the_server_hides_its_sources(web: Api, page: Page)
     dock.ask("Anything?")
     answer = dock.wait_answered()
 
-    expect(answer.locator(".status")).to_have_text("Nothing relevant was found in the papers.")
+    expect(answer.locator(".status .refusal-note")).to_have_text(
+        "Nothing relevant was found in the papers."
+    )
     expect(answer.locator(".sources")).to_have_count(0)
 
 
