@@ -194,6 +194,23 @@ def skim_rows(
     return rows
 
 
+def _print_table(
+    columns: Sequence[str],
+    rows: Sequence[Sequence[results.Cell]],
+    formats: dict[str, str],
+    *,
+    gap: bool = False,
+) -> None:
+    """`rows` as a Markdown table, each column's cells as `formats` says."""
+    print(f"{chr(10) if gap else ''}| {' | '.join(columns)} |")
+    print("|" + "---|" * len(columns))
+    for row in rows:
+        cells = [
+            format_cell(cell, formats.get(c, "")) for c, cell in zip(columns, row, strict=True)
+        ]
+        print(f"| {' | '.join(cells)} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--verbose", action="store_true", help="Print each miss.")
@@ -267,27 +284,9 @@ def main() -> None:
     skimmed_rows = skim_rows(skim_labels, skimmed_found)
     if args.verbose:
         print("\n".join(miss for score in scores.values() for miss in score.misses))
-    print(f"| {' | '.join(COLUMNS)} |")
-    print("|" + "---|" * len(COLUMNS))
-    for row in rows:
-        cells = [format_cell(cell, shares.get(c, "")) for c, cell in zip(COLUMNS, row, strict=True)]
-        print(f"| {' | '.join(cells)} |")
-    print(f"\n| {' | '.join(TERM_COLUMNS)} |")
-    print("|" + "---|" * len(TERM_COLUMNS))
-    for row in defined:
-        cells = [
-            format_cell(cell, ".3f" if c == "precision" else "")
-            for c, cell in zip(TERM_COLUMNS, row, strict=True)
-        ]
-        print(f"| {' | '.join(cells)} |")
-    print(f"\n| {' | '.join(SKIM_COLUMNS)} |")
-    print("|" + "---|" * len(SKIM_COLUMNS))
-    for row in skimmed_rows:
-        cells = [
-            format_cell(cell, ".3f" if c == "precision" else "")
-            for c, cell in zip(SKIM_COLUMNS, row, strict=True)
-        ]
-        print(f"| {' | '.join(cells)} |")
+    _print_table(COLUMNS, rows, shares)
+    _print_table(TERM_COLUMNS, defined, {"precision": ".3f"}, gap=True)
+    _print_table(SKIM_COLUMNS, skimmed_rows, {"precision": ".3f"}, gap=True)
     print(" · ".join(f"{k} {format_cell(v, speed.get(k, ''))}" for k, v in timing.items()))
     pdfs = len({pdf for pdf, _ in labels})
     results.record(
