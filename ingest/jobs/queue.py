@@ -13,7 +13,7 @@ from typing import Any
 
 import procrastinate
 import psycopg
-from procrastinate import jobs, manager, schema, utils
+from procrastinate import exceptions, jobs, manager, schema, utils
 from sqlalchemy.engine import make_url
 
 from ingest.errors import PaperchatError
@@ -30,7 +30,39 @@ CREATE TABLE IF NOT EXISTS paperchat_job_units (
     paper_id text NOT NULL,
     kind text NOT NULL,
     PRIMARY KEY (job_id, paper_id, kind)
-)
+);
+
+-- The periodic harvest's deferral, one worker at a time: procrastinate's own forgets a
+-- scheduled time once a newer one is deferred, so a worker still on the older time would
+-- defer it again (a second harvest for one scheduled time).
+CREATE OR REPLACE FUNCTION paperchat_defer_periodic_job(
+    _queue_name varchar, _lock varchar, _queueing_lock varchar, _task_name varchar,
+    _priority integer, _periodic_id varchar, _defer_timestamp bigint, _args jsonb
+) RETURNS bigint LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_advisory_xact_lock(
+        hashtext('paperchat:periodic:' || _task_name || ':' || _periodic_id)
+    );
+    IF EXISTS (
+        SELECT 1 FROM procrastinate_periodic_defers
+        WHERE task_name = _task_name AND periodic_id = _periodic_id
+        AND defer_timestamp >= _defer_timestamp
+    ) THEN
+        RETURN NULL;
+    END IF;
+    RETURN procrastinate_defer_periodic_job_v2(
+        _queue_name, _lock, _queueing_lock, _task_name, _priority, _periodic_id,
+        _defer_timestamp, _args
+    );
+END;
+$$;
+"""
+
+_DEFER_PERIODIC = """
+SELECT paperchat_defer_periodic_job(
+    %(queue)s, %(lock)s, %(queueing_lock)s, %(task_name)s, %(priority)s, %(periodic_id)s,
+    %(defer_timestamp)s, %(args)s
+) AS id
 """
 
 _FINISH_OWNED = """
@@ -73,7 +105,30 @@ def conninfo(database_url: str) -> str:
 
 
 class OwnedJobManager(manager.JobManager):
-    """Finishes and retries a fetched job only while it is still the fetching worker's."""
+    """Finishes and retries a fetched job only while it is still the fetching worker's, and
+    defers a periodic job once per scheduled time however many workers keep the schedule."""
+
+    async def defer_periodic_job(
+        self, job: jobs.Job, periodic_id: str, defer_timestamp: int
+    ) -> int | None:
+        if job.task_kwargs.get("timestamp") != defer_timestamp:
+            raise exceptions.InvalidTimestamp
+        try:
+            result = await self.connector.execute_query_one_async(
+                query=_DEFER_PERIODIC,
+                task_name=job.task_name,
+                defer_timestamp=defer_timestamp,
+                periodic_id=periodic_id,
+                queue=job.queue,
+                priority=job.priority,
+                lock=job.lock,
+                queueing_lock=job.queueing_lock,
+                args=job.task_kwargs,
+            )
+        except exceptions.UniqueViolation as e:
+            self._raise_already_enqueued(exc=e, queueing_lock=job.queueing_lock)
+        found: int | None = result["id"]
+        return found
 
     async def finish_job(self, job: jobs.Job, status: jobs.Status, delete_job: bool) -> None:
         await self._owned(

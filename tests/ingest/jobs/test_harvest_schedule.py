@@ -67,3 +67,21 @@ def test_workers_harvest_once_per_scheduled_time(url: str) -> None:
     times = [r["at"] for r in rows]
     assert len(times) == len(set(times))  # one job per scheduled second, not one per worker
     assert found["succeeded"] >= len(rounds) >= 3
+
+
+def test_a_scheduled_time_older_than_one_deferred_is_not_deferred_again(url: str) -> None:
+    # A worker still on an older scheduled time asks after another worker deferred a newer
+    # one (which made procrastinate forget the older): no second job for the older time.
+    app = open_queue(url, harvest_cron="* * * * * *")
+
+    async def defer(timestamp: int) -> int | None:
+        job = app.tasks[HARVEST].configure(task_kwargs={"timestamp": timestamp}).job
+        return await app.job_manager.defer_periodic_job(job, HARVEST, timestamp)
+
+    async def scenario() -> list[int | None]:
+        async with app.open_async():
+            return [await defer(t) for t in (100, 101, 100, 101, 102)]
+
+    first, second, older, same, third = asyncio.run(scenario())
+    assert first is not None and second is not None and third is not None
+    assert older is None and same is None
