@@ -1,7 +1,10 @@
-"""Users' collections of papers and their share links, always through their owner.
+"""Users' collections of papers (and of their own uploads) and their share links, always
+through their owner.
 
 Another user's collection is `CollectionNotFound`, as one that does not
-exist is: no answer tells them apart. A share link's secret is shown once;
+exist is: no answer tells them apart. An upload is its owner's alone: only they
+put it in a collection, and it goes from every collection with the upload
+(`collection_uploads` cascades from `uploads`). A share link's secret is shown once;
 only its SHA-256 is kept, and revoking it clears that.
 """
 
@@ -9,13 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from datetime import timedelta
+from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ForeignKey, delete, func, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
-from chat.service.storage.tables import Collection, CollectionPaper, utcnow
+from chat.service.storage.tables import (
+    Base,
+    Collection,
+    CollectionPaper,
+    Upload,
+    UTCDateTime,
+    utcnow,
+)
 from ingest.errors import PaperchatError
 
 
@@ -29,6 +39,20 @@ class NameTaken(PaperchatError, ValueError):
 
 class TooMany(PaperchatError, ValueError):
     """The user has as many collections, or the collection as many papers, as allowed."""
+
+
+class CollectionUpload(Base):
+    """One of its owner's uploads in a collection, once; it goes with the upload."""
+
+    __tablename__ = "collection_uploads"
+
+    collection_id: Mapped[str] = mapped_column(
+        ForeignKey("collections.id", ondelete="CASCADE"), primary_key=True
+    )
+    upload_id: Mapped[str] = mapped_column(
+        ForeignKey("uploads.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    added_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 def _not_found(collection_id: str) -> CollectionNotFound:
@@ -212,3 +236,64 @@ def fill_collection(
     collection.updated_at = now
     session.commit()
     return wanted[room:]
+
+
+def collection_uploads(session: Session, collection: Collection) -> list[Upload]:
+    """The owner's uploads in the collection, in the order they were added."""
+    query = (
+        select(Upload)
+        .join(CollectionUpload, CollectionUpload.upload_id == Upload.id)
+        .where(
+            CollectionUpload.collection_id == collection.id,
+            Upload.user_id == collection.user_id,
+        )
+        .order_by(CollectionUpload.added_at, Upload.id)
+    )
+    return list(session.scalars(query))
+
+
+def add_upload(
+    session: Session, user_id: str, collection_id: str, upload_id: str, *, max_papers: int
+) -> bool:
+    """Put the user's own upload in their collection (the caller checked it is theirs);
+    False when it was there already, TooMany when the collection holds `max_papers` papers
+    and uploads together."""
+    collection = get_collection(session, user_id, collection_id)
+    if session.get(CollectionUpload, (collection.id, upload_id)) is not None:
+        return False
+    held = len(paper_ids(session, collection)) + len(collection_uploads(session, collection))
+    if held >= max_papers:
+        raise TooMany(f"a collection holds at most {max_papers} papers")
+    session.add(CollectionUpload(collection_id=collection.id, upload_id=upload_id))
+    collection.updated_at = utcnow()
+    try:
+        session.commit()
+    except IntegrityError:
+        # Added by another request meanwhile, or the upload or collection deleted.
+        session.rollback()
+        if session.get(CollectionUpload, (collection_id, upload_id)) is not None:
+            return False
+        raise
+    return True
+
+
+def remove_upload(session: Session, user_id: str, collection_id: str, upload_id: str) -> bool:
+    """Take the upload out of the user's collection; False when it was not in it."""
+    collection = get_collection(session, user_id, collection_id)
+    deleted = session.execute(
+        delete(CollectionUpload).where(
+            CollectionUpload.collection_id == collection.id,
+            CollectionUpload.upload_id == upload_id,
+        )
+    )
+    removed = bool(getattr(deleted, "rowcount", 0))
+    if removed:
+        collection.updated_at = utcnow()
+    session.commit()
+    return removed
+
+
+def forget_upload(session: Session, upload_id: str) -> None:
+    """Take a deleted upload out of every collection (the caller commits). The foreign key
+    does it too; this does not depend on the database enforcing it."""
+    session.execute(delete(CollectionUpload).where(CollectionUpload.upload_id == upload_id))

@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 # The tables of saved questions join the metadata compared with the migrations.
 import chat.service.storage.watch_tables  # noqa: F401 - imported for that alone
+from chat.service.storage.collections import CollectionUpload
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import current_revision, head_revision, upgrade_database
 from chat.service.storage.tables import Base, Conversation, Message, User
@@ -37,6 +38,7 @@ TABLES = {
     "watches",
     "watch_alerts",
     "uploads",
+    CollectionUpload.__tablename__,
 }
 
 
