@@ -75,6 +75,7 @@ from chat.service.web.papers import reader
 from chat.service.web.papers.annotations import Annotations
 from chat.service.web.papers.pdfpages import PdfPages
 from chat.service.web.people import profiles
+from chat.service.web.uploads import reader as upload_reader
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 from ingest.pdf.store import PdfStore
@@ -182,6 +183,7 @@ def create_app(settings: Settings) -> FastAPI:
         sitemap,
         unapi,
         reader,
+        upload_reader,
         profiles,
         categories,
         follow_pages,
@@ -235,8 +237,14 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
             settings.stream_ttl_s,
         )
         try:
-            # The MCP transport's task group, the lexical replica, the streams' heartbeat.
-            async with mcp.running(), following(replica), heartbeat:
+            # The MCP transport's task group, the lexical replica, the streams' heartbeat,
+            # the uploads' heartbeat (and their recovery from a stopped reader).
+            async with (
+                mcp.running(),
+                following(replica),
+                heartbeat,
+                _app.state.uploads.recovering(),
+            ):
                 yield
         finally:
             await services.slots.aclose()

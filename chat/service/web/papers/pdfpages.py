@@ -1,6 +1,7 @@
 """The PDFs the catalog records, page by page, for the reader: images and text layers.
 
-Only a file the catalog recorded for a paper is ever opened, never a path
+Only a file the catalog recorded for a paper is ever opened, or a user's upload
+(`PdfFile`, given by the route that found its owner), never a path
 from a request: the copy in the PDF store named by the SHA-256 the catalog
 recorded (`ingest/pdf/store.py`, shared by every node), else, for an index
 built before the store, the path ingest read it from, and only while its
@@ -68,6 +69,20 @@ class RendersLimited(PaperchatError):
 
 def _no_check() -> None:
     return None
+
+
+@dataclass(frozen=True)
+class PdfFile:
+    """A PDF the reader may show that no catalog records (a user's upload): opened only
+    while its SHA-256 is `sha256`; `key` names it in the caches, apart from every paper."""
+
+    key: str
+    path: Path
+    sha256: str
+
+
+# A paper of the catalog, by its id, or a PDF given by its path.
+Pdf = str | PdfFile
 
 
 @dataclass(frozen=True)
@@ -159,27 +174,34 @@ class PdfPages:
         finally:
             self._waiting.release()
 
-    def _path(self, paper_id: str) -> tuple[Path, str]:
-        """The recorded PDF of a paper, checked to be the file ingest read; (path, sha256)."""
-        record = self._catalog().pdf_record(paper_id)
+    def _path(self, pdf: Pdf) -> tuple[Path, str]:
+        """The PDF's file, checked to be the one ingest read or the upload kept; (path,
+        sha256)."""
+        if isinstance(pdf, PdfFile):
+            return self._checked_file(pdf.key, pdf.path, pdf.sha256, "its upload"), pdf.sha256
+        record = self._catalog().pdf_record(pdf)
         kept = self._store.find(record.sha256) if self._store and record else None
         if record is None or not (kept or record.path):
-            raise PdfUnavailable(f"no PDF of {paper_id!r} on this server")
-        path = kept or Path(record.path)
+            raise PdfUnavailable(f"no PDF of {pdf!r} on this server")
+        where = f"in the PDF store {str(self._store.root)!r}, nor " if self._store else ""
+        where += f"at {record.path!r}"
+        path = self._checked_file(pdf, kept or Path(record.path), record.sha256, where)
+        return path, record.sha256
+
+    def _checked_file(self, name: str, path: Path, sha256: str, where: str) -> Path:
+        """`path`, once its SHA-256 is seen to be `sha256` (hashed again when it changed)."""
         try:
             stat = path.stat()
         except OSError as e:
-            where = f"in the PDF store {str(self._store.root)!r}, nor " if self._store else ""
-            raise PdfUnavailable(
-                f"the PDF of {paper_id!r} is no longer on this server ({where}at {record.path!r})"
-            ) from e
+            message = f"the PDF of {name!r} is no longer on this server ({where})"
+            raise PdfUnavailable(message) from e
         seen = self._verified.get(str(path))
         if seen is None or seen[:2] != (stat.st_size, stat.st_mtime_ns):
             seen = (stat.st_size, stat.st_mtime_ns, _sha256(path))
             self._verified[str(path)] = seen
-        if seen[2] != record.sha256:
-            raise PdfUnavailable(f"the PDF of {paper_id!r} changed since it was indexed")
-        return path, record.sha256
+        if seen[2] != sha256:
+            raise PdfUnavailable(f"the PDF of {name!r} changed since it was indexed")
+        return path
 
     def _document(self, path: Path) -> pdfium.PdfDocument:
         """An open document (within the lock), kept among the last few opened."""
@@ -198,8 +220,9 @@ class PdfPages:
             old.close()
         return document
 
-    def info(self, paper_id: str) -> PdfInfo:
-        path, sha256 = self._path(paper_id)
+    def info(self, pdf: Pdf) -> PdfInfo:
+        path, sha256 = self._path(pdf)
+        paper_id = _key(pdf)
         known = self._infos.get(paper_id)
         if known is not None and known.version == sha256[:16]:
             return known
@@ -211,21 +234,21 @@ class PdfPages:
         self._infos[paper_id] = info
         return info
 
-    def _checked(self, paper_id: str, page: int) -> tuple[Path, PdfInfo]:
-        info = self.info(paper_id)
+    def _checked(self, pdf: Pdf, page: int) -> tuple[Path, PdfInfo]:
+        info = self.info(pdf)
         if not 1 <= page <= info.pages:
-            raise PageOutOfRange(f"{paper_id!r} has pages 1 to {info.pages}, not {page}")
-        return self._path(paper_id)[0], info
+            raise PageOutOfRange(f"{_key(pdf)!r} has pages 1 to {info.pages}, not {page}")
+        return self._path(pdf)[0], info
 
     def image(
-        self, paper_id: str, page: int, width: int, before_render: Callable[[], None] = _no_check
+        self, pdf: Pdf, page: int, width: int, before_render: Callable[[], None] = _no_check
     ) -> tuple[bytes, str]:
         """Page `page` (1-based) as WebP about `width` pixels wide; (image, its version).
         `before_render` runs when the image is not cached, before the page is rendered
         (it may raise `RendersLimited`)."""
-        path, info = self._checked(paper_id, page)
+        path, info = self._checked(pdf, page)
         width = render_width(width)
-        key = (paper_id, info.version, page, width)
+        key = (info.paper_id, info.version, page, width)
         with self._cached:
             cached = self._images.get_fresh(key)
         if cached is not None:
@@ -249,12 +272,12 @@ class PdfPages:
         return body, info.version
 
     def text_layer(
-        self, paper_id: str, page: int, before_render: Callable[[], None] = _no_check
+        self, pdf: Pdf, page: int, before_render: Callable[[], None] = _no_check
     ) -> dict[str, Any]:
         """The page's lines of text with their boxes (fractions of the page), to select;
         `before_render` as for `image`, when the layer is not cached."""
-        path, info = self._checked(paper_id, page)
-        key = (paper_id, info.version, page)
+        path, info = self._checked(pdf, page)
+        key = (info.paper_id, info.version, page)
         with self._cached:
             cached = self._layers.get(key)
         if cached is not None:
@@ -271,12 +294,12 @@ class PdfPages:
         return layer
 
     def page_texts(
-        self, paper_id: str, before_render: Callable[[], None] = _no_check
+        self, pdf: Pdf, before_render: Callable[[], None] = _no_check
     ) -> tuple[PdfInfo, tuple[str, ...]]:
         """Every page's text, one character a PDFium character index, and the PDF's info;
         `before_render` as for `image`, when the texts are not cached."""
-        path, info = self._checked(paper_id, 1)
-        key = (paper_id, info.version)
+        path, info = self._checked(pdf, 1)
+        key = (info.paper_id, info.version)
         with self._cached:
             cached = self._texts.get(key)
         if cached is not None:
@@ -293,19 +316,23 @@ class PdfPages:
 
     def text_boxes(
         self,
-        paper_id: str,
+        pdf: Pdf,
         page: int,
         ranges_of: Callable[[str], Sequence[tuple[int, int]]],
         before_render: Callable[[], None] = _no_check,
     ) -> list[list[Box]]:
         """The boxes of the character ranges `ranges_of` picks in the page's text, each
         range's merged per line; `before_render` as for `image` (the page is read)."""
-        path, _ = self._checked(paper_id, page)
+        path, _ = self._checked(pdf, page)
         before_render()
         with self._pdfium():
             document = self._document(path)
             ranges = ranges_of(_text(document, page))
             return char_range_boxes(document, page, ranges) if ranges else []
+
+
+def _key(pdf: Pdf) -> str:
+    return pdf if isinstance(pdf, str) else pdf.key
 
 
 def _text(document: pdfium.PdfDocument, number: int) -> str:

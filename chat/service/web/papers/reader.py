@@ -22,6 +22,7 @@ from chat.service.web.papers.annotations import PageAnnotations, PaperSkim
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS, focus
 from chat.service.web.papers.pdfpages import (
     PageOutOfRange,
+    Pdf,
     PdfUnavailable,
     ReaderBusy,
     RendersLimited,
@@ -38,10 +39,10 @@ MAX_WIDTH = 4000
 _IMMUTABLE = "public, max-age=31536000, immutable"
 
 
-_FAILURES = (PdfUnavailable, PageOutOfRange, ReaderBusy, RendersLimited)
+RENDER_FAILURES = (PdfUnavailable, PageOutOfRange, ReaderBusy, RendersLimited)
 
 
-def _failed(error: Exception) -> HTTPException:
+def render_failure(error: Exception) -> HTTPException:
     if isinstance(error, ReaderBusy):
         detail = f"the reader is busy: {error}; retry in a moment"
         return HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, detail, {"Retry-After": "2"})
@@ -81,8 +82,8 @@ def page_image(
     check = render_check(request, services)
     try:
         body, version = services.pdf_pages.image(normalise_paper_id(paper_id), page, width, check)
-    except _FAILURES as e:
-        raise _failed(e) from e
+    except RENDER_FAILURES as e:
+        raise render_failure(e) from e
     etag = f'"{version}-{page}-{render_width(width)}"'
     headers = {
         "ETag": etag,
@@ -116,8 +117,8 @@ def page_text_layer(
     check = render_check(request, services)
     try:
         layer = services.pdf_pages.text_layer(normalise_paper_id(paper_id), page, check)
-    except _FAILURES as e:
-        raise _failed(e) from e
+    except RENDER_FAILURES as e:
+        raise render_failure(e) from e
     response.headers["Cache-Control"] = "public, max-age=3600"
     return TextLayer.model_validate(layer)
 
@@ -137,8 +138,8 @@ def page_annotations(
         found = services.annotations.page(normalise_paper_id(paper_id), page, check)
     except PaperNotFound as e:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
-    except _FAILURES as e:
-        raise _failed(e) from e
+    except RENDER_FAILURES as e:
+        raise render_failure(e) from e
     response.headers["Cache-Control"] = "public, max-age=3600"
     return found
 
@@ -155,8 +156,8 @@ def paper_skim(
         found = services.annotations.skim(normalise_paper_id(paper_id), check)
     except PaperNotFound as e:
         raise HTTPException(status.HTTP_404_NOT_FOUND, str(e)) from e
-    except _FAILURES as e:
-        raise _failed(e) from e
+    except RENDER_FAILURES as e:
+        raise render_failure(e) from e
     response.headers["Cache-Control"] = "public, max-age=3600"
     return found
 
@@ -211,7 +212,7 @@ def evidence(
     boxes = catalog.chunk_boxes(row.id)
     marked = None
     if quote is not None and boxes:
-        marked = _focus(normalise_paper_id(row.paper_id), quote, boxes, request, services)
+        marked = focus_boxes(normalise_paper_id(row.paper_id), quote, boxes, request, services)
     return Evidence(
         chunk_id=row.id,
         paper_id=row.paper_id,
@@ -223,21 +224,22 @@ def evidence(
     )
 
 
-def _focus(
-    paper_id: str, quote: str, boxes: Sequence[Box], request: Request, services: Services
+def focus_boxes(
+    pdf: Pdf, quote: str, boxes: Sequence[Box], request: Request, services: Services
 ) -> list[Box]:
-    """Where `quote` is inside a passage's `boxes`: each page read counts as a render."""
+    """Where `quote` is inside a passage's `boxes` in the PDF: each page read counts as a
+    render."""
     check = render_check(request, services)
 
     def page_boxes(
         page: int, ranges_of: Callable[[str], Sequence[tuple[int, int]]]
     ) -> list[list[Box]]:
-        return services.pdf_pages.text_boxes(paper_id, page, ranges_of, check)
+        return services.pdf_pages.text_boxes(pdf, page, ranges_of, check)
 
     try:
         return focus(quote, boxes, page_boxes)
-    except _FAILURES as e:
-        raise _failed(e) from e
+    except RENDER_FAILURES as e:
+        raise render_failure(e) from e
 
 
 def _within(

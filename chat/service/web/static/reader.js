@@ -8,6 +8,8 @@
  * it (an index without them gets its page outlined), and the words the answer quoted from
  * it (a sentence, a table's cell) are marked over it in a colour of their own; in an
  * abstract passage the quoted words are marked, or the whole passage when not found.
+ * A user's own upload is read the same way: its reader names where its pages and passages
+ * are (`data-base`, `/uploads/<id>`), in place of the paper's path and `/reader/evidence`.
  * Everything from the server goes into text nodes and style properties, never into HTML.
  */
 (() => {
@@ -27,6 +29,10 @@
   function paperPath(id) {
     return `/papers/${encodeURIComponent(id).replace(/%2F/gi, "/")}`;
   }
+
+  // Where the pages and passages are: the paper's, or an upload's (`data-base`).
+  const BASE = (root && root.dataset.base) || paperPath(PAPER);
+  const EVIDENCE = root && root.dataset.base ? `${root.dataset.base}/evidence` : "/reader/evidence";
 
   function say(text) {
     if (!note) return;
@@ -70,7 +76,7 @@
       });
       page.prepend(image);
     }
-    image.src = `${paperPath(PAPER)}/pages/${page.dataset.page}.webp?width=${width}&v=${root.dataset.version}`;
+    image.src = `${BASE}/pages/${page.dataset.page}.webp?width=${width}&v=${root.dataset.version}`;
     page.dataset.width = String(width);
     if (!page.dataset.text) loadText(page);
   }
@@ -78,7 +84,7 @@
   async function loadText(page) {
     page.dataset.text = "loading";
     try {
-      const response = await fetch(`${paperPath(PAPER)}/pages/${page.dataset.page}.json`);
+      const response = await fetch(`${BASE}/pages/${page.dataset.page}.json`);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const layer = await response.json();
       const box = document.createElement("div");
@@ -272,7 +278,7 @@
     let evidence;
     const query = evidenceQuery(chunkId, quote);
     try {
-      const response = await fetch(`/reader/evidence?${query}`);
+      const response = await fetch(`${EVIDENCE}?${query}`);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       evidence = await response.json();
     } catch {

@@ -1,0 +1,1 @@
+"""A user's own uploaded PDFs in the site: the reader of an upload, for its owner alone."""
