@@ -319,6 +319,13 @@ class Upload(Base):
     __table_args__ = (
         CheckConstraint(f"status IN {UPLOAD_STATUSES!r}", name="status"),
         Index("ix_uploads_user_id_sha256", "user_id", "sha256"),
+        # The uploads being read: the few rows the readers' heartbeats and sweeps touch.
+        Index(
+            "ix_uploads_processing",
+            "reader_node",
+            sqlite_where=text("status = 'processing'"),
+            postgresql_where=text("status = 'processing'"),
+        ),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
@@ -335,3 +342,7 @@ class Upload(Base):
     chunks: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # While it is read: the server process reading it, and when that process last showed it
+    # was alive. One whose beat is older than the TTL is taken over by another reader.
+    reader_node: Mapped[str | None] = mapped_column(String(128))
+    heartbeat_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

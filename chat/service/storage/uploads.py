@@ -8,8 +8,10 @@ those found in the library keep no file and count for neither.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, delete, func, select
+from sqlalchemy import ColumnElement, CursorResult, and_, delete, func, select, update
 from sqlalchemy.orm import Session
 
 from chat.service.storage.collections import forget_upload
@@ -139,3 +141,80 @@ def delete_upload(session: Session, user_id: str, upload_id: str) -> Upload:
     session.execute(delete(Upload).where(Upload.id == upload_id, Upload.user_id == user_id))
     session.commit()
     return upload
+
+
+def _unbeaten(before: datetime) -> ColumnElement[bool]:
+    """Being read by a process that has not beaten since `before` (or by none that ever
+    did, made before it)."""
+    return and_(
+        Upload.status == "processing",
+        func.coalesce(Upload.heartbeat_at, Upload.updated_at) < before,
+    )
+
+
+def claim_upload(
+    session: Session, upload_id: str, node: str, unbeaten_before: datetime | None = None
+) -> bool:
+    """Make the server process `node` the upload's one reader: a new upload no one reads
+    yet, or (with `unbeaten_before`) one whose reader has not beaten since. False when
+    another reader holds it, or it is read or deleted already."""
+    free = Upload.reader_node.is_(None) if unbeaten_before is None else _unbeaten(unbeaten_before)
+    result = session.execute(
+        update(Upload)
+        .where(Upload.id == upload_id, Upload.status == "processing", free)
+        .values(reader_node=node, heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount == 1
+
+
+def beat_uploads(session: Session, node: str) -> int:
+    """Note that `node` is alive and still reading the uploads it holds; how many."""
+    result = session.execute(
+        update(Upload)
+        .where(Upload.status == "processing", Upload.reader_node == node)
+        .values(heartbeat_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount
+
+
+def unbeaten_uploads(session: Session, before: datetime, limit: int) -> list[Upload]:
+    """Uploads still `processing` whose reader has not beaten since `before`, the oldest
+    first: their reader stopped (SIGKILL, a crash, a lost machine)."""
+    query = (
+        select(Upload).where(_unbeaten(before)).order_by(Upload.created_at, Upload.id).limit(limit)
+    )
+    return list(session.scalars(query))
+
+
+def finish_reading(session: Session, upload_id: str, node: str, **fields: object) -> bool:
+    """Record how `node`'s reading of the upload ended (`status` and what it found); False
+    when it was deleted meanwhile, or another reader took it over."""
+    values = {**fields, "reader_node": None, "heartbeat_at": None, "updated_at": utcnow()}
+    result = session.execute(
+        update(Upload)
+        .where(Upload.id == upload_id, Upload.status == "processing", Upload.reader_node == node)
+        .values(**values)
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount == 1
+
+
+def fail_unbeaten(session: Session, upload_id: str, before: datetime, reason: str) -> bool:
+    """Fail the upload with `reason` if its reader still has not beaten since `before`."""
+    result = session.execute(
+        update(Upload)
+        .where(Upload.id == upload_id, _unbeaten(before))
+        .values(status="failed", reason=reason, reader_node=None, updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    session.commit()
+    return cast(CursorResult[Any], result).rowcount == 1
+
+
+def exists(session: Session, upload_id: str) -> bool:
+    return session.get(Upload, upload_id) is not None

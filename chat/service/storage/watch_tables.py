@@ -35,7 +35,8 @@ class Watch(Base):
 
 class WatchAlert(Base):
     """New evidence for a saved question: a newly arrived paper, the passage of it that now
-    answers, and the sentence of it quoted; read or not."""
+    answers, and the sentence of it quoted; read or not. News found in the owner's own
+    upload names it (`upload_id`) and goes when the upload is deleted."""
 
     __tablename__ = "watch_alerts"
     __table_args__ = (UniqueConstraint("watch_id", "paper_id"),)
@@ -48,4 +49,5 @@ class WatchAlert(Base):
     sentence: Mapped[str] = mapped_column(Text)
     citation: Mapped[str] = mapped_column(String(100))
     read: Mapped[bool] = mapped_column(default=False)
+    upload_id: Mapped[str | None] = mapped_column(ForeignKey("uploads.id", ondelete="CASCADE"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
