@@ -107,10 +107,12 @@ class UploadReader:
         with contextlib.suppress(OSError):  # only when it holds no other upload
             user_folder.rmdir()
 
-    def _read(self, user_id: str, upload_id: str, filename: str) -> None:
+    def _read(self, user_id: str, upload_id: str, filename: str, again: bool = False) -> None:
         self._waiting.discard((user_id, upload_id))
         fields: dict[str, object]
         try:
+            if again:
+                self._clear_index(user_id, upload_id)
             fields = self._outcome(user_id, upload_id, filename)
         except UploadUnreadable as e:
             fields = {"status": "failed", "reason": str(e)}
@@ -170,7 +172,7 @@ class UploadReader:
             with self.sessions() as session:
                 beat_uploads(session, self.node_id)
             self.sweep()
-        except SQLAlchemyError as e:  # the database is away: beat again next time
+        except (SQLAlchemyError, OSError) as e:  # the database or the folder is away: next time
             logger.warning("uploads' heartbeat of %s failed: %s", self.node_id, e)
 
     def sweep(self) -> int:
@@ -190,9 +192,8 @@ class UploadReader:
                 if pdf.is_file() and key not in self._waiting:
                     if claim_upload(session, upload.id, self.node_id, now - ttl):
                         logger.warning("upload %s of a stopped reader is read again", upload.id)
-                        self._clear_index(*key)
                         self._waiting.add(key)
-                        self._pool.submit(self._read, *key, upload.filename)
+                        self._pool.submit(self._read, *key, upload.filename, again=True)
                         done += 1
                 elif not pdf.is_file() and fail_unbeaten(session, upload.id, now - 2 * ttl, GONE):
                     logger.warning("upload %s of a stopped reader failed: no PDF", upload.id)
