@@ -1,5 +1,6 @@
 """The MCP tools of the caller's collections: list them, read one's papers, add a paper, and
-ask within one.
+ask within one (its papers and the caller's uploads in it); and asking the caller's own
+uploads, alone or beside the library (`chat.service.uploads.asking`).
 
 They act for the owner of the API key the `/mcp` request came with (the
 endpoint puts the user's id in the request's state), through the same
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from fastapi import HTTPException
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
@@ -32,9 +34,25 @@ from chat.service.storage.collections import (
     list_collections,
     paper_ids,
 )
-from ingest.index.filters import Filters
+from chat.service.storage.uploads import UploadNotFound
+from chat.service.uploads.asking import (
+    MAX_ASKED_UPLOADS,
+    Asked,
+    FolderOf,
+    QuestionScope,
+    question_scope,
+    scope_answerer,
+)
 
 ADDS = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=True)
+UploadIds = Annotated[
+    list[Annotated[str, Field(min_length=1, max_length=64)]],
+    Field(
+        min_length=1,
+        max_length=MAX_ASKED_UPLOADS,
+        description="ids of the caller's own uploads, once read (from /api/uploads)",
+    ),
+]
 CollectionId = Annotated[
     str, Field(min_length=1, max_length=64, description="a collection's id, from collections")
 ]
@@ -124,13 +142,41 @@ class CollectionTools:
         collection_id: CollectionId,
         ctx: Context[Any, Any],
     ) -> Answer:
+        return await self._ask(question, Asked(collection_id=collection_id), ctx)
+
+    async def ask_uploads(
+        self,
+        question: Annotated[str, Field(min_length=1, description="the question")],
+        upload_ids: UploadIds,
+        ctx: Context[Any, Any],
+        with_library: Annotated[
+            bool, Field(description="also answer from the whole library of papers")
+        ] = False,
+    ) -> Answer:
+        asked = Asked(upload_ids=upload_ids, with_library=with_library)
+        return await self._ask(question, asked, ctx)
+
+    async def _ask(self, question: str, asked: Asked, ctx: Context[Any, Any]) -> Answer:
+        """The answer from what `asked` names, as `/api/chat` gives it; another user's
+        collection or upload is a tool error, in the words a missing one gets."""
         user_id = caller(ctx)
         text = check_question(question, self.services.limits.max_question_chars)
-        name, ids = await run_in_threadpool(self._papers_of, user_id, collection_id)
-        if not ids:
-            raise ToolError(f"collection {name!r} holds no papers")
-        filters = Filters(paper_ids=tuple(ids))
-        return await answer(self.services.index, Question(text=text, filters=filters))
+        request = ctx.request_context.request
+        if request is None:
+            raise ToolError("this tool acts for a signed-in user: call it over /mcp")
+        folder_of: FolderOf = request.app.state.uploads.folder
+        scope = await run_in_threadpool(self._scope, user_id, asked, folder_of)
+        index = self.services.index
+        with scope_answerer(index, scope) as answerer:
+            return await answer(index, Question(text=text, filters=scope.filters), answerer)
+
+    def _scope(self, user_id: str, asked: Asked, folder_of: FolderOf) -> QuestionScope:
+        try:
+            return question_scope(self.services, folder_of, user_id, asked)
+        except (CollectionNotFound, UploadNotFound) as e:
+            raise ToolError(str(e)) from e
+        except HTTPException as e:
+            raise ToolError(str(e.detail)) from e
 
 
 DESCRIPTIONS = {
@@ -141,7 +187,12 @@ DESCRIPTIONS = {
     "add_to_collection": "Add a paper of this index to one of the caller's collections by its "
     "id; added is false when it was there already; an unknown paper is an error.",
     "ask_collection": "A grounded answer, as ask gives it, from the papers of one of the "
-    "caller's collections only, citing them as [arXiv:ID].",
+    "caller's collections only, citing them as [arXiv:ID], and from the caller's uploads in "
+    "it, citing them as [doc:ID].",
+    "ask_uploads": "A grounded answer, as ask gives it, from the caller's own uploaded PDFs "
+    f"(at most {MAX_ASKED_UPLOADS}, each read already), citing them as [doc:ID]; with "
+    "with_library, from the whole library of papers too, citing those as [arXiv:ID] in the "
+    "same answer. Another user's upload is an error, as one that does not exist is.",
 }
 
 

@@ -4,7 +4,7 @@ Every request needs `Authorization: Bearer pc_...`, checked by the key store
 `/v1` uses: without a live key the answer is 401 before the SDK reads the
 body, so no tool runs. Each `tools/call` counts one request against the
 key owner's chat budget, as a `/v1` completion does (429 with `Retry-After`
-beyond), and an `ask` or `ask_collection` holds one of the owner's stream
+beyond), and an `ask`, `ask_collection` or `ask_uploads` holds one of the owner's stream
 slots while it answers (429 when they are all open). So does a
 server-to-client event stream (a `GET`, or a `subscriptions/listen` call)
 while it is open; it ends after `PAPERCHAT_MCP_IDLE_TIMEOUT_S` without an event (in this
@@ -47,7 +47,7 @@ _NO_KEY = "send an API key as 'Authorization: Bearer <key>'"
 # The call whose answer is a stream of the server's events, as a GET is (MCP 2026-07-28).
 LISTEN = "subscriptions/listen"
 # The tools that answer a question, each holding one of the user's stream slots meanwhile.
-ANSWERING = frozenset({"ask", "ask_collection"})
+ANSWERING = frozenset({"ask", "ask_collection", "ask_uploads"})
 
 
 class McpEndpoint:

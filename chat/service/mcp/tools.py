@@ -24,7 +24,7 @@ from chat.library.citations import paper_citations, paper_references
 from chat.library.papers import MAX_SEARCH_RESULTS, PaperNotFound, paper_details, search_papers
 from chat.library.related import related_papers
 from chat.rag.answer import answering
-from chat.rag.answer.answering import Question
+from chat.rag.answer.answering import Answerer, Question
 from chat.rag.answer.events import Gathered, gather
 from chat.rag.answer.llm import UpstreamError
 from chat.rag.compare.aspects import DEFAULT_ASPECTS, MAX_ASPECT_CHARS, MAX_ASPECTS, aspects_of
@@ -214,9 +214,11 @@ def passage(source: Source) -> Passage:
     )
 
 
-async def answer(wiring: Wiring, question: Question) -> Answer:
-    """The answerer's events gathered into one answer; a failed answer is a tool error."""
-    gathered = await gather(wiring.answerer.answer(question), Gathered())
+async def answer(wiring: Wiring, question: Question, answerer: Answerer | None = None) -> Answer:
+    """The events of `answerer` (by default the library's) gathered into one answer; a
+    failed answer is a tool error."""
+    answering = answerer or wiring.answerer
+    gathered = await gather(answering.answer(question), Gathered())
     if gathered.error is not None:
         raise ToolError(f"{gathered.error.code}: {gathered.error.message}")
     done = gathered.done

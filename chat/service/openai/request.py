@@ -34,6 +34,7 @@ from chat.rag.answer.answering import Question, Turn
 from chat.rag.answer.sampling import Sampling
 from chat.service.openai.errors import invalid_request
 from chat.service.routes.deps import AuthorName, Limits, PaperId, check_question, readable_text
+from chat.service.uploads.asking import MAX_ASKED_UPLOADS
 
 MODEL_ID = "paperchat"
 MAX_STOP_SEQUENCES = 4
@@ -106,10 +107,15 @@ class CompletionRequest(BaseModel):
     )
     upload_ids: list[str] = Field(
         default_factory=list,
-        max_length=1,
-        description="the key owner's own upload to answer from alone (404 for another "
-        "user's or one not ready), cited as `[doc:<id>]`; not with paper_ids, author or "
-        "collection_id",
+        max_length=MAX_ASKED_UPLOADS,
+        description="the key owner's own uploads to answer from (404 for another user's or "
+        "one not ready), cited as `[doc:<id>]`: alone, from these PDFs only; with "
+        "paper_ids, author or collection_id, from them and those papers, merged",
+    )
+    with_library: StrictBool = Field(
+        default=False,
+        description="with upload_ids alone, also answer from the whole library, citing its "
+        "papers as `[arXiv:<id>]` and the uploads as `[doc:<id>]` in one answer",
     )
     follow_up: StrictBool = Field(
         default=True,

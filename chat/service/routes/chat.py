@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
-from fastapi import APIRouter, HTTPException, Request, status
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
@@ -44,7 +44,6 @@ from chat.service.routes.deps import (
     ServicesDep,
     admit,
     check_question,
-    chosen_filters,
 )
 from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from chat.service.storage.conversations import (
@@ -62,7 +61,12 @@ from chat.service.streams import (
     SSE_HEADERS,
     until_stopped,
 )
-from chat.service.uploads.asking import upload_answerer, upload_folder
+from chat.service.uploads.asking import (
+    MAX_ASKED_UPLOADS,
+    Asked,
+    question_scope,
+    scope_answerer,
+)
 
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
@@ -97,10 +101,17 @@ class ChatRequest(BaseModel):
     )
     upload_ids: list[str] = Field(
         default_factory=list,
-        max_length=1,
-        description="ask the user's own upload (one, `ready`; 404 for another user's): the "
-        "answer is drawn from that PDF alone, cited as `[doc:<id>]`; not with paper_ids, "
-        "author or collection_id",
+        max_length=MAX_ASKED_UPLOADS,
+        description="ask the user's own uploads (each `ready`; 404 for another user's, as "
+        "for one that does not exist), cited as `[doc:<id>]`: alone, the answer is drawn "
+        "from these PDFs only; with paper_ids, author or collection_id, from them and those "
+        "papers of the library, merged into one ranking",
+    )
+    with_library: bool = Field(
+        default=False,
+        description="with upload_ids alone, also ask the whole library (its papers cited as "
+        "`[arXiv:<id>]`, the uploads as `[doc:<id>]`, in one answer); without it, uploads "
+        "alone are asked alone",
     )
     follow_up: bool = Field(
         default=True,
@@ -319,26 +330,17 @@ async def chat(
 ) -> EventSourceResponse:
     """Stream `meta`, `sources`, `delta`..., then `done` or `error`."""
     check_question(body.message, services.limits)
-    filters = await run_in_threadpool(
-        chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
+    asked = Asked(
+        body.paper_ids, body.author, body.collection_id, body.upload_ids, body.with_library
     )
-    folder = None
-    if body.upload_ids:
-        if body.paper_ids or body.author or body.collection_id:
-            detail = "an upload is asked alone: no paper_ids, author or collection_id with it"
-            raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, detail)
-        reader = request.app.state.uploads
-        folder = await run_in_threadpool(
-            upload_folder, services.sessions, reader, user.id, body.upload_ids[0]
-        )
+    folder_of = request.app.state.uploads.folder
+    scope = await run_in_threadpool(question_scope, services, folder_of, user.id, asked)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)
     try:
-        answerer = services.index.answerer
-        if folder is not None:
-            # Closed with the slot, once the answer's stream ends.
-            answerer = slot.enter_context(upload_answerer(services.index, folder))
+        # Its uploads' indexes are closed with the slot, once the answer's stream ends.
+        answerer = slot.enter_context(scope_answerer(services.index, scope))
         prepared = await run_in_threadpool(prepare_turn, services, user.id, body, answerer)
     except BaseException:
         await slot.aclose()
@@ -346,7 +348,7 @@ async def chat(
     question = Question(
         text=body.message,
         history=prepared.history,
-        filters=filters,
+        filters=scope.filters,
         conversation_id=prepared.conversation_id,
         message_id=prepared.message_id,
         follow_up=body.follow_up,

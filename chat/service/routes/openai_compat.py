@@ -48,11 +48,10 @@ from chat.service.routes.deps import (
     Services,
     ServicesDep,
     admit,
-    chosen_filters,
 )
 from chat.service.routes.errors import openai_errors
 from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, until_stopped
-from chat.service.uploads.asking import upload_answerer, upload_folder
+from chat.service.uploads.asking import Asked, question_scope, scope_answerer
 
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
@@ -121,29 +120,20 @@ async def chat_completions(
         message = f"the model {body.model!r} does not exist; this server has one: {MODEL_ID!r}"
         raise OpenAIError(404, message, param="model", code="model_not_found")
     question = to_question(body, services.limits)
-    filters = await run_in_threadpool(
-        chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
+    asked = Asked(
+        body.paper_ids, body.author, body.collection_id, body.upload_ids, body.with_library
     )
-    question = replace(question, filters=filters)
-    folder = None
-    if body.upload_ids:
-        if body.paper_ids or body.author or body.collection_id:
-            message = "an upload is asked alone: no paper_ids, author or collection_id with it"
-            raise OpenAIError(400, message, param="upload_ids")
-        reader = request.app.state.uploads
-        folder = await run_in_threadpool(
-            upload_folder, services.sessions, reader, user.id, body.upload_ids[0]
-        )
+    folder_of = request.app.state.uploads.folder
+    scope = await run_in_threadpool(question_scope, services, folder_of, user.id, asked)
+    question = replace(question, filters=scope.filters)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)
-    answerer = services.index.answerer
-    if folder is not None:
-        try:  # closed with the slot, once the answer is sent
-            answerer = slot.enter_context(upload_answerer(services.index, folder))
-        except BaseException:
-            await slot.aclose()
-            raise
+    try:  # its uploads' indexes are closed with the slot, once the answer is sent
+        answerer = slot.enter_context(scope_answerer(services.index, scope))
+    except BaseException:
+        await slot.aclose()
+        raise
     if body.stream:
         shutdown = anyio.Event()
         stream = _chunks(services, question, body.include_usage, slot, shutdown, answerer)

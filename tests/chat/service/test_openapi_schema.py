@@ -94,6 +94,7 @@ GLOBAL_BINDINGS = {
     "path.collection_id": "collections",
     "path.note_id": "notes",
     "path.upload_id": "uploads",
+    "body.upload_id": "uploads",
     "body.file": "pdfs",
     "path.paper_id": "papers",
     "body.paper_id": "papers",
@@ -199,6 +200,9 @@ def seed(client: httpx.Client, email: str, feed_token: str, share_token: str) ->
     # A PDF the index does not hold, read into its own index; and one that is no PDF inside.
     kept_upload = upload(client, (PDFS / "1502.03167v3.pdf").read_bytes())
     doomed_upload = upload(client, b"%PDF-1.7\n% not a document\n")
+    # In a collection too, for the collection's upload routes to find it there.
+    held = client.post(f"/api/collections/{gathered}/uploads", json={"upload_id": kept_upload})
+    assert held.status_code == 201, held.text
     return Seeds(
         {
             "papers": papers,

@@ -3,6 +3,9 @@
 Only their owner sees or changes a collection: another user's is a 404, as
 one that does not exist is, on every route. A paper is added by its id (as
 the paper pages and the chat's sources write it) and must be in the index.
+The owner's own uploads, once read, go in beside the papers (`/uploads`): a
+question within the collection reads them too, its share link and exports never
+show them, and an upload deleted leaves every collection.
 """
 
 from __future__ import annotations
@@ -26,15 +29,19 @@ from chat.service.storage.collections import (
     NameTaken,
     TooMany,
     add_paper,
+    add_upload,
+    collection_uploads,
     create_collection,
     delete_collection,
     get_collection,
     list_collections,
     paper_ids,
     remove_paper,
+    remove_upload,
     rename_collection,
 )
-from chat.service.storage.tables import MAX_COLLECTION_NAME_CHARS, Collection
+from chat.service.storage.tables import MAX_COLLECTION_NAME_CHARS, Collection, Upload
+from chat.service.storage.uploads import ready_uploads
 from ingest.index.records import normalise_paper_id
 
 router = APIRouter(tags=["collections"])
@@ -68,10 +75,34 @@ class Collections(BaseModel):
     collections: list[CollectionOut]
 
 
+class CollectionUploadOut(BaseModel):
+    """One of the owner's uploads in their collection; no one else sees it."""
+
+    id: str = Field(description="the upload's id, as `/api/uploads` gives it")
+    doc_id: str | None = Field(description="its paper's id, as answers cite it: `[doc:<id>]`")
+    title: str | None
+    filename: str
+
+
 class CollectionPapers(BaseModel):
     id: str
     name: str
     papers: list[PaperOut] = Field(description="in the order they were added")
+    uploads: list[CollectionUploadOut] = Field(
+        default_factory=list,
+        description="the owner's own uploads in it, in the order they were added",
+    )
+
+
+class UploadRequest(BaseModel):
+    upload_id: str = Field(
+        min_length=1, max_length=64, description="an id of the user's own upload, once `ready`"
+    )
+
+
+class AddedUpload(BaseModel):
+    upload_id: str
+    added: bool = Field(description="false when the collection held it already")
 
 
 class Added(BaseModel):
@@ -87,6 +118,12 @@ def _out(collection: Collection, papers: int) -> CollectionOut:
         shared=collection.share_token_hash is not None,
         created_at=collection.created_at,
         updated_at=collection.updated_at,
+    )
+
+
+def _upload_out(upload: Upload) -> CollectionUploadOut:
+    return CollectionUploadOut(
+        id=upload.id, doc_id=upload.doc_id, title=upload.title, filename=upload.filename
     )
 
 
@@ -140,7 +177,8 @@ def get_one(
     collection = get_collection(session, user.id, collection_id)
     ids = paper_ids(session, collection)
     papers = paper_list(services.index.catalog, ids)
-    return CollectionPapers(id=collection.id, name=collection.name, papers=papers)
+    uploads = [_upload_out(u) for u in collection_uploads(session, collection)]
+    return CollectionPapers(id=collection.id, name=collection.name, papers=papers, uploads=uploads)
 
 
 @router.patch(
@@ -222,4 +260,53 @@ def take_paper(collection_id: str, paper_id: str, user: CurrentUser, session: Se
     if not remove_paper(session, user.id, collection_id, normalise_paper_id(paper_id)):
         raise HTTPException(
             status.HTTP_404_NOT_FOUND, f"no paper {paper_id!r} in collection {collection_id!r}"
+        )
+
+
+@router.post(
+    "/api/collections/{collection_id}/uploads",
+    status_code=status.HTTP_201_CREATED,
+    responses={
+        200: {"model": AddedUpload, "description": "the collection held the upload already"},
+        **errors(*BODY, *SIGNED_IN, 404),
+    },
+)
+def put_upload(
+    collection_id: str,
+    body: UploadRequest,
+    user: CurrentUser,
+    services: ServicesDep,
+    session: SessionDep,
+    response: Response,
+) -> AddedUpload:
+    """Add one of the user's own uploads, once read into an index of its own; 200 when it
+    is there already, 404 for another user's (as for one that does not exist, or is not
+    ready), 422 past `PAPERCHAT_MAX_COLLECTION_PAPERS` papers and uploads together."""
+    get_collection(session, user.id, collection_id)
+    [upload] = ready_uploads(session, user.id, [body.upload_id])
+    try:
+        added = add_upload(
+            session,
+            user.id,
+            collection_id,
+            upload.id,
+            max_papers=services.settings.max_collection_papers,
+        )
+    except TooMany as e:
+        raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
+    if not added:
+        response.status_code = status.HTTP_200_OK
+    return AddedUpload(upload_id=upload.id, added=added)
+
+
+@router.delete(
+    "/api/collections/{collection_id}/uploads/{upload_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses=errors(*SIGNED_IN, 404, 422),
+)
+def take_upload(collection_id: str, upload_id: str, user: CurrentUser, session: SessionDep) -> None:
+    """Take an upload out of the collection (the upload stays); 404 when it is not in it."""
+    if not remove_upload(session, user.id, collection_id, upload_id):
+        raise HTTPException(
+            status.HTTP_404_NOT_FOUND, f"no upload {upload_id!r} in collection {collection_id!r}"
         )

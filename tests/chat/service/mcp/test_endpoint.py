@@ -29,7 +29,9 @@ TOOLS = {
     "retrieve", "ask", "compare_papers",
 }  # fmt: skip
 # The caller's own collections (tests/chat/service/mcp/test_collections.py).
-COLLECTION_TOOLS = {"collections", "collection_papers", "add_to_collection", "ask_collection"}
+COLLECTION_TOOLS = {
+    "collections", "collection_papers", "add_to_collection", "ask_collection", "ask_uploads",
+}  # fmt: skip
 # The caller's own notes (tests/chat/service/mcp/test_notes.py).
 NOTE_TOOLS = {"notes", "add_note"}
 # The caller's own questions that keep watch (tests/chat/service/mcp/test_watch_tools.py).

@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from chat.wiring import Wiring
+from ingest.index.records import ARXIV_ID_RE
 from tests.fakes.openai import FakeOpenAI
 from tests.support.data import PDFS
 from tests.support.running.server import (
@@ -123,3 +124,24 @@ def uploaders_fixture(uploads_api: Api) -> tuple[Uploader, Uploader]:
         assert made["status"] == "ready", made
         pair.append(Uploader(email, key, made))
     return pair[0], pair[1]
+
+
+def citation(doc_id: str) -> str:
+    """How an answer cites an upload's paper: an arXiv paper the library does not hold by
+    its arXiv id, any other PDF by its document id."""
+    return f"[arXiv:{doc_id}]" if ARXIV_ID_RE.fullmatch(doc_id) else f"[doc:{doc_id}]"
+
+
+@pytest.fixture(scope="session", name="two_uploads")
+def two_uploads_fixture(uploads_api: Api) -> tuple[Uploader, Uploader]:
+    """One user with two PDFs read: Batch Normalization's and the ACL paper (the same user
+    twice, an upload each)."""
+    email = uploads_api.new_user()
+    key = uploads_api.key_for(email)
+    made = []
+    with uploads_api.client(Authorization=f"Bearer {key}") as client:
+        for name in (ARXIV_PDF, ACL_PDF):
+            read_one = upload(client, name)
+            assert read_one["status"] == "ready", read_one
+            made.append(Uploader(email, key, read_one))
+    return made[0], made[1]

@@ -1,7 +1,7 @@
 """Asking one's own upload (`upload_ids` in `POST /api/chat` and `/v1/chat/completions`):
 the answer is drawn from that PDF's own index alone and cites it as a document
-(`[doc:<id>]`); another user's upload, or one not ready, is a 404 as a missing one is;
-another scope with it is refused."""
+(`[doc:<id>]`); another user's upload, or one not ready, is a 404 as a missing one is.
+Several uploads, and uploads beside the library: test_several.py."""
 
 from __future__ import annotations
 
@@ -65,17 +65,6 @@ def test_another_users_upload_is_asked_about_as_a_missing_one(
 
     assert theirs.status_code == 404
     assert theirs.text.replace(b.upload["id"], "ID") == missing.text.replace(MISSING, "ID")
-
-
-def test_an_upload_is_asked_alone(uploads_api: Api, uploaders: tuple[Uploader, Uploader]) -> None:
-    a, _ = uploaders
-    body = {"message": QUESTION, "upload_ids": [a.upload["id"]], "paper_ids": ["2007.01282"]}
-
-    with a.client(uploads_api) as owner:
-        refused = owner.post("/api/chat", json=body)
-
-    assert refused.status_code == 422
-    assert refused.json()["detail"].startswith("an upload is asked alone")
 
 
 def test_v1_answers_the_owner_from_their_upload_and_no_one_else(

@@ -1,7 +1,8 @@
 """Uploads seen as an attacker would, with two users and an upload each: another user's
 upload answers every route as a missing one does, and no route of the library (search,
 papers, reader, feeds, sitemap, counts, chat, `/v1`, MCP, collections) shows any upload,
-to anyone, its uploader included: an upload's index is its folder's alone."""
+to anyone, its uploader included: an upload's index is its folder's alone. Asking several
+uploads, or collecting one, takes another user's as a missing one too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.chat.service.mcp.test_endpoint import mcp_client, structured
+from tests.chat.service.mcp.test_endpoint import error_text, mcp_client, structured
 from tests.chat.service.routes.collections.conftest import make_collection
 from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixtures by name
     Uploader,
@@ -178,3 +179,66 @@ async def test_no_mcp_tool_shows_an_upload(
     assert all(p.is_error for p in [*papers, *pages])
     assert structured(retrieved)["passages"] == []
     assert not {s["id"] for s in structured(asked)["sources"]} & set(ids)
+
+
+def _hidden(response: httpx.Response, *ids: str) -> tuple[int, str]:
+    text = response.text
+    for upload_id in ids:
+        text = text.replace(upload_id, "ID")
+    return response.status_code, text
+
+
+def _uses_of(client: httpx.Client, own: str, upload_id: str, collection_id: str) -> list[Any]:
+    """Every way to ask about or collect `upload_id`, beside the client's own upload `own`."""
+    asked = [[upload_id], [own, upload_id], [upload_id, own]]
+    chats = [
+        client.post("/api/chat", json={"message": QUESTION, "upload_ids": ids} | extra)
+        for ids in asked
+        for extra in ({}, {"with_library": True}, {"paper_ids": ["2007.01282"]})
+    ]
+    completions = [
+        client.post(
+            "/v1/chat/completions",
+            json={
+                "model": "paperchat",
+                "messages": [{"role": "user", "content": QUESTION}],
+                "upload_ids": ids,
+                "with_library": True,
+            },
+        )
+        for ids in asked
+    ]
+    path = f"/api/collections/{collection_id}/uploads"
+    collected = [
+        client.post(path, json={"upload_id": upload_id}),
+        client.delete(f"{path}/{upload_id}"),
+    ]
+    return [_hidden(r, upload_id) for r in [*chats, *completions, *collected]]
+
+
+async def test_asking_several_and_collecting_take_another_users_upload_as_a_missing_one(
+    uploads_api: Api, uploaders: tuple[Uploader, Uploader]
+) -> None:
+    a, b = uploaders
+
+    with _client(uploads_api, b) as attacker:
+        collection_id = make_collection(attacker, "Collecting", "2007.01282")
+        against_a = _uses_of(attacker, b.upload["id"], a.upload["id"], collection_id)
+        against_nothing = _uses_of(attacker, b.upload["id"], MISSING, collection_id)
+        held = attacker.get(f"/api/collections/{collection_id}").json()
+    async with mcp_client(uploads_api, b.key) as mcp:
+        asked = [
+            await mcp.call_tool(
+                "ask_uploads", {"question": QUESTION, "upload_ids": [b.upload["id"], i]}
+            )
+            for i in (a.upload["id"], MISSING)
+        ]
+
+    assert against_a == against_nothing
+    assert {status for status, _ in against_a} == {404}
+    assert held["uploads"] == []
+    assert all(result.is_error for result in asked)
+    assert error_text(asked[0]).replace(a.upload["id"], "ID") == error_text(asked[1]).replace(
+        MISSING, "ID"
+    )
+    assert a.upload["title"] not in error_text(asked[0])
