@@ -144,7 +144,7 @@ class Wiring:
     @cached_property
     def watcher(self) -> Watcher:
         """Saved questions asked again for what new papers bring (`chat/rag/watching.py`)."""
-        return Watcher(self.retriever, self.settings.relevance)
+        return Watcher(self.retriever, self.settings.relevance, self.settings.uploads_path)
 
     @cached_property
     def remote_reranker(self) -> RemoteReranker | None:

@@ -81,10 +81,12 @@ def atom_feed(
     papers: Sequence[Paper],
     site_url: str,
     summaries: Mapping[str, str] | None = None,
+    pages: Mapping[str, str] | None = None,
 ) -> bytes:
-    """The feed of `papers` (newest first), each entry linking to its page on `site_url`,
-    dated by its record; the feed dated by its newest entry. An entry's summary is its
-    paper's abstract, or its text in `summaries` (by paper id) when it has one there."""
+    """The feed of `papers` (newest first), each entry linking to its page on `site_url`
+    (its path in `pages`, by paper id, when it has one there), dated by its record; the
+    feed dated by its newest entry. An entry's summary is its paper's abstract, or its
+    text in `summaries` (by paper id) when it has one there."""
     ET.register_namespace("", ATOM)
     ET.register_namespace("dcterms", DCTERMS)
     root = ET.Element(f"{{{ATOM}}}feed")
@@ -99,14 +101,14 @@ def atom_feed(
     _add(root, "generator", "paperchat")
     for paper, stamp in zip(papers, stamps, strict=True):
         summary = (summaries or {}).get(paper.id, paper.abstract)
-        _entry(root, paper, stamp, site_url.rstrip("/"), summary)
+        page = f"{site_url.rstrip('/')}{(pages or {}).get(paper.id) or page_path(paper)}"
+        _entry(root, paper, stamp, page, summary)
     document: bytes = ET.tostring(root, encoding="utf-8", xml_declaration=True)
     return document
 
 
-def _entry(root: ET.Element, paper: Paper, stamp: str, site_url: str, summary: str) -> None:
+def _entry(root: ET.Element, paper: Paper, stamp: str, page: str, summary: str) -> None:
     entry = _add(root, "entry")
-    page = f"{site_url}{page_path(paper)}"
     _add(entry, "id", arxiv_url(paper.id) if paper.is_arxiv else page)
     _add(entry, "title", readable_tex(paper.title) or paper.id)
     _add(entry, "updated", stamp)

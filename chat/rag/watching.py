@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from chat.rag.extractive.answerer import compose, quoted_text
 from chat.rag.extractive.notation import with_symbols
@@ -54,11 +55,22 @@ def _normal(sentence: str) -> str:
 
 
 class Watcher:
-    """Asks saved questions: once to record their baseline, then again for what is new."""
+    """Asks saved questions: once to record their baseline, then again for what is new.
+    Users' own uploads, each an index of its own, are under `uploads_root` when set."""
 
-    def __init__(self, retriever: Retriever, relevance: RelevancePolicy | None = None) -> None:
+    def __init__(
+        self,
+        retriever: Retriever,
+        relevance: RelevancePolicy | None = None,
+        uploads_root: Path | None = None,
+    ) -> None:
         self.retriever = retriever
         self.relevance = relevance or RelevancePolicy()
+        self.uploads_root = uploads_root
+
+    def over(self, retriever: Retriever) -> Watcher:
+        """The same questions asked of another index (an upload's), judged alike."""
+        return Watcher(retriever, self.relevance)
 
     def _sources(self, question: str, filters: Filters) -> tuple[Source, ...]:
         """The sources an answer would be given; none when they do not answer it."""

@@ -21,7 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from chat.rag.watching import Watcher
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.digests import digest_sent, due_digests
-from chat.service.storage.watches import list_watch_alerts, news_line, refresh_watches
+from chat.service.storage.watches import (
+    list_watch_alerts,
+    news_line,
+    news_page,
+    news_paper,
+    refresh_watches,
+)
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.records import Paper
@@ -53,15 +59,17 @@ def digest_message(
     to: str,
     papers: list[Paper],
     site_url: str,
-    news: Sequence[tuple[str, Paper]] = (),
+    news: Sequence[tuple[str, Paper, str | None]] = (),
 ) -> EmailMessage:
     """The digest of `papers` for `to`, each linked to its page on `site_url`, after the
-    `news` of the saved questions (what to say, and the paper it is about)."""
+    `news` of the saved questions (what to say, the paper it is about, and its page when
+    it is not the library's: the reader of the user's upload)."""
     site = site_url.rstrip("/")
-    count = len({p.id for p in papers} | {p.id for _, p in news})
+    count = len({p.id for p in papers} | {p.id for _, p, _ in news})
     lines = [f"{count} new papers for you on paperchat:", ""]
-    for said, paper in news[:DIGEST_PAPERS]:
-        lines += [said, f"  {readable_tex(paper.title)}", f"  {site}/papers/{paper.id}", ""]
+    for said, paper, page in news[:DIGEST_PAPERS]:
+        link = f"{site}{page or f'/papers/{paper.id}'}"
+        lines += [said, f"  {readable_tex(paper.title)}", f"  {link}", ""]
     for paper in papers[:DIGEST_PAPERS]:
         lines += [
             readable_tex(paper.title),
@@ -148,14 +156,16 @@ async def send_digests(
 
 def _news(
     session: Session, watcher: Watcher, user_id: str, last: datetime | None
-) -> tuple[list[tuple[str, Paper]], datetime]:
+) -> tuple[list[tuple[str, Paper, str | None]], datetime]:
     """The unread news of the user's saved questions made since the `last` digest, and when
     the newest news was made (the epoch without any)."""
     refresh_watches(session, watcher, user_id)
     found, newest = [], datetime.fromtimestamp(0, UTC)
     for alert, watch in list_watch_alerts(session, user_id):
         newest = max(newest, alert.created_at)
-        paper = watcher.retriever.catalog.get_paper(alert.paper_id)
-        if paper is not None and not alert.read and (last is None or alert.created_at > last):
-            found.append((news_line(watch.question, alert), paper))
+        if alert.read or (last is not None and alert.created_at <= last):
+            continue
+        paper = news_paper(watcher, alert)
+        if paper is not None:
+            found.append((news_line(watch.question, alert), paper, news_page(alert)))
     return found, newest

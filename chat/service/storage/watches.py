@@ -13,28 +13,41 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from chat.library.authors import AuthorNotFound, author_filter
+from chat.rag.retrieval.retriever import Retriever
 from chat.rag.watching import Baseline, Evidence, Watcher
-from chat.service.storage.collections import CollectionNotFound, get_collection, paper_ids
-from chat.service.storage.tables import CollectionPaper, new_id, utcnow
+from chat.service.storage.collections import (
+    CollectionNotFound,
+    CollectionUpload,
+    get_collection,
+    paper_ids,
+)
+from chat.service.storage.tables import CollectionPaper, Upload, new_id, utcnow
 from chat.service.storage.watch_tables import Watch, WatchAlert
 from ingest.errors import PaperchatError
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
-from ingest.index.records import normalise_paper_id
+from ingest.index.lexical.bm25 import LexicalIndex
+from ingest.index.records import Paper, normalise_paper_id
 from ingest.index.tables.arrivals import arrived_after, last_arrival
+from ingest.index.vectors.file_store import VectorFile
+from ingest.uploads import CATALOG_FILE, LEXICAL_FOLDER
 
 MAX_WATCHES = 50
 # Saved questions asked again at one look; the others are asked at the next looks.
 WATCH_CHECKS_PER_LOOK = 8
 # Papers compared at one look, as for alerts.
 ARRIVALS_PER_LOOK = 2000
+# The owner's uploads a saved question is asked of at one look, each in its own index.
+UPLOADS_PER_LOOK = 20
 MAX_WATCH_ALERTS_LISTED = 500
 
 
@@ -153,12 +166,16 @@ def refresh_watches(session: Session, watcher: Watcher, user_id: str) -> None:
             new = set()
         elif filters.searched_papers:
             new &= set(filters.searched_papers)
-        if new:
+        uploads = _uploads_new_to(session, watcher, watch, scope)
+        if new or uploads:
             if asked >= WATCH_CHECKS_PER_LOOK:
                 continue
             asked += 1
-            evidence = watcher.news(watch.question, filters, _baseline(watch), new)
-            record_news(session, watch, evidence)
+            if new:
+                evidence = watcher.news(watch.question, filters, _baseline(watch), new)
+                record_news(session, watch, evidence)
+            for upload, folder in uploads:
+                record_news(session, watch, _upload_news(watcher, watch, upload, folder), upload.id)
         session.execute(
             update(Watch)
             .where(Watch.id == watch.id)
@@ -178,7 +195,53 @@ def _added_since(session: Session, collection_id: str, since: datetime) -> set[s
     return set(session.scalars(query))
 
 
-def _row(watch: Watch, evidence: Evidence) -> dict[str, Any]:
+def _uploads_new_to(
+    session: Session, watcher: Watcher, watch: Watch, scope: Scope
+) -> list[tuple[Upload, Path]]:
+    """The owner's uploads read since the watch was last compared, in its scope, with their
+    folders: every one for a question over the whole library, those in its collection
+    (or added to it since) for a collection's; none for one naming papers or an author.
+    An upload whose index is not in this node's uploads folder waits for another node."""
+    root = watcher.uploads_root
+    if root is None or scope.paper_ids or scope.author:
+        return []
+    since = watch.checked_at
+    query = select(Upload).where(
+        Upload.user_id == watch.user_id, Upload.status == "ready", Upload.doc_id.is_not(None)
+    )
+    if scope.collection_id is None:
+        query = query.where(Upload.updated_at > since)
+    else:
+        query = query.join(CollectionUpload, CollectionUpload.upload_id == Upload.id).where(
+            CollectionUpload.collection_id == scope.collection_id,
+            or_(Upload.updated_at > since, CollectionUpload.added_at > since),
+        )
+    found = session.scalars(query.order_by(Upload.updated_at, Upload.id).limit(UPLOADS_PER_LOOK))
+    folders = [(upload, root / upload.user_id / upload.id) for upload in found]
+    return [(upload, folder) for upload, folder in folders if (folder / CATALOG_FILE).is_file()]
+
+
+def _upload_news(watcher: Watcher, watch: Watch, upload: Upload, folder: Path) -> list[Evidence]:
+    """The saved question asked of the upload's own index: its news, cited as the upload's
+    answers cite it."""
+    catalog = Catalog(folder / CATALOG_FILE)
+    try:
+        library = watcher.retriever
+        embedder = library.embedder
+        retriever = Retriever(
+            catalog,
+            VectorFile(folder, embedder.name),
+            LexicalIndex(folder / LEXICAL_FOLDER),
+            embedder,
+            library.config,
+        )
+        arrived = {upload.doc_id} if upload.doc_id else set()
+        return watcher.over(retriever).news(watch.question, Filters(), _baseline(watch), arrived)
+    finally:
+        catalog.close()
+
+
+def _row(watch: Watch, evidence: Evidence, upload_id: str | None) -> dict[str, Any]:
     return {
         "id": new_id(),
         "user_id": watch.user_id,
@@ -188,14 +251,18 @@ def _row(watch: Watch, evidence: Evidence) -> dict[str, Any]:
         "sentence": evidence.sentence,
         "citation": evidence.citation,
         "read": False,
+        "upload_id": upload_id,
         "created_at": utcnow(),
     }
 
 
-def record_news(session: Session, watch: Watch, evidence: Sequence[Evidence]) -> None:
-    """Keep the news `evidence` brings `watch`, once a paper (news already kept stays as
-    it is, read or not); the caller commits."""
-    rows = [_row(watch, found) for found in evidence]
+def record_news(
+    session: Session, watch: Watch, evidence: Sequence[Evidence], upload_id: str | None = None
+) -> None:
+    """Keep the news `evidence` brings `watch` (found in the owner's upload `upload_id`,
+    when given), once a paper (news already kept stays as it is, read or not); the caller
+    commits."""
+    rows = [_row(watch, found, upload_id) for found in evidence]
     if not rows:
         return
     dialect = postgresql if session.get_bind().dialect.name == "postgresql" else sqlite
@@ -230,6 +297,30 @@ def mark_watch_alerts_read(session: Session, user_id: str, paper_ids: Sequence[s
         statement = statement.where(WatchAlert.paper_id.in_(list(paper_ids)))
     result = session.execute(statement.values(read=True))
     return int(getattr(result, "rowcount", 0))
+
+
+def news_paper(watcher: Watcher, alert: WatchAlert) -> Paper | None:
+    """The paper `alert` is news about: the library's, or for news found in the owner's
+    upload, the upload's own record; None once it is gone (or the upload's index is in
+    another node's uploads folder)."""
+    if alert.upload_id is None:
+        return watcher.retriever.catalog.get_paper(alert.paper_id)
+    if watcher.uploads_root is None:
+        return None
+    path = watcher.uploads_root / alert.user_id / alert.upload_id / CATALOG_FILE
+    if not path.is_file():
+        return None
+    catalog = Catalog(path)
+    try:
+        return catalog.get_paper(alert.paper_id)
+    finally:
+        catalog.close()
+
+
+def news_page(alert: WatchAlert) -> str | None:
+    """The page of news found in the owner's upload, its reader; None for the library's
+    papers, which have their own pages."""
+    return None if alert.upload_id is None else f"/uploads/{quote(alert.upload_id)}/read"
 
 
 def news_line(question: str, alert: WatchAlert) -> str:

@@ -18,7 +18,13 @@ from chat.service.routes.errors import errors
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.follows import feed_owner
 from chat.service.storage.tables import Follow
-from chat.service.storage.watches import list_watch_alerts, news_line, refresh_watches
+from chat.service.storage.watches import (
+    list_watch_alerts,
+    news_line,
+    news_page,
+    news_paper,
+    refresh_watches,
+)
 from chat.service.web.address import site_address
 from chat.service.web.shared_pages import SharedPagesDep
 from ingest.index.catalog import Catalog
@@ -45,6 +51,7 @@ def _answer(
     papers: list[Paper],
     feed_id: str = "",
     summaries: dict[str, str] | None = None,
+    pages: dict[str, str] | None = None,
 ) -> Response:
     """The feed; one with no entries dated by the catalog's newest record."""
     site = site_address(request, services.settings)
@@ -52,7 +59,7 @@ def _answer(
     self_url = f"{site}{quote(request.url.path)}{query}"
     quiet = "" if papers else timestamp(newest_date(services.index.catalog.db))
     feed = Feed(title, self_url, f"{site}{page}", id=feed_id, quiet_since=quiet)
-    return Response(atom_feed(feed, papers, site, summaries), media_type=MEDIA_TYPE)
+    return Response(atom_feed(feed, papers, site, summaries, pages), media_type=MEDIA_TYPE)
 
 
 LATEST_TITLE = "paperchat: the newest papers"
@@ -157,10 +164,18 @@ def private_feed(
     found = [(a.created_at, a.paper_id) for a in list_alerts(session, user_id)]
     found += [(alert.created_at, alert.paper_id) for alert, _ in news]
     found.sort(key=lambda pair: pair[0], reverse=True)
-    ids = list(dict.fromkeys(paper_id for _, paper_id in found))
-    papers = _papers(catalog, ids[:FEED_ENTRIES])
+    ids = list(dict.fromkeys(paper_id for _, paper_id in found))[:FEED_ENTRIES]
+    # News found in the user's own uploads: the upload's record, linked to its reader.
+    uploaded = {
+        alert.paper_id: (paper, page)
+        for alert, _ in news
+        if (page := news_page(alert)) and (paper := news_paper(services.index.watcher, alert))
+    }
+    listed = (uploaded[i][0] if i in uploaded else catalog.get_paper(i) for i in ids)
+    papers = [p for p in listed if p is not None]
     # A paper new to several saved questions says the newest one's news.
     summaries = {alert.paper_id: news_line(watch.question, alert) for alert, watch in news[::-1]}
     feed_id = private_feed_id(site_address(request, services.settings), user_id)
     title = "paperchat: latest for you"
-    return _answer(request, services, title, "/latest", papers, feed_id, summaries)
+    pages = {i: page for i, (_, page) in uploaded.items()}
+    return _answer(request, services, title, "/latest", papers, feed_id, summaries, pages)
