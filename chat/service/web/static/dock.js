@@ -10,6 +10,10 @@
  * papers is put in text nodes; nothing is parsed as HTML. Citations become chips only in
  * the form the server's citation guard emits and only for the answer's sources; links in
  * answers are links only to this server and arXiv (any other shows its domain, as text).
+ * A signed-in reader may drop a PDF on the panel (or pick one with "Add a PDF"): it is
+ * uploaded, read by the server, listed under "Your PDFs" with a link to its own reader, and
+ * questions may then be asked of it alone; its citations open that reader. `data-upload`
+ * (the app's page of an upload) scopes questions to that upload.
  */
 (() => {
   "use strict";
@@ -20,10 +24,12 @@
   const ORIGIN = new URL(script.src, location.href).origin;
   const PAPER = (script.dataset.paper || "").trim();
   const AUTHOR = PAPER ? "" : (script.dataset.author || "").trim();
+  const UPLOAD = (script.dataset.upload || "").trim();
   const API_KEY = (script.dataset.apiKey || "").trim();
   const OPEN_KEY = "paperchat.dock.open";
   const CONVERSATION_KEY = "paperchat.dock.conversation";
   const READING_POLL_MS = 5000;
+  const UPLOAD_POLL_MS = 1000;
 
   const CSS = `
 :host { all: initial; }
@@ -210,6 +216,23 @@ table.compare tbody th, table.compare thead th:first-child {
 table.compare td a { color: inherit; text-decoration: none; border-bottom: 1px dotted var(--accent); }
 table.compare td a:hover { border-bottom-style: solid; }
 table.compare td .note { font-style: italic; }
+.uploads { display: grid; gap: 4px; padding: 8px 16px; border-bottom: 1px solid var(--border); font-size: 13px; }
+.uploads .row { gap: 6px 10px; }
+.uploads details summary { cursor: pointer; color: var(--muted); font-weight: 600; }
+.upload-list { list-style: none; margin: 4px 0 0; padding: 0; display: grid; gap: 6px; max-height: 30vh; overflow-y: auto; }
+.upload-list li { display: grid; grid-template-columns: minmax(0, 1fr) auto; gap: 2px 8px; align-items: center; }
+.upload-list .title { font-weight: 600; overflow-wrap: anywhere; }
+.upload-list .note { grid-column: 1; }
+.upload-list li > button { grid-column: 2; grid-row: 1 / span 2; }
+.upload-status:empty { display: none; }
+.upload-status button { margin-left: 6px; }
+.failed { color: var(--danger); }
+.panel.dropping { outline: 3px dashed var(--accent); outline-offset: -6px; }
+.panel.dropping::after {
+  content: "Drop the PDF to upload it"; position: absolute; inset: 0; display: grid; place-items: center;
+  background: color-mix(in srgb, var(--bg) 85%, transparent); color: var(--accent); font-weight: 700;
+  font-size: 18px; pointer-events: none;
+}
 `;
 
   /* ---------- small helpers ---------- */
@@ -300,6 +323,10 @@ table.compare td .note { font-style: italic; }
     // are answered from ("" for none: the page's scope, else every paper).
     collections: [],
     collectionId: "",
+    // The signed-in user's uploads (as `GET /api/uploads` lists them), and the one questions
+    // are asked of ({id, title, libraryId}; null for none).
+    uploads: [],
+    upload: null,
   };
 
   class HttpError extends Error {
@@ -312,13 +339,14 @@ table.compare td .note { font-style: italic; }
   function request(path, { method = "GET", body, signal, accept } = {}) {
     const headers = {};
     if (accept) headers.Accept = accept;
-    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const form = body instanceof FormData;
+    if (body !== undefined && !form) headers["Content-Type"] = "application/json";
     if (API_KEY) headers.Authorization = `Bearer ${API_KEY}`;
     else if (state.csrf && method !== "GET") headers["X-CSRF-Token"] = state.csrf;
     return fetch(ORIGIN + path, {
       method,
       headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined || form ? body : JSON.stringify(body),
       signal,
       credentials: API_KEY ? "omit" : "include",
       cache: "no-store",
@@ -605,10 +633,10 @@ table.compare td .note { font-style: italic; }
         h(
           "li",
           { class: "paper-source", "data-paper": paper.id },
-          h("a", { class: "paper-title", href: paperUrl(paper.id, paper.path) }, paper.title || paper.id),
-          h("span", { class: "where", text: paper.id }),
+          h("a", { class: "paper-title", href: sourcePage(paper) }, paper.title || paper.id),
+          h("span", { class: "where", text: uploadOf(paper.id) ? "Your PDF" : paper.id }),
           passages,
-          state.user ? saveTo(paper) : null,
+          state.user && !uploadOf(paper.id) ? saveTo(paper) : null,
         ),
       );
     }
@@ -701,11 +729,19 @@ table.compare td .note { font-style: italic; }
   // The longest quote the reader looks for in a passage, filled in by the server.
   const MAX_QUOTE = Number("__PAPERCHAT_MAX_QUOTE_CHARS__");
 
-  /** The paper's page with the passage to show: `/papers/ID?chunk=CHUNK&quote=WORDS#reader`. */
+  /** The paper's page with the passage to show: `/papers/ID?chunk=CHUNK&quote=WORDS#reader`;
+   * for a paper of the reader's own upload, that upload's reader. */
   function evidenceUrl(source) {
-    if (!source.chunk_id) return paperUrl(source.id, source.path);
+    const page = sourcePage(source);
+    if (!source.chunk_id) return page;
     const quote = source.quote ? `&quote=${encodeURIComponent(source.quote.slice(0, MAX_QUOTE))}` : "";
-    return `${paperUrl(source.id, source.path)}?chunk=${encodeURIComponent(source.chunk_id)}${quote}#reader`;
+    return `${page}?chunk=${encodeURIComponent(source.chunk_id)}${quote}#reader`;
+  }
+
+  /** Where a source's paper is read: its page, or the reader of the upload it is. */
+  function sourcePage(source) {
+    const upload = uploadOf(source.id);
+    return upload ? uploadReader(upload) : paperUrl(source.id, source.path);
   }
 
   /**
@@ -913,8 +949,10 @@ table.compare td .note { font-style: italic; }
 
   /** Puts a "Copy BibTeX" button under an answer that cites papers: it fetches their BibTeX
    * (`GET /api/conversations/{cid}/messages/{mid}/bibtex`) and copies it to the clipboard. */
-  function addBibtexButton(view, conversationId, messageId, citations) {
-    if (!conversationId || !messageId || !Array.isArray(citations) || !citations.length) return;
+  function addBibtexButton(view, conversationId, messageId, cited) {
+    // The reader's own PDFs have no BibTeX here: only the library's papers are counted.
+    const citations = Array.isArray(cited) ? cited.filter((id) => !uploadOf(id)) : [];
+    if (!conversationId || !messageId || !citations.length) return;
     const ids = [conversationId, messageId].map(encodeURIComponent);
     const path = `/api/conversations/${ids[0]}/messages/${ids[1]}/bibtex`;
     const button = h("button", { class: "ghost bibtex", type: "button" }, "Copy BibTeX");
@@ -1133,6 +1171,211 @@ table.compare td .note { font-style: italic; }
     }
   }
 
+  /* ---------- your PDFs: uploading one, its progress, asking about it ---------- */
+
+  /** The reader's ready upload whose paper is `id` (as sources and citations name it). */
+  function uploadOf(id) {
+    return state.uploads.find((u) => u.status === "ready" && u.doc_id && String(u.doc_id) === String(id)) || null;
+  }
+
+  /** Where an upload is read: its own reader, or the library paper's it is. */
+  function uploadReader(upload) {
+    if (upload.library_id) return `${paperUrl(String(upload.library_id))}#reader`;
+    return `${ORIGIN}/uploads/${encodeURIComponent(upload.id)}/read`;
+  }
+
+  function uploadName(upload) {
+    return String(upload.title || upload.filename || "your PDF");
+  }
+
+  /** How an upload stands, in words: "20 pages · ready", "being read…", "failed: <reason>". */
+  function uploadState(upload) {
+    if (upload.status === "processing") return "being read…";
+    if (upload.status === "failed") return `not read: ${upload.reason || "the PDF could not be read"}`;
+    const pages = upload.pages ? `${upload.pages} page${upload.pages === 1 ? "" : "s"} · ` : "";
+    return `${pages}${upload.library_id ? "in the library" : "ready"}`;
+  }
+
+  /** The user's uploads again from the server, listed with links to their readers. */
+  async function loadUploads() {
+    if (!state.user) {
+      state.uploads = [];
+    } else {
+      try {
+        state.uploads = (await call("/api/uploads")).uploads;
+      } catch {
+        return; // the list stays as it was
+      }
+    }
+    showUploads();
+    if (UPLOAD && !state.upload) {
+      const page = state.uploads.find((u) => u.id === UPLOAD && u.status === "ready");
+      if (page) setUploadScope(page);
+    }
+    for (const upload of state.uploads) if (upload.status === "processing") watchUpload(upload.id);
+  }
+
+  function showUploads() {
+    uploadCount.textContent = `Your PDFs (${state.uploads.length})`;
+    uploadsBox.hidden = !state.uploads.length;
+    uploadList.replaceChildren(...state.uploads.map(uploadItem));
+  }
+
+  function uploadItem(upload) {
+    const name = uploadName(upload);
+    const ready = upload.status === "ready";
+    const title = ready ? h("a", { class: "title", href: uploadReader(upload) }, name) : h("span", { class: "title", text: name });
+    const said = h("span", { class: `note${upload.status === "failed" ? " failed" : ""}`, text: uploadState(upload) });
+    const ask = ready ? askButton(upload) : null;
+    return h("li", { "data-upload": upload.id, "data-status": upload.status }, title, said, ask);
+  }
+
+  /** "Ask about it": the next questions are asked of that upload alone. */
+  function askButton(upload) {
+    return h(
+      "button",
+      { class: "ghost", type: "button", onclick: () => askAboutUpload(upload) },
+      "Ask about it",
+      h("span", { class: "visually-hidden", text: ` \u201c${uploadName(upload)}\u201d` }),
+    );
+  }
+
+  function askAboutUpload(upload) {
+    setUploadScope(upload);
+    showView("chat");
+    question.focus();
+  }
+
+  /** Questions asked of `upload` alone (null: as before, the page's scope or every paper). */
+  function setUploadScope(upload) {
+    state.upload = upload ? { id: upload.id, title: uploadName(upload), libraryId: upload.library_id || null } : null;
+    if (!upload) {
+      uploadScope.hidden = true;
+      uploadScope.replaceChildren();
+      question.placeholder = "Ask about the papers\u2026";
+      if (log.querySelector(".empty")) showEmpty();
+      return;
+    }
+    const stop = h(
+      "button",
+      { class: "ghost", type: "button", "aria-label": "Ask about all the papers again, not only your PDF" },
+      "\u00d7",
+    );
+    stop.addEventListener("click", () => {
+      setUploadScope(null);
+      announce("Questions are asked of the papers again.");
+      question.focus();
+    });
+    uploadScope.replaceChildren(h("span", { text: `Only your PDF \u201c${state.upload.title}\u201d` }), stop);
+    question.placeholder = "Ask about your PDF\u2026";
+    log.querySelector(".empty")?.replaceWith(h("p", { class: "empty", text: "Ask anything about your PDF." }));
+    uploadScope.hidden = false;
+    announce(`Questions are now asked of your PDF \u201c${state.upload.title}\u201d.`);
+  }
+
+  function sayUpload(...parts) {
+    uploadStatus.replaceChildren(...parts);
+  }
+
+  /** Upload `file` for the signed-in reader, then follow its reading; signed out, say to sign in. */
+  async function uploadPdf(file) {
+    if (!file) return;
+    if (!state.user) {
+      setOpen(true, { focus: false });
+      showView("auth");
+      authError.textContent = "Sign in to upload a PDF and ask about it.";
+      email.focus();
+      return;
+    }
+    setOpen(true, { focus: false });
+    showView("chat");
+    sayUpload(`Uploading \u201c${file.name}\u201d\u2026`);
+    const form = new FormData();
+    form.append("file", file, file.name);
+    let upload;
+    try {
+      upload = await call("/api/uploads", { method: "POST", body: form });
+    } catch (error) {
+      sayUpload(h("span", { class: "failed", text: `\u201c${file.name}\u201d was not uploaded: ${await unreachable(error)}` }));
+      return;
+    }
+    state.uploads = [upload, ...state.uploads.filter((u) => u.id !== upload.id)];
+    showUploads();
+    watchUpload(upload.id);
+  }
+
+  const watched = new Set();
+
+  /** Ask how the upload's reading goes until it is ready or failed, saying so each time. */
+  async function watchUpload(id) {
+    if (watched.has(id)) return;
+    watched.add(id);
+    try {
+      for (;;) {
+        const known = state.uploads.find((u) => u.id === id);
+        if (!known || !state.user) return;
+        if (known.status !== "processing") {
+          uploadDone(known);
+          return;
+        }
+        sayUpload(`Reading \u201c${known.filename}\u201d\u2026`);
+        await new Promise((resolve) => setTimeout(resolve, UPLOAD_POLL_MS));
+        let now;
+        try {
+          now = await call(`/api/uploads/${encodeURIComponent(id)}`);
+        } catch (error) {
+          if (error.status === 404) state.uploads = state.uploads.filter((u) => u.id !== id);
+          showUploads();
+          if (error.status === 404) return;
+          continue;
+        }
+        state.uploads = state.uploads.map((u) => (u.id === id ? now : u));
+        showUploads();
+      }
+    } finally {
+      watched.delete(id);
+    }
+  }
+
+  function uploadDone(upload) {
+    const name = uploadName(upload);
+    if (upload.status === "failed") {
+      sayUpload(h("span", { class: "failed", text: `\u201c${upload.filename}\u201d could not be read: ${upload.reason || "the PDF could not be read"}` }));
+      return;
+    }
+    const pages = upload.pages ? `: ${upload.pages} page${upload.pages === 1 ? "" : "s"}` : "";
+    const where = upload.library_id ? "is in the library" : `is ready${pages}`;
+    sayUpload(
+      `\u201c${name}\u201d ${where}. `,
+      h("a", { href: uploadReader(upload) }, "Read it"),
+      " ",
+      askButton(upload),
+    );
+  }
+
+  /** Whether a drag carries files (a PDF dragged from the desktop). */
+  function carriesFiles(event) {
+    return Boolean(event.dataTransfer && [...(event.dataTransfer.types || [])].includes("Files"));
+  }
+
+  function takeDrops(target) {
+    target.addEventListener("dragover", (event) => {
+      if (!carriesFiles(event)) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = "copy";
+      panel.classList.add("dropping");
+    });
+    target.addEventListener("dragleave", (event) => {
+      if (!target.contains(event.relatedTarget)) panel.classList.remove("dropping");
+    });
+    target.addEventListener("drop", (event) => {
+      if (!carriesFiles(event)) return;
+      event.preventDefault();
+      panel.classList.remove("dropping");
+      uploadPdf(event.dataTransfer.files[0]);
+    });
+  }
+
   /* ---------- the panel ---------- */
 
   const host = document.createElement("paperchat-dock");
@@ -1195,14 +1438,32 @@ table.compare td .note { font-style: italic; }
   // 1 not read" after it, or "PDF reading stopped: ..." when it ended early.
   const reading = h("p", { class: "note reading", hidden: true });
   const related = relatedNote();
+  // The reader's PDFs: "Add a PDF" (or a PDF dropped on the panel), how its reading goes (a
+  // live region), the list of them, and the question's scope when asked of one.
+  const uploadInput = h("input", { type: "file", accept: "application/pdf,.pdf", hidden: true, tabindex: "-1" });
+  const addPdfButton = h("button", { class: "ghost", type: "button" }, "Add a PDF");
+  const uploadStatus = h("p", { class: "note upload-status", role: "status", "aria-live": "polite" });
+  const uploadCount = h("summary", {}, "Your PDFs");
+  const uploadList = h("ul", { class: "upload-list" });
+  const uploadsBox = h("details", { hidden: true }, uploadCount, uploadList);
+  const uploadScope = h("div", { class: "scope upload-scope", hidden: true });
+  const uploadsSection = h(
+    "section",
+    { class: "uploads", "aria-label": "Your PDFs" },
+    h("div", { class: "row" }, addPdfButton, h("span", { class: "note", text: "or drop a PDF on this panel" }), uploadInput),
+    uploadStatus,
+    uploadsBox,
+  );
   const chatView = h(
     "section",
     { class: "view", "aria-label": "Chat" },
     PAPER || AUTHOR ? scope : null,
     collectionScope,
+    uploadScope,
     collectionNames,
     related,
     reading,
+    uploadsSection,
     log,
     composer,
     h("div", { class: "foot" }, who, API_KEY ? null : accountButton, API_KEY ? null : signOutButton),
@@ -1299,6 +1560,11 @@ table.compare td .note { font-style: italic; }
     if (user) loadRelated(related);
     else related.hidden = true;
     loadCollections();
+    if (!user) {
+      setUploadScope(null);
+      sayUpload();
+    }
+    loadUploads();
     watchAlerts();
     showView("chat");
   }
@@ -1311,7 +1577,7 @@ table.compare td .note { font-style: italic; }
 
   /** An empty conversation view; the remembered conversation is left as it is. */
   function showEmpty() {
-    const about = PAPER ? "this paper" : AUTHOR ? "this author's papers" : "the papers";
+    const about = state.upload ? "your PDF" : PAPER ? "this paper" : AUTHOR ? "this author's papers" : "the papers";
     log.replaceChildren(h("p", { class: "empty", text: `Ask anything about ${about}.` }));
   }
 
@@ -1387,6 +1653,17 @@ table.compare td .note { font-style: italic; }
       delete body.author;
       body.collection_id = state.collectionId;
     }
+    if (state.upload && !paper) {
+      // Asked of the reader's own PDF alone (or, one the library holds, of that paper).
+      delete body.author;
+      delete body.collection_id;
+      if (state.upload.libraryId) body.paper_ids = [state.upload.libraryId];
+      else {
+        delete body.paper_ids;
+        body.upload_ids = [state.upload.id];
+      }
+      view.setPinned({ id: state.upload.id, title: state.upload.title });
+    }
     if (paper) {
       body.paper_ids = [paper.id];
       delete body.author;
@@ -1422,7 +1699,7 @@ table.compare td .note { font-style: italic; }
             if (!state.controller) ask(text, { paper: other });
           });
           addBibtexButton(view, state.conversationId, messageId, data.citations);
-          if (!carried) addWatchButton(view, text, body);
+          if (!carried && !body.upload_ids) addWatchButton(view, text, body);
         } else if (name === "error") {
           ended = "failed";
           view.fail(data.message || "the answer failed", retry);
@@ -1676,7 +1953,10 @@ table.compare td .note { font-style: italic; }
       return;
     }
     const remembered = stored("sessionStorage", CONVERSATION_KEY);
-    if (state.user && remembered) await openConversation(remembered);
+    if (state.user && remembered) {
+      await loadUploads(); // its citations of the reader's PDFs link to their readers
+      await openConversation(remembered);
+    }
   }
 
   /* ---------- wiring ---------- */
@@ -1697,6 +1977,14 @@ table.compare td .note { font-style: italic; }
   for (const opener of openers) opener.addEventListener("click", () => setOpen(true));
   if (openers.length) host.setAttribute("data-page-opener", "");
   closeButton.addEventListener("click", () => setOpen(false));
+  addPdfButton.addEventListener("click", () => uploadInput.click());
+  uploadInput.addEventListener("change", () => {
+    const [file] = uploadInput.files;
+    uploadInput.value = "";
+    uploadPdf(file);
+  });
+  takeDrops(panel);
+  takeDrops(launcher);
   newChatButton.addEventListener("click", () => {
     newChat();
     showView("chat");

@@ -9,6 +9,11 @@ import sqlite3
 
 import pytest
 
+from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixtures by name
+    LIBRARY_PDF,
+    upload,
+    uploads_api_fixture,
+)
 from tests.chat.service.web.uploads.conftest import Owner, read, send_pdf
 from tests.support.running.server import Api
 
@@ -132,3 +137,16 @@ def test_a_deleted_uploads_pages_are_404(web: Api) -> None:
     assert before.status_code == 200
     assert deleted.status_code == 204
     assert [answer.status_code for answer in after] == [404, 404, 404, 404]
+
+
+def test_an_upload_the_library_holds_opens_the_library_papers_reader(uploads_api: Api) -> None:
+    with uploads_api.signed_in() as client:
+        made = upload(client, LIBRARY_PDF)
+        page = client.get(f"/uploads/{made['id']}/read", follow_redirects=False)
+        image = client.get(f"/uploads/{made['id']}/pages/1.webp")
+
+    assert made["library_id"] == "2007.01282"
+    assert page.status_code == 303
+    assert page.headers["location"] == "/papers/2007.01282#reader"
+    assert page.headers["cache-control"] == PRIVATE
+    assert image.status_code == 404
