@@ -109,3 +109,27 @@ def test_an_upload_is_news_for_its_owners_question_it_answers_alone(
     assert deleted.status_code == 204
     assert after == {FAITHFULNESS: [], PHOTONS: []}
     assert reader not in feed_after
+
+
+def test_a_question_within_a_collection_hears_of_an_upload_once_the_collection_holds_it(
+    uploads_api: Api,
+) -> None:
+    with uploads_api.key_client() as client:
+        holding = client.post("/api/collections", json={"name": "summaries"}).json()["id"]
+        other = client.post("/api/collections", json={"name": "elsewhere"}).json()["id"]
+        for collection in (holding, other):
+            saved = client.post(
+                "/api/watches", json={"question": FAITHFULNESS, "collection_id": collection}
+            )
+            assert saved.status_code == 201, saved.text
+        made = upload(client, ACL_PDF)
+
+        before = client.get("/api/watches").json()["watches"]
+        added = client.post(f"/api/collections/{holding}/uploads", json={"upload_id": made["id"]})
+        after = client.get("/api/watches").json()["watches"]
+
+    news = {w["scope"]["collection_id"]: w["news"] for w in after}
+    assert [w["news"] for w in before] == [[], []]
+    assert added.status_code == 201, added.text
+    assert [n["citation"] for n in news[holding]] == [f"[doc:{made['doc_id']}]"]
+    assert news[other] == []
