@@ -204,14 +204,16 @@ class ServiceSettings(BaseModel):
         5.0,
         gt=0,
         description="seconds between the beats by which a node shows that its answer streams "
-        "(in the database) and their stream slots (in Redis) are still alive",
+        "(in the database), their stream slots (in Redis) and the uploads it reads are still "
+        "alive",
     )
     stream_ttl_s: float = Field(
         30.0,
         gt=0,
         description="seconds without a beat after which a stream counts as dead: its answer is "
-        "marked `interrupted` by any node, its stream slot is free again. More than "
-        "`PAPERCHAT_STREAM_HEARTBEAT_S`",
+        "marked `interrupted` by any node, its stream slot is free again; an upload being "
+        "read is read again by a node holding its PDF (failed, once twice that, when none "
+        "does). More than `PAPERCHAT_STREAM_HEARTBEAT_S`",
     )
 
     @model_validator(mode="after")
