@@ -1,7 +1,7 @@
 """Uploads outlive a killed server: `paperchat serve` killed while it reads them (the
 `reading-upload` failpoint, a SIGKILL) leaves them `processing`; the server started again
 reads again the one whose PDF its uploads folder holds, and fails, saying why, the one
-whose PDF is gone."""
+whose PDF is gone; on PostgreSQL, another node sharing the uploads folder takes over."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from bench.servers import create_keys
 from chat.service.uploads.reading import GONE, READING_FAILPOINT
 from ingest.jobs.failpoints import FAILPOINT_ENV
 from tests.chat.service.routes.uploads.conftest import ACL_PDF, ARXIV_PDF
+from tests.conftest import postgres_schema
 from tests.support.data import PDFS, ROOT
 from tests.support.running.cli import command, environment
 from tests.support.running.net import unused_port
@@ -33,16 +34,19 @@ SETTLED_WITHIN_S = 300.0
 
 
 class Server:
-    """`paperchat serve` (one process) on a data dir and a SQLite database of the test's."""
+    """`paperchat serve` (one process) on a data dir of the test's and `database` (by
+    default a SQLite file of the test's)."""
 
-    def __init__(self, root: Path, models: Path) -> None:
-        self.database = f"sqlite:///{root / 'service.sqlite'}"
+    def __init__(self, root: Path, models: Path, database: str = "", **env: str) -> None:
+        root.mkdir(parents=True, exist_ok=True)
+        self.database = database or f"sqlite:///{root / 'service.sqlite'}"
         self.env = environment(
             root / "data",
             models,
             PAPERCHAT_LLM="extractive",
             PAPERCHAT_DATABASE_URL=self.database,
             PAPERCHAT_STREAM_HEARTBEAT_S="0.5",
+            **env,
         )
         self.uploads = root / "data" / "uploads"
         self.log = root / "serve.log"
@@ -139,4 +143,29 @@ def test_a_killed_servers_uploads_are_read_again_or_failed_when_their_pdf_is_gon
     assert after[ARXIV_PDF]["status"] == "failed", after
     assert after[ARXIV_PDF]["reason"] == GONE
     assert asked.status_code == 200
+    assert f"[doc:{after[ACL_PDF]['doc_id']}]" in asked.text
+
+
+def test_another_node_takes_over_the_upload_of_a_killed_node(
+    tmp_path: Path, models_cache: Path
+) -> None:
+    shared = {
+        "PAPERCHAT_UPLOADS_DIR": str(tmp_path / "uploads"),
+        "PAPERCHAT_SECRET_KEY": "one key both nodes share",
+    }
+    with postgres_schema() as database:
+        killed = Server(tmp_path / "killed", models_cache, database, **shared)
+        alive = Server(tmp_path / "alive", models_cache, database, **shared)
+        (key,) = create_keys(database, 1)
+
+        with alive.running(ttl_s=2), alive.client(key) as client:
+            _send_and_die(killed, key, ACL_PDF)
+            after = _settled(client)
+            asked = client.post(
+                "/api/chat",
+                json={"message": "What is the paper about?", "upload_ids": [after[ACL_PDF]["id"]]},
+            )
+
+    assert after[ACL_PDF]["status"] == "ready", after
+    assert after[ACL_PDF]["chunks"] > 0
     assert f"[doc:{after[ACL_PDF]['doc_id']}]" in asked.text
