@@ -1184,6 +1184,16 @@ table.compare td .note { font-style: italic; }
     return `${ORIGIN}/uploads/${encodeURIComponent(upload.id)}/read`;
   }
 
+  /** A link to the upload's reader; on a phone, where the dock covers the page, the dock
+   * stays closed on the reader's page. */
+  function readLink(upload, text, className) {
+    const link = h("a", { class: className, href: uploadReader(upload) }, text);
+    link.addEventListener("click", () => {
+      if (window.matchMedia("(max-width: 640px)").matches) store("localStorage", OPEN_KEY, "0");
+    });
+    return link;
+  }
+
   function uploadName(upload) {
     return String(upload.title || upload.filename || "your PDF");
   }
@@ -1224,7 +1234,7 @@ table.compare td .note { font-style: italic; }
   function uploadItem(upload) {
     const name = uploadName(upload);
     const ready = upload.status === "ready";
-    const title = ready ? h("a", { class: "title", href: uploadReader(upload) }, name) : h("span", { class: "title", text: name });
+    const title = ready ? readLink(upload, name, "title") : h("span", { class: "title", text: name });
     const said = h("span", { class: `note${upload.status === "failed" ? " failed" : ""}`, text: uploadState(upload) });
     const ask = ready ? askButton(upload) : null;
     return h("li", { "data-upload": upload.id, "data-status": upload.status }, title, said, ask);
@@ -1347,7 +1357,7 @@ table.compare td .note { font-style: italic; }
     const where = upload.library_id ? "is in the library" : `is ready${pages}`;
     sayUpload(
       `\u201c${name}\u201d ${where}. `,
-      h("a", { href: uploadReader(upload) }, "Read it"),
+      readLink(upload, "Read it"),
       " ",
       askButton(upload),
     );

@@ -155,3 +155,15 @@ def test_the_dock_with_an_upload_and_the_uploads_reader_pass_axe(
 
     assert [str(v) for v in in_dock] == []
     assert [str(v) for v in in_reader] == []
+
+
+def test_a_pdf_that_cannot_be_read_says_why_in_words(web: Api, page: Page) -> None:
+    page.goto(f"{web.base_url}/")
+    Dock(page).sign_in(web.new_user())
+
+    _drop(page, "broken.pdf", b"%PDF-1.4\nnot really a PDF at all\n")
+
+    expect(_status(page)).to_contain_text(
+        "\u201cbroken.pdf\u201d could not be read: cannot read the PDF", timeout=WAIT_MS * 2
+    )
+    expect(page.locator('paperchat-dock .upload-list li[data-status="failed"]')).to_have_count(1)
