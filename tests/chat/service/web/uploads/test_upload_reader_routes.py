@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,7 @@ from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixture
 )
 from tests.chat.service.web.uploads.conftest import Owner, read, send_pdf
 from tests.support.running.server import Api
+from tests.support.validators import nu_errors
 
 pytestmark = pytest.mark.timeout(600)
 
@@ -150,3 +152,12 @@ def test_an_upload_the_library_holds_opens_the_library_papers_reader(uploads_api
     assert page.headers["location"] == "/papers/2007.01282#reader"
     assert page.headers["cache-control"] == PRIVATE
     assert image.status_code == 404
+
+
+def test_the_upload_reader_is_valid_html(web: Api, owner: Owner, tmp_path: Path) -> None:
+    with web.signed_in(owner.email) as client:
+        page = client.get(f"/uploads/{owner.id}/read").text
+
+    errors = nu_errors({"upload reader": page}, tmp_path)
+
+    assert errors == {}
