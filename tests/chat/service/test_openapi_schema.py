@@ -94,7 +94,6 @@ GLOBAL_BINDINGS = {
     "path.collection_id": "collections",
     "path.note_id": "notes",
     "path.upload_id": "uploads",
-    "body.upload_id": "uploads",
     "body.file": "pdfs",
     "path.paper_id": "papers",
     "body.paper_id": "papers",
@@ -143,6 +142,21 @@ OPERATION_BINDINGS = (
         "POST",
         {"body.current_password": "passwords", "body.new_password": "passwords"},
         0.9,
+    ),
+    # The coverage phase draws from the global dictionaries alone, where the DELETEs above
+    # may take the kept upload and collection: these find an upload, in a collection, that
+    # no DELETE is given.
+    (
+        "/api/collections/{collection_id}/uploads",
+        "POST",
+        {"path.collection_id": "collecting", "body.upload_id": "collected"},
+        REAL_VALUE_PROBABILITY,
+    ),
+    (
+        "/api/collections/{collection_id}/uploads/{upload_id}",
+        "DELETE",
+        {"path.collection_id": "collecting", "path.upload_id": "collected"},
+        REAL_VALUE_PROBABILITY,
     ),
 )
 
@@ -200,8 +214,10 @@ def seed(client: httpx.Client, email: str, feed_token: str, share_token: str) ->
     # A PDF the index does not hold, read into its own index; and one that is no PDF inside.
     kept_upload = upload(client, (PDFS / "1502.03167v3.pdf").read_bytes())
     doomed_upload = upload(client, b"%PDF-1.7\n% not a document\n")
-    # In a collection too, for the collection's upload routes to find it there.
-    held = client.post(f"/api/collections/{gathered}/uploads", json={"upload_id": kept_upload})
+    # Another, in a collection of its own, for the routes that must find one there.
+    collecting = collection(client, "d", papers)
+    collected = upload(client, (PDFS / "2023.eacl-main.121.pdf").read_bytes())
+    held = client.post(f"/api/collections/{collecting}/uploads", json={"upload_id": collected})
     assert held.status_code == 201, held.text
     return Seeds(
         {
@@ -219,6 +235,8 @@ def seed(client: httpx.Client, email: str, feed_token: str, share_token: str) ->
             "doomed_notes": [doomed_note],
             "uploads": [kept_upload],
             "doomed_uploads": [doomed_upload],
+            "collecting": [collecting],
+            "collected": [collected],
             # A file that starts as a PDF does (which it is not: its upload fails).
             "pdfs": ["%PDF-1.7\n% fuzzed\n"],
             "tokens": [share_token, feed_token],
