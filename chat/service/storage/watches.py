@@ -166,7 +166,8 @@ def refresh_watches(session: Session, watcher: Watcher, user_id: str) -> None:
             new = set()
         elif filters.searched_papers:
             new &= set(filters.searched_papers)
-        uploads = _uploads_new_to(session, watcher, watch, scope)
+        uploads, upto_upload = _uploads_new_to(session, watcher, watch, scope)
+        checked_at = min(max(now, watch.checked_at), upto_upload or now)
         if new or uploads:
             if asked >= WATCH_CHECKS_PER_LOOK:
                 continue
@@ -179,7 +180,7 @@ def refresh_watches(session: Session, watcher: Watcher, user_id: str) -> None:
         session.execute(
             update(Watch)
             .where(Watch.id == watch.id)
-            .values(checked_rowid=upto, checked_at=max(now, watch.checked_at))
+            .values(checked_rowid=upto, checked_at=max(checked_at, watch.checked_at))
         )
     session.commit()
 
@@ -197,14 +198,16 @@ def _added_since(session: Session, collection_id: str, since: datetime) -> set[s
 
 def _uploads_new_to(
     session: Session, watcher: Watcher, watch: Watch, scope: Scope
-) -> list[tuple[Upload, Path]]:
+) -> tuple[list[tuple[Upload, Path]], datetime | None]:
     """The owner's uploads read since the watch was last compared, in its scope, with their
     folders: every one for a question over the whole library, those in its collection
     (or added to it since) for a collection's; none for one naming papers or an author.
-    An upload whose index is not in this node's uploads folder waits for another node."""
+    And when there are more than `UPLOADS_PER_LOOK`, when the last one taken was read: the
+    others are compared at the next looks. An upload whose index is not in this node's
+    uploads folder is left out (the nodes share one uploads folder)."""
     root = watcher.uploads_root
     if root is None or scope.paper_ids or scope.author:
-        return []
+        return [], None
     since = watch.checked_at
     query = select(Upload).where(
         Upload.user_id == watch.user_id, Upload.status == "ready", Upload.doc_id.is_not(None)
@@ -216,9 +219,14 @@ def _uploads_new_to(
             CollectionUpload.collection_id == scope.collection_id,
             or_(Upload.updated_at > since, CollectionUpload.added_at > since),
         )
-    found = session.scalars(query.order_by(Upload.updated_at, Upload.id).limit(UPLOADS_PER_LOOK))
+    query = query.order_by(Upload.updated_at, Upload.id).limit(UPLOADS_PER_LOOK)
+    found = list(session.scalars(query))
+    more = (
+        found[-1].updated_at if len(found) == UPLOADS_PER_LOOK and not scope.collection_id else None
+    )
     folders = [(upload, root / upload.user_id / upload.id) for upload in found]
-    return [(upload, folder) for upload, folder in folders if (folder / CATALOG_FILE).is_file()]
+    held = [(upload, folder) for upload, folder in folders if (folder / CATALOG_FILE).is_file()]
+    return held, more
 
 
 def _upload_news(watcher: Watcher, watch: Watch, upload: Upload, folder: Path) -> list[Evidence]:

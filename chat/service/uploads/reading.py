@@ -186,6 +186,8 @@ class UploadReader:
                 session.expunge(upload)
         done = 0
         for upload in stale:
+            if upload.reader_node == self.node_id:
+                continue  # read here: only its beat failed
             key = (upload.user_id, upload.id)
             pdf = self.folder(*key) / PDF_FILE
             with self.sessions() as session:
