@@ -30,6 +30,15 @@ _MOST_EXPLICIT = (
 )
 
 
+# How many papers print each name without defining it: read from the index names_by_use
+# alone (catalog migration 10), a fraction of a millisecond where reading the rows of a name
+# a thousand papers print took 11 ms of every question naming it.
+USERS_QUERY = (
+    "SELECT name, COUNT(DISTINCT paper_id) FROM names"
+    " WHERE name IN ({marks}) AND defined = 0 GROUP BY name"
+)
+
+
 class NameCatalog:
     """The catalog's `names` table (`ingest/index/tables/schema.py`): written by ingest, read at
     question time."""
@@ -136,11 +145,7 @@ class NameCatalog:
         names = list(dict.fromkeys(names))
         if not names:
             return {}
-        marks = ",".join("?" * len(names))
-        query = (
-            "SELECT name, COUNT(DISTINCT paper_id) FROM names"
-            f" WHERE name IN ({marks}) AND defined = 0 GROUP BY name"
-        )
+        query = USERS_QUERY.format(marks=",".join("?" * len(names)))
         return {str(name): int(count) for name, count in self.db.execute(query, names)}
 
     def top_printers(self, name: str, limit: int = 2) -> list[tuple[str, int]]:

@@ -267,5 +267,10 @@ MIGRATIONS = (
         _statements("CREATE INDEX IF NOT EXISTS names_by_count ON names (name, count, paper_id)"),
     ),
     Migration(9, "the titles' openings, indexed", _title_openings),
+    Migration(
+        10,
+        "how many papers use a name without defining it, read from an index",
+        _statements("CREATE INDEX IF NOT EXISTS names_by_use ON names (name, defined, paper_id)"),
+    ),
 )
 LATEST = MIGRATIONS[-1].version

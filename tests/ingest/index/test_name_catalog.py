@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from ingest.index.catalog import Catalog
-from ingest.index.name_catalog import NameCatalog
+from ingest.index.name_catalog import USERS_QUERY, NameCatalog
 from ingest.index.names.mining import (
     definitions_in,
     initialism,
@@ -258,3 +258,19 @@ def test_a_names_rows_are_kept_between_questions_until_a_paper_is_written(
     assert [r.paper_id for r in before] == [first.id]
     assert kept == before  # one paper's row, found by name and by folded name
     assert {r.paper_id for r in after} == {first.id, second.id}
+
+
+def test_a_names_users_are_counted_from_an_index_alone(catalog: Catalog) -> None:
+    papers = [_paper(f"2007.0128{n}", f"Paper {n}") for n in range(3)]
+    _store(catalog, papers[0], "Our Fusion-in-Decoder (FiD) reads passages.")
+    _store(catalog, papers[1], "We compare with FiD and with FiD again.")
+    _store(catalog, papers[2], "FiD is strong.")
+    names = NameCatalog(catalog)
+    names.backfill()
+
+    users = names.users_of(["FiD", "T5"])
+
+    assert users == {"FiD": 2}
+    if catalog.db.dialect == "sqlite":  # PostgreSQL's plan depends on its statistics
+        plan = catalog.db.execute("EXPLAIN QUERY PLAN " + USERS_QUERY.format(marks="?"), ["FiD"])
+        assert "COVERING INDEX names_by_use" in " ".join(str(row[-1]) for row in plan)
