@@ -78,6 +78,9 @@ class NameRecogniser:
         self.passages = passages
         self._papers = KeptPapers(names.catalog)
         self._recognised: KeptAnswers[Recognised] = KeptAnswers(names.catalog)
+        # Each name's coiner, read once while the catalog stays as it is: "RAG" has a
+        # thousand definers whose dates every question naming it would read again.
+        self._coiners: KeptAnswers[str | None] = KeptAnswers(names.catalog)
 
     def recognise(self, question: str) -> Recognised:
         """The names `question` asks about, read once while the catalog stays as it is: a
@@ -273,6 +276,12 @@ class NameRecogniser:
         the latter, and is not what "DPR" means to a reader."""
         if not match.introducers:
             return match
+        key = f"{match.name}\x1f{hash((match.introducers, match.definers))}"
+        best = self._coiners.get(key, lambda _: self._cited_coiner(match))
+        return match if best is None else replace(match, introducers=(best, *match.introducers))
+
+    def _cited_coiner(self, match: NameMatch) -> str | None:
+        """The paper `_with_cited_coiner` puts first, None when there is none."""
         # Papers defining it in the other number count too: the ResNet paper defines
         # "residual nets (ResNets)", 2025 papers "Residual Network (ResNet)".
         name = match.name
@@ -281,7 +290,7 @@ class NameRecogniser:
         defining = [*match.definers, *(r.paper_id for r in plural if r.defined)]
         others = [p for p in dict.fromkeys(defining) if p not in match.introducers]
         if not others:
-            return match
+            return None
         catalog = self.names.catalog
         dates = catalog.published_among([*match.introducers, *others])
         first = min((dates.get(p) or "9" for p in match.introducers), default="9")
@@ -291,8 +300,8 @@ class NameRecogniser:
         cited = {p: len(citing_ids(catalog.db, p)) for p in older[:_COINERS_READ]}
         best = max(cited, key=lambda p: (cited[p], -older.index(p)), default=None)
         if best is None or cited[best] < _COINER_CITED:
-            return match
-        return replace(match, introducers=(best, *match.introducers))
+            return None
+        return best
 
     def _long_forms_in(self, question: str) -> dict[str, tuple[list[NameRow], str]]:
         """Names whose long form the question writes out, with the rows of the papers that
