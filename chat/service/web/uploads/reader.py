@@ -73,6 +73,13 @@ def _upload(request: Request, services: ServicesDep, session: Session, upload_id
         raise _not_found(upload_id) from e
 
 
+def _failure(error: Exception) -> HTTPException:
+    """The library reader's answer to a render that failed, kept private too."""
+    failed = render_failure(error)
+    failed.headers = {**(failed.headers or {}), **PRIVATE}
+    return failed
+
+
 def _pdf(request: Request, upload: Upload) -> PdfFile:
     """The PDF the upload keeps for its own reader; 404 while it is read, once it failed, or
     when the library's paper is read instead."""
@@ -98,7 +105,7 @@ def upload_page(
     try:
         info = services.pdf_pages.info(pdf)
     except RENDER_FAILURES as e:
-        raise render_failure(e) from e
+        raise _failure(e) from e
     response = render_page(
         "upload.html",
         upload=upload,
@@ -128,7 +135,7 @@ def upload_page_image(
             pdf, page, render_width(width), render_check(request, services)
         )
     except RENDER_FAILURES as e:
-        raise render_failure(e) from e
+        raise _failure(e) from e
     headers = {**PRIVATE, "X-Content-Type-Options": "nosniff"}
     headers["Cross-Origin-Resource-Policy"] = "same-origin"
     return Response(body, media_type="image/webp", headers=headers)
@@ -148,7 +155,7 @@ def upload_text_layer(
     try:
         layer = services.pdf_pages.text_layer(pdf, page, render_check(request, services))
     except RENDER_FAILURES as e:
-        raise render_failure(e) from e
+        raise _failure(e) from e
     response.headers.update(PRIVATE)
     return TextLayer.model_validate(layer)
 
@@ -189,7 +196,11 @@ def upload_evidence(
         )
     marked = None
     if quote is not None and boxes:
-        marked = focus_boxes(pdf, quote, boxes, request, services)
+        try:
+            marked = focus_boxes(pdf, quote, boxes, request, services)
+        except HTTPException as e:  # a render that failed, as the library's reader says it
+            e.headers = {**(e.headers or {}), **PRIVATE}
+            raise
     response.headers.update(PRIVATE)
     return Evidence(
         chunk_id=row.id,

@@ -51,6 +51,7 @@ def test_the_owner_reads_the_upload_in_a_private_unindexed_reader(web: Api, owne
         page = client.get(f"/uploads/{owner.id}/read")
         image = client.get(f"/uploads/{owner.id}/pages/1.webp?width=480")
         layer = client.get(f"/uploads/{owner.id}/pages/1.json")
+        past = client.get(f"/uploads/{owner.id}/pages/{owner.upload['pages'] + 1}.webp")
 
     assert page.status_code == 200
     assert f'data-base="/uploads/{owner.id}"' in page.text
@@ -65,6 +66,8 @@ def test_the_owner_reads_the_upload_in_a_private_unindexed_reader(web: Api, owne
     assert image.content[8:12] == b"WEBP"
     assert layer.status_code == 200
     assert any("LONGEVAL" in line["text"] for line in layer.json()["lines"])
+    assert past.status_code == 404
+    assert past.headers["cache-control"] == PRIVATE
     for answer in (page, image, layer):
         assert answer.headers["cache-control"] == PRIVATE
         assert answer.headers["x-robots-tag"] == "noindex, nofollow"
