@@ -120,19 +120,6 @@ def ready_uploads(session: Session, user_id: str, upload_ids: list[str]) -> list
     return [found[i] for i in upload_ids]
 
 
-def finish_upload(session: Session, upload_id: str, **fields: object) -> bool:
-    """Record how reading the upload ended (`status` and what it found); False when it was
-    deleted meanwhile."""
-    upload = session.get(Upload, upload_id)
-    if upload is None:
-        return False
-    for name, value in fields.items():
-        setattr(upload, name, value)
-    upload.updated_at = utcnow()
-    session.commit()
-    return True
-
-
 def delete_upload(session: Session, user_id: str, upload_id: str) -> Upload:
     """Delete the user's upload's row, and its places in collections; returns what it was,
     for its files to go too."""
@@ -216,5 +203,5 @@ def fail_unbeaten(session: Session, upload_id: str, before: datetime, reason: st
     return cast(CursorResult[Any], result).rowcount == 1
 
 
-def exists(session: Session, upload_id: str) -> bool:
+def upload_exists(session: Session, upload_id: str) -> bool:
     return session.get(Upload, upload_id) is not None

@@ -34,10 +34,10 @@ from chat.service.storage.tables import utcnow
 from chat.service.storage.uploads import (
     beat_uploads,
     claim_upload,
-    exists,
     fail_unbeaten,
     finish_reading,
     unbeaten_uploads,
+    upload_exists,
 )
 from chat.service.streams import new_node_id
 from chat.service.ticking import ticking
@@ -121,7 +121,7 @@ class UploadReader:
             fields = {"status": "failed", "reason": "the PDF could not be indexed; try again"}
         with self.sessions() as session:
             kept = finish_reading(session, upload_id, self.node_id, **fields)
-            gone = not kept and not exists(session, upload_id)
+            gone = not kept and not upload_exists(session, upload_id)
         # Deleted while it was read, or read into nothing of its own; when another reader
         # took it over, its folder is that reader's now.
         if gone or (kept and (fields["status"] == "failed" or fields.get("library_id"))):
