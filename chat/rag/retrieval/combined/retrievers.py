@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.fusion import Candidate
@@ -23,6 +23,11 @@ from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.retriever import Retriever
 from chat.rag.sources import Source
 from ingest.index.filters import Filters
+
+if TYPE_CHECKING:
+    from ingest.index.catalog import Catalog
+    from ingest.index.names.citations import StoredReference
+    from ingest.index.records import Paper
 
 # Weight of a candidate's score, scaled by its part's best, beside its reciprocal rank.
 SCORE_WEIGHT = 0.1
@@ -74,9 +79,35 @@ def merged_order(lists: Sequence[Sequence[T]], rrf_k: float) -> list[tuple[float
     return scored
 
 
+class CombinedCatalog:
+    """The parts' catalogs read as one where an answer looks a paper up by its id (its
+    title, for a follow-up's scope and a namesake's line; its references, for what a
+    citation quotes): each id from the catalog that holds it. Anything else is the first
+    catalog's."""
+
+    def __init__(self, catalogs: Sequence[Catalog]) -> None:
+        self._catalogs = tuple(catalogs)
+
+    def _holding(self, paper_id: str) -> Catalog:
+        for catalog in self._catalogs:
+            if catalog.get_paper(paper_id) is not None:
+                return catalog
+        return self._catalogs[0]
+
+    def get_paper(self, paper_id: str) -> Paper | None:
+        return self._holding(paper_id).get_paper(paper_id)
+
+    def references_of(self, paper_id: str) -> list[StoredReference]:
+        return self._holding(paper_id).references_of(paper_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._catalogs[0], name)
+
+
 class CombinedRetriever(Retriever):
-    """The parts searched in turn and merged; its catalog, names and config are the first
-    part's, so that an answerer reads the question as that part would."""
+    """The parts searched in turn and merged; its names and config are the first part's, so
+    that an answerer reads the question as that part would, and its catalog finds a paper
+    in whichever part holds it (`CombinedCatalog`)."""
 
     def __init__(self, parts: Sequence[Part], config: RetrievalConfig | None = None) -> None:
         if not parts:
@@ -88,6 +119,8 @@ class CombinedRetriever(Retriever):
         )
         self.name_catalog, self.names = first.name_catalog, first.names
         self.parts = tuple(parts)
+        # Read by the answerer alone: every search goes through a part's own catalog.
+        self.catalog = cast("Catalog", CombinedCatalog([p.retriever.catalog for p in parts]))
 
     def with_config(self, config: RetrievalConfig) -> CombinedRetriever:
         parts = [replace(p, retriever=p.retriever.with_config(config)) for p in self.parts]

@@ -194,3 +194,26 @@ async def test_mcp_asks_uploads_beside_the_library_and_no_one_elses(
     assert error_text(theirs).replace(victim.upload["id"], "ID") == error_text(missing).replace(
         MISSING, "ID"
     )
+
+
+def test_a_follow_up_keeps_to_the_library_paper_and_the_upload_the_answer_cited(
+    uploads_api: Api, two_uploads: tuple[Uploader, Uploader]
+) -> None:
+    norm, _ = two_uploads
+    cited = f"In the decoder [arXiv:{FID}], over mini-batches {citation(norm.doc_id)}."
+    uploads_api.fake.default_script = ChatScript(pieces=(cited,))
+    body = {"message": MIXED, "upload_ids": [norm.upload["id"]], "with_library": True}
+
+    with norm.client(uploads_api) as owner:
+        _, first = _ask(owner, body)
+        conversation = first[0].data["conversation_id"]
+        follow_up = body | {
+            "message": "How fast do these papers train their models?",
+            "conversation_id": conversation,
+        }
+        _, then = _ask(owner, follow_up)
+
+    scope = next(e for e in then if e.name == "sources").data["scope"]
+    assert sorted(scope["paper_ids"]) == sorted([FID, norm.doc_id])
+    assert _sources(then) <= {FID, norm.doc_id}
+    assert norm.doc_id in _sources(then)
