@@ -302,6 +302,10 @@ def _key_client(cluster: Cluster, node: Node, email: str) -> httpx.Client:
     return httpx.Client(base_url=node.url, timeout=60, headers={"Authorization": f"Bearer {key}"})
 
 
+# An upload's reader, read through node B: its page, a page image and a page's text.
+READER_PAGES = ("read", "pages/1.webp", "pages/1.json")
+
+
 def test_an_upload_sent_to_a_is_read_and_asked_through_b_by_its_owner_alone(
     cluster: Cluster,
 ) -> None:
@@ -324,14 +328,20 @@ def test_an_upload_sent_to_a_is_read_and_asked_through_b_by_its_owner_alone(
         body = {"message": question, "upload_ids": [upload_id]}
         with on_b.stream("POST", "/api/chat", json=body) as response:
             events = read_events(response)
+        reader = [on_b.get(f"/uploads/{upload_id}/{page}") for page in READER_PAGES]
+    reader_paths = [f"/uploads/{upload_id}/{page}" for page in READER_PAGES]
     with _key_client(cluster, cluster.b, other) as stranger:
         theirs = [stranger.get(f"/api/uploads/{upload_id}"), stranger.post("/api/chat", json=body)]
+        theirs += [stranger.get(path) for path in reader_paths]
+        theirs += [stranger.get(f"/api/uploads/{upload_id}/pdf")]
         listed = stranger.get("/api/uploads").json()["uploads"]
         searched = stranger.get("/api/search", params={"q": upload["title"], "limit": 50})
 
     sources = next(e.data["sources"] for e in events if e.name == "sources")
     assert upload["status"] == "ready", upload
     assert {s["id"] for s in sources} == {upload["doc_id"]}
-    assert [r.status_code for r in theirs] == [404, 404]
+    assert [r.status_code for r in reader] == [200, 200, 200]
+    assert all("no-store" in r.headers["cache-control"] for r in reader)
+    assert [r.status_code for r in theirs] == [404] * 6
     assert listed == []
     assert upload["doc_id"] not in {r["id"] for r in searched.json()["results"]}

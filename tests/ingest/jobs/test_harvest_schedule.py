@@ -83,5 +83,5 @@ def test_a_scheduled_time_older_than_one_deferred_is_not_deferred_again(url: str
             return [await defer(t) for t in (100, 101, 100, 101, 102)]
 
     first, second, older, same, third = asyncio.run(scenario())
-    assert first is not None and second is not None and third is not None
-    assert older is None and same is None
+    assert None not in (first, second, third)
+    assert (older, same) == (None, None)
