@@ -14,6 +14,7 @@ from chat.library.authors import AuthorNotFound
 from chat.library.follows import followed_person
 from chat.library.papers import page_path
 from chat.library.researchers import researcher_path
+from chat.rag.watching import Watcher
 from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
 from chat.service.storage.alerts import list_alerts, refresh_alerts, unread_count
 from chat.service.storage.digests import digest_frequency
@@ -21,6 +22,8 @@ from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
 from chat.service.storage.watches import (
     list_watch_alerts,
+    news_page,
+    news_paper,
     refresh_watches,
     unread_watch_alerts,
 )
@@ -82,7 +85,7 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
                 "at": alert.created_at,
             }
         )
-    alerts += _news(catalog, session, user.id)
+    alerts += _news(services.index.watcher, session, user.id)
     alerts.sort(key=lambda alert: alert["at"], reverse=True)
     unread = unread_count(session, user.id) + unread_watch_alerts(session, user.id)
     return render_page(
@@ -94,17 +97,20 @@ def latest_page(request: Request, services: ServicesDep, session: SessionDep) ->
     )
 
 
-def _news(catalog: Catalog, session: SessionDep, user_id: str) -> list[dict[str, Any]]:
-    """The new evidence for the user's saved questions, as the page lists alerts."""
+def _news(watcher: Watcher, session: SessionDep, user_id: str) -> list[dict[str, Any]]:
+    """The new evidence for the user's saved questions, as the page lists alerts: a library
+    paper's links to its page, news found in the user's own upload to the upload's reader."""
     found: list[dict[str, Any]] = []
     for alert, watch in list_watch_alerts(session, user_id):
-        paper = catalog.get_paper(alert.paper_id)
+        paper = news_paper(watcher, alert)
         if paper is None:
             continue
         found.append(
             {
                 "paper": paper,
-                "href": page_path(paper),
+                "href": news_page(alert) or page_path(paper),
+                # An upload's record is the owner's alone: no unAPI id for a reference manager.
+                "private": alert.upload_id is not None,
                 "title": readable_tex(paper.title),
                 "version": "",
                 "read": alert.read,

@@ -83,6 +83,9 @@ def test_an_upload_is_news_for_its_owners_question_it_answers_alone(
         their_news = _news(theirs)
         their_watches = theirs.get("/api/watches").text
         feed, their_feed = _feed(mine), _feed(theirs)
+        with uploads_api.signed_in(owner) as browser, uploads_api.signed_in(other) as stranger:
+            latest = html.unescape(browser.get("/latest").text)
+            their_latest = html.unescape(stranger.get("/latest").text)
         digests = _digests(uploads_api, inbox)
         deleted = mine.delete(f"/api/uploads/{made['id']}")
         after = _news(mine)
@@ -101,8 +104,10 @@ def test_an_upload_is_news_for_its_owners_question_it_answers_alone(
     assert made["title"] in feed
     assert said in digests[owner]
     assert f"https://papers.example.org{reader}" in digests[owner]
+    assert f"your question “{FAITHFULNESS}”, new: {found['sentence']}" in latest
+    assert f'<a href="{reader}">{made["title"]}</a>' in latest
     assert their_news == {FAITHFULNESS: []}
-    for seen in (their_watches, their_feed):
+    for seen in (their_watches, their_feed, their_latest):
         assert made["doc_id"] not in seen
         assert made["title"] not in seen
     assert other not in digests
