@@ -4,8 +4,10 @@ new evidence it then finds.
 When a question is saved, its answer is recorded as a `Baseline`: the passages it was
 answered from (best first) and the sentences it quoted. Asked again over the index as it is
 now, a passage of a newly arrived paper is news when it ranks above the lowest of those
-passages (or they all fell out of the answer's sources) and it holds a sentence the answer
-quotes that the saved answer did not. The sentences are chosen as the extractive answer
+passages (or they all fell out of the answer's sources), scores nearly as well as the best
+passage the question now retrieves (a paper on the question's topic ranks high; the paper
+that answers it ranks first, or close to first), and it holds a sentence the answer quotes
+that the saved answer did not. The sentences are chosen as the extractive answer
 chooses them (`chat/rag/extractive/answerer.py`), whichever generator answers chat: the
 same measure on both sides of the comparison, and no model call at look time.
 """
@@ -26,6 +28,11 @@ from ingest.index.filters import Filters
 
 # Sentences quoted of the answer as saved, and of each newly arrived paper's passages.
 _QUOTED = 4
+# A new passage's share of the best passage's retrieval score, at least. Measured with
+# bench/quality/watches.py over the full index (docs/watches.md): below 0.9 papers on the
+# question's topic that do not answer it fire too, above 0.94 the answering ones start to
+# be missed.
+_CLOSE_TO_BEST = 0.92
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,14 @@ class Watcher:
         kept = [places.get(chunk, len(sources)) for chunk in baseline.chunk_ids]
         # A new passage must rank above the lowest of the saved answer's passages.
         bar = max(kept, default=len(sources))
-        fresh = [(i, s) for i, s in enumerate(sources[:bar]) if s.id in arrived]
+        # And score nearly as well as the best passage retrieved (a catalog record: as any).
+        floor = max((s.score for s in sources if s.kind != "record"), default=0.0)
+        floor *= _CLOSE_TO_BEST
+        fresh = [
+            (i, s)
+            for i, s in enumerate(sources[:bar])
+            if s.id in arrived and (s.kind == "record" or s.score >= floor)
+        ]
         if not fresh:
             return []
         # What the saved answer had: its quotes, and its passages still among the sources.
