@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from chat.library.papers import PaperNotFound
 from chat.rag.extractive.sentences import split_sentences
 from chat.service.web.papers.discussions import CitingPdf, Discussion, discussions_of
-from chat.service.web.papers.pdfpages import PageOutOfRange, PdfPages, PdfUnavailable
+from chat.service.web.papers.pdfpages import PageOutOfRange, Pdf, PdfPages, PdfUnavailable
 from chat.service.web.papers.skim import Facet, SkimSentence, skim
 from chat.service.web.papers.terms import (
     DefinedTerm,
@@ -136,12 +136,28 @@ class _PaperList:
     skim: tuple[SkimSentence, ...]
 
 
-class Annotations:
-    """Page annotations of the catalog's PDFs, read through the reader's `PdfPages`."""
+def _by_id(paper_id: str) -> Pdf:
+    return paper_id
 
-    def __init__(self, pdf_pages: PdfPages, catalog: Callable[[], Catalog]) -> None:
+
+class Annotations:
+    """Page annotations of the catalog's PDFs, read through the reader's `PdfPages`.
+
+    `pdf_of` names the PDF of a paper of `catalog` to `PdfPages` (by default its id in the
+    library's catalog; a user's upload gives its own file); `discussed` False leaves out the
+    sentences of other papers citing it (an upload's own index holds no other paper)."""
+
+    def __init__(
+        self,
+        pdf_pages: PdfPages,
+        catalog: Callable[[], Catalog],
+        pdf_of: Callable[[str], Pdf] = _by_id,
+        discussed: bool = True,
+    ) -> None:
         self._pdf_pages = pdf_pages
         self._catalog = catalog
+        self._pdf_of = pdf_of
+        self._with_discussions = discussed
         self._lock = threading.Lock()
         self._lists: OrderedDict[tuple[str, str, int], _PaperList] = OrderedDict()
         self._pages: OrderedDict[tuple[str, str, int, int], PageAnnotations] = OrderedDict()
@@ -153,7 +169,7 @@ class Annotations:
         catalog = self._catalog()
         if catalog.get_paper(paper_id) is None:
             raise PaperNotFound(f"no paper {paper_id!r} in the library")
-        info, texts = self._pdf_pages.page_texts(paper_id, before_render)
+        info, texts = self._pdf_pages.page_texts(self._pdf_of(paper_id), before_render)
         if not 1 <= page <= info.pages:
             raise PageOutOfRange(f"{paper_id!r} has pages 1 to {info.pages}, not {page}")
         generation = catalog.generation()
@@ -170,14 +186,14 @@ class Annotations:
         ranges += [(start, end - start) for _term, start, end in uses]
         ranges += [(s.start, s.end - s.start) for s in skimmed]
         found_boxes = self._pdf_pages.text_boxes(
-            paper_id, page, lambda _text: ranges, before_render
+            self._pdf_of(paper_id), page, lambda _text: ranges, before_render
         ) or [[] for _ in ranges]
         boxes = found_boxes[: len(marks)]
         use_boxes = found_boxes[len(marks) : len(marks) + len(uses)]
         skim_boxes = found_boxes[len(marks) + len(uses) :]
         definitions = defined_on_page(
             listed.terms, uses, use_boxes, texts[page - 1],
-            definition_reader(self._pdf_pages, paper_id, before_render),
+            definition_reader(self._pdf_pages, self._pdf_of(paper_id), before_render),
         )  # fmt: skip
         citations = [
             CitationMark(
@@ -209,7 +225,7 @@ class Annotations:
         catalog = self._catalog()
         if catalog.get_paper(paper_id) is None:
             raise PaperNotFound(f"no paper {paper_id!r} in the library")
-        info, texts = self._pdf_pages.page_texts(paper_id, before_render)
+        info, texts = self._pdf_pages.page_texts(self._pdf_of(paper_id), before_render)
         listed = self._list(
             catalog, paper_id, (paper_id, info.version, catalog.generation()), texts
         )
@@ -219,6 +235,8 @@ class Annotations:
     def discussions(self, paper_id: str, before_render: Callable[[], None]) -> list[Discussion]:
         """The sentences of the library's PDFs citing `paper_id` (`discussions.py`), each
         placed on a page of its PDF when it has one; kept while the catalog stays as it is."""
+        if not self._with_discussions:
+            return []
         catalog = self._catalog()
         key = (paper_id, catalog.generation())
         with self._lock:
@@ -237,7 +255,7 @@ class Annotations:
 
     def _texts_of(self, paper_id: str, before_render: Callable[[], None]) -> tuple[str, ...] | None:
         try:
-            return self._pdf_pages.page_texts(paper_id, before_render)[1]
+            return self._pdf_pages.page_texts(self._pdf_of(paper_id), before_render)[1]
         except PdfUnavailable:
             return None
 

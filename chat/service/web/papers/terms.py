@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from chat.service.web.papers.pdfpages import PdfPages
+from chat.service.web.papers.pdfpages import Pdf, PdfPages
 from ingest.index.records import Box
 from ingest.references.terms import Term, defined_terms, term_uses
 
@@ -113,13 +113,13 @@ def _boxes(boxes: list[Box]) -> list[TermBox]:
 
 
 def definition_reader(
-    pdf_pages: PdfPages, paper_id: str, before_render: Callable[[], None]
+    pdf_pages: PdfPages, pdf: Pdf, before_render: Callable[[], None]
 ) -> Callable[[int, list[Term]], list[list[Box]]]:
     """Reads the boxes of terms' definitions printed on one page of the paper."""
 
     def read(page: int, terms: list[Term]) -> list[list[Box]]:
         ranges = [(term.start, term.end - term.start) for term in terms]
-        boxes = pdf_pages.text_boxes(paper_id, page, lambda _text: ranges, before_render)
+        boxes = pdf_pages.text_boxes(pdf, page, lambda _text: ranges, before_render)
         return boxes or [[] for _ in terms]
 
     return read

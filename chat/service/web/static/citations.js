@@ -11,6 +11,8 @@
  * term's, its definition and a link to the page that defines it. A library paper's card
  * also says whether the reader follows it and whether this browser has opened its page
  * before (a list kept in localStorage only). Escape closes the card.
+ * A user's own upload (its reader's `data-base`, `/uploads/<id>`) has its annotations there,
+ * and is not remembered among the papers opened.
  * Everything from the server goes into text nodes, attributes and style properties, never
  * into HTML.
  */
@@ -27,7 +29,8 @@
   const MAX_OPENED = 500;
   const opened = new Set(readOpened());
   let followed = new Set();
-  rememberOpened(PAPER);
+  const BASE = root.dataset.base || "";
+  if (!BASE) rememberOpened(PAPER);
   loadFollowed();
 
   function readOpened() {
@@ -115,7 +118,10 @@
       item.append(links);
     }
     const number = reference.number ? `[${reference.number}] ` : "";
-    item.append(element("p", "reader-card-printed", `${number}${reference.printed}`));
+    // A long reference scrolls within the card: it takes the focus, to scroll by keyboard.
+    const printed = element("p", "reader-card-printed", `${number}${reference.printed}`);
+    printed.tabIndex = 0;
+    item.append(printed);
     return item;
   }
 
@@ -216,7 +222,7 @@
   async function loadCitations(page) {
     page.dataset.citations = "loading";
     try {
-      const response = await fetch(`${paperPath(PAPER)}/pages/${page.dataset.page}/annotations`);
+      const response = await fetch(`${BASE || paperPath(PAPER)}/pages/${page.dataset.page}/annotations`);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       const annotations = await response.json();
       const layer = element("div", "reader-cites");

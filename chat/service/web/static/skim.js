@@ -98,7 +98,8 @@
     listed = true;
     panel.replaceChildren(element("p", "reader-skim-heading", "Reading the paper for its goal, method, results and limitations…"));
     try {
-      const response = await fetch(`${paperPath(PAPER)}/skim`);
+      // A user's upload has its own (`data-base`, `/uploads/<id>`).
+      const response = await fetch(`${root.dataset.base || paperPath(PAPER)}/skim`);
       if (!response.ok) throw new Error(`HTTP ${response.status}`);
       listOf((await response.json()).sentences);
     } catch {

@@ -19,12 +19,14 @@ from fastapi import APIRouter, HTTPException, Query, Request, Response, status
 from fastapi.responses import RedirectResponse
 from sqlalchemy.orm import Session
 
+from chat.library.papers import PaperNotFound
 from chat.service.access.accounts import InvalidApiKey, verify_api_key_record
 from chat.service.access.auth import bearer_token
 from chat.service.routes.deps import ServicesDep, SessionDep, cookie_session
 from chat.service.storage.tables import Upload, User
 from chat.service.storage.uploads import UploadNotFound, get_upload
 from chat.service.uploads.reading import PDF_FILE, UploadReader
+from chat.service.web.papers.annotations import Annotations, PageAnnotations, PaperSkim
 from chat.service.web.papers.focus import MAX_QUOTE_CHARS
 from chat.service.web.papers.pdfpages import PdfFile, render_width
 from chat.service.web.papers.reader import (
@@ -211,3 +213,46 @@ def upload_evidence(
         abstract=None,
         focus=None if marked is None else [EvidenceBox.model_validate(b.as_json()) for b in marked],
     )
+
+
+@contextmanager
+def _annotations(request: Request, services: ServicesDep, upload: Upload) -> Iterator[Annotations]:
+    """The library reader's annotations, read from the upload's own PDF and index."""
+    pdf = _pdf(request, upload)
+    with _catalog(request, upload) as catalog:
+        try:
+            yield Annotations(services.pdf_pages, lambda: catalog, lambda _id: pdf, discussed=False)
+        except PaperNotFound as e:
+            raise _not_found(upload.id) from e
+        except RENDER_FAILURES as e:
+            raise _failure(e) from e
+
+
+@router.get("/uploads/{upload_id}/pages/{page:int}/annotations", include_in_schema=False)
+def upload_page_annotations(
+    upload_id: str,
+    page: int,
+    request: Request,
+    response: Response,
+    services: ServicesDep,
+    session: SessionDep,
+) -> PageAnnotations:
+    """What the reader draws over a page of the upload: its citation marks with the entries
+    of its reference list they name, the terms it defines, the sentences skimming tints."""
+    upload = _upload(request, services, session, upload_id)
+    with _annotations(request, services, upload) as annotations:
+        found = annotations.page(upload.doc_id or "", page, render_check(request, services))
+    response.headers.update(PRIVATE)
+    return found
+
+
+@router.get("/uploads/{upload_id}/skim", include_in_schema=False)
+def upload_skim(
+    upload_id: str, request: Request, response: Response, services: ServicesDep, session: SessionDep
+) -> PaperSkim:
+    """The upload's sentences that state its goal, method, results and limitations."""
+    upload = _upload(request, services, session, upload_id)
+    with _annotations(request, services, upload) as annotations:
+        found = annotations.skim(upload.doc_id or "", render_check(request, services))
+    response.headers.update(PRIVATE)
+    return found

@@ -31,6 +31,8 @@ def _paths(upload_id: str) -> list[str]:
         f"/uploads/{upload_id}/pages/1.webp",
         f"/uploads/{upload_id}/pages/1.json",
         f"/uploads/{upload_id}/evidence?chunk=x",
+        f"/uploads/{upload_id}/pages/1/annotations",
+        f"/uploads/{upload_id}/skim",
     ]
 
 
@@ -105,6 +107,26 @@ def test_the_cited_passage_is_placed_on_its_page_and_the_quoted_words_inside_it(
     assert len(quoted.json()["focus"]) < len(evidence["boxes"]) + 1
 
 
+def test_the_owner_gets_the_uploads_citation_marks_terms_and_skim(web: Api, owner: Owner) -> None:
+    with web.signed_in(owner.email) as client:
+        page = client.get(f"/uploads/{owner.id}/pages/1/annotations")
+        skim = client.get(f"/uploads/{owner.id}/skim")
+
+    annotations = page.json()
+    assert page.status_code == 200
+    assert page.headers["cache-control"] == PRIVATE
+    assert annotations["paper_id"] == owner.upload["doc_id"]
+    assert annotations["pages"] == owner.upload["pages"]
+    assert any(
+        "Kryscinski" in mark["text"] and mark["references"] and mark["boxes"]
+        for mark in annotations["citations"]
+    )
+    assert annotations["discussions"] == []
+    assert skim.status_code == 200
+    assert skim.headers["cache-control"] == PRIVATE
+    assert {sentence["facet"] for sentence in skim.json()["sentences"]} >= {"goal", "result"}
+
+
 def test_another_user_and_no_user_get_the_404_of_an_unknown_upload(web: Api, owner: Owner) -> None:
     with web.signed_in() as other, web.client() as anonymous, web.key_client() as keyed:
         for path, missing in zip(_paths(owner.id), _paths(MISSING), strict=True):
@@ -141,7 +163,7 @@ def test_a_deleted_uploads_pages_are_404(web: Api) -> None:
     assert made["status"] == "ready", made
     assert before.status_code == 200
     assert deleted.status_code == 204
-    assert [answer.status_code for answer in after] == [404, 404, 404, 404]
+    assert [answer.status_code for answer in after] == [404] * 6
 
 
 def test_an_upload_the_library_holds_opens_the_library_papers_reader(uploads_api: Api) -> None:
