@@ -6,7 +6,8 @@ question, earlier user and assistant messages its history), `previous_response_i
 response of the same user: its conversation is the history), `stream`,
 `max_output_tokens`, `temperature`, `store` (false: the response is not kept and cannot be
 continued), `user`, `metadata` (echoed), and the extra `paper_ids`, `author`,
-`collection_id` and `follow_up` of `/v1/chat/completions`. Refused with a 400 naming the
+`collection_id` (its papers and the owner's uploads in it), `upload_ids`, `with_library`
+and `follow_up` of `/v1/chat/completions`. Refused with a 400 naming the
 parameter: tools, a `text.format` other than text, and input items other than text
 messages (images, files, tool outputs). `instructions` and other parameters are accepted
 and have no effect: the answer follows the papers and this server's own prompt.
@@ -38,6 +39,7 @@ from chat.rag.answer.sampling import Sampling
 from chat.service.openai.errors import invalid_request
 from chat.service.openai.request import MODEL_ID, no_tool_called
 from chat.service.routes.deps import AuthorName, PaperId, readable_text
+from chat.service.uploads.asking import MAX_ASKED_UPLOADS
 
 RESPONSE_PREFIX = "resp_"
 MESSAGE_PREFIX = "msg_"
@@ -95,7 +97,22 @@ class ResponseRequest(BaseModel):
     text: dict[str, Any] | None = None
     paper_ids: list[PaperId] = Field(default_factory=list, max_length=50)
     author: AuthorName | None = None
-    collection_id: str | None = Field(default=None, max_length=64)
+    collection_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="only the papers and uploads of this collection of the key owner's (404 "
+        "for another user's)",
+    )
+    upload_ids: list[str] = Field(
+        default_factory=list,
+        max_length=MAX_ASKED_UPLOADS,
+        description="the key owner's own uploads to answer from, as `/v1/chat/completions` "
+        "takes them (404 for another user's or one not ready)",
+    )
+    with_library: StrictBool = Field(
+        default=False,
+        description="with upload_ids alone, also answer from the whole library",
+    )
     follow_up: StrictBool = True
 
     @field_validator("input")

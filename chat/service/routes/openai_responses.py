@@ -3,14 +3,16 @@ frameworks that speak it (the `openai` client's `responses.create` and `response
 LangChain's `ChatOpenAI(use_responses_api=True)`).
 
 The request and the response object are `chat.service.openai.responses`. The answer is
-the one `/v1/chat/completions` gives, with the same sources and checked citations. Streamed,
-it is the Responses API's events: `response.created`, `response.in_progress` (with the
-`sources` once retrieved), `response.output_item.added`, `response.content_part.added`,
-many `response.output_text.delta`, `response.output_text.done`,
-`response.content_part.done`, `response.output_item.done` and `response.completed`; a
-failure is `response.failed` then an `error` event (the openai client raises it). A stored
-response (`store`, true by default) is kept as a turn of the user's conversations, which
-`previous_response_id` continues. API keys only; errors in OpenAI's shape.
+the one `/v1/chat/completions` gives, from the same scope (papers, a collection, the key
+owner's uploads: `chat.service.uploads.asking`), with the same sources and checked
+citations. Streamed, it is the Responses API's events: `response.created`,
+`response.in_progress` (with the `sources` once retrieved), `response.output_item.added`,
+`response.content_part.added`, many `response.output_text.delta`,
+`response.output_text.done`, `response.content_part.done`, `response.output_item.done` and
+`response.completed`; a failure is `response.failed` then an `error` event (the openai
+client raises it). A stored response (`store`, true by default) is kept as a turn of the
+user's conversations, which `previous_response_id` continues. API keys only; errors in
+OpenAI's shape.
 """
 
 from __future__ import annotations
@@ -24,11 +26,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import anyio
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
-from chat.rag.answer.answering import Question, Turn
+from chat.rag.answer.answering import Answerer, Question, Turn
 from chat.rag.answer.events import Delta, Done, Error, Gathered, Meta, Sources, dispatch, gather
 from chat.service.openai.answers import (
     FAILURE_STATUS,
@@ -57,11 +59,11 @@ from chat.service.routes.deps import (
     ServicesDep,
     admit,
     check_question,
-    chosen_filters,
 )
 from chat.service.routes.errors import openai_errors
 from chat.service.storage.responses import response_turns, save_response
 from chat.service.streams import SHUTDOWN_GRACE_S, SHUTTING_DOWN, SSE_HEADERS, until_stopped
+from chat.service.uploads.asking import Asked, question_scope, scope_answerer
 
 logger = logging.getLogger("paperchat.openai")
 router = APIRouter(tags=["openai"])
@@ -79,6 +81,7 @@ class _Turn:
     body: ResponseRequest
     question: Question
     conversation_id: str | None
+    answerer: Answerer
     key: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     @property
@@ -106,7 +109,7 @@ class _Turn:
         """Keep the answer as a turn of the user's conversation, unless `store` is false."""
         if not self.body.store:
             return
-        answerer = self.services.index.answerer
+        answerer = self.answerer
         with self.services.sessions() as session:
             save_response(
                 session,
@@ -149,7 +152,7 @@ def _earlier(services: Services, user_id: str, response_id: str) -> tuple[str, t
     openapi_extra={"requestBody": {"content": {"application/json": {"example": EXAMPLE_REQUEST}}}},
 )
 async def create_response(
-    body: ResponseRequest, user: ChattingKeyUser, services: ServicesDep
+    body: ResponseRequest, user: ChattingKeyUser, services: ServicesDep, request: Request
 ) -> dict[str, Any] | EventSourceResponse:
     """An OpenAI response, or its events when `stream` is true."""
     if body.model != MODEL_ID:
@@ -165,13 +168,21 @@ async def create_response(
         check_question(question.text, services.limits)
     except HTTPException as e:
         raise invalid_request(str(e.detail), "input") from e
-    filters = await run_in_threadpool(
-        chosen_filters, services, user.id, body.paper_ids, body.author, body.collection_id
+    asked = Asked(
+        body.paper_ids, body.author, body.collection_id, body.upload_ids, body.with_library
     )
-    turn = _Turn(services, user.id, body, replace(question, filters=filters), conversation_id)
+    folder_of = request.app.state.uploads.folder
+    scope = await run_in_threadpool(question_scope, services, folder_of, user.id, asked)
     slot = AsyncExitStack()
     await slot.enter_async_context(services.slots.acquire(user.id))
     await admit(slot, services, user.id)
+    try:  # its uploads' indexes are closed with the slot, once the answer is sent
+        answerer = slot.enter_context(scope_answerer(services.index, scope))
+    except BaseException:
+        await slot.aclose()
+        raise
+    question = replace(question, filters=scope.filters)
+    turn = _Turn(services, user.id, body, question, conversation_id, answerer)
     if body.stream:
         shutdown = anyio.Event()
         return EventSourceResponse(
@@ -187,7 +198,7 @@ async def create_response(
 
 async def _whole(turn: _Turn) -> dict[str, Any]:
     services = turn.services
-    gathered = await gather(services.index.answerer.answer(turn.question), Gathered())
+    gathered = await gather(turn.answerer.answer(turn.question), Gathered())
     if gathered.error is not None:
         count_failure(services, gathered.error)
         status = FAILURE_STATUS.get(gathered.error.code, 502)
@@ -281,7 +292,7 @@ async def _stream(
     try:
         for message in events.created():
             yield message
-        async with aclosing(turn.services.index.answerer.answer(turn.question)) as answer:
+        async with aclosing(turn.answerer.answer(turn.question)) as answer:
             async for event in until_stopped(answer, shutdown):
                 if isinstance(event, Done):
                     await run_in_threadpool(turn.save, events.text, event, events.sources)
