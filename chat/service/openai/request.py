@@ -5,12 +5,12 @@ user and assistant turns its history), `stream`, `stream_options.include_usage`,
 `max_tokens` (or `max_completion_tokens`), `temperature`, `stop`, `user`,
 and the extra `paper_ids`, `author` (only that author's papers; 404 when
 no indexed author has the name), `collection_id` (only the papers of one of
-the key owner's collections; another user's is a 404) and `follow_up`
-(false: a question that leans on the previous answer is not asked about
-that answer's papers). Refused
-with a 400 naming the parameter: `n` above 1, tools and functions,
-`response_format` other than text, log probabilities, and content parts
-other than text (images, audio, files).
+the key owner's collections; another user's is a 404), `upload_ids` and
+`with_library` (the key owner's uploads: `chat.service.uploads.asking`) and
+`follow_up` (false: a question that leans on the previous answer is not asked
+about that answer's papers). Refused with a 400 naming the parameter: `n`
+above 1, tools and functions, `response_format` other than text, log
+probabilities, and content parts other than text (images, audio, files).
 Other OpenAI parameters are accepted and have no effect.
 """
 
@@ -109,8 +109,9 @@ class CompletionRequest(BaseModel):
         default_factory=list,
         max_length=MAX_ASKED_UPLOADS,
         description="the key owner's own uploads to answer from (404 for another user's or "
-        "one not ready), cited as `[doc:<id>]`: alone, from these PDFs only; with "
-        "paper_ids, author or collection_id, from them and those papers, merged",
+        "one not ready), cited as `[doc:<id>]` (one the library holds, its `library_id`, "
+        "as that paper: `[arXiv:<id>]`): alone, from these PDFs only; with paper_ids, "
+        "author or collection_id, from them and those papers, merged",
     )
     with_library: StrictBool = Field(
         default=False,

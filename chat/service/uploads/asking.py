@@ -6,8 +6,10 @@ What a question reads (`QuestionScope`): the uploads it names (`upload_ids`, eac
 user's own and `ready`: `chat.service.storage.uploads.ready_uploads`, a 404 otherwise,
 as for one that does not exist) and those of the collection it is asked within; and the
 library, when the question names papers of it (`paper_ids`, `author`, a collection
-holding papers) or asks for it (`with_library`). Uploads alone are asked alone, as one
-always was. Several indexes are searched each on its own and their passages merged
+holding papers, an upload the library holds) or asks for it (`with_library`). Uploads
+alone are asked alone, as one always was. An upload the library holds already (its
+`library_id`: it keeps no index of its own) is asked as that library paper. Several
+indexes are searched each on its own and their passages merged
 (`chat.rag.retrieval.combined`); an upload's passages are cited as its paper is,
 `[doc:<id>]` (or `[arXiv:<id>]` for an arXiv paper the library does not hold), the
 library's as `[arXiv:<id>]`, both in one answer.
@@ -27,7 +29,7 @@ from chat.rag.retrieval.combined.retrievers import CombinedRetriever, Part
 from chat.rag.retrieval.retriever import Retriever
 from chat.service.routes.deps import Services, chosen_filters
 from chat.service.storage.collections import collection_uploads, get_collection, paper_ids
-from chat.service.storage.uploads import ready_uploads
+from chat.service.storage.uploads import UploadNotFound, get_upload, ready_uploads
 from chat.wiring import Wiring
 from ingest.index.catalog import Catalog
 from ingest.index.filters import Filters
@@ -74,15 +76,29 @@ class Asked:
         return bool(self.paper_ids or self.author or self.collection_id)
 
 
+def library_paper(session: Session, user_id: str, upload_id: str) -> str | None:
+    """The library's paper the user's upload `upload_id` is, once read (its `library_id`);
+    None for any other upload, or one that is not the user's."""
+    try:
+        found = get_upload(session, user_id, upload_id)
+    except UploadNotFound:
+        return None
+    return found.library_id if found.status == "ready" else None
+
+
 def asked_uploads(
     sessions: sessionmaker[Session], folder_of: FolderOf, user_id: str, upload_ids: Sequence[str]
-) -> list[AskedUpload]:
-    """The user's uploads `upload_ids`, each once; UploadNotFound (a 404) for any other
-    user's, or one not ready, in the words a missing one gets."""
+) -> tuple[list[AskedUpload], list[str]]:
+    """The user's uploads `upload_ids`, each once: those read into indexes of their own,
+    and the library papers of those the library holds; UploadNotFound (a 404) for any
+    other user's, or one not ready, in the words a missing one gets."""
     wanted = list(dict.fromkeys(upload_ids))
     with sessions() as session:
-        found = ready_uploads(session, user_id, wanted)
-        return [AskedUpload(u.doc_id or "", folder_of(user_id, u.id)) for u in found]
+        linked = {i: library_paper(session, user_id, i) for i in wanted}
+        found = ready_uploads(session, user_id, [i for i in wanted if linked[i] is None])
+        uploads = [AskedUpload(u.doc_id or "", folder_of(user_id, u.id)) for u in found]
+        papers = [paper for paper in linked.values() if paper is not None]
+        return uploads, list(dict.fromkeys(papers))
 
 
 def collection_contents(
@@ -108,21 +124,26 @@ def question_scope(
     names (`chosen_filters`: 404 for an unknown author or another user's collection, 422
     for a collection holding nothing asked)."""
     sessions = services.sessions
-    uploads = asked_uploads(sessions, folder_of, user_id, asked.upload_ids)
+    uploads, linked = asked_uploads(sessions, folder_of, user_id, asked.upload_ids)
     library = asked.with_library or asked.names_library or not uploads
     if asked.collection_id is not None and not asked.paper_ids:
         held, kept = collection_contents(sessions, folder_of, user_id, asked.collection_id)
         uploads += [u for u in kept if u not in uploads]
         # A collection of uploads alone is answered from them; an empty one is refused.
         library = library and bool(held or not kept)
-    if not library:
+    if not library and not linked:
         return QuestionScope(uploads=tuple(uploads), with_library=False)
-    filters = chosen_filters(
-        services, user_id, list(asked.paper_ids), asked.author, asked.collection_id
-    )
-    if uploads and filters.paper_ids:
-        # The papers named are the library's; the uploads are named too.
-        filters = filters.with_papers([*filters.paper_ids, *(u.doc_id for u in uploads)])
+    filters = Filters()
+    if library:
+        filters = chosen_filters(
+            services, user_id, list(asked.paper_ids), asked.author, asked.collection_id
+        )
+    named = bool(filters.paper_ids) or not asked.with_library
+    if (linked and named) or (uploads and filters.paper_ids):
+        # The papers named are the library's (the uploads it holds among them), and the
+        # uploads are named too; with the whole library asked, its uploads are in it.
+        papers = [*filters.paper_ids, *linked, *(u.doc_id for u in uploads)]
+        filters = filters.with_papers(list(dict.fromkeys(papers)))
     return QuestionScope(filters, tuple(uploads), with_library=True)
 
 

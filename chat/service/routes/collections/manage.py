@@ -5,7 +5,8 @@ one that does not exist is, on every route. A paper is added by its id (as
 the paper pages and the chat's sources write it) and must be in the index.
 The owner's own uploads, once read, go in beside the papers (`/uploads`): a
 question within the collection reads them too, its share link and exports never
-show them, and an upload deleted leaves every collection.
+show them, and an upload deleted leaves every collection. An upload the library holds
+already goes in as that library paper.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from chat.service.storage.collections import (
 )
 from chat.service.storage.tables import MAX_COLLECTION_NAME_CHARS, Collection, Upload
 from chat.service.storage.uploads import ready_uploads
+from chat.service.uploads.asking import library_paper
 from ingest.index.records import normalise_paper_id
 
 router = APIRouter(tags=["collections"])
@@ -103,6 +105,11 @@ class UploadRequest(BaseModel):
 class AddedUpload(BaseModel):
     upload_id: str
     added: bool = Field(description="false when the collection held it already")
+    paper_id: str | None = Field(
+        default=None,
+        description="the library's paper added in its place, for an upload the library "
+        "holds (its `library_id`); null otherwise",
+    )
 
 
 class Added(BaseModel):
@@ -279,24 +286,24 @@ def put_upload(
     session: SessionDep,
     response: Response,
 ) -> AddedUpload:
-    """Add one of the user's own uploads, once read into an index of its own; 200 when it
-    is there already, 404 for another user's (as for one that does not exist, or is not
+    """Add one of the user's own uploads, once read: into an index of its own, or found in
+    the library (its `library_id`), whose paper is added then (`paper_id`); 200 when it is
+    there already, 404 for another user's (as for one that does not exist, or is not
     ready), 422 past `PAPERCHAT_MAX_COLLECTION_PAPERS` papers and uploads together."""
     get_collection(session, user.id, collection_id)
-    [upload] = ready_uploads(session, user.id, [body.upload_id])
+    paper_id = library_paper(session, user.id, body.upload_id)
+    limit = services.settings.max_collection_papers
     try:
-        added = add_upload(
-            session,
-            user.id,
-            collection_id,
-            upload.id,
-            max_papers=services.settings.max_collection_papers,
-        )
+        if paper_id is not None:
+            added = add_paper(session, user.id, collection_id, paper_id, max_papers=limit)
+        else:
+            [upload] = ready_uploads(session, user.id, [body.upload_id])
+            added = add_upload(session, user.id, collection_id, upload.id, max_papers=limit)
     except TooMany as e:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(e)) from e
     if not added:
         response.status_code = status.HTTP_200_OK
-    return AddedUpload(upload_id=upload.id, added=added)
+    return AddedUpload(upload_id=body.upload_id, added=added, paper_id=paper_id)
 
 
 @router.delete(
@@ -305,8 +312,14 @@ def put_upload(
     responses=errors(*SIGNED_IN, 404, 422),
 )
 def take_upload(collection_id: str, upload_id: str, user: CurrentUser, session: SessionDep) -> None:
-    """Take an upload out of the collection (the upload stays); 404 when it is not in it."""
-    if not remove_upload(session, user.id, collection_id, upload_id):
+    """Take an upload out of the collection (the upload stays), or the library's paper an
+    upload the library holds was added as; 404 when it is not in it."""
+    paper_id = library_paper(session, user.id, upload_id)
+    if paper_id is not None:
+        taken = remove_paper(session, user.id, collection_id, paper_id)
+    else:
+        taken = remove_upload(session, user.id, collection_id, upload_id)
+    if not taken:
         raise HTTPException(
             status.HTTP_404_NOT_FOUND, f"no upload {upload_id!r} in collection {collection_id!r}"
         )
