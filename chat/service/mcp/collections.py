@@ -1,6 +1,7 @@
-"""The MCP tools of the caller's collections: list them, read one's papers, add a paper, and
-ask within one (its papers and the caller's uploads in it); and asking the caller's own
-uploads, alone or beside the library (`chat.service.uploads.asking`).
+"""The MCP tools of the caller's collections: list them, read one's papers and uploads, add a
+paper, and ask within one (its papers and the caller's uploads in it); and listing and
+asking the caller's own uploads, alone or beside the library
+(`chat.service.uploads.asking`).
 
 They act for the owner of the API key the `/mcp` request came with (the
 endpoint puts the user's id in the request's state), through the same
@@ -25,16 +26,19 @@ from chat.rag.answer.answering import Question
 from chat.service.mcp.notes import add_note_tools
 from chat.service.mcp.tools import READ_ONLY, Answer, PaperId, answer, caller, check_question
 from chat.service.mcp.watches import add_watch_tools
+from chat.service.routes.collections.manage import CollectionUploadOut
 from chat.service.routes.deps import PaperOut, Services, paper_list
 from chat.service.storage.collections import (
     CollectionNotFound,
     TooMany,
     add_paper,
+    collection_uploads,
     get_collection,
     list_collections,
     paper_ids,
 )
-from chat.service.storage.uploads import UploadNotFound
+from chat.service.storage.tables import Upload
+from chat.service.storage.uploads import UploadNotFound, list_uploads
 from chat.service.uploads.asking import (
     MAX_ASKED_UPLOADS,
     Asked,
@@ -72,6 +76,39 @@ class CollectionPapers(BaseModel):
     id: str
     name: str
     papers: list[PaperOut]
+    uploads: list[CollectionUploadOut] = Field(
+        description="the caller's own uploads in it, in the order they were added"
+    )
+
+
+class UploadSummary(BaseModel):
+    id: str
+    filename: str
+    title: str | None
+    status: str = Field(description="`processing`, `ready` or `failed`")
+    reason: str | None = Field(description="why it failed; null otherwise")
+    pages: int | None
+    doc_id: str | None = Field(description="ready: its paper in its own index, cited as such")
+    library_id: str | None = Field(
+        description="ready: the library's paper it is, asked and collected as that paper"
+    )
+
+
+class UploadList(BaseModel):
+    uploads: list[UploadSummary] = Field(description="the newest first")
+
+
+def upload_summary(upload: Upload) -> UploadSummary:
+    return UploadSummary(
+        id=upload.id,
+        filename=upload.filename,
+        title=upload.title,
+        status=upload.status,
+        reason=upload.reason,
+        pages=upload.pages,
+        doc_id=upload.doc_id,
+        library_id=upload.library_id,
+    )
 
 
 class Added(BaseModel):
@@ -93,6 +130,27 @@ class CollectionTools:
                 raise ToolError(str(e)) from e
             return found.name, paper_ids(session, found)
 
+    def _uploads_of(self, user_id: str, collection_id: str) -> list[CollectionUploadOut]:
+        with self.services.sessions() as session:
+            try:
+                found = get_collection(session, user_id, collection_id)
+            except CollectionNotFound as e:
+                raise ToolError(str(e)) from e
+            return [
+                CollectionUploadOut(id=u.id, doc_id=u.doc_id, title=u.title, filename=u.filename)
+                for u in collection_uploads(session, found)
+            ]
+
+    async def uploads(self, ctx: Context[Any, Any]) -> UploadList:
+        user_id = caller(ctx)
+
+        def listed() -> UploadList:
+            with self.services.sessions() as session:
+                found = list_uploads(session, user_id)
+                return UploadList(uploads=[upload_summary(u) for u in found])
+
+        return await run_in_threadpool(listed)
+
     async def collections(self, ctx: Context[Any, Any]) -> CollectionList:
         user_id = caller(ctx)
 
@@ -111,7 +169,8 @@ class CollectionTools:
         user_id = caller(ctx)
         name, ids = await run_in_threadpool(self._papers_of, user_id, collection_id)
         papers = await run_in_threadpool(paper_list, self.services.index.catalog, ids)
-        return CollectionPapers(id=collection_id, name=name, papers=papers)
+        uploads = await run_in_threadpool(self._uploads_of, user_id, collection_id)
+        return CollectionPapers(id=collection_id, name=name, papers=papers, uploads=uploads)
 
     async def add_to_collection(
         self, collection_id: CollectionId, paper_id: PaperId, ctx: Context[Any, Any]
@@ -182,15 +241,21 @@ class CollectionTools:
 DESCRIPTIONS = {
     "collections": "The caller's collections of papers (id, name, how many papers), the oldest "
     "first.",
-    "collection_papers": "One of the caller's collections: its name and its papers (id, title, "
-    "authors, date, link) in the order they were added; another user's is an error.",
+    "collection_papers": "One of the caller's collections: its name, its papers (id, title, "
+    "authors, date, link) and the caller's own uploads in it (id, doc_id, title, filename), "
+    "each in the order they were added; another user's is an error.",
+    "uploads": "The caller's own uploaded PDFs, the newest first: id, filename, title, status "
+    "(processing, ready or failed, with its reason), pages, and once ready either doc_id (its "
+    "own index, cited as [doc:ID]) or library_id (the library's paper it is, asked as that "
+    "paper and cited as [arXiv:ID]). Their ids are what ask_uploads takes.",
     "add_to_collection": "Add a paper of this index to one of the caller's collections by its "
     "id; added is false when it was there already; an unknown paper is an error.",
     "ask_collection": "A grounded answer, as ask gives it, from the papers of one of the "
     "caller's collections only, citing them as [arXiv:ID], and from the caller's uploads in "
     "it, citing them as [doc:ID].",
     "ask_uploads": "A grounded answer, as ask gives it, from the caller's own uploaded PDFs "
-    f"(at most {MAX_ASKED_UPLOADS}, each read already), citing them as [doc:ID]; with "
+    f"(at most {MAX_ASKED_UPLOADS}, each read already), citing them as [doc:ID], and one the "
+    "library holds (its library_id) as that library paper, cited as [arXiv:ID]; with "
     "with_library, from the whole library of papers too, citing those as [arXiv:ID] in the "
     "same answer. Another user's upload is an error, as one that does not exist is.",
 }

@@ -31,6 +31,7 @@ TOOLS = {
 # The caller's own collections (tests/chat/service/mcp/test_collections.py).
 COLLECTION_TOOLS = {
     "collections", "collection_papers", "add_to_collection", "ask_collection", "ask_uploads",
+    "uploads",
 }  # fmt: skip
 # The caller's own notes (tests/chat/service/mcp/test_notes.py).
 NOTE_TOOLS = {"notes", "add_note"}
