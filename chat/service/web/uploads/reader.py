@@ -40,6 +40,7 @@ from chat.service.web.papers.reader import (
     render_failure,
 )
 from chat.service.web.rendering import render_page
+from chat.service.web.uploads.annotations import UploadAnnotations
 from ingest.index.catalog import Catalog
 from ingest.uploads import CATALOG_FILE
 
@@ -215,13 +216,26 @@ def upload_evidence(
     )
 
 
+def _kept_annotations(request: Request, services: ServicesDep) -> UploadAnnotations:
+    """The app's kept annotations of uploads, made when first needed."""
+    state = request.app.state
+    kept: UploadAnnotations | None = getattr(state, "upload_annotations", None)
+    if kept is None:
+        kept = state.upload_annotations = UploadAnnotations(services.pdf_pages)
+    return kept
+
+
 @contextmanager
 def _annotations(request: Request, services: ServicesDep, upload: Upload) -> Iterator[Annotations]:
     """The library reader's annotations, read from the upload's own PDF and index."""
     pdf = _pdf(request, upload)
-    with _catalog(request, upload) as catalog:
+    reader: UploadReader = request.app.state.uploads
+    path = reader.folder(upload.user_id, upload.id) / CATALOG_FILE
+    if not path.is_file():
+        raise _not_found(upload.id)
+    with _kept_annotations(request, services).of(pdf, path) as annotations:
         try:
-            yield Annotations(services.pdf_pages, lambda: catalog, lambda _id: pdf, discussed=False)
+            yield annotations
         except PaperNotFound as e:
             raise _not_found(upload.id) from e
         except RENDER_FAILURES as e:

@@ -3,6 +3,7 @@ HTTP and read, by the browser session and by API key."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,11 @@ class Owner:
     def id(self) -> str:
         upload_id: str = self.upload["id"]
         return upload_id
+
+    @property
+    def upload_sha256(self) -> str:
+        """The SHA-256 of the PDF it uploaded."""
+        return hashlib.sha256((PDFS / ACL_PDF).read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="session")
