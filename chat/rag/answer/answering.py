@@ -30,6 +30,8 @@ from chat.rag.answer.sides import (
     compared_sides,
     side_by_side,
     side_by_side_answer,
+    stated_search,
+    with_stated,
 )
 from chat.rag.citations.guard import CitationGuard
 from chat.rag.extractive.answerer import ExtractiveGenerator
@@ -191,12 +193,15 @@ class Answerer:
         if allowed and not all(side.paper in allowed for side in sides):
             return None
         retriever = self._side_retriever()
-        retrievals = [
-            retriever.retrieve(
-                side.search or side.question, question.filters.with_papers([side.paper])
+        retrievals = []
+        for side in sides:
+            scoped = question.filters.with_papers([side.paper])
+            found = retriever.retrieve(side.search or side.question, scoped)
+            # A count is searched for again as the paper states it ("BERT-large L=").
+            stated = stated_search(side, found.sources)
+            retrievals.append(
+                with_stated(found, retriever.retrieve(stated, scoped)) if stated else found
             )
-            for side in sides
-        ]
         return list(sides), retrievals
 
     def carried(self, question: Question) -> Carried | None:

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from chat.rag.answer.stating import notation, stating_sentence
 from chat.rag.extractive.answerer import compose, quoted_text
 from chat.rag.names.matches import Recognised
 from chat.rag.records.questions import asked_field, paper_titled, side_paper
@@ -29,12 +30,16 @@ from ingest.index.catalog import Catalog
 # Each paper's passages the answer is made from: the sentence that states a paper's number
 # is often past its sixth (PaLM's 780 billion tokens, CiteSee's "lab study (N=10)").
 PER_SIDE_SOURCES = 12
+# The passages a count's own search adds ("BERT-large (L=24, ...)" after the passage that
+# says L is the number of layers).
+PER_SIDE_STATED = 4
 PER_SIDE_SENTENCES = 3  # each paper's sentences an extractive answer quotes
 _MOST_SIDE_WORDS = 12  # a side longer than this is a clause, not a paper's name
 # The words of a side tried as a paper's name on their own, at most (each is a catalog
 # lookup: a question of a thousand capitalised words costs no more than a short one).
 _MOST_NAME_TRIES = 6
 _MOST_RUN_WORDS = 4  # a run of capitalised words longer than this is no name
+_TITLE_WORDS = 3  # a side's name of this many words is a title, not a name the papers print
 
 # The words that say how two papers compare, not what: left out of what each is asked.
 _COMPARING = re.compile(
@@ -53,6 +58,9 @@ _NOT_COUNTED = frozenset(
 _SIZES = re.compile(
     r"\b(?:larger|bigger|smaller|greater|higher|lower|longer|shorter|same size)\b", re.I
 )
+# A side's words that say nothing of which of its paper's models it is.
+_NOT_KEPT = frozenset({"the", "a", "an", "of", "its", "their", "model", "models", "paper", "s"})
+_HOW_MANY = "How many "
 # The words that open a question, left out when it is asked again as "how many".
 _ASKING = re.compile(
     r"^(?:(?:which|what|who|was|were|is|are|do|does|did|has|have|had|the|a|an)\s+)+", re.I
@@ -88,6 +96,8 @@ class Side:
     label: str
     question: str  # what its passages are asked
     search: str = ""  # what its passages are searched for: the question less the other paper
+    counted: str = ""  # what a comparison of counts counts ("encoder layers")
+    kept: tuple[str, ...] = ()  # the side's words that say which of its models ("large")
 
 
 def compared_sides(
@@ -110,10 +120,10 @@ def compared_sides(
         second = reader.read(match["second"], whole=pattern is not _BOTH)
         if first is None or second is None or first.paper == second.paper:
             continue
-        asked = _asked_of_each(question, _without(question, (first.written, second.written)))
+        phrases = (_phrase(match["first"], first), _phrase(match["second"], second))
         return (
-            Side(first.paper, first.label, asked or first.label, _less(question, second)),
-            Side(second.paper, second.label, asked or second.label, _less(question, first)),
+            _side(question, first, own=phrases[0], other=phrases[1]),
+            _side(question, second, own=phrases[1], other=phrases[0]),
         )
     return None
 
@@ -125,25 +135,63 @@ class _Read:
     written: str  # the words of the side that name the paper
 
 
-def _without(question: str, written: Sequence[str]) -> str:
-    """The question's words that name neither side and compare nothing: what is asked of
-    each ("Which has vocabulary" of "Which has the larger vocabulary, PaLM or BERT?")."""
-    text = question
-    for words in written:
-        text = _cut(text, words)
+def _phrase(side: str, read: _Read) -> str:
+    """The words of a side that say which paper and which of its models: all of them
+    ("RETRO's retrieval database"), or of a side that runs on into what is compared, up to
+    the end of the word naming the paper ("BERT-large" of "BERT-large use the same ...",
+    "the big Transformer of Attention Is All You Need" of "... have more layers"), or of
+    the model it names ("the largest RWKV model")."""
+    if not _COMPARING.search(side):
+        return side
+    named = re.search(rf"{re.escape(read.written)}[\w-]*", side, flags=re.IGNORECASE)
+    if named is None:
+        return read.written
+    tail = re.match(r"(?:\s+\w+){0,2}?\s+models?\b", side[named.end() :])
+    return side[: named.end() + (tail.end() if tail else 0)].strip()
+
+
+def _side(question: str, read: _Read, *, own: str, other: str) -> Side:
+    """One side: its question is the comparison without the other side's words, its own
+    kept ("How many parameters the largest RWKV model?"), less its paper's title."""
+    text = _without_words(question, other)
+    if len(read.written.split()) >= _TITLE_WORDS:
+        text = _cut_title(text, read.written)
+    asked = _asked_of_each(question, _without(text))
+    counts = _COUNTS.search(question)
+    counted = _counted_after(question[counts.end() :]) if counts else ""
+    named = {w.lower() for w in re.split(r"[\s-]+", read.written)}
+    kept = [
+        w.lower()
+        for w in re.split(r"[\s-]+", re.sub(r"(?:'s|\u2019s)\b", "", _cut_title(own, read.written)))
+        if w and w.lower() not in named | _NOT_KEPT and not _COMPARING.fullmatch(w)
+    ]
+    return Side(
+        read.paper, read.label, asked or read.label, _less(question, other), counted, tuple(kept)
+    )
+
+
+def _without_words(text: str, words: str) -> str:
+    return re.sub(rf"(?<!\w){re.escape(words)}(?:'s|\u2019s)?(?!\w)", " ", text, flags=re.I)
+
+
+def _cut_title(text: str, title: str) -> str:
+    """`text` without a title and the word that attaches it ("of Attention Is All You
+    Need"): its words would be asked for as though they were the question's."""
+    return re.sub(
+        rf"(?:\b(?:of|in|from|by)\s+)?{re.escape(title)}(?:'s|\u2019s)?", " ", text, flags=re.I
+    )
+
+
+def _without(text: str) -> str:
+    """The question's words that compare nothing: what is asked of a side ("Which has
+    vocabulary PaLM" of "Which has the larger vocabulary, PaLM or BERT?" less BERT)."""
     text = _COMPARING.sub(" ", text)
     return " ".join(re.sub(r"[,?!]", " ", text).split())
 
 
-def _cut(text: str, written: str) -> str:
-    """`text` without the whole word that holds `written` ("RAG-Sequence", "OPT-175B"),
-    its possessive too."""
-    return re.sub(rf"[\w-]*{re.escape(written)}[\w-]*(?:'s|\u2019s)?", " ", text, flags=re.I)
-
-
-def _less(question: str, other: _Read) -> str:
-    """The question without the other paper's name, and "or", "and", "than"."""
-    text = _cut(question, other.written)
+def _less(question: str, other: str) -> str:
+    """The question without the other side's words, and "or", "and", "than"."""
+    text = _without_words(question, other)
     return " ".join(re.sub(r"\b(?:or|and|than)\b|[,?!]", " ", text, flags=re.I).split())
 
 
@@ -159,7 +207,7 @@ def _asked_of_each(question: str, aspect: str) -> str:
         counted = _counted_after(question[counts.end() :])
         rest = " ".join(w for w in core.split() if w.lower() not in counted.lower().split())
         rest = re.sub(r"\b(?:the\s+)?number\s+of\b", " ", rest, flags=re.IGNORECASE)
-        return " ".join(f"How many {counted} {rest}".split()) + "?"
+        return _HOW_MANY + " ".join(f"{counted} {rest}".split()) + "?"
     if _SIZES.search(question):
         return f"How large is {core}?"
     return aspect
@@ -214,11 +262,12 @@ class _SideReader:
         ]
         if held:
             name = min(held, key=lambda pair: pair[0])[1]
-            return _Read(name.own_papers[0], name.asked, name.asked)
+            # Called as the side writes it, with its model's size ("ViT-Huge", "BERT-large").
+            return _Read(name.own_papers[0], _word_of(name.asked, side), name.asked)
         for words in _name_like(side)[:_MOST_NAME_TRIES]:
             found = side_paper(words, self.catalog, self.names) or self._named(words)
             if found is not None:
-                return _Read(found, words, words)
+                return _Read(found, _word_of(words, side), words)
         return None
 
     def _named(self, words: str) -> str | None:
@@ -226,6 +275,13 @@ class _SideReader:
             if match.own_papers and match.asked.lower() == words.lower():
                 return match.own_papers[0]
         return None
+
+
+def _word_of(name: str, side: str) -> str:
+    """The side's whole word holding a name: the name with its model's size ("ViT-Huge",
+    "BERT-large", "OPT-175B")."""
+    word = re.search(rf"[\w-]*{re.escape(name)}[\w-]*", side)
+    return word[0] if word else name
 
 
 def _name_like(side: str) -> list[str]:
@@ -249,11 +305,32 @@ def _name_like(side: str) -> list[str]:
     return list(dict.fromkeys(w for w in found if w and w.lower() not in _NOT_NAMES))
 
 
+def stated_search(side: Side, found: Sequence[Source]) -> str:
+    """What a side's passages are searched for again when it is asked for a count: the
+    paper's notation for it next to the side's model ("BERT-large L="), else the number of
+    it ("number of tokens PaLM pre-trained on"); empty for any other question."""
+    if not side.counted or not side.question.startswith(_HOW_MANY):
+        return ""
+    symbols = notation(side.counted, [source.text for source in found])
+    if symbols:
+        return " ".join([side.label, *(f"{symbol}=" for symbol in sorted(symbols))])
+    return f"number of {side.question.removeprefix(_HOW_MANY).rstrip('?')}"
+
+
+def with_stated(found: Retrieved, stated: Retrieved) -> Retrieved:
+    """A side's retrieval with the first passages its count's search found that it had
+    not, after its own."""
+    held = {source.chunk_id for source in found.sources}
+    more = [s for s in stated.sources if s.chunk_id not in held][:PER_SIDE_STATED]
+    timings = {k: v + stated.timings.get(k, 0.0) for k, v in found.timings.items()}
+    return replace(found, sources=(*found.sources[:PER_SIDE_SOURCES], *more), timings=timings)
+
+
 def side_by_side(sides: Sequence[Side], retrievals: Sequence[Retrieved]) -> Retrieved:
     """One retrieval made of each side's: their first passages taken in turn, numbered
     again, every candidate kept; timed as the sum of theirs."""
     taken: list[Source] = []
-    for rank in range(PER_SIDE_SOURCES):
+    for rank in range(PER_SIDE_SOURCES + PER_SIDE_STATED):
         for retrieved in retrievals:
             if rank < len(retrieved.sources):
                 taken.append(retrieved.sources[rank])
@@ -283,8 +360,13 @@ def side_by_side_answer(sides: Sequence[Side], retrievals: Sequence[Retrieved]) 
     sentences answers says so."""
     pieces: list[str] = []
     for index, (side, retrieved) in enumerate(zip(sides, retrievals, strict=True)):
-        own = retrieved.sources[:PER_SIDE_SOURCES]
+        own = retrieved.sources[: PER_SIDE_SOURCES + PER_SIDE_STATED]
         sentences = compose(side.question, own, max_sentences=PER_SIDE_SENTENCES).sentences
+        stating = stating_sentence(side.counted, side.kept, side.label, own)
+        if stating is not None:
+            # The sentence that states the side's number leads, whatever else shares words.
+            rest = [s for s in sentences if s.text != stating.text]
+            sentences = (stating, *rest[: PER_SIDE_SENTENCES - 1])
         gap = "\n\n" if index < len(sides) - 1 else ""
         if not sentences:
             pieces.append(f"{side.label}: nothing in its passages answers this.{gap}")

@@ -4,11 +4,19 @@ quoting each paper's own passages under its name."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from chat.rag.answer.sides import Side, compared_sides, side_by_side, side_by_side_answer
+from chat.rag.answer.sides import (
+    Side,
+    compared_sides,
+    side_by_side,
+    side_by_side_answer,
+    stated_search,
+    with_stated,
+)
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.sources import Source
@@ -103,8 +111,11 @@ def test_each_paper_is_asked_for_its_number_without_the_other_named(catalog: Cat
     )
 
     assert sides is not None
-    assert [side.question for side in sides] == ["How many parameters?"] * 2
-    assert [side.label for side in sides] == ["OPT", "PaLM"]
+    assert [side.question for side in sides] == [
+        "How many parameters OPT-175B?",
+        "How many parameters PaLM?",
+    ]
+    assert [side.label for side in sides] == ["OPT-175B", "PaLM"]
     # Each paper is searched for the question less the other paper's name.
     assert [side.search for side in sides] == [
         "Which has more parameters OPT-175B",
@@ -124,8 +135,37 @@ def test_what_a_count_compares_is_what_each_paper_is_asked_how_many_of(catalog: 
 
     assert sides is not None
     assert heads is not None
-    assert sides[0].question == "How many tokens pre-trained on?"
-    assert heads[0].question == "How many attention heads use?"
+    assert sides[0].question == "How many tokens PaLM pre-trained on?"
+    assert heads[0].question == "How many attention heads PaLM use?"
+    assert heads[1].counted == "attention heads"
+
+
+def test_each_side_keeps_its_own_model_and_drops_the_others(catalog: Catalog) -> None:
+    largest = compared_sides(
+        "Which has more parameters, the largest PaLM model or the largest OPT model?",
+        catalog,
+        _recogniser(("PaLM", PALM)),
+    )
+    big = compared_sides(
+        "Do the big Transformer of Attention Is All You Need and BERT-large use the same"
+        " number of attention heads?",
+        catalog,
+        _recogniser(),
+    )
+
+    assert largest is not None
+    assert [side.question for side in largest] == [
+        "How many parameters the largest PaLM model?",
+        "How many parameters the largest OPT model?",
+    ]
+    assert largest[0].search == "Which has more parameters the largest PaLM model"
+    assert big is not None
+    assert [side.label for side in big] == ["Attention Is All You Need", "BERT-large"]
+    assert [side.question for side in big] == [
+        "How many attention heads big Transformer use?",
+        "How many attention heads BERT-large use?",
+    ]
+    assert [side.kept for side in big] == [("big", "transformer"), ("large",)]
 
 
 def _source(paper: str, number: int, text: str) -> Source:
@@ -197,3 +237,49 @@ def test_a_side_of_many_capitalised_words_costs_a_few_lookups(catalog: Catalog) 
 
     assert sides is None
     assert len(asked) <= 6
+
+
+def test_a_count_is_quoted_where_the_paper_states_it_in_its_notation() -> None:
+    sides = [
+        Side(BERT, "BERT-large", "How many layers BERT-large?", counted="layers",
+             kept=("large",)),
+        Side(PALM, "PaLM", "How many tokens PaLM pre-trained on?", counted="tokens"),
+    ]  # fmt: skip
+    retrievals = [
+        _retrieved(
+            _source(BERT, 1, "For BERT-large, we concatenate the top four hidden layers."),
+            _source(BERT, 2, "We denote the number of layers (i.e., Transformer blocks) as L."),
+            _source(
+                BERT,
+                3,
+                "We report results on two model sizes: BERT-base (L=12, H=768,"
+                " A=12) and BERT-large (L=24, H=1024, A=16).",
+            ),
+        ),
+        _retrieved(
+            _source(PALM, 1, "The PaLM pre-training dataset held 39B code tokens in total."),
+            _source(PALM, 2, "We train a dense Transformer on 780 billion tokens of text."),
+        ),
+    ]
+
+    first, second = side_by_side_answer(sides, retrievals)
+
+    assert first.startswith("BERT-large: We report results on two model sizes")
+    # Not the sentence sharing the most words, which counts only its code.
+    assert second.startswith("PaLM: We train a dense Transformer on 780 billion tokens")
+
+
+def test_a_count_is_searched_for_again_in_the_papers_notation() -> None:
+    side = Side(BERT, "BERT-large", "How many layers BERT-large?", counted="layers")
+    defined = _source(BERT, 1, "We denote the number of layers as L, the hidden size as H.")
+    plain = _source(BERT, 1, "BERT is a bidirectional Transformer encoder.")
+    stated = _retrieved(
+        _source(BERT, 1, "We denote the number of layers as L, the hidden size as H."),
+        _source(BERT, 5, "BERT-base (L=12) and BERT-large (L=24)."),
+    )
+
+    assert stated_search(side, [defined]) == "BERT-large L="
+    assert stated_search(side, [plain]) == "number of layers BERT-large"
+    assert stated_search(replace(side, counted=""), [defined]) == ""
+    merged = with_stated(_retrieved(defined), stated)
+    assert [s.chunk_id for s in merged.sources] == [f"{BERT}#f1", f"{BERT}#f5"]

@@ -1,0 +1,101 @@
+"""The sentence or table row in which a paper states the number a comparison counts.
+
+"How many layers BERT-large?" is answered by "BERT-large (L=24, H=1024, A=16)" once
+the paper has said that L is its number of layers, and "How many tokens PaLM
+pre-trained on?" by "780 billion tokens", a number printed with what it counts:
+sentences that only share the question's words ("39B code tokens in the pre-training
+dataset", "the top four hidden layers") state another number or none.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from chat.rag.extractive.sentences import Sentence, source_sentences
+from chat.rag.extractive.tables import table_rows
+from chat.rag.sources import Source
+
+_NUMBER = r"\d[\d,.]*\s*(?:[kKMBT]\b|(?:thousand|million|billion|trillion)\b)?"
+# Words printed between a number and what it counts: "992 80GB A100 GPUs", "6 identical
+# layers"; a word more would count something else ("39B code tokens").
+_BETWEEN = r"(?:\s+(?:[\w-]*\d[\w-]*|identical|parallel|total))*"
+_SYMBOL = r"[A-Za-z]"
+_SAMPLED = frozenset({"participant", "subject", "user", "respondent", "people", "person"})
+
+
+def stating_sentence(
+    counted: str, kept: Sequence[str], label: str, sources: Sequence[Source]
+) -> Sentence | None:
+    """Of `sources`' sentences and table rows, the one that states how many `counted` the
+    side has: a number printed with what it counts, or a symbol the paper defines for it
+    set to a number ("L=24"), or a table row under a column of it; of those, the one
+    holding most of the side's own words (`kept`: "large" of "BERT-large"), then most of
+    the counted words ("encoder" of "encoder layers") and of its name (`label`), then the
+    first in the retrieved order. None when none states one."""
+    noun = _noun(counted)
+    if not noun:
+        return None
+    symbols = notation(counted, [source.text for source in sources])
+    named = [w.lower() for w in re.split(r"[\s-]+", f"{counted} {label}") if w]
+    best: tuple[int, int, int] | None = None
+    found: Sentence | None = None
+    for rank, source in enumerate(sources):
+        for sentence in (*table_rows(source, rank), *source_sentences(source, rank)):
+            if not _states(sentence, noun, symbols):
+                continue
+            score = (_held(sentence, kept), _held(sentence, named), -rank)
+            if best is None or score > best:
+                best, found = score, sentence
+    return found
+
+
+def _noun(counted: str) -> str:
+    """The counted word a number is printed with, singular or plural: "layers" of
+    "encoder layers" read as "layer"."""
+    words = counted.split()
+    if not words:
+        return ""
+    last = words[-1].lower()
+    return last[:-1] if last.endswith("s") and len(last) > 3 else last
+
+
+def notation(counted: str, texts: Iterable[str]) -> set[str]:
+    """The letters `texts` define for the counted thing: "the number of layers ... as L",
+    "#L = the number of layers", "N = 6 identical layers", "h = 8 parallel attention
+    layers, or heads"."""
+    noun = _noun(counted)
+    if not noun:
+        return set()
+    counted = rf"(?:[\w-]+\s+)?{re.escape(noun)}s?\b"
+    patterns = (
+        rf"number of {counted}[^;]{{0,40}}?\bas\s+({_SYMBOL})\b",
+        rf"#?({_SYMBOL})\s*=\s*the number of {counted}",
+        rf"\b({_SYMBOL})\s*=\s*\d+(?:\s+[\w-]+){{0,4}}?,?\s+(?:or\s+)?{counted}",
+    )
+    # A study's number of participants is its N ("A controlled lab study (N=10)").
+    found = {"N"} if noun in _SAMPLED else set()
+    for text in texts:
+        for pattern in patterns:
+            found.update(m[1] for m in re.finditer(pattern, text, flags=re.IGNORECASE))
+    return found
+
+
+def _states(sentence: Sentence, noun: str, symbols: set[str]) -> bool:
+    text = sentence.text
+    if re.search(rf"{_NUMBER}{_BETWEEN}\s+{re.escape(noun)}s?\b", text, flags=re.I):
+        return True
+    if any(re.search(rf"(?<![\w#]){s}\s*=\s*\d", text) for s in symbols):
+        return True
+    if not sentence.is_row:
+        return False
+    # A table row under a column of the counted thing ("Layers", "h").
+    columns = {cell.strip().lower() for cell in sentence.header.split("|")}
+    return noun in {c.rstrip("s") for c in columns} or bool({s.lower() for s in symbols} & columns)
+
+
+def _held(sentence: Sentence, kept: Sequence[str]) -> int:
+    """How many of the side's own words a sentence holds, whole or as part of a word
+    ("large" in "BERT-large")."""
+    text = sentence.text.lower()
+    return sum(1 for word in kept if re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z])", text))
