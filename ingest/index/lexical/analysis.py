@@ -13,6 +13,9 @@ import Stemmer
 
 _APOSTROPHE = "\u2019"  # the typographic apostrophe, as in "don\u2019t"
 _WORD_RE = re.compile(rf"[^\W_]+(?:['{_APOSTROPHE}][^\W_]+)?", re.UNICODE)
+# The same tokens in lower-case ASCII text, where a word character that is no underscore is
+# a letter or a digit: a third faster than the Unicode classes.
+_ASCII_WORD_RE = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)?")
 
 STOP_WORDS = frozenset(
     [
@@ -211,8 +214,10 @@ def _stemmer() -> Stemmer.Stemmer:
 def words(text: str) -> list[str]:
     """Lower-cased word tokens, accents folded, stop words kept."""
     folded = unicodedata.normalize("NFKD", text.lower())
-    if not folded.isascii():  # ASCII has no combining marks; most text is ASCII
-        folded = "".join(c for c in folded if not unicodedata.combining(c))
+    if folded.isascii():  # no combining marks, no typographic apostrophe; most text is ASCII
+        plain: list[str] = _ASCII_WORD_RE.findall(folded)
+        return plain
+    folded = "".join(c for c in folded if not unicodedata.combining(c))
     found: list[str] = _WORD_RE.findall(folded)
     if _APOSTROPHE in folded:
         return [w.replace(_APOSTROPHE, "'") for w in found]
@@ -228,13 +233,18 @@ _stems: dict[str, str] = {}
 
 def terms(text: str) -> list[str]:
     """The stems that the lexical index stores and searches for."""
-    kept = [w for w in words(text) if w not in STOP_WORDS]
+    found = words(text)
     stems = _stems
+    try:  # most often every word was stemmed before: one pass
+        return [stems[w] for w in found if w not in STOP_WORDS]
+    except KeyError:
+        pass
+    kept = [w for w in found if w not in STOP_WORDS]
     missing = [w for w in dict.fromkeys(kept) if w not in stems]
     if not missing:
         return [stems[w] for w in kept]
     stemmed = [s.replace("'", "") for s in _stemmer().stemWords(missing)]
-    found = dict(zip(missing, stemmed, strict=True))
+    fresh = dict(zip(missing, stemmed, strict=True))
     if len(stems) < KEPT_STEMS:
-        stems.update(found)
-    return [stems.get(w) or found[w] for w in kept]
+        stems.update(fresh)
+    return [stems.get(w) or fresh[w] for w in kept]
