@@ -161,10 +161,8 @@ class Catalog:
 
     def resolve_id(self, name: str) -> str | None:
         """A paper's id from its id or its PDF's file name without extension."""
-        row = self.db.execute(
-            "SELECT id FROM papers WHERE id = ? OR pdf_file = ? ORDER BY id = ? DESC LIMIT 1",
-            (name, name, name),
-        ).fetchone()
+        query = "SELECT id FROM papers WHERE id = ? OR pdf_file = ? ORDER BY id = ? DESC LIMIT 1"
+        row = self.db.execute(query, (name, name, name)).fetchone()
         return None if row is None else str(row["id"])
 
     def unit_states(self, paper_ids: Iterable[str], kind: str) -> dict[str, UnitState]:
@@ -324,9 +322,8 @@ class Catalog:
 
     def delete_paper(self, paper_id: str) -> int:
         """Within the caller's transaction: the paper and all its chunks; returns chunks removed."""
-        removed = 0
+        removed = sum(len(self.chunk_ids(paper_id, unit)) for unit in UNITS)
         for unit in UNITS:
-            removed += len(self.chunk_ids(paper_id, unit))
             chunks.delete_unit(self.db, paper_id, unit)
         self.db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
         changes.record(self.db, [(paper_id, unit) for unit in UNITS])
@@ -383,18 +380,21 @@ class Catalog:
         return [] if paper is None else chunks.of_unit(self.db, paper, unit)
 
     def chunk_rows(self, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
-        """The stored chunks among `chunk_ids`, by id; ids the catalog lacks are left out."""
+        """The stored chunks among `chunk_ids`, by id; ids the catalog lacks are left out
+        (`chunk_papers`: only each one's paper id, reading no text)."""
         return chunks.rows(self.db, chunk_ids)
+
+    def chunk_papers(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        return chunks.papers_of(self.db, chunk_ids)
 
     def paper_count(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM papers").fetchone()[0])
 
     def stats(self) -> dict[str, int]:
-        one = self.db.execute
         with_fulltext = "SELECT COUNT(*) FROM papers WHERE fulltext_hash IS NOT NULL"
         return {
-            "papers": one("SELECT COUNT(*) FROM papers").fetchone()[0],
+            "papers": self.paper_count(),
             "chunks": chunks.count(self.db),
             **chunks.count_by_kind(self.db),
-            "papers_with_fulltext": one(with_fulltext).fetchone()[0],
+            "papers_with_fulltext": self.db.execute(with_fulltext).fetchone()[0],
         }

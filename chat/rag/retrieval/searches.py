@@ -29,7 +29,7 @@ from chat.rag.retrieval.wordnet.database import open_wordnet
 from chat.rag.sources import Source
 from ingest.index.filters import Filters
 from ingest.index.lexical.analysis import terms
-from ingest.index.records import arxiv_url
+from ingest.index.records import Paper, arxiv_url
 
 if TYPE_CHECKING:
     # Only named in signatures: importing the retriever need not pay for Chroma and the
@@ -69,21 +69,21 @@ class Searches:
         """
         vector = self.embedder.embed([question])[0]
         nearest = self.store.search(vector, self.config.candidates, filters)
-        rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
+        papers = self.catalog.chunk_papers([chunk_id for chunk_id, _ in nearest])
         feedback = self.config.dense_feedback
         if feedback.passages:
             first: dict[str, str] = {}
             for chunk_id, _ in nearest:
-                if chunk_id in rows and len(first) < feedback.passages:
-                    first.setdefault(rows[chunk_id].paper_id, chunk_id)
+                if chunk_id in papers and len(first) < feedback.passages:
+                    first.setdefault(papers[chunk_id], chunk_id)
             found = self.store.vectors(list(first.values()))
             moved = moved_vector(vector, list(found.values()), feedback.weight)
             nearest = self.store.search(moved, self.config.candidates, filters)
-            rows = self.catalog.chunk_rows([chunk_id for chunk_id, _ in nearest])
+            papers = self.catalog.chunk_papers([chunk_id for chunk_id, _ in nearest])
         hits = [
-            (chunk_id, rows[chunk_id].paper_id, similarity)
+            (chunk_id, papers[chunk_id], similarity)
             for chunk_id, similarity in nearest
-            if chunk_id in rows
+            if chunk_id in papers
         ]
         if filters.categories:
             allowed = self._in_categories({p for _, p, _ in hits}, filters.categories)
@@ -246,10 +246,11 @@ class Searches:
     def passages(self, candidates: Sequence[Candidate]) -> dict[str, Passage]:
         """Each candidate's passage with its paper's title: what a reranker reads."""
         rows = self.catalog.chunk_rows([c.chunk_id for c in candidates])
+        papers = self._papers(candidates)
         found = {}
         for candidate in candidates:
             row = rows.get(candidate.chunk_id)
-            paper = self.catalog.get_paper(candidate.paper_id)
+            paper = papers.get(candidate.paper_id)
             title = paper.title if paper is not None else ""
             text = row.text if row is not None else ""
             found[candidate.chunk_id] = Passage(candidate.chunk_id, title, text)
@@ -257,10 +258,11 @@ class Searches:
 
     def sources_for(self, chosen: Sequence[Candidate]) -> list[Source]:
         rows = self.catalog.chunk_rows([c.chunk_id for c in chosen])
+        papers = self._papers(chosen)
         sources = []
         for n, candidate in enumerate(chosen, start=1):
             row = rows[candidate.chunk_id]
-            paper = self.catalog.get_paper(candidate.paper_id)
+            paper = papers.get(candidate.paper_id)
             is_arxiv = paper.is_arxiv if paper is not None else True
             sources.append(
                 Source(
@@ -278,3 +280,7 @@ class Searches:
                 )
             )
         return sources
+
+    def _papers(self, candidates: Sequence[Candidate]) -> dict[str, Paper]:
+        """The candidates' papers the catalog holds, by id, read in one query."""
+        return {p.id: p for p in self.catalog.papers_among([c.paper_id for c in candidates])}

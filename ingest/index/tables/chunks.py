@@ -146,6 +146,13 @@ def rows(db: CatalogDb, chunk_ids: Sequence[str]) -> dict[str, ChunkRow]:
     return {str(r["id"]): ChunkRow(*r) for r in db.execute(query, list(chunk_ids))}
 
 
+def papers_of(db: CatalogDb, chunk_ids: Sequence[str]) -> dict[str, str]:
+    """The paper of each stored chunk among `chunk_ids`, by chunk id, without its text."""
+    marks = ",".join("?" * len(chunk_ids))
+    query = f"SELECT id, paper_id FROM chunks WHERE id IN ({marks})"
+    return {str(r["id"]): str(r["paper_id"]) for r in db.execute(query, list(chunk_ids))}
+
+
 def sample(db: CatalogDb, n: int) -> dict[str, str]:
     """Up to `n` chunk ids drawn at random, with their papers' ids."""
     found = db.execute("SELECT id, paper_id FROM chunks ORDER BY RANDOM() LIMIT ?", (n,))

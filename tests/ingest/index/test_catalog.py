@@ -89,6 +89,18 @@ def test_chunk_rows_are_typed_and_leave_out_ids_the_catalog_lacks(catalog: Catal
     }  # fmt: skip
 
 
+def test_chunk_papers_name_each_held_chunks_paper_and_leave_out_ids_the_catalog_lacks(
+    catalog: Catalog,
+) -> None:
+    with catalog.transaction():
+        catalog.replace_unit(PAPER, "metadata", "fulltext", "d2", [_chunk("fulltext", 0, 3)])
+    wanted = [f"{PAPER.id}#fulltext-0@abc", "2999.99999#abstract-0@x"]
+
+    papers = catalog.chunk_papers(wanted)
+
+    assert papers == {wanted[0]: PAPER.id}
+
+
 def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
     catalog: Catalog,
 ) -> None:
