@@ -59,7 +59,24 @@ _SIZES = re.compile(
     r"\b(?:larger|bigger|smaller|greater|higher|lower|longer|shorter|same size)\b", re.I
 )
 # A side's words that say nothing of which of its paper's models it is.
-_NOT_KEPT = frozenset({"the", "a", "an", "of", "its", "their", "model", "models", "paper", "s"})
+_NOT_KEPT = frozenset(
+    {
+        "the",
+        "a",
+        "an",
+        "of",
+        "in",
+        "on",
+        "for",
+        "to",
+        "its",
+        "their",
+        "model",
+        "models",
+        "paper",
+        "s",
+    }
+)
 _HOW_MANY = "How many "
 # The words that open a question, left out when it is asked again as "how many".
 _ASKING = re.compile(
@@ -155,14 +172,15 @@ def _side(question: str, read: _Read, *, own: str, other: str) -> Side:
     kept ("How many parameters the largest RWKV model?"), less its paper's title."""
     text = _without_words(question, other)
     if len(read.written.split()) >= _TITLE_WORDS:
-        text = _cut_title(text, read.written)
+        text, own = _cut_title(text, read.written), _cut_title(own, read.written)
     asked = _asked_of_each(question, _without(text))
     counts = _COUNTS.search(question)
     counted = _counted_after(question[counts.end() :]) if counts else ""
-    named = {w.lower() for w in re.split(r"[\s-]+", read.written)}
+    # A hyphenated word's head names the paper, the rest its model ("BERT-base").
+    named = {w.split("-")[0].lower() for w in read.written.split()}
     kept = [
         w.lower()
-        for w in re.split(r"[\s-]+", re.sub(r"(?:'s|\u2019s)\b", "", _cut_title(own, read.written)))
+        for w in re.split(r"[\s-]+", re.sub(r"(?:'s|\u2019s)\b", "", own))
         if w and w.lower() not in named | _NOT_KEPT and not _COMPARING.fullmatch(w)
     ]
     return Side(

@@ -168,6 +168,23 @@ def test_each_side_keeps_its_own_model_and_drops_the_others(catalog: Catalog) ->
     assert [side.kept for side in big] == [("big", "transformer"), ("large",)]
 
 
+def test_a_side_written_as_its_model_keeps_the_models_size(catalog: Catalog) -> None:
+    sides = compared_sides(
+        "Does the base Transformer of Attention Is All You Need have more encoder layers"
+        " than BERT-base?",
+        catalog,
+        _recogniser(("BERT-base", BERT)),
+    )
+
+    assert sides is not None
+    assert [side.question for side in sides] == [
+        "How many encoder layers base Transformer have?",
+        "How many encoder layers BERT-base?",
+    ]
+    assert [side.kept for side in sides] == [("base", "transformer"), ("base",)]
+    assert sides[1].search == "Does have more encoder layers BERT-base"
+
+
 def _source(paper: str, number: int, text: str) -> Source:
     return Source(
         n=number, id=paper, is_arxiv=True, title=TITLES[paper], chunk_id=f"{paper}#f{number}",
