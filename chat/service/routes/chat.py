@@ -103,8 +103,9 @@ class ChatRequest(BaseModel):
         default_factory=list,
         max_length=MAX_ASKED_UPLOADS,
         description="ask the user's own uploads (each `ready`; 404 for another user's, as "
-        "for one that does not exist), cited as `[doc:<id>]`: alone, the answer is drawn "
-        "from these PDFs only; with paper_ids, author or collection_id, from them and those "
+        "for one that does not exist), cited as `[doc:<id>]` (an upload the library holds "
+        "is its library paper, cited as `[arXiv:<id>]`): alone, the answer is drawn from "
+        "these PDFs only; with paper_ids, author or collection_id, from them and those "
         "papers of the library, merged into one ranking",
     )
     with_library: bool = Field(
