@@ -59,24 +59,8 @@ _SIZES = re.compile(
     r"\b(?:larger|bigger|smaller|greater|higher|lower|longer|shorter|same size)\b", re.I
 )
 # A side's words that say nothing of which of its paper's models it is.
-_NOT_KEPT = frozenset(
-    {
-        "the",
-        "a",
-        "an",
-        "of",
-        "in",
-        "on",
-        "for",
-        "to",
-        "its",
-        "their",
-        "model",
-        "models",
-        "paper",
-        "s",
-    }
-)
+_NOT_KEPT = frozenset({"the", "a", "an", "of", "in", "on", "for", "to", "its", "model", "models"})
+_OF_MODELS = re.compile(r"\bmodels?\b", re.IGNORECASE)
 _HOW_MANY = "How many "
 # The words that open a question, left out when it is asked again as "how many".
 _ASKING = re.compile(
@@ -176,6 +160,8 @@ def _side(question: str, read: _Read, *, own: str, other: str) -> Side:
     asked = _asked_of_each(question, _without(text))
     counts = _COUNTS.search(question)
     counted = _counted_after(question[counts.end() :]) if counts else ""
+    if not counts and _SIZES.search(question) and _OF_MODELS.search(question):
+        counted = "parameters"
     # A hyphenated word's head names the paper, the rest its model ("BERT-base").
     named = {w.split("-")[0].lower() for w in read.written.split()}
     kept = [
@@ -226,6 +212,10 @@ def _asked_of_each(question: str, aspect: str) -> str:
         rest = " ".join(w for w in core.split() if w.lower() not in counted.lower().split())
         rest = re.sub(r"\b(?:the\s+)?number\s+of\b", " ", rest, flags=re.IGNORECASE)
         return _HOW_MANY + " ".join(f"{counted} {rest}".split()) + "?"
+    if _SIZES.search(question) and _OF_MODELS.search(question):
+        # A model's size is its number of parameters: "How many parameters largest OPT model?"
+        rest = re.sub(r"\b(?:the\s+)?size\b", " ", core, flags=re.IGNORECASE)
+        return _HOW_MANY + " ".join(f"parameters {rest}".split()) + "?"
     if _SIZES.search(question):
         return f"How large is {core}?"
     return aspect

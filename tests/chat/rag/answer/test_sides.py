@@ -168,6 +168,21 @@ def test_each_side_keeps_its_own_model_and_drops_the_others(catalog: Catalog) ->
     assert [side.kept for side in big] == [("big", "transformer"), ("large",)]
 
 
+def test_the_size_of_models_compared_is_asked_as_their_parameters(catalog: Catalog) -> None:
+    sides = compared_sides(
+        "Are the largest PaLM model and the largest OPT model the same size?",
+        catalog,
+        _recogniser(("PaLM", PALM)),
+    )
+
+    assert sides is not None
+    assert [side.question for side in sides] == [
+        "How many parameters largest PaLM model?",
+        "How many parameters largest OPT model?",
+    ]
+    assert [side.counted for side in sides] == ["parameters", "parameters"]
+
+
 def test_a_side_written_as_its_model_keeps_the_models_size(catalog: Catalog) -> None:
     sides = compared_sides(
         "Does the base Transformer of Attention Is All You Need have more encoder layers"
