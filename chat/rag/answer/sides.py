@@ -322,6 +322,8 @@ def stated_search(side: Side, found: Sequence[Source]) -> str:
     symbols = notation(side.counted, [source.text for source in found])
     if symbols:
         return " ".join([side.label, *(f"{symbol}=" for symbol in sorted(symbols))])
+    if side.counted == "parameters":  # listed with the paper's other models' sizes
+        return f"{side.label} model sizes parameters"
     return f"number of {side.question.removeprefix(_HOW_MANY).rstrip('?')}"
 
 

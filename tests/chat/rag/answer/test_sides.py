@@ -313,5 +313,8 @@ def test_a_count_is_searched_for_again_in_the_papers_notation() -> None:
     assert stated_search(side, [defined]) == "BERT-large L="
     assert stated_search(side, [plain]) == "number of layers BERT-large"
     assert stated_search(replace(side, counted=""), [defined]) == ""
+    # A model's parameters are searched for where the paper lists its models' sizes.
+    sized = Side(PALM, "PaLM", "How many parameters largest PaLM model?", counted="parameters")
+    assert stated_search(sized, [plain]) == "PaLM model sizes parameters"
     merged = with_stated(_retrieved(defined), stated)
     assert [s.chunk_id for s in merged.sources] == [f"{BERT}#f1", f"{BERT}#f5"]
