@@ -101,6 +101,18 @@ def test_chunk_papers_name_each_held_chunks_paper_and_leave_out_ids_the_catalog_
     assert papers == {wanted[0]: PAPER.id}
 
 
+def test_chunk_papers_read_the_paper_of_a_chunk_whose_id_does_not_name_it(
+    catalog: Catalog,
+) -> None:
+    chunk = dataclasses.replace(_chunk("fulltext", 0, 3), id="imported-7")
+    with catalog.transaction():
+        catalog.replace_unit(PAPER, "metadata", "fulltext", "d2", [chunk])
+
+    papers = catalog.chunk_papers(["imported-7"])
+
+    assert papers == {"imported-7": PAPER.id}
+
+
 def test_a_paper_row_tells_its_source_and_whether_its_full_text_is_indexed(
     catalog: Catalog,
 ) -> None:
