@@ -30,7 +30,9 @@ def stating_sentence(
     """Of `sources`' sentences and table rows, the one that states how many `counted` the
     side has: a number printed with what it counts, or a symbol the paper defines for it
     set to a number ("L=24"), or a table row under a column of it; of those, the one
-    holding most of the side's own words (`kept`: "large" of "BERT-large"), then most of
+    holding most of the side's own words (`kept`: "large" of "BERT-large"), then the one
+    on the earliest page (a paper states its own figures first, its other counts later:
+    PaLM's 780 billion tokens on page 3, a finetuning set's 5.8B on page 20), then most of
     the counted words ("encoder" of "encoder layers") and of its name (`label`), then the
     first in the retrieved order. None when none states one."""
     noun = _noun(counted)
@@ -38,13 +40,13 @@ def stating_sentence(
         return None
     symbols = notation(counted, [source.text for source in sources])
     named = [w.lower() for w in re.split(r"[\s-]+", f"{counted} {label}") if w]
-    best: tuple[int, int, int] | None = None
+    best: tuple[int, int, int, int] | None = None
     found: Sentence | None = None
     for rank, source in enumerate(sources):
         for sentence in (*table_rows(source, rank), *source_sentences(source, rank)):
             if not _states(sentence, noun, symbols):
                 continue
-            score = (_held(sentence, kept), _held(sentence, named), -rank)
+            score = (_held(sentence, kept), -(source.page or 0), _held(sentence, named), -rank)
             if best is None or score > best:
                 best, found = score, sentence
     return found

@@ -318,3 +318,18 @@ def test_a_count_is_searched_for_again_in_the_papers_notation() -> None:
     assert stated_search(sized, [plain]) == "PaLM model sizes parameters"
     merged = with_stated(_retrieved(defined), stated)
     assert [s.chunk_id for s in merged.sources] == [f"{BERT}#f1", f"{BERT}#f5"]
+
+
+def test_of_the_sentences_stating_a_count_the_earliest_in_the_paper_leads() -> None:
+    side = Side(PALM, "PaLM", "How many tokens PaLM pre-trained on?", counted="tokens")
+    later = replace(
+        _source(PALM, 1, "The finetuning set ExtraPythonData contains 5.8B tokens of code."),
+        page=20,
+    )
+    first = replace(
+        _source(PALM, 2, "We train a dense Transformer on 780 billion tokens of text."), page=3
+    )
+
+    (answer,) = side_by_side_answer([side], [_retrieved(later, first)])
+
+    assert answer.startswith("PaLM: We train a dense Transformer on 780 billion tokens")
