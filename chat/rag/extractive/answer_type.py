@@ -90,8 +90,10 @@ _COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 # What a study counts, whose number papers print as its sample size: "a lab study (N=10)".
 _SAMPLED = frozenset(terms("participants users subjects people respondents workers raters"))
 _SAMPLE_SIZE = frozenset({"N", "n"})
-_SYMBOL_AFTER = re.compile(r"\bnumber of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
-_SYMBOL_BEFORE = re.compile(r"#?\b([A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
+# Each opens with what the search skips to ("number", a capital), what precedes it looked at
+# after: a word boundary before it would be tried at every character of a passage.
+_SYMBOL_AFTER = re.compile(r"number(?<!\wnumber) of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
+_SYMBOL_BEFORE = re.compile(r"([A-Z])(?<!\w[A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
 _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w-]*[A-Z0-9][\w-]*|(?<=[a-z,] )[A-Z][a-z]{2,}")
 
