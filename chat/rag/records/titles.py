@@ -54,6 +54,7 @@ class Titles:
     _uncased: dict[str, list[Title]] = field(default_factory=dict)
     _whole: dict[str, str] = field(default_factory=dict)
     _heads: dict[str, list[Title]] | None = None
+    _by_id: dict[str, str] | None = None  # made at its first use (one dict built whole)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
@@ -78,6 +79,11 @@ class Titles:
                 if text.startswith(written, at):
                     found[title.order] = title
         return [found[order] for order in sorted(found)]
+
+    def title_of(self, paper_id: str) -> str | None:
+        if self._by_id is None:
+            self._by_id = {t.id: t.title for t in self.titles}
+        return self._by_id.get(paper_id)
 
     def paper_titled(self, title: str) -> str | None:
         """The first paper whose title in `lower` is `title` (already lowered)."""

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from chat.rag.names.matches import Recognised
 from chat.rag.names.recognition import NameRecogniser, boost
+from chat.rag.records.authored import authored_paper
 from chat.rag.records.graph import graph_sources
 from chat.rag.records.questions import GRAPH_FIELDS, paper_titled, read_question, where_paper
 from chat.rag.records.sources import record_sources
@@ -108,8 +109,9 @@ class Retriever(Searches):
     def scope(self, question: str, filters: Filters) -> Filters:
         """An author becomes the ids of their papers (through the catalog's author index);
         otherwise papers named in the question, by id, by a leading clause ("In the RETRO
-        paper, ...": `where_paper`) or by a title written as a title (`paper_titled`),
-        narrow the search when the index has them."""
+        paper, ...": `where_paper`), by its authors and words of its title ("Rahman et
+        al.'s zero-shot object detection paper": `authored_paper`) or by a title written as
+        a title (`paper_titled`), narrow the search when the index has them."""
         if filters.author and filters.author_papers is None:
             person = self.catalog.person(filters.author)
             return filters.within(self.catalog.paper_ids_of(person) if person else [])
@@ -118,6 +120,8 @@ class Retriever(Searches):
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
         if not named and self.names is not None:
             named = [p for p in [where_paper(question, self.catalog, self.names.recognise)] if p]
+        if not named and (authored := authored_paper(question, self.catalog)) is not None:
+            named = [authored]  # "Rahman et al.'s zero-shot object detection paper"
         titled = paper_titled(question, self.catalog) if not named else None
         if titled is not None:
             named = [titled]

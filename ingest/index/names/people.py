@@ -338,3 +338,35 @@ def person_paper_ids(db: CatalogDb, person: Person) -> list[str]:
         (person.asked.surname, *givens),
     )
     return [str(row[0]) for row in rows]
+
+
+def papers_by_surname(db: CatalogDb, written: str, most: int) -> set[str]:
+    """The papers listing an author of surname `written` (folded as the index keys it),
+    read from the author index alone; `most` of them at most (a name ten thousand papers
+    list costs no more than one `most` list)."""
+    name = parse_name(written)
+    if name is None:
+        return set()
+    rows = db.execute(
+        "SELECT DISTINCT paper_id FROM paper_authors WHERE surname = ? LIMIT ?",
+        (name.surname, most),
+    )
+    return {str(paper) for (paper,) in rows}
+
+
+def byline_places(db: CatalogDb, paper_ids: Sequence[str], written: str) -> dict[str, int]:
+    """For each of `paper_ids` listing an author of surname `written`, the first place such
+    an author holds in its byline (0: the first author)."""
+    name = parse_name(written)
+    if name is None or not paper_ids:
+        return {}
+    found: dict[str, int] = {}
+    for start in range(0, len(paper_ids), 500):
+        part = list(paper_ids[start : start + 500])
+        rows = db.execute(
+            "SELECT paper_id, MIN(position) FROM paper_authors WHERE surname = ?"
+            f" AND paper_id IN ({','.join('?' * len(part))}) GROUP BY paper_id",
+            (name.surname, *part),
+        )
+        found.update((str(paper), int(place)) for paper, place in rows)
+    return found

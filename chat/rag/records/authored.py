@@ -1,0 +1,106 @@
+"""The paper a question names by its authors and what it is about, as researchers name
+papers: "Rahman et al.'s zero-shot object detection paper", "the distillation paper by
+Hinton et al.", "Zhu and Saligrama's zero-shot detection work". A search over the library
+finds every paper on that topic, by anyone; the byline tells which one is meant.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from chat.rag.records.titles import titles_of
+from ingest.index.lexical.analysis import terms
+from ingest.index.names.people import byline_places, papers_by_surname
+
+if TYPE_CHECKING:
+    from ingest.index.catalog import Catalog
+
+# A surname as a question writes it: capitalised, perhaps after a particle ("van den Oord").
+_SURNAME = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del)\s+)*[A-Z][\w'\u2019-]*"
+_AUTHORS = rf"(?P<who>{_SURNAME})(?:\s+(?:and|&)\s+(?P<also>{_SURNAME}))?(?:\s+et\s+al\.?)?"
+# What a paper is called after its description: "paper", "work", "method", ...
+_KIND = r"(?:paper|article|work|study|preprint|method|model|approach|framework)"
+_WHAT = r"(?P<what>[^?,;:()]{3,120}?)"
+_PATTERNS = (
+    # "Rahman et al.'s zero-shot object detection paper", "Hinton's distillation paper"
+    re.compile(rf"\b{_AUTHORS}(?:'s|\u2019s|')\s+{_WHAT}\s+{_KIND}\b"),
+    # "the zero-shot detection paper by Zhu et al."
+    re.compile(rf"\b{_WHAT}\s+{_KIND}\s+(?:by|of|from)\s+{_AUTHORS}"),
+)
+# Title words a description must share with the paper's title: two, or all of a shorter one.
+_SHARED_WORDS = 2
+# How much more nearly the best title must be the description than the next (the share of
+# its words the description holds), when both share as many words.
+_CLEAR_LEAD = 0.2
+_MOST_FITTING = 300
+_MOST_PAPERS = 5_000
+
+
+def authored_paper(question: str, catalog: Catalog) -> str | None:
+    """The paper the question names by a surname (two, when it names two) and words of its
+    title; None when it names none so, or when two papers fit alike."""
+    for pattern in _PATTERNS:
+        for match in pattern.finditer(question):
+            found = _paper_of(catalog, match["who"], match["also"], match["what"])
+            if found is not None:
+                return found
+    return None
+
+
+def _paper_of(catalog: Catalog, who: str, also: str | None, what: str) -> str | None:
+    wanted = set(terms(what))  # stop words ("what does the") leave no term
+    if not wanted:
+        return None
+    papers = papers_by_surname(catalog.db, who, _MOST_PAPERS + 1)
+    if also:
+        papers &= papers_by_surname(catalog.db, also, _MOST_PAPERS + 1)
+    needed = min(_SHARED_WORDS, len(wanted))
+    if len(papers) > _MOST_PAPERS:
+        return None  # the commonest surnames: their byline narrows nothing
+    # Most titles hold too few of the words: read as terms only those that may.
+    titles = _titles(catalog, sorted(papers))
+    maybe = [
+        (p, title)
+        for p, title in titles.items()
+        if sum(w in title.lower() for w in wanted) >= needed
+    ]
+    if len(maybe) > _MOST_FITTING:
+        return None  # a description that fits hundreds of a surname's papers names none
+    shares: dict[str, tuple[int, float]] = {}
+    for paper_id, title in maybe:
+        title_terms = set(terms(title))
+        shared = len(wanted & title_terms)
+        if shared >= needed:
+            shares[paper_id] = (shared, shared / len(title_terms))
+    places = byline_places(catalog.db, list(shares), who)
+    # More of the words; by a first author rather than a fifth; a title that is more nearly
+    # the description ("Zero Shot Detection" itself).
+    scored = {p: (-shared, places.get(p, 0), -near) for p, (shared, near) in shares.items()}
+    if not scored:
+        return None
+    ranked = sorted(scored, key=scored.__getitem__)
+    if len(ranked) > 1 and _alike(scored[ranked[0]], scored[ranked[1]]):
+        return None  # "Wang et al.'s graph neural network paper": many fit; none is meant
+    return ranked[0]
+
+
+def _alike(best: tuple[int, int, float], next_best: tuple[int, int, float]) -> bool:
+    """Whether the two best papers fit the description alike: as many of its words, both by
+    a first author or neither, and titles near as much the description."""
+    same_words = best[0] == next_best[0]
+    same_place = (best[1] == 0) == (next_best[1] == 0)
+    return same_words and same_place and next_best[2] - best[2] < _CLEAR_LEAD
+
+
+def _titles(catalog: Catalog, paper_ids: list[str]) -> dict[str, str]:
+    """The titles of `paper_ids`: from the titles kept in memory, else read."""
+    kept = titles_of(catalog)
+    if kept is not None:
+        return {p: title for p in paper_ids if (title := kept.title_of(p)) is not None}
+    found: dict[str, str] = {}
+    for start in range(0, len(paper_ids), 500):
+        part = paper_ids[start : start + 500]
+        query = f"SELECT id, title FROM papers WHERE id IN ({','.join('?' * len(part))})"
+        found.update((str(pid), str(title or "")) for pid, title in catalog.db.execute(query, part))
+    return found
