@@ -135,6 +135,11 @@ _COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"['\u2019]s?$")  # "DPR's" names DPR
 _VERB_SHAPED = re.compile(r"(?:ing|ed|ly|es)$")
 _NAME = re.compile(r"[^\s,;:!?()\"']+")
+# A byline the question names a paper by ("Zelikman et al.'s reasoning paper"): its
+# surnames are not what the paper's sentences speak of.
+_BYLINE = re.compile(
+    r"\b[A-Z][\w'\u2019-]*(?:\s+(?:and|&)\s+[A-Z][\w'\u2019-]*)?\s+et\s+al\b\.?(?:'s|\u2019s)?"
+)
 _FRAME_WEIGHT = 0.25
 _LISTED = 3  # missing terms a lead line names
 _MISSING_SHARE = 1 / 2  # the share of the question's words from which missing ones are named
@@ -177,6 +182,7 @@ class QuestionTerms:
 
     @classmethod
     def parse(cls, question: str) -> QuestionTerms:
+        question = _BYLINE.sub(" ", question)
         stems = terms(question)
         weights = {t: frame_weight(t) for t in stems}
         content = {t for t, w in weights.items() if w == 1.0 and t not in _GENERIC_TERMS}
