@@ -250,14 +250,17 @@ def is_name(term: str) -> bool:
 
 def defines(sentence: str, term: str) -> Definition:
     """How `sentence` defines `term` (as the question prints it)."""
+    if term.split(" ", 1)[0].lower() not in sentence.lower():
+        # Neither printed nor given a long form here (both need its first word, in any
+        # case): only a name the sentence gives it may still define it. Most sentences an
+        # answer weighs are of this kind; the patterns below cost far more.
+        return _named_as(sentence, term)
     long_form = long_form_in(sentence, term)
     if long_form:
         return Definition(3, long_form)
     mention = _mentions(sentence, term)
     if mention is None:
-        # "we refer to it as Fusion-in-Decoder" names what "FiD" stands for, unprinted.
-        named = [n for n in names_given(sentence) if is_name(term) and initialism(n) == term]
-        return Definition(3, named[0]) if named else Definition(0)
+        return _named_as(sentence, term)
     escaped = re.escape(mention.group(0))
     acronym = re.search(rf"{escaped}\s*\(([A-Z][\w-]*[A-Z][\w-]*)\)", sentence)
     if acronym and _initials_match(acronym.group(1), term):
@@ -265,6 +268,14 @@ def defines(sentence: str, term: str) -> Definition:
     if _says_what_it_is(sentence, escaped, mention.start()):
         return Definition(2)
     return Definition(0)
+
+
+def _named_as(sentence: str, term: str) -> Definition:
+    """ "we refer to it as Fusion-in-Decoder" names what "FiD" stands for, unprinted."""
+    if not is_name(term):
+        return Definition(0)
+    named = [n for n in names_given(sentence) if initialism(n) == term]
+    return Definition(3, named[0]) if named else Definition(0)
 
 
 def _says_what_it_is(sentence: str, escaped: str, start: int) -> bool:
