@@ -19,8 +19,10 @@ from tests.fakes.openai import FakeOpenAI
 from tests.support.data import PDFS
 from tests.support.running.server import (
     Api,
+    SseEvent,
     fake_llm_fixture,
     fresh_upstream_fixture,
+    read_events,
     serve_index,
 )
 
@@ -145,3 +147,14 @@ def two_uploads_fixture(uploads_api: Api) -> tuple[Uploader, Uploader]:
             assert read_one["status"] == "ready", read_one
             made.append(Uploader(email, key, read_one))
     return made[0], made[1]
+
+
+def ask_chat(client: httpx.Client, body: dict[str, Any]) -> tuple[int, list[SseEvent]]:
+    """`body` asked on `/api/chat`: the status and the stream's events."""
+    with client.stream("POST", "/api/chat", json=body) as streamed:
+        return streamed.status_code, read_events(streamed)
+
+
+def source_ids(events: list[SseEvent]) -> set[str]:
+    """The ids of the sources a stream's `sources` events list."""
+    return {s["id"] for e in events if e.name == "sources" for s in e.data["sources"]}

@@ -6,9 +6,6 @@ For another user the same id is the 404 of a missing one."""
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
 import pytest
 
 from tests.chat.service.mcp.test_endpoint import error_text, mcp_client, structured
@@ -17,12 +14,14 @@ from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixture
     ARXIV_PDF,
     LIBRARY_PDF,
     Uploader,
+    ask_chat,
     citation,
+    source_ids,
     upload,
     uploads_api_fixture,
 )
 from tests.fakes.openai import ChatScript
-from tests.support.running.server import Api, SseEvent, read_events
+from tests.support.running.server import Api
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -55,15 +54,6 @@ def linked_fixture(uploads_api: Api) -> tuple[Uploader, Uploader]:
     return made[0], made[1]
 
 
-def _ask(client: httpx.Client, body: dict[str, Any]) -> tuple[int, list[SseEvent]]:
-    with client.stream("POST", "/api/chat", json=body) as streamed:
-        return streamed.status_code, read_events(streamed)
-
-
-def _sources(events: list[SseEvent]) -> set[str]:
-    return {s["id"] for e in events if e.name == "sources" for s in e.data["sources"]}
-
-
 def test_naming_an_upload_the_library_holds_asks_the_library_paper(
     uploads_api: Api, linked: tuple[Uploader, Uploader]
 ) -> None:
@@ -71,11 +61,11 @@ def test_naming_an_upload_the_library_holds_asks_the_library_paper(
     uploads_api.fake.default_script = ChatScript(pieces=(ANSWER,))
 
     with fid.client(uploads_api) as owner:
-        status, events = _ask(owner, {"message": QUESTION, "upload_ids": [fid.upload["id"]]})
+        status, events = ask_chat(owner, {"message": QUESTION, "upload_ids": [fid.upload["id"]]})
 
     done = events[-1]
     assert status == 200
-    assert _sources(events) == {FID}
+    assert source_ids(events) == {FID}
     assert done.name == "done", done.data
     assert done.data["citations"] == [FID]
     assert "".join(e.data["text"] for e in events if e.name == "delta") == ANSWER
@@ -90,11 +80,11 @@ def test_the_library_paper_of_an_upload_is_asked_beside_an_upload_of_its_own(
     body = {"message": MIXED, "upload_ids": [fid.upload["id"], norm.upload["id"]]}
 
     with fid.client(uploads_api) as owner:
-        status, events = _ask(owner, body)
+        status, events = ask_chat(owner, body)
 
     done = events[-1]
     assert status == 200
-    assert _sources(events) == {FID, norm.doc_id}
+    assert source_ids(events) == {FID, norm.doc_id}
     assert done.name == "done", done.data
     assert sorted(done.data["citations"]) == sorted([FID, norm.doc_id])
 
@@ -107,11 +97,11 @@ def test_with_library_an_upload_the_library_holds_leaves_the_whole_library_asked
     body = {"message": DISTILLATION, "upload_ids": [fid.upload["id"]]}
 
     with fid.client(uploads_api) as owner:
-        _, alone = _ask(owner, body)
-        _, whole = _ask(owner, body | {"with_library": True})
+        _, alone = ask_chat(owner, body)
+        _, whole = ask_chat(owner, body | {"with_library": True})
 
-    assert _sources(alone) == {FID}
-    assert DISTILLING in _sources(whole)
+    assert source_ids(alone) == {FID}
+    assert DISTILLING in source_ids(whole)
 
 
 def test_v1_and_mcp_ask_an_upload_the_library_holds_as_its_paper(

@@ -6,21 +6,21 @@ than a missing one's."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
 
 from tests.chat.service.mcp.test_endpoint import error_text, mcp_client, structured
 from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixtures by name
     Uploader,
+    ask_chat,
     citation,
+    source_ids,
     two_uploads_fixture,
     uploaders_fixture,
     uploads_api_fixture,
 )
 from tests.fakes.openai import ChatScript
-from tests.support.running.server import Api, SseEvent, read_events
+from tests.support.running.server import Api, SseEvent
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -34,15 +34,6 @@ MIXED = (
     "How does Fusion-in-Decoder combine the retrieved passages, and how does batch "
     "normalization reduce internal covariate shift?"
 )
-
-
-def _ask(client: httpx.Client, body: dict[str, Any]) -> tuple[int, list[SseEvent]]:
-    with client.stream("POST", "/api/chat", json=body) as streamed:
-        return streamed.status_code, read_events(streamed)
-
-
-def _sources(events: list[SseEvent]) -> set[str]:
-    return {s["id"] for e in events if e.name == "sources" for s in e.data["sources"]}
 
 
 def _text(events: list[SseEvent]) -> str:
@@ -61,11 +52,11 @@ def test_an_answer_cites_two_uploads_at_once(
     body = {"message": BOTH, "upload_ids": [norm.upload["id"], survey.upload["id"]]}
 
     with norm.client(uploads_api) as owner:
-        status, events = _ask(owner, body)
+        status, events = ask_chat(owner, body)
 
     done = events[-1]
     assert status == 200
-    assert _sources(events) == {norm.doc_id, survey.doc_id}
+    assert source_ids(events) == {norm.doc_id, survey.doc_id}
     assert done.name == "done", done.data
     assert sorted(done.data["citations"]) == sorted([norm.doc_id, survey.doc_id])
     assert done.data["dropped_citations"] == []
@@ -81,11 +72,11 @@ def test_an_answer_mixes_a_library_paper_and_an_upload(
     body = {"message": MIXED, "upload_ids": [norm.upload["id"]], "paper_ids": [FID]}
 
     with norm.client(uploads_api) as owner:
-        status, events = _ask(owner, body)
+        status, events = ask_chat(owner, body)
 
     done = events[-1]
     assert status == 200
-    assert _sources(events) == {FID, norm.doc_id}
+    assert source_ids(events) == {FID, norm.doc_id}
     assert done.name == "done", done.data
     assert sorted(done.data["citations"]) == sorted([FID, norm.doc_id])
     assert done.data["dropped_citations"] == []
@@ -99,12 +90,12 @@ def test_uploads_alone_are_asked_alone_and_with_library_adds_the_whole_library(
     alone = {"message": MIXED, "upload_ids": [norm.upload["id"]]}
 
     with norm.client(uploads_api) as owner:
-        _, by_itself = _ask(owner, alone)
-        _, beside = _ask(owner, alone | {"with_library": True})
+        _, by_itself = ask_chat(owner, alone)
+        _, beside = ask_chat(owner, alone | {"with_library": True})
 
-    assert _sources(by_itself) == {norm.doc_id}
-    assert norm.doc_id in _sources(beside)
-    assert FID in _sources(beside)
+    assert source_ids(by_itself) == {norm.doc_id}
+    assert norm.doc_id in source_ids(beside)
+    assert FID in source_ids(beside)
 
 
 def _refusals(client: httpx.Client, lists: list[list[str]]) -> list[tuple[str, int, str]]:
@@ -205,15 +196,15 @@ def test_a_follow_up_keeps_to_the_library_paper_and_the_upload_the_answer_cited(
     body = {"message": MIXED, "upload_ids": [norm.upload["id"]], "with_library": True}
 
     with norm.client(uploads_api) as owner:
-        _, first = _ask(owner, body)
+        _, first = ask_chat(owner, body)
         conversation = first[0].data["conversation_id"]
         follow_up = body | {
             "message": "How fast do these papers train their models?",
             "conversation_id": conversation,
         }
-        _, then = _ask(owner, follow_up)
+        _, then = ask_chat(owner, follow_up)
 
     scope = next(e for e in then if e.name == "sources").data["scope"]
     assert sorted(scope["paper_ids"]) == sorted([FID, norm.doc_id])
-    assert _sources(then) <= {FID, norm.doc_id}
-    assert norm.doc_id in _sources(then)
+    assert source_ids(then) <= {FID, norm.doc_id}
+    assert norm.doc_id in source_ids(then)
