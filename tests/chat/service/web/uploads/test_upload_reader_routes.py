@@ -15,7 +15,7 @@ from tests.chat.service.routes.uploads.conftest import (  # noqa: F401 - fixture
     upload,
     uploads_api_fixture,
 )
-from tests.chat.service.web.uploads.conftest import Owner, read, send_pdf
+from tests.chat.service.web.uploads.conftest import Owner
 from tests.support.running.server import Api
 from tests.support.validators import nu_errors
 
@@ -153,8 +153,7 @@ def test_nothing_public_names_an_upload(web: Api, owner: Owner) -> None:
 def test_a_deleted_uploads_pages_are_404(web: Api) -> None:
     email = web.new_user()
     with web.signed_in(email) as client:
-        sent = send_pdf(client, "1502.03167v3.pdf")
-        made = read(client, sent.json()["id"])
+        made = upload(client, "1502.03167v3.pdf", "1502.03167v3.pdf")
         before = client.get(f"/uploads/{made['id']}/pages/1.json")
 
         deleted = client.delete(f"/api/uploads/{made['id']}")
