@@ -46,7 +46,8 @@ _KINDS = (
         r"\bhow (?:many|much|large|big|long|fast|often|far|small|high|low|deep|wide)\b"
         r"|\bwhat (?:is|was|are) the (?:number|size|dimension|value|default|rate|batch size"
         r"|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size|dimension"
-        r"|number of)\b",
+        r"|number of)\b|\bwhat (?:share|fraction|proportion|percentage|portion)\b"
+        r"|\b(?:the|its|their) (?:[\w-]+ )?count\b",
     ),
     (DATASET, r"\b(?:which|what) (?:\w+ )?(?:datasets?|benchmarks?|corpora|corpus|tasks?)\b"),
     (

@@ -200,7 +200,15 @@ def _with_table_answer(
     at = own[0] if own else len(ordered)
     ordered = list(ordered)
     ordered.insert(max(at, 1) if defined else at, row)
-    return ordered, {**found, row: query.sentence_terms([row])[row]}
+    held = {**found, row: query.sentence_terms([row])[row]}
+    if not (answer.entities and answer.about(row)):
+        return ordered, held
+    # A row of the entity asked about ("ViT-Huge · Params · 632M") answers before the
+    # papers that never name it, which are left out.
+    ordered = answering_papers(ordered, answer, query, held)
+    if not defined and not answer.about(ordered[0]):
+        ordered = [row, *(s for s in ordered if s is not row)]
+    return ordered, held
 
 
 def _best_row(

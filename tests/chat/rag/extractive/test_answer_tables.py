@@ -96,3 +96,19 @@ def test_a_table_row_leads_its_own_papers_sentences() -> None:
     answer = compose("How many parameters does the ViT-Huge model variant have?", _vit_sources())
 
     assert [s.is_row for s in answer.sentences] == [True, False]
+
+
+def test_the_cell_of_the_model_asked_about_leads_over_papers_that_never_name_it() -> None:
+    """Papers of other models that share the question's words ("parameter count") are
+    left out: only the table names the model asked about."""
+    other = source(
+        1,
+        "2605.03999",
+        "RD-ViT reaches 99.4% of standard ViT performance at 53% of the parameter count.",
+    )
+    sources = [other, _vit_sources()[1]]
+
+    answer = compose("What's the parameter count of ViT-Huge?", sources)
+
+    assert [s.text for s in answer.sentences] == ["ViT-Huge \u00b7 Params \u00b7 632M"]
+    assert "arXiv:2605.03999" not in "".join(answer.pieces())

@@ -57,6 +57,8 @@ def _first_quoted(question: str, sources: list[Source]) -> str:
     [
         ("How many layers does BERT-large have?", NUMBER),
         ("What is the default learning rate of Adam?", NUMBER),
+        ("What's the parameter count of ViT-Huge?", NUMBER),
+        ("What share of the surveyed papers run no human evaluation?", NUMBER),
         ("Which datasets is DPR evaluated on?", DATASET),
         ("What exact match does FiD achieve on TriviaQA?", SCORE),
         ("Which model is FiD built on?", NAME),
