@@ -8,7 +8,10 @@ about ...?") and names no paper of its own is searched within the papers
 the previous answer cited: the first it cited ("it", "its", "the model"),
 or up to `MAX_CARRIED` in the order first cited for a question that points
 back at several ("both", "these papers", or "they" after a question about
-several). The scope is never
+several). A paper whose quoted sentences print a name the previous question
+asked about ("ViT-Huge") comes before those that print none: an answer that
+opened with a passage about something else is not what the user asked about.
+The scope is never
 silent: the `sources` event says which papers were carried over (the dock
 shows them as a chip the reader removes to ask again without it), and a
 caller turns it off with `follow_up: false`.
@@ -53,6 +56,11 @@ _SEVERAL = re.compile(r"\b(?:and|or|both|versus|vs\.?|compare|between)\b", re.IG
 # An elliptical follow-up: it opens as the continuation of the previous question.
 _CONTINUES = re.compile(r"^\s*(?:and|also|but|so|then|what about|how about|and what)\b", re.I)
 _CITED = re.compile(CITATION_PATTERN)
+# A word of a question that names something: mixed case or capitals past its first letter
+# ("ViT-Huge", "RETRO", "PaSa"), letters with digits ("T5", "GPT-2"), or a capitalised word
+# after the first ("What is Adam?"). Hyphens join a name's parts ("GPT-NeoX").
+_WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
+_NAMED = re.compile(r"\w+[A-Z]\w*|(?=\w*\d)(?=\w*[^\W\d_])\w+")
 
 
 @dataclass(frozen=True)
@@ -72,19 +80,55 @@ def refers_back(question: str) -> bool:
     return bool(_REFERS_BACK.search(question) or _CONTINUES.search(question))
 
 
-def cited_papers(answer: str) -> list[str]:
+def asked_names(question: str) -> list[str]:
+    """The names a question writes (`_NAMED`): "ViT-Huge" in "How many parameters does
+    ViT-Huge have?", "Adam" in "What is Adam?", capitalised words in a row as one ("Zero
+    Redundancy Optimizer"); its first word only when it is written as a name ("RETRO's
+    ...")."""
+    runs: list[tuple[int, int]] = []
+    for n, match in enumerate(_WORD.finditer(question)):
+        word = match.group()
+        if not (
+            _NAMED.fullmatch(re.sub(r"[-.]", "", word))
+            or (n and len(word) > 1 and word[:1].isupper())
+        ):
+            continue
+        if runs and not question[runs[-1][1] : match.start()].strip():
+            runs[-1] = (runs[-1][0], match.end())
+        else:
+            runs.append(match.span())
+    return list(dict.fromkeys(question[start:end] for start, end in runs))
+
+
+def cited_papers(answer: str, asked: str = "") -> list[str]:
     """The papers an answer's text cites, in the order first cited: the first (an answer
     leads with what it is about), then those cited more than half as often as the most
-    cited one (a passing mention is not what the answer is about)."""
+    cited one (a passing mention is not what the answer is about). When `asked` (the
+    question it answered) names something, the papers whose cited sentences print one of
+    its names come first, however often and late they are cited."""
     counts: dict[str, int] = {}
+    said: dict[str, str] = {}
+    start = 0
     for match in _CITED.finditer(answer):
         paper = normalise_paper_id(match.group(2))
         counts[paper] = counts.get(paper, 0) + 1
+        said[paper] = f"{said.get(paper, '')} {answer[start : match.start()]}"
+        start = match.end()
     if not counts:
         return []
     most = max(counts.values())
     first = next(iter(counts))
-    return [p for p, n in counts.items() if p == first or n > _MIN_CITED_SHARE * most]
+    kept = [p for p, n in counts.items() if p == first or n > _MIN_CITED_SHARE * most]
+    names = asked_names(asked)
+    printing = [p for p in counts if any(_prints(said[p], name) for name in names)]
+    if not printing or first in printing:
+        return kept
+    return [*printing, *(p for p in kept if p not in printing)]
+
+
+def _prints(text: str, name: str) -> bool:
+    """Whether `text` prints `name` as a word of its own ("ViT-Huge", not "RePa-ViT-Huge")."""
+    return re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-]|\.\w)", text) is not None
 
 
 def carried_scope(
@@ -103,8 +147,9 @@ def carried_scope(
     answers = [content for role, content in history if role == "assistant"]
     if not answers:
         return None
-    papers = [(p, t) for p in cited_papers(answers[-1]) if (t := title(p)) is not None]
     asked = [content for role, content in history if role == "user"]
+    cited = cited_papers(answers[-1], asked[-1] if asked else "")
+    papers = [(p, t) for p in cited if (t := title(p)) is not None]
     several = bool(_THEY.search(question)) and (not asked or bool(_SEVERAL.search(asked[-1])))
     kept = papers[: MAX_CARRIED if several or _PLURAL.search(question) else 1]
     return Carried(tuple(p for p, _ in kept), tuple(t for _, t in kept)) if kept else None

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.answer.followups import MAX_CARRIED, carried_scope, cited_papers, refers_back
+from chat.rag.answer.followups import (
+    MAX_CARRIED,
+    asked_names,
+    carried_scope,
+    cited_papers,
+    refers_back,
+)
 from ingest.index.filters import Filters
 
 RETRO_ANSWER = (
@@ -19,6 +25,8 @@ TITLES = {
     "2112.04426": "Improving language models by retrieving from trillions of tokens",
     "2007.01282": "Leveraging Passage Retrieval with Generative Models",
     "1810.04805": "BERT",
+    "2010.11929": "An Image is Worth 16x16 Words",
+    "2604.25039": "Dual-Track CoT: Budget-Aware Stepwise Guidance for Small LMs",
 }
 
 
@@ -129,3 +137,47 @@ def test_they_after_a_question_about_one_paper_are_its_authors_and_its_paper_alo
     assert papers is not None
     assert authors.paper_ids == ("2112.04426",)
     assert papers.paper_ids == ("2112.04426", "2007.01282")
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("How many parameters does ViT-Huge have?", ["ViT-Huge"]),
+        ("What is Adam?", ["Adam"]),
+        ("RETRO's database?", ["RETRO"]),
+        ("What is the Zero Redundancy Optimizer?", ["Zero Redundancy Optimizer"]),
+        ("Which has more parameters, OPT-175B or T5?", ["OPT-175B", "T5"]),
+        ("What is deep residual learning?", []),
+    ],
+)
+def test_the_names_a_question_asks_about_are_its_words_written_as_names(
+    question: str, names: list[str]
+) -> None:
+    assert asked_names(question) == names
+
+
+# An answer that opened with a passage about something else and cited the paper of the
+# name asked about last.
+VIT_ANSWER = (
+    "Smaller models struggle under tight budgets [arXiv:2604.25039]. "
+    "Deployments cannot afford huge models [arXiv:2604.25039]. "
+    "RePa-ViT-Huge enjoys a 68.7% speed-up [arXiv:2505.21847]. "
+    "Table 1: ViT-Huge · Params · 632M [arXiv:2010.11929]"
+)
+
+
+def test_the_paper_whose_sentences_print_the_name_asked_about_is_the_answers_subject() -> None:
+    history = (("user", "How many parameters does ViT-Huge have?"), ("assistant", VIT_ANSWER))
+
+    carried = carried_scope("what is the MLP size of that model?", history, Filters(), _known)
+
+    assert cited_papers(VIT_ANSWER) == ["2604.25039"]
+    assert carried is not None
+    assert carried.paper_ids == ("2010.11929",)
+
+
+def test_the_first_paper_cited_stays_the_subject_when_it_prints_the_name_too() -> None:
+    answer = f"RETRO retrieves chunks [arXiv:2112.04426]. {RETRO_ANSWER}"
+
+    assert cited_papers(answer, "What is RETRO?") == ["2112.04426"]
+    assert cited_papers(RETRO_ANSWER, "What is Adam?") == ["2112.04426"]
