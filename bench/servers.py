@@ -1,14 +1,19 @@
 """The fake upstream (`bench.upstream`) and `paperchat serve`, each in a process of its own.
 
-The API serves `data_dir` on 127.0.0.1 with one worker, a scratch SQLite
-database holding one user and API key per stream to be opened, and a rate
-limit high enough never to turn a stream away.
+The API serves `data_dir` on 127.0.0.1 with `workers` worker processes (one unless
+told), a scratch SQLite database holding one user and API key per stream to be
+opened, and a rate limit high enough never to turn a stream away. With several
+workers, or when asked, Redis shares the limits between them: PAPERCHAT_REDIS_URL
+when set, else a `redis-server` of its own on a free port, stopped afterwards.
+`Servers.api_cpu` is the CPU of the serve process and every process under it (the
+workers, and the Chroma server it runs on the embedded vector index, told apart).
 """
 
 from __future__ import annotations
 
 import os
 import secrets
+import socket
 import subprocess
 import sys
 import tempfile
@@ -21,6 +26,7 @@ from typing import IO
 
 import httpx
 
+from chat.cli.serve import usable_cores
 from tests.support.running.net import unused_port
 from tests.support.running.processes import stop_process
 
@@ -64,17 +70,82 @@ def process(
         stop_process(child)
 
 
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command's name (the state is the first)."""
+    return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+
+
+def process_tree(root: int) -> list[int]:
+    """`root` and every live process under it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                children.setdefault(int(_stat(int(entry.name))[1]), []).append(int(entry.name))
+            except (OSError, IndexError):
+                continue  # ended while listed
+    tree, pending = [], [root]
+    while pending:
+        pid = pending.pop()
+        tree.append(pid)
+        pending += children.get(pid, [])
+    return tree
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time one process has used so far (user and system, all threads); 0 once ended."""
+    try:
+        fields = _stat(pid)
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def is_chroma_server(pid: int) -> bool:
+    try:
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return any(Path(w.decode(errors="replace")).name == "chroma" for w in words) and (
+        b"run" in words
+    )
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """CPU seconds used so far by the API: all its processes, and the Chroma server's part."""
+
+    total_s: float
+    chroma_s: float
+
+    def __add__(self, other: Cpu) -> Cpu:
+        return Cpu(self.total_s + other.total_s, self.chroma_s + other.chroma_s)
+
+    def __sub__(self, other: Cpu) -> Cpu:
+        return Cpu(self.total_s - other.total_s, self.chroma_s - other.chroma_s)
+
+
 @dataclass(frozen=True)
 class Servers:
     api_url: str
     upstream_url: str
     log: Path
     api_pid: int
+    workers: int
+    redis: str  # "own redis-server", "PAPERCHAT_REDIS_URL" or "none"
+
+    def api_cpu(self) -> Cpu:
+        """The CPU the serve process and every process under it have used so far."""
+        total = chroma = 0.0
+        for pid in process_tree(self.api_pid):
+            used = cpu_seconds(pid)
+            total += used
+            chroma += used if is_chroma_server(pid) else 0.0
+        return Cpu(total, chroma)
 
     def api_cpu_seconds(self) -> float:
-        """CPU time the API process has used so far (user and system, all threads)."""
-        fields = Path(f"/proc/{self.api_pid}/stat").read_text().rpartition(")")[2].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU time the serve process alone has used so far (with one worker, the app's)."""
+        return cpu_seconds(self.api_pid)
 
 
 @dataclass(frozen=True)
@@ -85,6 +156,45 @@ class ServerOptions:
     interval_ms: float  # between two pieces
     log: Path | None  # keep both processes' logs here; None: a scratch file
     llm: str = "openai"  # "extractive": the API answers without the upstream
+    workers: int = 1
+    redis: bool = False  # Redis shares the limits (it must, with several workers)
+
+
+def default_workers() -> int:
+    """The workers `paperchat serve` runs when Redis shares the limits: one per core."""
+    return usable_cores()
+
+
+@contextmanager
+def redis(scratch: Path, log: IO[bytes]) -> Iterator[tuple[str, str]]:
+    """PAPERCHAT_REDIS_URL when set, else a `redis-server` of its own on a free port keeping
+    nothing on disk, stopped when the block ends; (its URL, which of the two)."""
+    given = os.environ.get("PAPERCHAT_REDIS_URL")
+    if given:
+        yield given, "PAPERCHAT_REDIS_URL"
+        return
+    port = unused_port()
+    command = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", "",
+               "--appendonly", "no", "--dir", str(scratch)]  # fmt: skip
+    child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + 30
+        while not _redis_answers(port):
+            if child.poll() is not None or time.monotonic() > deadline:
+                sys.exit(f"redis-server did not start on port {port}")
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0", "own redis-server"
+    finally:
+        stop_process(child)
+
+
+def _redis_answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+            connection.sendall(b"PING\r\n")
+            return connection.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
 
 
 @contextmanager
@@ -102,6 +212,9 @@ def servers(options: ServerOptions, keys_needed: int) -> Iterator[tuple[Servers,
         upstream_url = upstream.stdout.readline().decode().strip()
         database_url = f"sqlite:///{scratch / 'bench.sqlite'}"
         keys = create_keys(database_url, keys_needed)
+        redis_url, redis_source = "", "none"
+        if options.redis or options.workers > 1:
+            redis_url, redis_source = stack.enter_context(redis(scratch, log))
         env |= {
             "OPENAI_BASE_URL": upstream_url,
             "OPENAI_API_KEY": "bench",
@@ -111,15 +224,24 @@ def servers(options: ServerOptions, keys_needed: int) -> Iterator[tuple[Servers,
             "PAPERCHAT_SECRET_KEY": secrets.token_urlsafe(32),
             "PAPERCHAT_RATE_LIMIT": RATE_LIMIT,
         }
+        if redis_url:
+            env["PAPERCHAT_REDIS_URL"] = redis_url
         if options.models_cache:
             env["PAPERCHAT_MODELS_CACHE"] = str(options.models_cache)
         port = unused_port()
         serve = [str(Path(sys.executable).with_name("paperchat")), "serve", "--host", "127.0.0.1"]
-        serve += ["--port", str(port), "--workers", "1", "--data-dir", str(options.data_dir)]
+        serve += [
+            "--port",
+            str(port),
+            "--workers",
+            str(options.workers),
+            "--data-dir",
+            str(options.data_dir),
+        ]
         api = stack.enter_context(process(serve, env, log))
         api_url = f"http://127.0.0.1:{port}"
         wait_until_healthy(api_url, api, log_path)
-        yield Servers(api_url, upstream_url, log_path, api.pid), keys
+        yield Servers(api_url, upstream_url, log_path, api.pid, options.workers, redis_source), keys
 
 
 def wait_until_healthy(url: str, child: subprocess.Popen[bytes], log: Path) -> None:

@@ -48,8 +48,11 @@ def default_workers(settings: Settings) -> int:
     the stream caps between them (the sessions, keys, conversations and the secret key are
     in the database and the data dir, shared already); else one, since each worker would
     count those limits on its own."""
-    if not settings.redis_url:
-        return 1
+    return usable_cores() if settings.redis_url else 1
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
