@@ -26,7 +26,7 @@ _FOOTNOTE_MARK = re.compile(
 )
 _RUNNING_HEAD = re.compile(
     r"^(?:Published as a (?:conference )?paper|Under review|Preprint|Accepted (?:at|to)|"
-    r"Work in progress)\b|\barXiv\b",
+    r"Work in progress)\b|\barXiv(?::\s?\d|\s+preprint\b)",
     re.IGNORECASE,
 )
 _FOOTNOTE_KINDS = frozenset(["footnote", "header", "footer"])

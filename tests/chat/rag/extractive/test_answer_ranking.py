@@ -3,9 +3,13 @@ the count asked for, the definition, the name in its own case."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from chat.rag.extractive.answerer import compose, extract_answer
+from chat.rag.extractive.sentences import source_sentences
+from chat.rag.extractive.shaping import opens_well
 from tests.chat.rag.extractive.conftest import source
 
 pytestmark = pytest.mark.timeout(120)
@@ -176,3 +180,11 @@ def test_of_two_papers_giving_a_long_form_the_better_ranked_ones_leads() -> None
 
     assert pieces[0].startswith("We propose a novel model architecture, Receptance Weighted")
     assert "[arXiv:2305.13048]" in pieces[0]
+
+
+def test_a_sentence_that_names_arxiv_may_open_an_answer_but_an_arxiv_stamp_may_not() -> None:
+    text = "For the 1.5M papers whose LaTeX source is on arXiv, we also provide LaTeX parses."
+    (sentence,) = source_sentences(source(1, "2401.00004", text), 0)
+    stamp = replace(sentence, text="arXiv:2401.00004v2 [cs.CL] 24 May 2024")
+
+    assert (opens_well(sentence), opens_well(stamp)) == (True, False)
