@@ -45,8 +45,9 @@ _KINDS = (
         NUMBER,
         r"\bhow (?:many|much|large|big|long|fast|often|far|small|high|low|deep|wide)\b"
         r"|\bwhat (?:is|was|are) the (?:number|size|dimension|value|default|rate|batch size"
-        r"|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size|dimension"
-        r"|number of)\b|\bwhat (?:share|fraction|proportion|percentage|portion)\b"
+        r"|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size"
+        r"|dimension(?:s|ality)?|number of)\b"
+        r"|\bwhat (?:share|fraction|proportion|percentage|portion)\b"
         r"|\b(?:the|its|their) (?:[\w-]+ )?count\b",
     ),
     (DATASET, r"\b(?:which|what) (?:\w+ )?(?:datasets?|benchmarks?|corpora|corpus|tasks?)\b"),
@@ -55,7 +56,8 @@ _KINDS = (
         r"\b(?:which|what) (?:\w+ )?(?:model|method|architecture|network|optimizer|encoder"
         r"|decoder|retriever|backbone|algorithm|system|approach|generator|reader|tokenizer"
         r"|classifier|detector|reranker|embedder)s?\b"
-        r"|\b(?:built|based) (?:on|upon)\b|\binitiali[sz]ed (?:from|with)\b",
+        r"|\b(?:built|based) (?:on|upon)\b|\binitiali[sz]ed (?:from|with)\b"
+        r"|\b(?:called|named)\W*$",
     ),
     (DEFINITION, r"^(?:what (?:is|are)|define|explain)\b"),
 )

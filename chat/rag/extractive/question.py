@@ -127,7 +127,8 @@ _GENERIC_TERMS = frozenset(["use", "make", "get", "give", "way", "thing"])
 _ASKS_FOR_NUMBER = re.compile(
     r"\bhow (?:many|much|large|big|long|fast|often|far|small|high|low|well)\b"
     r"|\b(?:accuracy|score|percent(?:age)?|rate|number of|size|speed-?up|gain|improvement"
-    r"|error|bleu|f1|parameters|dimension|value|by how|share|fraction|proportion|count)\b",
+    r"|error|bleu|f1|parameters|dimension(?:s|ality)?|value|by how|share|fraction|proportion"
+    r"|count)\b",
     re.IGNORECASE,
 )
 # "How many training examples ...": the words after it name what is counted.

@@ -59,6 +59,8 @@ def _first_quoted(question: str, sources: list[Source]) -> str:
         ("What is the default learning rate of Adam?", NUMBER),
         ("What's the parameter count of ViT-Huge?", NUMBER),
         ("What share of the surveyed papers run no human evaluation?", NUMBER),
+        ("What is the inner dimensionality of the feed-forward layers?", NUMBER),
+        ("What is the detector proposed in Zhu et al.'s paper called?", NAME),
         ("Which datasets is DPR evaluated on?", DATASET),
         ("What exact match does FiD achieve on TriviaQA?", SCORE),
         ("Which model is FiD built on?", NAME),
