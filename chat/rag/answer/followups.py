@@ -11,7 +11,9 @@ back at several ("both", "these papers", or "they" after a question about
 several). A paper whose quoted sentences print a name the previous question
 asked about ("ViT-Huge") comes before those that print none: an answer that
 opened with a passage about something else is not what the user asked about.
-The scope is never
+A follow-up that names another paper's own name ("and what about RAG?" after
+an answer about REALM, whose paper never prints "RAG") is not carried over: it
+asks about that paper, and is searched over the library. The scope is never
 silent: the `sources` event says which papers were carried over (the dock
 shows them as a chip the reader removes to ask again without it), and a
 caller turns it off with `follow_up: false`.
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 from chat.rag.citations.guard import CITATION_PATTERN
 from chat.rag.retrieval.retriever import ids_in_question
+from chat.rag.retrieval.vocabulary import asked_names
 from ingest.index.filters import Filters
 from ingest.index.records import normalise_paper_id
 
@@ -56,11 +59,6 @@ _SEVERAL = re.compile(r"\b(?:and|or|both|versus|vs\.?|compare|between)\b", re.IG
 # An elliptical follow-up: it opens as the continuation of the previous question.
 _CONTINUES = re.compile(r"^\s*(?:and|also|but|so|then|what about|how about|and what)\b", re.I)
 _CITED = re.compile(CITATION_PATTERN)
-# A word of a question that names something: mixed case or capitals past its first letter
-# ("ViT-Huge", "RETRO", "PaSa"), letters with digits ("T5", "GPT-2"), or a capitalised word
-# after the first ("What is Adam?"). Hyphens join a name's parts ("GPT-NeoX").
-_WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
-_NAMED = re.compile(r"\w+[A-Z]\w*|(?=\w*\d)(?=\w*[^\W\d_])\w+")
 
 
 @dataclass(frozen=True)
@@ -78,26 +76,6 @@ def refers_back(question: str) -> bool:
     """Whether a question leans on the previous one: a pronoun or a definite reference to
     what was asked about, or an opening that continues it ("and how ...?")."""
     return bool(_REFERS_BACK.search(question) or _CONTINUES.search(question))
-
-
-def asked_names(question: str) -> list[str]:
-    """The names a question writes (`_NAMED`): "ViT-Huge" in "How many parameters does
-    ViT-Huge have?", "Adam" in "What is Adam?", capitalised words in a row as one ("Zero
-    Redundancy Optimizer"); its first word only when it is written as a name ("RETRO's
-    ...")."""
-    runs: list[tuple[int, int]] = []
-    for n, match in enumerate(_WORD.finditer(question)):
-        word = match.group()
-        if not (
-            _NAMED.fullmatch(re.sub(r"[-.]", "", word))
-            or (n and len(word) > 1 and word[:1].isupper())
-        ):
-            continue
-        if runs and not question[runs[-1][1] : match.start()].strip():
-            runs[-1] = (runs[-1][0], match.end())
-        else:
-            runs.append(match.span())
-    return list(dict.fromkeys(question[start:end] for start, end in runs))
 
 
 def cited_papers(answer: str, asked: str = "") -> list[str]:
@@ -136,10 +114,13 @@ def carried_scope(
     history: Sequence[tuple[str, str]],
     filters: Filters,
     title: Callable[[str], str | None],
+    names_another: Callable[[str, Sequence[str]], bool] | None = None,
 ) -> Carried | None:
     """The previous answer's papers when `question` leans on it and is not scoped already
     (by the caller, or by an id it writes); `title` gives a paper's title, None for a paper
-    the index does not hold (a citation a client made up in its history carries nothing)."""
+    the index does not hold (a citation a client made up in its history carries nothing).
+    `names_another` tells whether the question names a paper other than those it would be
+    carried to (`chat.rag.retrieval.retriever.Retriever.names_another`): then none is."""
     if filters.searched_papers or filters.author or ids_in_question(question):
         return None
     if not refers_back(question):
@@ -152,4 +133,6 @@ def carried_scope(
     papers = [(p, t) for p in cited if (t := title(p)) is not None]
     several = bool(_THEY.search(question)) and (not asked or bool(_SEVERAL.search(asked[-1])))
     kept = papers[: MAX_CARRIED if several or _PLURAL.search(question) else 1]
-    return Carried(tuple(p for p, _ in kept), tuple(t for _, t in kept)) if kept else None
+    if not kept or (names_another and names_another(question, [p for p, _ in kept])):
+        return None
+    return Carried(tuple(p for p, _ in kept), tuple(t for _, t in kept))

@@ -32,6 +32,7 @@ from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.searches import Searches
 from chat.rag.retrieval.style import query_style
 from chat.rag.retrieval.vocabulary import (
+    asked_names,
     question_words,
     scholarly_terms,
 )
@@ -190,6 +191,31 @@ class Retriever(Searches):
             scholarly,
             tuple(degraded),
         )
+
+    def names_another(self, question: str, papers: Sequence[str]) -> bool:
+        """Whether `question` names a paper other than `papers`: it writes a name as a name
+        (`asked_names`; not its long form, "reinforcement learning" for "RL") that papers
+        of the library introduce, none of them among `papers`, and that none of `papers`
+        prints ("RAG" asked after an answer about REALM). A name the papers print ("GPT-2"
+        in FlashAttention's, "PDFs" in S2ORC's) is a thing they tell about."""
+        written = set(asked_names(question))
+        if self.names is None or not written:
+            return False
+        for match in self.names.recognise(question).matches:
+            if match.asked not in written or not match.own_papers:
+                continue
+            if set(match.own_papers) & set(papers):
+                continue
+            if not any(self._prints(paper, match.asked) for paper in papers):
+                return True
+        return False
+
+    def _prints(self, paper_id: str, name: str) -> bool:
+        """Whether a paper's title or passages print `name` as a word of its own."""
+        found = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+        paper = self.catalog.get_paper(paper_id)
+        texts = [paper.title if paper else "", *(t for _, t in self.paper_passages(paper_id))]
+        return any(found.search(text) for text in texts)
 
     def with_records(
         self,

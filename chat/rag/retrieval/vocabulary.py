@@ -9,11 +9,15 @@ books, the web and more; code Apache-2.0, data CC-BY-SA 4.0), read offline
 from the package itself. "retrieval", "transformer", "optimizer" are far
 commoner in the papers than in English; "pizza", "weather", "best" are not;
 a word in neither (gibberish) is not scholarly either, having no chunk.
+
+The words a question writes as names ("ViT-Huge", "RAG", "Adam") are
+`asked_names`.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,6 +27,11 @@ from wordfreq import zipf_frequency
 from chat.rag.bounds import check_bounds, described
 from ingest.index.lexical.analysis import STOP_WORDS, terms, words
 
+# A word of a question that names something: mixed case or capitals past its first letter
+# ("ViT-Huge", "RETRO", "PaSa"), letters with digits ("T5", "GPT-2"), or a capitalised word
+# after the first ("What is Adam?"). Hyphens join a name's parts ("GPT-NeoX").
+_WORD = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
+_NAMED = re.compile(r"\w+[A-Z]\w*|(?=\w*\d)(?=\w*[^\W\d_])\w+")
 # zipf_frequency is log10 of a word's frequency per billion words; 0 when unknown.
 _ZIPF_OFFSET = 9.0
 _UNKNOWN_ZIPF = 1.0  # a word wordfreq does not know: rarer than any it lists
@@ -106,3 +115,23 @@ def weight_share(idf: Mapping[str, float], chosen: Sequence[str]) -> float:
     if total <= 0:
         return 0.0
     return sum(idf.get(stem, 0.0) for stem in set(chosen)) / total
+
+
+def asked_names(question: str) -> list[str]:
+    """The names a question writes (`_NAMED`): "ViT-Huge" in "How many parameters does
+    ViT-Huge have?", "Adam" in "What is Adam?", capitalised words in a row as one ("Zero
+    Redundancy Optimizer"); its first word only when it is written as a name ("RETRO's
+    ...")."""
+    runs: list[tuple[int, int]] = []
+    for n, match in enumerate(_WORD.finditer(question)):
+        word = match.group()
+        if not (
+            _NAMED.fullmatch(re.sub(r"[-.]", "", word))
+            or (n and len(word) > 1 and word[:1].isupper())
+        ):
+            continue
+        if runs and not question[runs[-1][1] : match.start()].strip():
+            runs[-1] = (runs[-1][0], match.end())
+        else:
+            runs.append(match.span())
+    return list(dict.fromkeys(question[start:end] for start, end in runs))

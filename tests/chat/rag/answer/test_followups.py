@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from chat.rag.answer.followups import (
-    MAX_CARRIED,
-    asked_names,
-    carried_scope,
-    cited_papers,
-    refers_back,
-)
+from chat.rag.answer.followups import MAX_CARRIED, carried_scope, cited_papers, refers_back
+from chat.rag.retrieval.vocabulary import asked_names
 from ingest.index.filters import Filters
 
 RETRO_ANSWER = (
@@ -181,3 +178,21 @@ def test_the_first_paper_cited_stays_the_subject_when_it_prints_the_name_too() -
 
     assert cited_papers(answer, "What is RETRO?") == ["2112.04426"]
     assert cited_papers(RETRO_ANSWER, "What is Adam?") == ["2112.04426"]
+
+
+def test_a_follow_up_that_names_another_paper_is_not_carried_over() -> None:
+    asked: list[tuple[str, list[str]]] = []
+
+    def names_another(question: str, papers: Sequence[str]) -> bool:
+        asked.append((question, list(papers)))
+        return "RAG" in question
+
+    rag = carried_scope("and what about RAG, which retriever does it use?", HISTORY, Filters(),
+                        _known, names_another)  # fmt: skip
+    database = carried_scope("and how big is its database?", HISTORY, Filters(), _known,
+                             names_another)  # fmt: skip
+
+    assert rag is None
+    assert database is not None
+    assert database.paper_ids == ("2112.04426",)
+    assert asked[0] == ("and what about RAG, which retriever does it use?", ["2112.04426"])

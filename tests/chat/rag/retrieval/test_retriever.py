@@ -268,3 +268,16 @@ def test_papers_the_caller_names_keep_their_places_under_the_floor() -> None:
 
     assert {c.paper_id for c in free} == {"a"}
     assert [c.paper_id for c in scoped] == ["a"] * 5 + ["b"] * 3
+
+
+def test_a_follow_up_names_another_paper_by_a_name_that_one_introduces_and_the_others_never_print(
+    small_index: Wiring,
+) -> None:
+    retriever = small_index.retriever
+    question = "and what about FiD, how many passages does it read?"
+
+    elsewhere = retriever.names_another(question, ["1503.02531"])  # the distillation paper
+    own = retriever.names_another(question, ["2007.01282"])  # FiD's
+    unnamed = retriever.names_another("and how many passages does it read?", ["1503.02531"])
+
+    assert (elsewhere, own, unnamed) == (True, False, False)
