@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -198,9 +200,28 @@ def _redis_answers(port: int) -> bool:
 
 
 @contextmanager
+def stopped_by_sigterm() -> Iterator[None]:
+    """A SIGTERM ends the block as an exit would (SystemExit), so that the processes it
+    started are stopped rather than left running; the handler before is put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def leave(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGTERM, leave)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
+@contextmanager
 def servers(options: ServerOptions, keys_needed: int) -> Iterator[tuple[Servers, list[str]]]:
     """The fake upstream and `paperchat serve` in processes of their own, and the API keys."""
     with ExitStack() as stack:
+        stack.enter_context(stopped_by_sigterm())
         scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-serve-")))
         log_path = options.log or scratch / "processes.log"
         log = stack.enter_context(log_path.open("wb"))

@@ -4,6 +4,8 @@ server's apart, and Redis is the configured one or one of the benchmark's own.""
 from __future__ import annotations
 
 import io
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.servers import Servers, process_tree, redis
+from bench.servers import Servers, process_tree, redis, stopped_by_sigterm
 from tests.support.running.processes import stop_process
 
 # A parent that starts a child which spends CPU, then both wait to be ended.
@@ -95,3 +97,19 @@ def _ping(port: int) -> bool:
             return connection.recv(16).startswith(b"+PONG")
     except OSError:
         return False
+
+
+def test_a_sigterm_ends_the_servers_block_as_an_exit_and_the_handler_before_comes_back() -> None:
+    before = signal.getsignal(signal.SIGTERM)
+
+    with pytest.raises(SystemExit) as ended:
+        _terminated_inside()
+
+    assert ended.value.code == 128 + signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def _terminated_inside() -> None:
+    with stopped_by_sigterm():
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the handler raises before this ends
