@@ -43,6 +43,8 @@ _NOT_A_TERM = re.compile(
     re.IGNORECASE,
 )
 _MAX_TERM_WORDS = 5
+# Capitalised words that may stand before a name without being part of it.
+_OPENERS = frozenset({"the", "a", "an", "our", "this", "its", "their", "we", "in", "with"})
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Verbs by which a sentence says what its subject is.
 _COPULA = r"(?:is|are|was|stands for|refers to|denotes|means|describes|is defined as)"
@@ -265,7 +267,9 @@ def defines(sentence: str, term: str) -> Definition:
     acronym = re.search(rf"{escaped}\s*\(([A-Z][\w-]*[A-Z][\w-]*)\)", sentence)
     if acronym and _initials_match(acronym.group(1), term):
         return Definition(3, term)  # the question gave the long form: "Fusion-in-Decoder (FiD)"
-    if _says_what_it_is(sentence, escaped, mention.start()):
+    if _says_what_it_is(sentence, escaped, mention.start()) and not _ends_a_name(
+        sentence[: mention.start()]
+    ):
         return Definition(2)
     return Definition(0)
 
@@ -283,10 +287,25 @@ def _says_what_it_is(sentence: str, escaped: str, start: int) -> bool:
     aside = r"(?:\s*\([^)]{1,80}\))?(?:\s*,[^,]{1,80},)?"
     copula = re.search(rf"{escaped}{aside}\s+{_COPULA}\s+(?:an?|the|one|defined)\b", sentence)
     apposition = re.search(rf"{escaped}{aside}\s*[,:\u2014-]\s+(?:an?|the)\s", sentence)
-    introduced = re.search(
+    introduced = re.finditer(
         rf"\b{_INTRODUCE}\s+(?:(?:it|this|our|the|an?|new|novel)\s+)*"
-        rf"(?:[\w-]+\s+){{0,4}}?\(?{escaped}",
+        rf"(?:(?P<before>[\w-]+)\s+){{0,4}}?(?P<paren>\(?){escaped}",
         sentence,
         re.IGNORECASE,
     )
-    return bool((copula or apposition) and near_start) or introduced is not None
+    return bool((copula or apposition) and near_start) or any(
+        m["paren"] or not _names_on(m["before"]) for m in introduced
+    )
+
+
+def _ends_a_name(before: str) -> bool:
+    """Whether a mention, after the text `before` it, is the last word of a longer name
+    ("Fast Quiet STaR, a more efficient framework" says what Fast Quiet STaR is)."""
+    words = before.split()
+    return len(words) > 1 and _names_on(words[-1]) and words[-1].lower() not in _OPENERS
+
+
+def _names_on(word: str | None) -> bool:
+    """Whether `word`, right before a name, is the start of a longer name: "we propose Fast
+    Quiet STaR" introduces Fast Quiet STaR, not STaR."""
+    return word is not None and word[:1].isupper()

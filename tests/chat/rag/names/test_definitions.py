@@ -98,6 +98,9 @@ def test_a_sentence_that_says_what_the_term_is_defines_it(sentence: str, term: s
         ("Our results beat RETRO on three benchmarks by a wide margin.", "RETRO"),
         ("Fast inference (FI) matters for deployment.", "FiD"),
         ("Then, RETRO is trained on the same data as the baseline.", "RETRO"),
+        # A longer name that ends with the term is another method (a namesake's).
+        ("In this work, we propose Fast Quiet STaR, a more efficient framework.", "STaR"),
+        ("We introduce Quiet STaR, which learns to think before speaking.", "STaR"),
     ],
 )
 def test_a_mere_mention_is_not_a_definition(sentence: str, term: str) -> None:
