@@ -11,7 +11,10 @@ back at several ("both", "these papers", or "they" after a question about
 several). A paper whose quoted sentences print a name the previous question
 asked about ("ViT-Huge") comes before those that print none: an answer that
 opened with a passage about something else is not what the user asked about.
-A follow-up that names another paper's own name ("and what about RAG?" after
+"The second one" after a question that named several ("What are RAG and
+REALM?") is the paper of its second name: the cited paper whose quoted
+sentences print that name and none of the others; none when no such paper
+was cited. A follow-up that names another paper's own name ("and what about RAG?" after
 an answer about REALM, whose paper never prints "RAG") is not carried over: it
 asks about that paper, and is searched over the library. The scope is never
 silent: the `sources` event says which papers were carried over (the dock
@@ -59,6 +62,14 @@ _SEVERAL = re.compile(r"\b(?:and|or|both|versus|vs\.?|compare|between)\b", re.IG
 # An elliptical follow-up: it opens as the continuation of the previous question.
 _CONTINUES = re.compile(r"^\s*(?:and|also|but|so|then|what about|how about|and what)\b", re.I)
 _CITED = re.compile(CITATION_PATTERN)
+# "The second one", "the latter model": one of the several things the previous question
+# named, by its place there.
+_ORDINAL = re.compile(
+    r"\bthe (first|second|third|former|latter|last) (?:one|paper|model|method|approach"
+    r"|system|work|dataset|benchmark|algorithm)\b",
+    re.IGNORECASE,
+)
+_PLACES = {"first": 0, "former": 0, "second": 1, "third": 2, "latter": -1, "last": -1}
 
 
 @dataclass(frozen=True)
@@ -84,24 +95,51 @@ def cited_papers(answer: str, asked: str = "") -> list[str]:
     cited one (a passing mention is not what the answer is about). When `asked` (the
     question it answered) names something, the papers whose cited sentences print one of
     its names come first, however often and late they are cited."""
-    counts: dict[str, int] = {}
-    said: dict[str, str] = {}
-    start = 0
-    for match in _CITED.finditer(answer):
-        paper = normalise_paper_id(match.group(2))
-        counts[paper] = counts.get(paper, 0) + 1
-        said[paper] = f"{said.get(paper, '')} {answer[start : match.start()]}"
-        start = match.end()
-    if not counts:
+    said = _said(answer)
+    if not said:
         return []
+    counts = {paper: len(sentences) for paper, sentences in said.items()}
     most = max(counts.values())
     first = next(iter(counts))
     kept = [p for p, n in counts.items() if p == first or n > _MIN_CITED_SHARE * most]
     names = asked_names(asked)
-    printing = [p for p in counts if any(_prints(said[p], name) for name in names)]
+    printing = [p for p in said if any(_prints(" ".join(said[p]), name) for name in names)]
     if not printing or first in printing:
         return kept
     return [*printing, *(p for p in kept if p not in printing)]
+
+
+def _said(answer: str) -> dict[str, list[str]]:
+    """What an answer says citing each paper: the text before each of its citations, back
+    to the citation before it; in the order the papers are first cited."""
+    said: dict[str, list[str]] = {}
+    start = 0
+    for match in _CITED.finditer(answer):
+        said.setdefault(normalise_paper_id(match.group(2)), []).append(
+            answer[start : match.start()]
+        )
+        start = match.end()
+    return said
+
+
+def ordinal_paper(question: str, asked: str, answer: str) -> str | None:
+    """The paper "the second one" (the first, third, former, latter, last) of `question`
+    points at when `asked`, the previous question, named several things: the paper
+    `answer` cites for sentences that print the name in that place and none of the others
+    ("" when it cites none such); None when the question points at none by its place."""
+    match = _ORDINAL.search(question)
+    names = asked_names(asked)
+    if match is None or len(names) < 2:
+        return None
+    place = _PLACES[match.group(1).lower()]
+    if place >= len(names):
+        return None
+    wanted, others = names[place], [n for n in names if n != names[place]]
+    for paper, sentences in _said(answer).items():
+        text = " ".join(sentences)
+        if _prints(text, wanted) and not any(_prints(text, other) for other in others):
+            return paper
+    return ""
 
 
 def _prints(text: str, name: str) -> bool:
@@ -129,6 +167,11 @@ def carried_scope(
     if not answers:
         return None
     asked = [content for role, content in history if role == "user"]
+    placed = ordinal_paper(question, asked[-1] if asked else "", answers[-1])
+    if placed is not None:
+        # "the second one": that one's paper alone, or none when the answer cited it not.
+        papers = [(placed, t)] if placed and (t := title(placed)) is not None else []
+        return Carried((papers[0][0],), (papers[0][1],)) if papers else None
     cited = cited_papers(answers[-1], asked[-1] if asked else "")
     papers = [(p, t) for p in cited if (t := title(p)) is not None]
     several = bool(_THEY.search(question)) and (not asked or bool(_SEVERAL.search(asked[-1])))

@@ -24,6 +24,9 @@ TITLES = {
     "1810.04805": "BERT",
     "2010.11929": "An Image is Worth 16x16 Words",
     "2604.25039": "Dual-Track CoT: Budget-Aware Stepwise Guidance for Small LMs",
+    "2205.01068": "OPT: Open Pre-trained Transformer Language Models",
+    "2204.02311": "PaLM: Scaling Language Modeling with Pathways",
+    "2005.11401": "Retrieval-Augmented Generation for Knowledge-Intensive NLP Tasks",
 }
 
 
@@ -196,3 +199,42 @@ def test_a_follow_up_that_names_another_paper_is_not_carried_over() -> None:
     assert database is not None
     assert database.paper_ids == ("2112.04426",)
     assert asked[0] == ("and what about RAG, which retriever does it use?", ["2112.04426"])
+
+
+SIZES = (
+    "OPT-175B: We present OPT, ranging from 125M to 175B parameters [arXiv:2205.01068]. "
+    "OPT-175B was trained with AdamW [arXiv:2205.01068]. "
+    "PaLM: we train a 540 billion parameter model [arXiv:2204.02311]."
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "paper"),
+    [
+        ("how many chips was the second one trained on?", "2204.02311"),
+        ("and who wrote the latter model?", "2204.02311"),
+        ("how many GPUs was the first one trained on?", "2205.01068"),
+    ],
+)
+def test_the_second_one_is_the_paper_of_the_second_name_asked(question: str, paper: str) -> None:
+    history = (("user", "Which has more parameters, OPT-175B or PaLM?"), ("assistant", SIZES))
+
+    carried = carried_scope(question, history, Filters(), _known)
+
+    assert carried is not None
+    assert carried.paper_ids == (paper,)
+
+
+def test_the_second_one_is_carried_nowhere_when_the_answer_cited_no_paper_of_its_own() -> None:
+    answer = "Unlike REALM, RAG needs no salient span masking [arXiv:2005.11401]."
+    history = (("user", "What are RAG and REALM?"), ("assistant", answer))
+    agents = (("user", "What agents does PaSa consist of?"), ("assistant", RETRO_ANSWER))
+
+    realm = carried_scope("who wrote the second one?", history, Filters(), _known)
+    rag = carried_scope("who wrote the first one?", history, Filters(), _known)
+    within = carried_scope("what does the second one do?", agents, Filters(), _known)
+
+    assert realm is None
+    assert rag is None  # its sentence prints REALM too: which one it is about is unclear
+    assert within is not None
+    assert within.paper_ids == ("2112.04426",)
