@@ -194,6 +194,14 @@ class ServiceSettings(BaseModel):
         description="longest answer streamed and kept, in characters, whatever the model's "
         "server sends: it stops there with finish reason `length`",
     )
+    stream_flush_s: float = Field(
+        0.05,
+        ge=0,
+        le=1,
+        description="seconds an answer's text is held after a piece of it was sent, so that "
+        "the pieces a model streams in that time go out as one `delta` (one write instead of "
+        "many); the first piece goes at once; 0 sends each piece as it comes",
+    )
     redis_url: str = Field(
         "",
         description="a Redis server that keeps the rate-limit counts and the open answer "

@@ -248,7 +248,9 @@ async def answer_events(
         with services.metrics.stream_open():
             answering = answerer or services.index.answerer
             async with aclosing(answering.answer(question)) as answer:
-                async for event in until_stopped(answer, shutdown, deleted):
+                async for event in until_stopped(
+                    answer, shutdown, deleted, services.settings.stream_flush_s
+                ):
                     dispatch(event, turnout)
                     if turnout.ended:
                         saved = True

@@ -229,7 +229,9 @@ async def _chunks(
     chunks = _Chunks(services, include_usage)
     try:
         async with aclosing(answerer.answer(question)) as events:
-            async for event in until_stopped(events, shutdown):
+            async for event in until_stopped(
+                events, shutdown, flush_s=services.settings.stream_flush_s
+            ):
                 for message in dispatch(event, chunks):
                     yield message
     except Exception as e:  # the stream's boundary: the client gets an error chunk

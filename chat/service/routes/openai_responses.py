@@ -293,7 +293,9 @@ async def _stream(
         for message in events.created():
             yield message
         async with aclosing(turn.answerer.answer(turn.question)) as answer:
-            async for event in until_stopped(answer, shutdown):
+            async for event in until_stopped(
+                answer, shutdown, flush_s=turn.services.settings.stream_flush_s
+            ):
                 if isinstance(event, Done):
                     await run_in_threadpool(turn.save, events.text, event, events.sources)
                 for message in dispatch(event, events):

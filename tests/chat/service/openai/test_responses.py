@@ -77,7 +77,9 @@ def test_a_response_carries_the_answer_its_sources_and_checked_citations(api: Ap
 
 
 def test_a_streamed_response_sends_the_responses_events_in_order(api: Api) -> None:
-    api.fake.default_script = ChatScript(pieces=("Passages ", "are fused ", "late ", CITED, "."))
+    # Pieces further apart than PAPERCHAT_STREAM_FLUSH_S: each reaches the client as it comes.
+    pieces = ("Passages ", "are fused ", "late ", CITED, ".")
+    api.fake.default_script = ChatScript(pieces=pieces, delay=0.08)
 
     with (
         openai_client(api) as client,

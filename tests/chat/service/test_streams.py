@@ -1,0 +1,88 @@
+"""The answer stream's events between the answerer and the client: deltas held and sent
+together, the stream stopped by a shutdown, nothing of the answer's text lost on the way."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+import anyio
+
+from chat.rag.answer.events import Delta, Done, Event
+from chat.service.streams import SHUTTING_DOWN, until_stopped
+
+DONE = Done(finish_reason="stop", citations=(), dropped_citations=(), mode="llm")
+
+
+async def pieces(texts: Sequence[str], apart_s: float) -> AsyncIterator[Event]:
+    """An answer streaming `texts` as deltas, `apart_s` seconds apart, then done."""
+    for text in texts:
+        yield Delta(text)
+        await asyncio.sleep(apart_s)
+    yield DONE
+
+
+async def collected(events: AsyncIterator[Event]) -> list[Event]:
+    return [event async for event in events]
+
+
+def texts_of(events: Sequence[Event]) -> list[str]:
+    return [event.text for event in events if isinstance(event, Delta)]
+
+
+async def test_pieces_streamed_close_together_go_out_as_fewer_deltas() -> None:
+    words = [f"w{i} " for i in range(30)]
+
+    sent = await collected(until_stopped(pieces(words, 0.005), anyio.Event(), flush_s=0.05))
+
+    deltas = texts_of(sent)
+    assert "".join(deltas) == "".join(words)
+    assert deltas[0] == "w0 "  # the first word is never held
+    assert len(deltas) < len(words) / 2
+    assert sent[-1] == DONE
+
+
+async def test_no_flush_time_sends_each_piece_as_it_comes() -> None:
+    words = ["a ", "b ", "c "]
+
+    sent = await collected(until_stopped(pieces(words, 0.001), anyio.Event(), flush_s=0.0))
+
+    assert texts_of(sent) == words
+    assert sent[-1] == DONE
+
+
+async def test_held_text_goes_out_while_the_model_is_still_silent() -> None:
+    resume = asyncio.Event()
+
+    async def stalling() -> AsyncIterator[Event]:
+        yield Delta("first ")
+        yield Delta("second ")  # held: it follows the first at once
+        await resume.wait()  # the model says nothing until the client has "second"
+        yield Delta("third")
+        yield DONE
+
+    seen: list[Event] = []
+    async with asyncio.timeout(10):  # a held text that waited for the model hangs here
+        async for event in until_stopped(stalling(), anyio.Event(), flush_s=0.05):
+            seen.append(event)
+            if texts_of(seen) == ["first ", "second "]:
+                resume.set()
+
+    assert texts_of(seen) == ["first ", "second ", "third"]
+    assert seen[-1] == DONE
+
+
+async def test_a_shutdown_sends_the_held_text_before_its_error() -> None:
+    shutdown = anyio.Event()
+
+    async def forever() -> AsyncIterator[Event]:
+        yield Delta("first ")
+        yield Delta("held ")
+        shutdown.set()
+        await asyncio.sleep(3600)
+        yield DONE
+
+    sent = await collected(until_stopped(forever(), shutdown, flush_s=1.0))
+
+    assert texts_of(sent) == ["first ", "held "]
+    assert sent[-1] == SHUTTING_DOWN
