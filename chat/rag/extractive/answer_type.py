@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from chat.rag.extractive.question import BYLINE
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.names.definitions import defines, find_name, is_name
 from ingest.index.lexical.analysis import terms
@@ -119,7 +120,10 @@ class AnswerType:
     @classmethod
     def parse(cls, question: str) -> AnswerType:
         counted = {t for m in _COUNTED.finditer(question) for t in terms(m.group(1))}
-        return cls(answer_kind(question), question_entities(question), counted=frozenset(counted))
+        # "Rahman et al.'s detection paper" says which paper; its sentences never print
+        # the surname, and are not about another subject for that.
+        entities = question_entities(BYLINE.sub(" ", question))
+        return cls(answer_kind(question), entities, counted=frozenset(counted))
 
     def in_sources(self, sentences: Sequence[Sentence], texts: Sequence[str] = ()) -> AnswerType:
         """This answer type with the papers of `sentences` that define an entity, and the

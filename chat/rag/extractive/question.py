@@ -138,7 +138,7 @@ _VERB_SHAPED = re.compile(r"(?:ing|ed|ly|es)$")
 _NAME = re.compile(r"[^\s,;:!?()\"']+")
 # A byline the question names a paper by ("Zelikman et al.'s reasoning paper"): its
 # surnames are not what the paper's sentences speak of.
-_BYLINE = re.compile(
+BYLINE = re.compile(
     r"\b[A-Z][\w'\u2019-]*(?:\s+(?:and|&)\s+[A-Z][\w'\u2019-]*)?\s+et\s+al\b\.?(?:'s|\u2019s)?"
 )
 _FRAME_WEIGHT = 0.25
@@ -183,7 +183,7 @@ class QuestionTerms:
 
     @classmethod
     def parse(cls, question: str) -> QuestionTerms:
-        question = _BYLINE.sub(" ", question)
+        question = BYLINE.sub(" ", question)
         stems = terms(question)
         weights = {t: frame_weight(t) for t in stems}
         content = {t for t, w in weights.items() if w == 1.0 and t not in _GENERIC_TERMS}

@@ -252,3 +252,19 @@ def test_a_studys_sample_size_answers_how_many_took_part() -> None:
     answer = compose("How many participants did the lab study have?", [other, lab])
 
     assert "N=10" in answer.sentences[0].text
+
+
+def test_a_byline_that_names_the_paper_is_no_entity_its_sentences_must_print() -> None:
+    sources = [
+        source(1, "1803.06049", "ILSVRC-2017 detection dataset used in the current work is "
+               "quite huge and does not provide attribute annotations."),
+        source(2, "1803.06049", "In this paper, we work on 500 dimensional unsupervised "
+               "word2vec and GloVe vectors to describe the classes."),
+    ]  # fmt: skip
+    question = (
+        "How many dimensions do the word2vec vectors have that Rahman et al.'s zero-shot "
+        "object detection paper uses to describe classes?"
+    )
+
+    assert AnswerType.parse(question).entities == ()
+    assert _first_quoted(question, sources).startswith("In this paper, we work on 500")
