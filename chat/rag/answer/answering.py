@@ -216,7 +216,9 @@ class Answerer:
             paper = catalog.get_paper(paper_id)
             return None if paper is None else paper.title
 
-        return carried_scope(question.text, history, question.filters, title)
+        return carried_scope(
+            question.text, history, question.filters, title, self.retriever.names_another
+        )
 
     async def standalone_query(self, question: Question) -> str:
         """The question rewritten to stand alone, when it follows up on earlier turns."""

@@ -265,6 +265,25 @@ async def test_a_follow_up_to_a_question_that_named_nothing_carries_its_words(
     assert sources.query == "how do readers fuse many passages and how does it scale?"
 
 
+async def test_a_follow_up_naming_another_papers_name_leaves_the_previous_answers_paper(
+    small_index: Wiring,
+) -> None:
+    history = (
+        Turn("user", "What is knowledge distillation?"),
+        Turn("assistant", "A small model is trained on a large one's outputs [arXiv:1503.02531]."),
+    )
+    answerer = _answerer(small_index, None)
+
+    leaning = await _run(answerer, Question("and how many passages does it read?", history))
+    naming = await _run(
+        answerer, Question("and what about FiD, how many passages does it read?", history)
+    )
+
+    kept = next(e for e in leaning if isinstance(e, Sources)).scope
+    assert kept is not None and kept.paper_ids == ("1503.02531",)
+    assert next(e for e in naming if isinstance(e, Sources)).scope is None
+
+
 @pytest.mark.parametrize(
     ("text", "reason"),
     [
