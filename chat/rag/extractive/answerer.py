@@ -193,7 +193,9 @@ def _with_table_answer(
     """`ordered` with the table cell or row that answers, at the head of its paper's
     sentences (after a definition that leads), and `found` with its terms."""
     row = best_cells(query, answer, sources) or _best_row(query, sources, found, ordered)
-    row = row or entity_row(answer, sources)
+    # A row of scores read without its header answers only a question for a score: "how
+    # many passages" is stated in a sentence, not in the row of FiD's exact matches.
+    row = row or (entity_row(answer, sources) if answer.kind == SCORE else None)
     if row is None:
         return ordered, found
     own = [i for i, s in enumerate(ordered) if s.source.id == row.source.id]

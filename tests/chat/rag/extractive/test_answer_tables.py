@@ -112,3 +112,25 @@ def test_the_cell_of_the_model_asked_about_leads_over_papers_that_never_name_it(
 
     assert [s.text for s in answer.sentences] == ["ViT-Huge \u00b7 Params \u00b7 632M"]
     assert "arXiv:2605.03999" not in "".join(answer.pieces())
+
+
+def test_a_row_of_scores_without_its_header_answers_no_count() -> None:
+    rows = (
+        "Fusion-in-Decoder (base) | 48.2 | 65.0 | 77.1\n"
+        "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1"
+    )
+    sources = [
+        source(1, "2007.01282", "For both training and testing, we retrieve 100 passages, and "
+               "truncate them to 250 word pieces."),
+        make_source(2, "2007.01282", rows, kind="table", section="Table 1"),
+    ]  # fmt: skip
+
+    counted = compose(
+        "How many passages does Fusion-in-Decoder retrieve for training and testing, and to "
+        "how many word pieces are they truncated?",
+        sources,
+    )
+    scored = compose("What exact match does Fusion-in-Decoder reach?", sources)
+
+    assert [s.is_row for s in counted.sentences] == [False]
+    assert [s.is_row for s in scored.sentences][:1] == [True]
