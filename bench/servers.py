@@ -103,11 +103,15 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def is_chroma_server(pid: int) -> bool:
+def _command_words(pid: int) -> list[bytes]:
     try:
-        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     except OSError:
-        return False
+        return []
+
+
+def is_chroma_server(pid: int) -> bool:
+    words = _command_words(pid)
     return any(Path(w.decode(errors="replace")).name == "chroma" for w in words) and (
         b"run" in words
     )
@@ -144,6 +148,16 @@ class Servers:
             total += used
             chroma += used if is_chroma_server(pid) else 0.0
         return Cpu(total, chroma)
+
+    def worker_pids(self) -> list[int]:
+        """The processes that answer requests: uvicorn's workers (started through
+        multiprocessing's spawn), or the serve process itself when it runs the app alone."""
+        spawned = [
+            pid
+            for pid in process_tree(self.api_pid)[1:]
+            if any(b"spawn_main" in word for word in _command_words(pid))
+        ]
+        return spawned or [self.api_pid]
 
     def api_cpu_seconds(self) -> float:
         """CPU time the serve process alone has used so far (with one worker, the app's)."""

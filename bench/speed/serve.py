@@ -34,7 +34,15 @@ import httpx
 
 from bench import results
 from bench.load import Stream, chat_stream, upstream_stream
-from bench.servers import RATE_LIMIT, Cpu, ServerOptions, Servers, default_workers, servers
+from bench.servers import (
+    RATE_LIMIT,
+    Cpu,
+    ServerOptions,
+    Servers,
+    cpu_seconds,
+    default_workers,
+    servers,
+)
 from chat.rag.retrieval.evaluation import load_questions, percentile
 from chat.settings import Settings
 
@@ -44,9 +52,11 @@ QUESTION_FILES = ("questions-abstracts.jsonl", "questions-pdfs.jsonl")
 # A level with fewer streams runs in several rounds, one after the other, so that its
 # percentiles rest on at least this many streams.
 MIN_SAMPLES = 20
-# Bursts of this many streams a worker come first, unmeasured.
+# Bursts of this many streams a worker come first, unmeasured, until each worker has spent
+# this much CPU answering them, or this many bursts were sent.
 WARM_UP_STREAMS = 3
-WARM_UP_BURSTS = 2
+WARM_UP_CPU_S = 1.0
+WARM_UP_BURSTS = 12
 
 
 def answerable_questions(files: Sequence[Path]) -> list[str]:
@@ -137,16 +147,29 @@ async def measure(servers: Servers, keys: list[str], questions: list[str], n: in
     return summarise(n, chats, direct, cpu)
 
 
+async def warm_up(servers: Servers, keys: list[str], questions: list[str]) -> None:
+    """Unmeasured bursts of a few streams a worker until each worker has spent
+    `WARM_UP_CPU_S` on them (`WARM_UP_BURSTS` at most): a worker's first answers pay for
+    what it loads lazily, and the kernel hands a connection to whichever worker takes it
+    first, so that one burst may reach a single worker."""
+    size = WARM_UP_STREAMS * servers.workers
+    workers = servers.worker_pids()
+    spent = dict.fromkeys(workers, 0.0)
+    async with httpx.AsyncClient(base_url=servers.api_url, timeout=120.0) as client:
+        for number in range(WARM_UP_BURSTS):
+            if min(spent.values()) >= WARM_UP_CPU_S:
+                return
+            before = {pid: cpu_seconds(pid) for pid in workers}
+            asked = [questions[-1 - (number * size + i) % len(questions)] for i in range(size)]
+            await burst([chat_stream(client, k, q) for k, q in zip(keys, asked, strict=False)])
+            for pid in workers:
+                spent[pid] += cpu_seconds(pid) - before[pid]
+
+
 async def run(
     servers: Servers, keys: list[str], questions: list[str], levels: list[int]
 ) -> list[Level]:
-    # Warm up: the first answers of each worker pay for lazy loading. The kernel hands each
-    # connection to one worker, so bursts of a few streams a worker reach them all.
-    warm_up = WARM_UP_STREAMS * servers.workers
-    async with httpx.AsyncClient(base_url=servers.api_url, timeout=120.0) as client:
-        for number in range(WARM_UP_BURSTS):
-            asked = questions[-warm_up * (number + 1) :][:warm_up]
-            await burst([chat_stream(client, k, q) for k, q in zip(keys, asked, strict=False)])
+    await warm_up(servers, keys, questions)
     results = []
     offset = 0
     for n in levels:

@@ -113,3 +113,27 @@ def _terminated_inside() -> None:
     with stopped_by_sigterm():
         os.kill(os.getpid(), signal.SIGTERM)
         time.sleep(5)  # the handler raises before this ends
+
+
+def test_the_workers_are_the_spawned_processes_under_the_serve_one_or_else_itself() -> None:
+    spawning = "import subprocess, sys, time\n"
+    spawning += "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', "
+    spawning += "'spawn_main'])\ntime.sleep(60)"
+    alone = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    parent = subprocess.Popen([sys.executable, "-c", spawning])
+    try:
+        deadline = time.monotonic() + 30
+        while len(process_tree(parent.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [worker] = process_tree(parent.pid)[1:]
+
+        def servers(pid: int) -> Servers:
+            return Servers("http://api", "http://upstream", Path("log"), pid, 1, "none")
+
+        assert servers(parent.pid).worker_pids() == [worker]
+        assert servers(alone.pid).worker_pids() == [alone.pid]
+    finally:
+        for pid in process_tree(parent.pid)[1:]:
+            subprocess.run(["kill", str(pid)], check=False)
+        stop_process(parent)
+        stop_process(alone)
