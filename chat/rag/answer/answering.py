@@ -273,7 +273,8 @@ class Answerer:
             await _close(chunks)
         namesake = None
         if finish == "stop":
-            namesake = namesake_of(retrieved.names, guard.citations, self._title)
+            cited, title = guard.citations, self._title
+            namesake = namesake_of(retrieved.names, cited, title, question.text)
             line = guard.feed(namesake.line()) if namesake else ""
             if line:
                 streamed.append(line)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from chat.rag.names.matches import Recognised
+from chat.rag.names.matches import NameMatch, Recognised
 
 SHOWN = 3  # the other readings named in the answer's line (the event lists more)
 LISTED = 10  # the other readings the `done` event lists
@@ -48,13 +48,20 @@ class Namesake:
 
 
 def namesake_of(
-    names: Recognised, cited: Sequence[str], title_of: Callable[[str], str | None]
+    names: Recognised,
+    cited: Sequence[str],
+    title_of: Callable[[str], str | None],
+    written: str | None = None,
 ) -> Namesake | None:
     """The first name of the question that several papers introduce, read as the one of
     them the answer cites first; None when no such name, or the answer cites none of
-    its papers."""
+    its papers. With `written`, the words the user wrote, only a name they hold counts:
+    a follow-up searched with the name of the previous question ("And how big is its
+    database?" after "What is RETRO?") was already answered for one of its papers."""
     for match in names.matches:
         if len(match.introducers) < 2:
+            continue
+        if written is not None and not _written_in(match, written):
             continue
         chosen = next((paper for paper in cited if paper in match.introducers), None)
         title = title_of(chosen) if chosen else None
@@ -66,3 +73,9 @@ def namesake_of(
         )
         return Namesake(match.asked or match.name, chosen, title, others, len(rest))
     return None
+
+
+def _written_in(match: NameMatch, written: str) -> bool:
+    """Whether `written` holds the name as the question wrote it, spelled out or apart."""
+    text = written.lower()
+    return any(form and form.lower() in text for form in (match.asked, match.written, match.apart))

@@ -280,7 +280,8 @@ async def test_a_follow_up_naming_another_papers_name_leaves_the_previous_answer
     )
 
     kept = next(e for e in leaning if isinstance(e, Sources)).scope
-    assert kept is not None and kept.paper_ids == ("1503.02531",)
+    assert kept is not None
+    assert kept.paper_ids == ("1503.02531",)
     assert next(e for e in naming if isinstance(e, Sources)).scope is None
 
 

@@ -55,3 +55,28 @@ def test_no_namesake_for_a_name_one_paper_introduces_or_an_answer_citing_none() 
     assert namesake_of(_names("2112.04426"), ["2112.04426"], TITLES.get) is None
     assert namesake_of(_names("2112.04426", "2505.14319"), ["2007.01282"], TITLES.get) is None
     assert namesake_of(Recognised(), ["2112.04426"], TITLES.get) is None
+
+
+def test_a_follow_up_that_never_writes_the_name_gets_no_namesake_line() -> None:
+    names = _names("2112.04426", "2505.14319")
+    cited = ["2112.04426"]
+
+    follow_up = namesake_of(names, cited, TITLES.get, "And how big is its retrieval database?")
+    asked = namesake_of(names, cited, TITLES.get, "How big is Retro's retrieval database?")
+
+    assert follow_up is None
+    assert asked is not None
+    assert asked.paper == "2112.04426"
+
+
+def test_a_name_written_out_in_full_still_gets_its_line() -> None:
+    match = NameMatch(
+        "RETRO", "RETRO", (), (), introducers=("2112.04426", "2505.14319"),
+        written="Retrieval-Enhanced Transformer",
+    )  # fmt: skip
+    written = "What does the Retrieval-Enhanced Transformer retrieve?"
+
+    found = namesake_of(Recognised((match,)), ["2112.04426"], TITLES.get, written)
+
+    assert found is not None
+    assert found.name == "RETRO"
