@@ -125,6 +125,8 @@ _CODE = re.compile(
     r"[{}]|==|!=|<-|:=|\+=|\w\(\)|\w\.\w+\(|\bself\.|^(?:def|class|import|from|return)\s"
     r"|\b[a-z]+_[a-z_]+\b|\\[a-z]+\{"
 )
+# A pseudo-code line's comment: "Algorithm 4.1 S(a) | // Given a string ..." (not "https://").
+_COMMENT = re.compile(r"(?<![:/])//\s")
 # A setting printed in prose, "L=24", "lr = 0.001", "Parameters=340M": a value, not math.
 _SETTING = re.compile(r"\s?=\s?[-+\u2212]?\d[\d.,\u2212]*[A-Za-z%]{0,2}(?=[\s,;.)]|$)")
 _MATH = re.compile(r"[=+\u2212\u00d7\u2211\u220f\u222b\u2208\u2264\u2265\u2248\u00b7^|<>\\]")
@@ -237,6 +239,8 @@ def is_code_or_math(sentence: str) -> bool:
     single = sum(
         1 for t in tokens if len(t.strip(".,;:()[]")) == 1 and t.strip(".,;:()[]").isalpha()
     )
+    if _COMMENT.search(sentence):
+        return True
     return code >= 2 or math > max(3, len(tokens) // 6) or single > max(3, len(tokens) // 4)
 
 

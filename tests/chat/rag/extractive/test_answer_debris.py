@@ -45,6 +45,26 @@ def test_a_run_on_blob_of_pseudo_code_is_never_quoted() -> None:
     assert pieces == ["Adam corrects the bias of the moment estimates. [arXiv:1412.6980]"]
 
 
+def test_a_pseudo_code_line_with_a_comment_is_never_quoted() -> None:
+    text = (
+        "Algorithm 4.1 S(\u03b1) | // Given a string \u03b1, return the bijective string "
+        "sorting transform S(\u03b1). Function Factor uses Duval's algorithm for computing "
+        "the Lyndon factorization of the string."
+    )
+    sources = [source(1, "1201.3077", text)]
+
+    pieces = extract_answer(
+        "Whose algorithm does the bijective string sorting transform use for the Lyndon "
+        "factorization?",
+        sources,
+    )
+
+    assert pieces == [
+        "Function Factor uses Duval's algorithm for computing the Lyndon factorization of the "
+        "string. [arXiv:1201.3077]"
+    ]
+
+
 def _pdf_reference_sources() -> list[Source]:
     parsed = parse_pdf(str(PDFS / "1706.03762v7.pdf"))
     blocks = [b for b in parsed.blocks if b.is_references and b.text.startswith("[")]
