@@ -216,9 +216,9 @@ def create_app_from_env() -> FastAPI:
     """The app for the settings in the environment: what each `serve --workers N` process
     builds, and what `uvicorn --factory chat.service.app:create_app_from_env` serves (with
     uvicorn's own proxy headers off: the app judges X-Forwarded-* itself)."""
-    from chat.service.logs import configure_logging
+    from chat.service.logs import configure_worker_logging
 
-    configure_logging()
+    configure_worker_logging()
     turn_off_server_proxy_headers()
     return create_app(get_settings())
 

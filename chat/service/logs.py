@@ -196,4 +196,17 @@ def configure_logging(level: int | str = logging.INFO, stream: TextIO | None = N
         server_logger.setLevel(logging.NOTSET)
     # One line per HTTP call to the vector store's server or a model would bury the
     # requests' own lines; their failures still come through as warnings and errors.
-    logging.getLogger("httpx").setLevel(logging.WARNING)
+    for client in ("httpx", "httpx2"):
+        logging.getLogger(client).setLevel(logging.WARNING)
+
+
+def configure_worker_logging(stream: TextIO | None = None) -> None:
+    """`configure_logging` in a process uvicorn started (`serve --workers N`, `uvicorn
+    --factory`), where uvicorn has set up its loggers already: its access line stays off
+    where the server turned it off (`access_log=False`, as `paperchat serve` runs it), since
+    each request's line is the app's own and never holds the query string uvicorn's does."""
+    access = logging.getLogger("uvicorn.access")
+    turned_off = not access.propagate and not access.handlers
+    configure_logging(stream=stream)
+    if turned_off:
+        access.propagate = False

@@ -11,6 +11,7 @@ import pytest
 
 from chat.service.logs import (
     configure_logging,
+    configure_worker_logging,
     get_request_id,
     json_handler,
     new_request_id,
@@ -165,3 +166,33 @@ def test_configure_logging_routes_server_logs_through_the_json_handler() -> None
     (entry,) = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert entry["logger"] == "uvicorn.access"
     assert entry["message"] == '127.0.0.1 - "GET /x?token=[REDACTED] HTTP/1.1" 200'
+
+
+@pytest.mark.parametrize("turned_off", [True, False])
+def test_a_worker_keeps_uvicorns_access_line_off_where_the_server_turned_it_off(
+    turned_off: bool,
+) -> None:
+    root = logging.getLogger()
+    saved_handlers, saved_level = list(root.handlers), root.level
+    access, client = logging.getLogger("uvicorn.access"), logging.getLogger("httpx2")
+    saved_access = (list(access.handlers), access.propagate, access.level)
+    saved_client = client.level
+    access.handlers.clear()
+    access.propagate = not turned_off  # uvicorn's access_log=False leaves it so
+    stream = io.StringIO()
+    try:
+        configure_worker_logging(stream)
+
+        access.info('%s - "%s %s HTTP/1.1" %d', "127.0.0.1", "GET", "/papers?q=private", 200)
+        client.info("HTTP Request: POST http://127.0.0.1:1/v1/chat/completions 200")
+        logging.getLogger("paperchat.test").info("the app's own line")
+    finally:
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+        access.handlers[:], access.propagate, _ = saved_access
+        access.setLevel(saved_access[2])
+        client.setLevel(saved_client)
+
+    loggers = [json.loads(line)["logger"] for line in stream.getvalue().splitlines()]
+    expected = ["paperchat.test"] if turned_off else ["uvicorn.access", "paperchat.test"]
+    assert loggers == expected
