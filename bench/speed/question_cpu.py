@@ -6,10 +6,12 @@ extractive answers and once with the fake model (streaming `--tokens` pieces
 `--interval-ms` apart), and asks `--questions` answerable questions of the
 evaluation sets through `POST /api/chat`, one at a time, each read to its
 end. The API process's CPU time (user and system, every thread, from /proc)
-is read before and after each question: its p50 and mean are the CPU a
+is read before and after each question, summed over the serve process and
+every process under it (the Chroma server it runs on the embedded vector
+index, whose part is also given alone): its p50 and mean are the CPU a
 question costs the server, everything included (sign-in by API key, the
-database writes of the turn, retrieval, the answer, the citation guard, the
-events). The retrieval time the answers report is beside it: the part a
+database writes of the turn, retrieval, the vector search, the answer, the
+citation guard, the events). The retrieval time the answers report is beside it: the part a
 question cannot avoid.
 
     python -m bench.speed.question_cpu --data-dir .cache/full-index --questions 100
@@ -43,6 +45,7 @@ class Mode:
     name: str
     questions: int
     cpu_ms: list[float]
+    chroma_ms: list[float]
     retrieval_ms: list[float]
     total_ms: list[float]
     errors: int
@@ -54,6 +57,7 @@ class Mode:
             percentile(self.cpu_ms, 50),
             statistics.fmean(self.cpu_ms) if self.cpu_ms else None,
             percentile(self.cpu_ms, 90),
+            percentile(self.chroma_ms, 50),
             percentile(self.retrieval_ms, 50),
             percentile(self.total_ms, 50),
             self.errors,
@@ -61,21 +65,23 @@ class Mode:
 
 
 async def ask_each(running: Servers, key: str, questions: Sequence[str], name: str) -> Mode:
-    cpu, retrieval, total, errors = [], [], [], 0
+    cpu, chroma, retrieval, total, errors = [], [], [], [], 0
     async with httpx.AsyncClient(base_url=running.api_url, timeout=120.0) as client:
         for question in questions[-WARM_UP:]:
             await chat_stream(client, key, question)
         for question in questions:
-            before = running.api_cpu_seconds()
+            before = running.api_cpu()
             stream = await chat_stream(client, key, question)
-            cpu.append((running.api_cpu_seconds() - before) * 1000)
+            used = running.api_cpu() - before
+            cpu.append(used.total_s * 1000)
+            chroma.append(used.chroma_s * 1000)
             if stream.error is not None:
                 errors += 1
                 continue
             server = stream.server_ms or {}
             retrieval.append(float(server.get("retrieval_ms", 0.0)))
             total.append(stream.total_ms or 0.0)
-    return Mode(name, len(questions), cpu, retrieval, total, errors)
+    return Mode(name, len(questions), cpu, chroma, retrieval, total, errors)
 
 
 def measure(args: argparse.Namespace, questions: Sequence[str]) -> list[Mode]:
@@ -91,6 +97,7 @@ def measure(args: argparse.Namespace, questions: Sequence[str]) -> list[Mode]:
 
 COLUMNS = [
     "answers", "questions", "API CPU per question, p50", "mean", "p90",
+    "of which the Chroma server, p50",
     "retrieval (as the answer times it), p50", "whole answer on the client, p50", "errors",
 ]  # fmt: skip
 
@@ -119,7 +126,7 @@ def main() -> None:
     print(table(modes))
     stats = results.index_stats(Settings(data_dir=args.data_dir).catalog_path)
     title = "ms, one question at a time; CPU of the API process, all threads"
-    formats = dict.fromkeys(COLUMNS[2:7], ".1f")
+    formats = dict.fromkeys(COLUMNS[2:8], ".1f")
     results.record(
         "question_cpu",
         [results.table(title, COLUMNS, [mode.row() for mode in modes], formats)],
