@@ -22,10 +22,10 @@ from chat.rag.watching import Watcher
 from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.digests import digest_sent, due_digests
 from chat.service.storage.watches import (
+    NewsPapers,
     list_watch_alerts,
     news_line,
     news_page,
-    news_paper,
     refresh_watches,
 )
 from ingest.errors import PaperchatError
@@ -161,11 +161,12 @@ def _news(
     the newest news was made (the epoch without any)."""
     refresh_watches(session, watcher, user_id)
     found, newest = [], datetime.fromtimestamp(0, UTC)
-    for alert, watch in list_watch_alerts(session, user_id):
-        newest = max(newest, alert.created_at)
-        if alert.read or (last is not None and alert.created_at <= last):
-            continue
-        paper = news_paper(watcher, alert)
-        if paper is not None:
-            found.append((news_line(watch.question, alert), paper, news_page(alert)))
+    with NewsPapers(watcher) as papers:
+        for alert, watch in list_watch_alerts(session, user_id):
+            newest = max(newest, alert.created_at)
+            if alert.read or (last is not None and alert.created_at <= last):
+                continue
+            paper = papers.paper(alert)
+            if paper is not None:
+                found.append((news_line(watch.question, alert), paper, news_page(alert)))
     return found, newest

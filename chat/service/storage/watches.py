@@ -307,22 +307,36 @@ def mark_watch_alerts_read(session: Session, user_id: str, paper_ids: Sequence[s
     return int(getattr(result, "rowcount", 0))
 
 
-def news_paper(watcher: Watcher, alert: WatchAlert) -> Paper | None:
-    """The paper `alert` is news about: the library's, or for news found in the owner's
-    upload, the upload's own record; None once it is gone (or the upload's index is in
-    another node's uploads folder)."""
-    if alert.upload_id is None:
-        return watcher.retriever.catalog.get_paper(alert.paper_id)
-    if watcher.uploads_root is None:
-        return None
-    path = watcher.uploads_root / alert.user_id / alert.upload_id / CATALOG_FILE
-    if not path.is_file():
-        return None
-    catalog = Catalog(path)
-    try:
-        return catalog.get_paper(alert.paper_id)
-    finally:
-        catalog.close()
+class NewsPapers:
+    """The papers one listing's news is about: the library's, or for news found in the
+    owner's upload, the upload's own record; each upload's catalog is opened once for all
+    the news found in it, and closed with the listing."""
+
+    def __init__(self, watcher: Watcher) -> None:
+        self.watcher = watcher
+        self._uploads: dict[Path, Catalog | None] = {}
+
+    def __enter__(self) -> NewsPapers:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for catalog in self._uploads.values():
+            if catalog is not None:
+                catalog.close()
+        self._uploads.clear()
+
+    def paper(self, alert: WatchAlert) -> Paper | None:
+        """The paper `alert` is news about; None once it is gone (or the upload's index is
+        in another node's uploads folder)."""
+        if alert.upload_id is None:
+            return self.watcher.retriever.catalog.get_paper(alert.paper_id)
+        if self.watcher.uploads_root is None:
+            return None
+        path = self.watcher.uploads_root / alert.user_id / alert.upload_id / CATALOG_FILE
+        if path not in self._uploads:
+            self._uploads[path] = Catalog(path) if path.is_file() else None
+        catalog = self._uploads[path]
+        return None if catalog is None else catalog.get_paper(alert.paper_id)
 
 
 def news_page(alert: WatchAlert) -> str | None:

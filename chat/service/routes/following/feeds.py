@@ -19,10 +19,10 @@ from chat.service.storage.alerts import list_alerts, refresh_alerts
 from chat.service.storage.follows import feed_owner
 from chat.service.storage.tables import Follow
 from chat.service.storage.watches import (
+    NewsPapers,
     list_watch_alerts,
     news_line,
     news_page,
-    news_paper,
     refresh_watches,
 )
 from chat.service.web.address import site_address
@@ -166,11 +166,12 @@ def private_feed(
     found.sort(key=lambda pair: pair[0], reverse=True)
     ids = list(dict.fromkeys(paper_id for _, paper_id in found))[:FEED_ENTRIES]
     # News found in the user's own uploads: the upload's record, linked to its reader.
-    uploaded = {
-        alert.paper_id: (paper, page)
-        for alert, _ in news
-        if (page := news_page(alert)) and (paper := news_paper(services.index.watcher, alert))
-    }
+    with NewsPapers(services.index.watcher) as news_papers:
+        uploaded = {
+            alert.paper_id: (paper, page)
+            for alert, _ in news
+            if (page := news_page(alert)) and (paper := news_papers.paper(alert))
+        }
     listed = (uploaded[i][0] if i in uploaded else catalog.get_paper(i) for i in ids)
     papers = [p for p in listed if p is not None]
     # A paper new to several saved questions says the newest one's news.

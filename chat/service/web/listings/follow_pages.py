@@ -21,9 +21,9 @@ from chat.service.storage.digests import digest_frequency
 from chat.service.storage.follows import has_feed_token, list_follows
 from chat.service.storage.tables import Follow
 from chat.service.storage.watches import (
+    NewsPapers,
     list_watch_alerts,
     news_page,
-    news_paper,
     refresh_watches,
     unread_watch_alerts,
 )
@@ -101,25 +101,26 @@ def _news(watcher: Watcher, session: SessionDep, user_id: str) -> list[dict[str,
     """The new evidence for the user's saved questions, as the page lists alerts: a library
     paper's links to its page, news found in the user's own upload to the upload's reader."""
     found: list[dict[str, Any]] = []
-    for alert, watch in list_watch_alerts(session, user_id):
-        paper = news_paper(watcher, alert)
-        if paper is None:
-            continue
-        found.append(
-            {
-                "paper": paper,
-                "href": news_page(alert) or page_path(paper),
-                # An upload's record is the owner's alone: no unAPI id for a reference manager.
-                "private": alert.upload_id is not None,
-                "title": readable_tex(paper.title),
-                "version": "",
-                "read": alert.read,
-                # Said after "for": the question, and the new paper's sentence that answers.
-                "because": f"your question “{watch.question}”, new: "
-                f"{readable_tex(alert.sentence)} {alert.citation}",
-                "at": alert.created_at,
-            }
-        )
+    with NewsPapers(watcher) as papers:
+        for alert, watch in list_watch_alerts(session, user_id):
+            paper = papers.paper(alert)
+            if paper is None:
+                continue
+            found.append(
+                {
+                    "paper": paper,
+                    "href": news_page(alert) or page_path(paper),
+                    # An upload's record is the owner's alone: no unAPI id for a reference manager.
+                    "private": alert.upload_id is not None,
+                    "title": readable_tex(paper.title),
+                    "version": "",
+                    "read": alert.read,
+                    # Said after "for": the question, and the new paper's sentence that answers.
+                    "because": f"your question “{watch.question}”, new: "
+                    f"{readable_tex(alert.sentence)} {alert.citation}",
+                    "at": alert.created_at,
+                }
+            )
     return found
 
 

@@ -4,15 +4,21 @@ once a paper, bounded in number."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from chat.rag.watching import Baseline, Evidence
 from chat.service.access.accounts import create_user
+from chat.service.storage import watches
 from chat.service.storage.db import create_database_engine, session_factory
 from chat.service.storage.migrations import upgrade_database
+from chat.service.storage.watch_tables import WatchAlert
 from chat.service.storage.watches import (
+    NewsPapers,
     Scope,
     TooManyWatches,
     add_watch,
@@ -24,6 +30,7 @@ from chat.service.storage.watches import (
     record_news,
     unread_watch_alerts,
 )
+from ingest.uploads import CATALOG_FILE
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -103,3 +110,41 @@ def test_a_user_keeps_at_most_so_many_questions(sessions: sessionmaker[Session])
             add_watch(session, owner, "One more?", Scope(), Baseline(), 0, max_watches=2)
 
         assert len(list_watches(session, owner)) == 2
+
+
+def test_a_listing_opens_each_uploads_catalog_once_for_all_its_news(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[Path] = []
+    closed: list[Path] = []
+
+    class Catalog:  # an upload's catalog, counted
+        def __init__(self, path: Path) -> None:
+            self.path = path
+            opened.append(path)
+
+        def get_paper(self, paper_id: str) -> str:
+            return f"{self.path.parent.name}/{paper_id}"
+
+        def close(self) -> None:
+            closed.append(self.path)
+
+    monkeypatch.setattr(watches, "Catalog", Catalog)
+    for upload in ("up1", "up2"):
+        (tmp_path / "u" / upload).mkdir(parents=True)
+        (tmp_path / "u" / upload / CATALOG_FILE).touch()
+    library = SimpleNamespace(get_paper=lambda paper_id: f"library/{paper_id}")
+    watcher = cast(
+        Any, SimpleNamespace(uploads_root=tmp_path, retriever=SimpleNamespace(catalog=library))
+    )
+    alerts = [
+        WatchAlert(user_id="u", paper_id=paper, upload_id=upload)
+        for upload, paper in [("up1", "a"), ("up1", "b"), ("up2", "c"), (None, "d"), ("up3", "e")]
+    ]
+
+    with NewsPapers(watcher) as papers:
+        found = [cast(Any, papers.paper(alert)) for alert in alerts]
+
+    assert found == ["up1/a", "up1/b", "up2/c", "library/d", None]  # up3 has no catalog here
+    assert [path.parent.name for path in opened] == ["up1", "up2"]
+    assert sorted(closed) == sorted(opened)
