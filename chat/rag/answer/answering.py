@@ -34,7 +34,7 @@ from chat.rag.answer.sides import (
     with_stated,
 )
 from chat.rag.citations.guard import CitationGuard
-from chat.rag.extractive.answerer import ExtractiveGenerator
+from chat.rag.extractive.answerer import ExtractiveGenerator, named_papers
 from chat.rag.extractive.notation import with_symbols
 from chat.rag.retrieval.relevance import RelevancePolicy
 from chat.rag.retrieval.retrieved import Retrieved
@@ -242,6 +242,13 @@ class Answerer:
         """
         if compared is not None and isinstance(self.generator, ExtractiveGenerator):
             chunks = self.generator.quote(side_by_side_answer(*compared), question.sampling)
+        elif isinstance(self.generator, ExtractiveGenerator):
+            # The papers the question's names are the own names of: their sentences are
+            # about what it names though they never print the name.
+            named = named_papers(retrieved.names, retrieved.sources)
+            chunks = self.generator.generate(
+                question.text, retrieved.sources, question.history, question.sampling, named
+            )
         else:
             chunks = self.generator.generate(
                 question.text, retrieved.sources, question.history, question.sampling

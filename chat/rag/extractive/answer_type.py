@@ -12,7 +12,7 @@ also "BERTLARGE" and "BERT large" (small capitals lose the hyphen).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 from chat.rag.extractive.question import BYLINE
@@ -125,10 +125,18 @@ class AnswerType:
         entities = question_entities(BYLINE.sub(" ", question))
         return cls(answer_kind(question), entities, counted=frozenset(counted))
 
-    def in_sources(self, sentences: Sequence[Sentence], texts: Sequence[str] = ()) -> AnswerType:
-        """This answer type with the papers of `sentences` that define an entity, and the
-        symbols that `texts` (the sources') define as what the question counts."""
-        own: set[str] = set()
+    def in_sources(
+        self,
+        sentences: Sequence[Sentence],
+        texts: Sequence[str] = (),
+        named: Collection[str] = (),
+    ) -> AnswerType:
+        """This answer type with the papers of `sentences` that define an entity or that
+        the question's recognised names are the own names of (`named`: "Vision
+        Transformer" is ViT's paper, whose "the best model reaches 88.55%" never prints
+        it), and the symbols that `texts` (the sources') define as what the question
+        counts."""
+        own = {s.source.id for s in sentences if s.source.id in named}
         forms: dict[str, str] = {}
         for s in sentences:
             for entity in self.entities:

@@ -19,7 +19,7 @@ not carry the answer are left out, and the answer never opens with a footnote
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from chat.rag.answer.generators import NOT_FOUND
@@ -40,6 +40,7 @@ from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sent
 from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
 from chat.rag.extractive.tables import best_cells, entity_row, table_rows
 from chat.rag.names.definitions import asked_term, defines, is_name
+from chat.rag.names.matches import Recognised
 from chat.rag.records.answers import record_answer
 from chat.rag.sources import Source
 from ingest.index.lexical.analysis import terms as terms_of
@@ -145,13 +146,20 @@ def _with_name_defined_first(names: Sequence[str], chosen: list[Sentence]) -> li
 
 
 def compose(
-    question: str, sources: Sequence[Source], *, max_sentences: int = 4
+    question: str,
+    sources: Sequence[Source],
+    *,
+    max_sentences: int = 4,
+    named: Collection[str] = (),
 ) -> ExtractiveAnswer:
     """The extractive answer to `question` from `sources` (ordered best first); no
-    sentences when none shares a content term with the question."""
+    sentences when none shares a content term with the question. `named`: the papers
+    the question's names are the own names of (`named_papers`), whose every sentence is
+    about what it names."""
     sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
     query = QuestionTerms.parse(question)
-    answer = AnswerType.parse(question).in_sources(sentences, [s.text for s in sources])
+    texts = [s.text for s in sources]
+    answer = AnswerType.parse(question).in_sources(sentences, texts, named)
     found = query.sentence_terms(sentences)
     scores = score_sentences(query, found, lambda scores: favour_typed(scores, answer))
     body = [s for s in sentences if not s.is_title]
@@ -237,14 +245,39 @@ def _best_row(
     return best if len(content.intersection(held[best])) >= _ROW_SHARE * most else None
 
 
+def named_papers(names: Recognised, sources: Sequence[Source]) -> frozenset[str]:
+    """The papers of `sources` that names recognised in the question (`names`) are the own
+    names of: of each name, the one of its own papers the sources rank first, the reading
+    retrieval took ("ViT" is introduced by dozens of papers; the question meant one). Only
+    a name written as a name counts, not words that spell out a long form in lower case
+    ("a neural network" is no paper's NN); and none when the sources are of one paper,
+    which needs telling from no other."""
+    ranked = list(dict.fromkeys(s.id for s in sources))
+    if len(ranked) < 2:
+        return frozenset()
+    chosen = set()
+    for match in names.matches:
+        written = match.written or match.apart or match.asked
+        if written[:1].islower():
+            continue
+        own = [p for p in ranked if p in match.own_papers]
+        if own:
+            chosen.add(own[0])
+    return frozenset(chosen)
+
+
 def extract_answer(
-    question: str, sources: Sequence[Source], *, max_sentences: int = 4
+    question: str,
+    sources: Sequence[Source],
+    *,
+    max_sentences: int = 4,
+    named: Collection[str] = (),
 ) -> list[str]:
     """The pieces of the extractive answer to stream, in order (`compose`); empty when
     no sentence shares a content term with the question."""
     if record := record_answer(question, sources):
         return record
-    return compose(question, sources, max_sentences=max_sentences).pieces()
+    return compose(question, sources, max_sentences=max_sentences, named=named).pieces()
 
 
 class ExtractiveGenerator:
@@ -278,7 +311,10 @@ class ExtractiveGenerator:
         sources: Sequence[Source],
         history: Sequence[Turn],
         sampling: Sampling | None = None,
+        named: Collection[str] = (),
     ) -> AsyncIterator[LlmChunk]:
+        """The answer quoted from `sources`; `named`: the papers the question's recognised
+        names are the own names of (`named_papers`)."""
         # "its default learning rate" after "What is the Adam optimizer?" asks for Adam's.
         # Only a word that points back does: a short question of its own ("sourdough rye")
         # is not about what was asked before.
@@ -292,7 +328,7 @@ class ExtractiveGenerator:
         asked = with_symbols(asked)
         # Reading every source's sentences takes milliseconds of CPU: not on the event loop,
         # where every other stream waits for it.
-        pieces = await asyncio.to_thread(extract_answer, asked, sources)
+        pieces = await asyncio.to_thread(extract_answer, asked, sources, named=named)
         async for chunk in self.quote(pieces or [NOT_FOUND], sampling):
             yield chunk
 
