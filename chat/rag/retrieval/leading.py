@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType
+from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, answer_kind
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
@@ -32,12 +32,14 @@ from chat.rag.retrieval.fusion import Candidate
 from ingest.index.filters import Filters
 from ingest.index.lexical.analysis import terms
 from ingest.index.names.mining import fold
+from ingest.index.records import chunk_place
 
 # Introducing papers looked through: a name a handful of papers introduce is contested.
 _MOST_INTRODUCERS = 3
 # A paper's first passages looked through for its headline figures.
 _SUMMARY_PASSAGES = 3
 _DIGIT = re.compile(r"\d")
+_TABLE_LABEL = re.compile(r"Table\b", re.IGNORECASE)
 # The question's terms besides the name a passage of the summary shares at least.
 _SHARED_TERMS = 2
 
@@ -178,3 +180,64 @@ def _lead(ranked: Sequence[Candidate], leader: Candidate) -> list[Candidate]:
         return list(ranked)
     rest = [c for c in ranked if c.chunk_id != leader.chunk_id]
     return [replace(own, score=top + 1e-6), *rest]
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A caption or a table chunk of a PDF: where it is printed, and a caption's label."""
+
+    chunk_id: str
+    kind: str  # "caption" or "table"
+    number: int  # its place in its paper
+    page: int
+    label: str  # a caption's section ("Table 4", "Figure 2"); "" for a table
+
+
+# A paper's captions and tables (`Figure`), in the order the paper reads.
+Figures = Callable[[str], Sequence[Figure]]
+
+
+def tables_beside_captions(
+    question: str, chosen: Sequence[Candidate], figures: Figures
+) -> list[Candidate]:
+    """`chosen` with, after each caption of a table, that table's chunk, when the question
+    asks for a number: "Table 4: Reptile hyper-parameters for the Mini-ImageNet
+    comparison" is found by its words, the table's cells ("Outer iterations | 100K") that
+    answer are not. A caption's table is the one of its page in the caption's place among
+    the page's table captions, or, when the page has fewer tables than such captions
+    (two tables read as one), the first after it, else the last before it. Only among
+    passages of several papers, each capped to a few: passages all of one paper (one side
+    of a comparison, a paper the question names) had room for its tables already."""
+    if answer_kind(question) not in (NUMBER, SCORE) or len({c.paper_id for c in chosen}) < 2:
+        return list(chosen)
+    held = {c.chunk_id for c in chosen}
+    read: dict[str, Sequence[Figure]] = {}
+    found: list[Candidate] = []
+    for candidate in chosen:
+        found.append(candidate)
+        place = chunk_place(candidate.chunk_id)
+        if place is None or place[0] != "caption":
+            continue
+        paper = candidate.paper_id
+        if paper not in read:
+            read[paper] = figures(paper)
+        table = _table_of(candidate.chunk_id, read[paper])
+        if table is not None and table not in held:
+            held.add(table)
+            found.append(replace(candidate, chunk_id=table))
+    return found
+
+
+def _table_of(caption_id: str, figures: Sequence[Figure]) -> str | None:
+    caption = next((f for f in figures if f.chunk_id == caption_id), None)
+    if caption is None or not _TABLE_LABEL.match(caption.label):
+        return None
+    page = [f for f in figures if f.page == caption.page]
+    captions = [f for f in page if f.kind == "caption" and _TABLE_LABEL.match(f.label)]
+    tables = [f for f in page if f.kind == "table"]
+    if not tables:
+        return None
+    if len(tables) == len(captions):
+        return tables[captions.index(caption)].chunk_id
+    after = [t for t in tables if t.number > caption.number]
+    return (after[0] if after else tables[-1]).chunk_id

@@ -27,7 +27,12 @@ from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.coverage import CoverageReranker
 from chat.rag.retrieval.expansion import merged
 from chat.rag.retrieval.fusion import Candidate, fuse
-from chat.rag.retrieval.leading import definition_first, definition_in_scope, summary_beside
+from chat.rag.retrieval.leading import (
+    definition_first,
+    definition_in_scope,
+    summary_beside,
+    tables_beside_captions,
+)
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.searches import Searches
 from chat.rag.retrieval.style import query_style
@@ -171,6 +176,7 @@ class Retriever(Searches):
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         chosen = summary_beside(question, chosen, names, filters, self.opening)
+        chosen = tables_beside_captions(question, chosen, self.figures)
         sources = self.with_records(
             question, names, self.sources_for(chosen), filters.searched_papers, chosen_scope
         )

@@ -24,6 +24,7 @@ from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.expansion import cooccurring_terms, expandable, merged, synonym_terms
 from chat.rag.retrieval.feedback import expansion_terms, moved_vector, relevance_model
 from chat.rag.retrieval.fusion import Candidate, Hit
+from chat.rag.retrieval.leading import Figure
 from chat.rag.retrieval.vocabulary import question_words
 from chat.rag.retrieval.wordnet.database import open_wordnet
 from chat.rag.sources import Source
@@ -228,6 +229,14 @@ class Searches:
             *(c for c in self.catalog.unit_chunks(paper_id, "fulltext") if c.kind == "fulltext"),
         ]
         return [(c.id, c.text) for c in chunks]
+
+    def figures(self, paper_id: str) -> list[Figure]:
+        """A paper's captions and tables in reading order (`leading.Figures`)."""
+        return [
+            Figure(c.id, c.kind, c.number, c.page_start, c.section if c.kind == "caption" else "")
+            for c in self.catalog.unit_chunks(paper_id, "fulltext")
+            if c.kind in ("caption", "table")
+        ]
 
     def opening(self, paper_id: str) -> list[tuple[str, str]]:
         """(chunk id, text) of a paper's first passages: its abstract, then its body's
