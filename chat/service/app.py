@@ -255,12 +255,13 @@ def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
             settings.stream_ttl_s,
         )
         try:
-            # The MCP transport's task group, the lexical replica, the streams' heartbeat,
-            # the uploads' heartbeat (and their recovery from a stopped reader).
+            # The MCP transport's task group, the lexical replica, the streams' heartbeat and
+            # look for deleted conversations, the uploads' heartbeat (and their recovery).
             async with (
                 mcp.running(),
                 following(replica),
                 heartbeat,
+                chat.watching_deletions(services),
                 _app.state.uploads.recovering(),
             ):
                 yield

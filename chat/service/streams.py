@@ -10,7 +10,7 @@ import math
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
 from typing import Any
@@ -43,21 +43,28 @@ def new_node_id() -> str:
 
 class RunningTurns:
     """The answers this process (the node `node_id`) is streaming, by conversation, so that
-    deleting a conversation stops its answers at once. Used on the event loop only.
+    deleting a conversation stops its answers at once, and by message, so that one look in
+    the database finds those of them deleted elsewhere. Used on the event loop only.
 
-    A delete on another worker is not seen here: the answer then finds its
-    conversation gone by looking in the database.
+    A delete on another worker is not seen here: `stop_answers` is given the
+    answers whose conversation the database no longer holds.
     """
 
     def __init__(self, node_id: str | None = None) -> None:
         self.node_id = node_id or new_node_id()
         self._stops: dict[str, list[anyio.Event]] = {}
+        self._answers: dict[str, anyio.Event] = {}
+        self._changed: anyio.Event | None = None
 
     @contextmanager
-    def running(self, conversation_id: str) -> Iterator[anyio.Event]:
-        """While inside, an event that `stop(conversation_id)` sets."""
+    def running(self, conversation_id: str, message_id: str | None = None) -> Iterator[anyio.Event]:
+        """While inside, an event that `stop(conversation_id)` sets, and
+        `stop_answers([message_id])`: `message_id` is the answer's own message."""
         stop = anyio.Event()
         self._stops.setdefault(conversation_id, []).append(stop)
+        if message_id is not None:
+            self._answers[message_id] = stop
+            self._change()
         try:
             yield stop
         finally:
@@ -65,11 +72,35 @@ class RunningTurns:
             stops.remove(stop)
             if not stops:
                 del self._stops[conversation_id]
+            if message_id is not None:
+                del self._answers[message_id]
+                self._change()
 
     def stop(self, conversation_id: str) -> None:
         """Stop the conversation's answers streaming here."""
         for stop in self._stops.get(conversation_id, ()):
             stop.set()
+
+    def answers(self) -> list[str]:
+        """The messages of the answers streaming here (given to `running`)."""
+        return list(self._answers)
+
+    def stop_answers(self, message_ids: Iterable[str]) -> None:
+        """Stop the answers writing these messages, those still streaming here."""
+        for message_id in message_ids:
+            if (stop := self._answers.get(message_id)) is not None:
+                stop.set()
+
+    async def changed(self) -> None:
+        """Wait until an answer given to `running` with its message starts or ends."""
+        if self._changed is None:
+            self._changed = anyio.Event()
+        await self._changed.wait()
+
+    def _change(self) -> None:
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
 
 
 async def until_stopped(

@@ -11,24 +11,25 @@ failed or the server shut down (the stream then ends with an `error` event
 `not_saved` instead of `done`, is kept as `error` if the database still
 takes that, and is logged. A conversation deleted while its answer streams
 stays deleted: the answer and its upstream call stop at once (a delete on
-another worker is seen within `DELETION_CHECK_S`), the stream ends with an
+another worker is seen within `DELETION_CHECK_S`, by one look in the database
+for all the answers of this worker), the stream ends with an
 `error` event `conversation_deleted`, and the user's stream slot is free.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import time
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, aclosing
+from contextlib import AsyncExitStack, aclosing, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import anyio
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
+from sqlalchemy.exc import SQLAlchemyError
 from sse_starlette import EventSourceResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -49,7 +50,7 @@ from chat.service.routes.errors import BODY, SIGNED_IN, errors
 from chat.service.storage.conversations import (
     NotFound,
     Status,
-    answer_exists,
+    existing_answers,
     messages_before,
     open_turn,
     update_assistant_message,
@@ -71,7 +72,7 @@ from chat.service.uploads.asking import (
 logger = logging.getLogger("paperchat.chat")
 router = APIRouter(tags=["chat"])
 
-# How often a streaming answer looks whether its conversation was deleted (on any worker).
+# How often a worker looks whether the conversations of its streaming answers were deleted.
 DELETION_CHECK_S = 1.0
 # The stream's last event instead of `done` when the answer could not be saved.
 NOT_SAVED = Error(
@@ -206,22 +207,51 @@ def _scope(turnout: Turnout) -> dict[str, Any] | None:
     return found.scope.data() if found is not None and found.scope is not None else None
 
 
-async def watch_deletion(
-    services: Services, user_id: str, message_id: str, deleted: anyio.Event
-) -> None:
-    """Set `deleted` once the answer's conversation is gone, looking every
-    `DELETION_CHECK_S`: a delete on any worker stops the answer and its upstream call."""
-    while not deleted.is_set():
-        await anyio.sleep(DELETION_CHECK_S)
-        with anyio.CancelScope(shield=True):
-            exists = await run_in_threadpool(_answer_exists, services, user_id, message_id)
-        if not exists:
-            deleted.set()
+@asynccontextmanager
+async def watching_deletions(services: Services) -> AsyncIterator[None]:
+    """While inside, while answers stream here: every `DELETION_CHECK_S`, one look in the
+    database for all of them, and those whose conversation is gone stop, with their upstream
+    calls (a delete on this worker stopped them at once already; this finds a delete on any
+    other worker or node). Leaving it waits for a look in progress."""
+    async with anyio.create_task_group() as group:
+        group.start_soon(_watch_deletions, services)
+        try:
+            yield
+        finally:
+            group.cancel_scope.cancel()
 
 
-def _answer_exists(services: Services, user_id: str, message_id: str) -> bool:
+async def _watch_deletions(services: Services) -> None:
+    turns = services.turns
+    while True:
+        while not turns.answers():
+            await turns.changed()
+        # The first look comes `DELETION_CHECK_S` after the first answer started, none while
+        # none streams.
+        with anyio.move_on_after(DELETION_CHECK_S):
+            while turns.answers():
+                await turns.changed()
+        if turns.answers():
+            with anyio.CancelScope(shield=True):
+                await stop_deleted(services)
+
+
+async def stop_deleted(services: Services) -> None:
+    """Stop the answers streaming here whose conversation was deleted: one query for all."""
+    running = services.turns.answers()
+    if not running:
+        return
+    try:
+        kept = await anyio.to_thread.run_sync(_existing_answers, services, running)
+    except SQLAlchemyError as e:  # the database is away: look again next time
+        logger.warning("cannot look for deleted conversations: %s", e)
+        return
+    services.turns.stop_answers(m for m in running if m not in kept)
+
+
+def _existing_answers(services: Services, message_ids: list[str]) -> set[str]:
     with services.sessions() as session:
-        return answer_exists(session, user_id, message_id)
+        return existing_answers(session, message_ids)
 
 
 async def answer_events(
@@ -242,8 +272,8 @@ async def answer_events(
     """
     turnout, saved = Turnout(metrics=services.metrics), False
     # Given up with the slot: a delete stops the answer at once until then.
-    deleted = slot.enter_context(services.turns.running(question.conversation_id))
-    watch = asyncio.ensure_future(watch_deletion(services, user_id, question.message_id, deleted))
+    running = services.turns.running(question.conversation_id, question.message_id)
+    deleted = slot.enter_context(running)
     try:
         with services.metrics.stream_open():
             answering = answerer or services.index.answerer
@@ -267,10 +297,8 @@ async def answer_events(
         failure = Error("internal_error", "the answer failed; try again")
         yield {"event": failure.name, "data": json.dumps(failure.data())}
     finally:
-        watch.cancel()
         with anyio.CancelScope(shield=True):
             try:
-                await asyncio.gather(watch, return_exceptions=True)
                 outcome = turnout.done.finish_reason if turnout.done else turnout.status
                 services.metrics.observe_stream(outcome, time.perf_counter() - turnout.started)
                 if not saved:

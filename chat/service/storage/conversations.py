@@ -167,13 +167,23 @@ def update_assistant_message(
     return message
 
 
-def answer_exists(session: Session, user_id: str, message_id: str) -> bool:
-    """Whether the user's assistant message is still there (its conversation not deleted)."""
-    try:
-        _owned_assistant_message(session, user_id, message_id)
-    except NotFound:
-        return False
-    return True
+# Ids asked about in one statement at most: SQLite's oldest limit on bound parameters is 999.
+IDS_PER_QUERY = 500
+
+
+def existing_answers(session: Session, message_ids: Sequence[str]) -> set[str]:
+    """Which of these assistant messages are still there (their conversation not deleted):
+    one query for up to `IDS_PER_QUERY` of them."""
+    found: set[str] = set()
+    for start in range(0, len(message_ids), IDS_PER_QUERY):
+        part = message_ids[start : start + IDS_PER_QUERY]
+        query = (
+            select(Message.id)
+            .join(Conversation)
+            .where(Message.id.in_(part), Message.role == "assistant")
+        )
+        found.update(session.scalars(query))
+    return found
 
 
 def beat(session: Session, node: str) -> int:

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 import anyio
 
 from chat.rag.answer.events import Delta, Done, Event
-from chat.service.streams import SHUTTING_DOWN, until_stopped
+from chat.service.streams import SHUTTING_DOWN, RunningTurns, until_stopped
 
 DONE = Done(finish_reason="stop", citations=(), dropped_citations=(), mode="llm")
 
@@ -86,3 +86,23 @@ async def test_a_shutdown_sends_the_held_text_before_its_error() -> None:
 
     assert texts_of(sent) == ["first ", "held "]
     assert sent[-1] == SHUTTING_DOWN
+
+
+def test_running_answers_are_stopped_by_their_message_or_their_conversation() -> None:
+    turns = RunningTurns("node")
+
+    with (
+        turns.running("chat-1", "answer-1") as first,
+        turns.running("chat-1", "answer-2") as second,
+        turns.running("chat-2", "answer-3") as third,
+    ):
+        running = turns.answers()
+        turns.stop_answers(["answer-3", "answer-gone"])
+        stopped_by_message = [first.is_set(), second.is_set(), third.is_set()]
+        turns.stop("chat-1")
+        stopped_after_delete = [first.is_set(), second.is_set(), third.is_set()]
+
+    assert sorted(running) == ["answer-1", "answer-2", "answer-3"]
+    assert stopped_by_message == [False, False, True]
+    assert stopped_after_delete == [True, True, True]
+    assert turns.answers() == []

@@ -3,7 +3,11 @@ deleted, here or on another worker; the model's stream closes and the slot frees
 
 from __future__ import annotations
 
+from contextlib import ExitStack
+from typing import Any
+
 import pytest
+from sqlalchemy import event
 
 from chat.service.access.ratelimit import StreamSlots
 from chat.service.routes import chat as chat_route
@@ -143,3 +147,36 @@ def test_a_conversation_deleted_on_another_worker_stops_its_answer_and_the_model
     left = api.fake.left_after(answer)
     assert left is not None, "the upstream call was not closed"
     assert left < pieces / 2
+
+
+def test_a_worker_looks_for_the_deletes_of_all_its_answers_in_one_query(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every look in the database names every answer streaming (four here), so that the
+    worker asks once per `DELETION_CHECK_S`, not once per answer."""
+    monkeypatch.setattr(chat_route, "DELETION_CHECK_S", 0.2)
+    api.fake.default_script = ChatScript(pieces=tuple(f"w{i} " for i in range(300)), delay=0.05)
+    bound: list[set[Any]] = []
+
+    def record(*_: Any, parameters: Any, **__: Any) -> None:
+        bound.append(set(parameters) if isinstance(parameters, tuple) else set())
+
+    with ExitStack() as streams:
+        answers, events = set(), []
+        for _ in range(4):
+            client = streams.enter_context(api.signed_in())
+            response = streams.enter_context(
+                client.stream("POST", "/api/chat", json={"message": FID})
+            )
+            # Kept referenced: dropping the iterator would close the stream.
+            events.append(iter_events(response))
+            answers.add(next(events[-1]).data["message_id"])
+        event.listen(api.services.engine, "before_cursor_execute", record, named=True)
+        try:
+            looked = wait_for(lambda: len([p for p in bound if p & answers]) >= 3, timeout=20)
+        finally:
+            event.remove(api.services.engine, "before_cursor_execute", record)
+    looks = [parameters for parameters in bound if parameters & answers]
+
+    assert looked
+    assert all(answers <= parameters for parameters in looks[:3])

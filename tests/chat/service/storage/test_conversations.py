@@ -16,6 +16,7 @@ from chat.service.storage.conversations import (
     NotFound,
     beat,
     delete_conversation,
+    existing_answers,
     get_conversation,
     list_conversations,
     mark_interrupted,
@@ -232,6 +233,26 @@ def test_a_turns_history_is_every_turn_numbered_before_it_and_none_after(
         ("", "streaming"),
     ]
     assert messages_before(session, grace, later) == []
+
+
+def test_existing_answers_are_those_of_undeleted_conversations_in_one_query(
+    session: Session, ada: str, grace: str
+) -> None:
+    deleted, deleted_reply = open_turn(session, ada, None, "deleted")
+    kept, kept_reply = open_turn(session, ada, None, "kept")
+    _, other_users_reply = open_turn(session, grace, None, "grace's")
+    question = session.scalars(
+        select(Message).where(Message.conversation_id == kept.id, Message.role == "user")
+    ).one()
+    delete_conversation(session, ada, deleted.id)
+    statements: list[str] = []
+    event.listen(session.get_bind(), "before_cursor_execute", lambda *a: statements.append(a[2]))
+    asked = [deleted_reply.id, kept_reply.id, other_users_reply.id, question.id, "unknown"]
+
+    found = existing_answers(session, asked)
+
+    assert found == {kept_reply.id, other_users_reply.id}
+    assert len(statements) == 1
 
 
 def test_a_turn_is_one_commit(session: Session, ada: str) -> None:
