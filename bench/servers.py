@@ -195,7 +195,7 @@ def redis(scratch: Path, log: IO[bytes]) -> Iterator[tuple[str, str]]:
     child = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=log, stderr=log)
     try:
         deadline = time.monotonic() + 30
-        while not _redis_answers(port):
+        while not redis_answers(port):
             if child.poll() is not None or time.monotonic() > deadline:
                 sys.exit(f"redis-server did not start on port {port}")
             time.sleep(0.1)
@@ -204,7 +204,8 @@ def redis(scratch: Path, log: IO[bytes]) -> Iterator[tuple[str, str]]:
         stop_process(child)
 
 
-def _redis_answers(port: int) -> bool:
+def redis_answers(port: int) -> bool:
+    """Whether a Redis server on 127.0.0.1:`port` answers PING."""
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
             connection.sendall(b"PING\r\n")

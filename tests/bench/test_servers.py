@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.servers import Servers, process_tree, redis, stopped_by_sigterm
+from bench.servers import Servers, process_tree, redis, redis_answers, stopped_by_sigterm
 from tests.support.running.processes import stop_process
 
 # A parent that starts a child which spends CPU, then both wait to be ended.
@@ -85,18 +84,9 @@ def test_without_one_configured_a_redis_of_its_own_answers_until_the_block_ends(
     with (tmp_path / "redis.log").open("wb") as log, redis(tmp_path, log) as (url, source):
         port = int(url.rsplit(":", 1)[1].split("/")[0])
         assert source == "own redis-server"
-        assert _ping(port)
+        assert redis_answers(port)
 
-    assert not _ping(port)
-
-
-def _ping(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=2) as connection:
-            connection.sendall(b"PING\r\n")
-            return connection.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
+    assert not redis_answers(port)
 
 
 def test_a_sigterm_ends_the_servers_block_as_an_exit_and_the_handler_before_comes_back() -> None:
