@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from chat.rag.extractive.sentences import Sentence
+from chat.rag.extractive.word_forms import families_of, family_terms, with_family_terms
 from chat.rag.names.definitions import find_name, is_name, long_form_of
 from chat.rag.names.printing import typed_apart
 from ingest.index.lexical.analysis import terms, words
@@ -180,6 +181,8 @@ class QuestionTerms:
     # Words the question types apart, joined as a paper may print them: the joined term
     # with the question's terms it holds ("flashattent": "flash", "attent").
     joined: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The family key of each question term (`word_forms.family`) with the term.
+    families: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, question: str) -> QuestionTerms:
@@ -209,17 +212,22 @@ class QuestionTerms:
             printed,
             frozenset(counted & content),
             joined_terms(question),
+            families_of(weights),
         )
 
     def sentence_terms(self, sentences: Sequence[Sentence]) -> dict[Sentence, tuple[str, ...]]:
         """Each sentence's terms, a name's term kept only where the name is printed (in
-        its case, or as the long form that one of `sentences` gives for it), and words the
+        its case, or as the long form that one of `sentences` gives for it), words the
         question types apart held where the sentence prints them joined ("flash
-        attention" in "FlashAttention")."""
+        attention" in "FlashAttention"), and a question's term held where the sentence
+        prints a word of its family ("dimensions" in "500 dimensional": `word_forms`)."""
         found = self._named_terms(sentences) if self.names else {s: s.terms for s in sentences}
-        if not self.joined:
+        if self.joined:
+            found = {s: self._with_parts(held) for s, held in found.items()}
+        kin = family_terms(found.values(), self.families)
+        if not kin:
             return found
-        return {s: self._with_parts(held) for s, held in found.items()}
+        return {s: with_family_terms(held, kin) for s, held in found.items()}
 
     def _with_parts(self, held: tuple[str, ...]) -> tuple[str, ...]:
         parts = [p for t in held for p in self.joined.get(t, ()) if p not in held]

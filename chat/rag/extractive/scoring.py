@@ -12,6 +12,7 @@ from itertools import pairwise
 
 from chat.rag.extractive.question import QuestionTerms
 from chat.rag.extractive.sentences import Sentence
+from chat.rag.extractive.word_forms import family
 from ingest.index.lexical.analysis import terms
 
 # Each sentence's terms as the question sees them (`QuestionTerms.sentence_terms`).
@@ -88,15 +89,17 @@ def _has_number(text: str) -> bool:
 
 def counts(text: str, counted: frozenset[str]) -> bool:
     """Whether `text` gives a number of what `counted` (terms) names: a number, in digits
-    or words, then within `_COUNT_GAP` words one of its terms ("23 categories", "ten
-    participants", "16 positive and 16 negative")."""
+    or words, then within `_COUNT_GAP` words one of its terms, or a word of its family
+    ("23 categories", "ten participants", "16 positive and 16 negative", "500 dimensional"
+    for dimensions)."""
     tokens = _BRACKET_REFERENCE.sub("", text).split()
+    families = {family(t) for t in counted}
     for index, token in enumerate(tokens):
         word = token.strip("(,;:.").lower()
         if not (_DIGIT.search(word) or word in _NUMBER_WORDS):
             continue
-        after = " ".join(tokens[index + 1 : index + 2 + _COUNT_GAP])
-        if counted.intersection(terms(after)):
+        after = terms(" ".join(tokens[index + 1 : index + 2 + _COUNT_GAP]))
+        if counted.intersection(after) or families.intersection(map(family, after)):
             return True
     return False
 
