@@ -10,7 +10,10 @@ FiD, its long form), a term of the question in the column ("TriviaQA"). It is
 quoted as "row label · column header · value"; cells that tie are quoted
 together ("... · 65.0; ... · 67.6"). Without a header as wide as its rows, a
 whole row is quoted: the one that best holds the question's words
-(`table_rows`), or the last that names the entity (`entity_row`).
+(`table_rows`), or the last that names the entity (`entity_row`), with the
+header it is read under (`read_rows`: the lines with no number just before its
+rows, "Parameter | 5-way | 20-way"), so that the reader sees which column holds
+which number.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ingest.index.lexical.analysis import terms
 _CELL = "|"
 _ROW_CELL = re.compile(r"[-+\u2212~\u2248]?\.?\d")  # a cell that starts as a number
 _ROW_WORD = re.compile(r"[^\W\d_]{2,}")
+_COLUMN_NAME = re.compile(r"[-+\u2212~\u2248]?\.?\d[\d.,]*-[^\W\d_]")  # "5-way", "1-shot"
 _NUMBER_CELL = re.compile(r"^[-+\u2212~\u2248]?\d[\d.,]*\s?[%KMBx]?\S{0,2}$")
 _REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
 _TIED = 4  # cells quoted at most when several answer as well
@@ -117,17 +121,17 @@ def best_cells(
 
 def entity_row(answer: AnswerType, sources: Sequence[Source], rank: int = 0) -> Sentence | None:
     """The last row (papers list their largest setting last) of a table whose label
-    names an entity asked about, or its long form, quoted whole: the answer to a
-    question for a score when the table's header was not read."""
+    names an entity asked about, or its long form, quoted whole with the header it is
+    read under (`read_rows`): the answer to a question for a score when no cell of the
+    table answers by its row and column."""
     forms = _forms(answer, sources)
     found: Sentence | None = None
     for source in (s for s in sources if s.kind == "table"):
-        for position, line in enumerate(source.text.split("\n")):
-            cells = _cells(_REFERENCE_MARK.sub("", line))
-            named = names(cells[0], forms, answer)
-            if len(cells) > 1 and named and any(_is_number(c) for c in cells[1:]):
-                text = " | ".join(cells)
-                found = Sentence(text, source, rank, position, tuple(terms(text)), False, "", True)
+        for position, line, header in read_rows(source.text):
+            cells = _cells(line)
+            if names(cells[0], forms, answer) and any(_is_number(c) for c in cells[1:]):
+                held = tuple(terms(f"{line} {header}"))
+                found = Sentence(line, source, rank, position, held, False, header, True)
         if found is not None:
             return found
     return None
@@ -174,23 +178,57 @@ def _abridged_in(wanted: frozenset[str], header: set[str]) -> set[str]:
 
 def table_rows(source: Source, rank: int) -> list[Sentence]:
     """The rows of a table source that hold a number and a word, each as printed; the
-    terms of each are its own and its header's (the chunk's first line when it holds no
-    number: "Model | Layers | Params" above "ViT-Huge | 32 | 632M"), bare numbers left
-    out; the paper's reference numbers are left out of the row as of a sentence."""
+    terms of each are its own and its header's ("Model | Layers | Params" above
+    "ViT-Huge | 32 | 632M": `read_rows`), bare numbers left out; the paper's reference
+    numbers are left out of the row as of a sentence."""
     if source.kind != "table":
         return []
-    lines = [line.strip() for line in source.text.split("\n") if line.strip()]
-    header = lines[0] if lines and " | " in lines[0] and not _has_number_cell(lines[0]) else ""
-    heading = _worded(terms(header))
     rows = []
-    for position, line in enumerate(lines):
-        if line == header or not _has_number_cell(line) or not _ROW_WORD.search(line):
+    for position, line, header in read_rows(source.text):
+        if not _ROW_WORD.search(line):
             continue
-        # A paper's own reference numbers ("DPR [24]") would read as source numbers.
-        quoted = _REFERENCE_MARK.sub("", line)
-        held = (*_worded(terms(quoted)), *heading)
-        rows.append(Sentence(quoted, source, rank, position, held, False, header, True))
+        held = (*_worded(terms(line)), *_worded(terms(header)))
+        rows.append(Sentence(line, source, rank, position, held, False, header, True))
     return rows
+
+
+def read_rows(text: str) -> list[tuple[int, str, str]]:
+    """(place, row, header) for each row of a table's text that holds a number, its
+    reference numbers left out ("DPR [24]" would read as a source's number). A row's
+    header is the run of lines with no number cell just before its rows ("5-way" is a
+    column's name, not a number; a line of one label, "Published", is a group's): read
+    column by column when every one is as wide as the row ("TriviaQA" over "EM":
+    "TriviaQA EM"), else the first as printed; "" when the table opens with rows. A
+    table printed after another in one chunk has its own header."""
+    lines = [_REFERENCE_MARK.sub("", line).strip() for line in text.split("\n")]
+    rows: list[tuple[int, str, str]] = []
+    headers: list[str] = []
+    after_row = False
+    for position, line in enumerate(lines):
+        cells = _cells(line)
+        if not any(_numeric(c) for c in cells):
+            if any(cells[1:]):
+                headers = [line] if after_row else [*headers, line]
+                after_row = False
+            continue
+        after_row = True
+        if _has_number_cell(line):
+            rows.append((position, line, _header_line(headers, len(cells))))
+    return rows
+
+
+def _header_line(lines: Sequence[str], width: int) -> str:
+    """The header of rows `width` cells wide (`read_rows`), its cells joined by " | "."""
+    split = [_cells(line) for line in lines]
+    if split and all(len(cells) == width for cells in split):
+        return " | ".join(_header(split, width))
+    return lines[0] if lines else ""
+
+
+def _numeric(cell: str) -> bool:
+    """Whether a cell reads as a number ("78.4", "18.8 GB", "48.70 ± 1.84%"), not as a
+    column's name that starts with one ("5-way", "1-shot")."""
+    return _ROW_CELL.match(cell) is not None and _COLUMN_NAME.match(cell) is None
 
 
 def _has_number_cell(line: str) -> bool:

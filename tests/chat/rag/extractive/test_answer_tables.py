@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from chat.rag.extractive.answerer import compose
+from chat.rag.extractive.answer_type import AnswerType
+from chat.rag.extractive.answerer import compose, quoted_text
+from chat.rag.extractive.tables import entity_row, read_rows
 from chat.rag.sources import Source
 from tests.chat.rag.extractive.conftest import source
 from tests.support.worlds.sources import make_source
@@ -134,3 +136,61 @@ def test_a_row_of_scores_without_its_header_answers_no_count() -> None:
 
     assert [s.is_row for s in counted.sentences] == [False]
     assert [s.is_row for s in scored.sentences][:1] == [True]
+
+
+_REPTILE_TABLES = (
+    "Parameter | 5-way | 20-way\n"
+    "Inner iterations | 5 | 10\n"
+    "Outer iterations | 100K | 200K\n"
+    "Parameter | 1-shot | 5-shot\n"
+    "Inner iterations | 8 | 8\n"
+    "Outer iterations | 100K | 100K"
+)
+_FID_TABLE = (
+    "Model | NQ | TriviaQA | TriviaQA\n"
+    "| EM | EM | EM\n"
+    "Fusion-in-Decoder (base) | 48.2 | 65.0 | 77.1\n"
+    "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1"
+)
+
+
+def test_a_row_is_read_under_the_header_of_its_own_table() -> None:
+    """Two tables in one chunk, their columns named by "5-way" and "1-shot": each row is
+    read under the header before it, not the chunk's first line."""
+    rows = read_rows(_REPTILE_TABLES)
+
+    assert [(row, header) for _, row, header in rows] == [
+        ("Inner iterations | 5 | 10", "Parameter | 5-way | 20-way"),
+        ("Outer iterations | 100K | 200K", "Parameter | 5-way | 20-way"),
+        ("Inner iterations | 8 | 8", "Parameter | 1-shot | 5-shot"),
+        ("Outer iterations | 100K | 100K", "Parameter | 1-shot | 5-shot"),
+    ]
+
+
+def test_a_header_of_two_lines_is_read_column_by_column() -> None:
+    (_, _, header), _ = read_rows(_FID_TABLE)
+
+    assert header == "Model | NQ EM | TriviaQA EM | TriviaQA EM"
+
+
+def test_a_quoted_row_says_the_columns_of_its_numbers() -> None:
+    table = make_source(2, "1803.02999", _REPTILE_TABLES, kind="table", section="Table 4")
+    sources = [source(1, "1803.02999", "We run Reptile on Omniglot and Mini-ImageNet."), table]
+
+    answer = compose("How many outer iterations does Reptile run?", sources)
+
+    assert "Table 4 (Parameter | 5-way | 20-way): Outer iterations | 100K | 200K" in (
+        "".join(answer.pieces())
+    )
+
+
+def test_a_row_of_the_entity_asked_about_is_quoted_with_its_header() -> None:
+    table = make_source(2, "2007.01282", _FID_TABLE, kind="table", section="Table 1")
+
+    row = entity_row(AnswerType.parse("What exact match does Fusion-in-Decoder reach?"), [table])
+
+    assert row is not None
+    assert quoted_text(row) == (
+        "Table 1 (Model | NQ EM | TriviaQA EM | TriviaQA EM): "
+        "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1"
+    )
