@@ -33,7 +33,7 @@ from chat.rag.extractive.answer_type import (
     favour_typed,
     question_entities,
 )
-from chat.rag.extractive.notation import with_symbols
+from chat.rag.extractive.notation import with_boxed_symbols, with_symbols
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
 from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
@@ -157,6 +157,8 @@ def compose(
     the question's names are the own names of (`named_papers`), whose every sentence is
     about what it names."""
     sentences = [s for rank, src in enumerate(sources) for s in source_sentences(src, rank)]
+    # Symbols an algorithm box defines by the question's words are asked for too.
+    question = with_boxed_symbols(question, [s.text for s in sources if s.kind == "table"])
     query = QuestionTerms.parse(question)
     texts = [s.text for s in sources]
     answer = AnswerType.parse(question).in_sources(sentences, texts, named)

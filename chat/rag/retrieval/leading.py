@@ -15,16 +15,19 @@ paper repeats too often for the search to single that passage out (DPR's
 abstract never prints "DPR"). The opening passages of the paper the name
 asked about is from, the first that prints a number and the name or words
 of the question joins the passages for the answer, second
-(`summary_beside`).
+(`summary_beside`). A symbol defined only in an algorithm box and asked for by
+its description's words gets the passage that gives its value
+(`values_beside_notation`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, answer_kind
+from chat.rag.extractive.notation import asked_symbols
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
@@ -191,6 +194,44 @@ class Figure:
     number: int  # its place in its paper
     page: int
     label: str  # a caption's section ("Table 4", "Figure 2"); "" for a table
+
+
+# The text of each of the chunks named, by chunk id.
+ChunkTexts = Callable[[Sequence[str]], Mapping[str, str]]
+
+
+def values_beside_notation(
+    question: str, chosen: Sequence[Candidate], texts: ChunkTexts, passages: Opening
+) -> list[Candidate]:
+    """`chosen` with, second, the first passage in reading order (`passages`: a paper's
+    passages) of a paper whose algorithm box among `chosen` defines symbols by the words
+    the question asks with (`notation.asked_symbols`: "default decay rates for the moment
+    estimates" are Adam's β1 and β2), that gives all of them a value ("β1 = 0.9, β2 =
+    0.999"): the box defines them, the prose gives their values, in words the question
+    never uses. Unchanged when no chosen table defines such symbols, or no passage gives
+    their values, or the chunks hold that passage already."""
+    boxes = [c for c in chosen if (place := chunk_place(c.chunk_id)) and place[0] == "table"]
+    if not boxes:
+        return list(chosen)
+    read = texts([c.chunk_id for c in boxes])
+    for box in boxes:
+        symbols = asked_symbols(question, [read.get(box.chunk_id, "")])
+        if not symbols:
+            continue
+        valued = [re.compile(rf"(?<!\w){re.escape(s)}\s?=\s?[-\u2212]?\d") for s in symbols]
+        found = next(
+            (
+                chunk
+                for chunk, text in passages(box.paper_id)
+                if all(v.search(text) for v in valued)
+            ),
+            None,
+        )
+        if found is None or found in {c.chunk_id for c in chosen}:
+            return list(chosen)
+        below = chosen[0].score - 1e-6
+        return [chosen[0], Candidate(found, box.paper_id, below), *chosen[1:]]
+    return list(chosen)
 
 
 # A paper's captions and tables (`Figure`), in the order the paper reads.

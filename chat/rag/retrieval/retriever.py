@@ -32,6 +32,7 @@ from chat.rag.retrieval.leading import (
     definition_in_scope,
     summary_beside,
     tables_beside_captions,
+    values_beside_notation,
 )
 from chat.rag.retrieval.retrieved import Retrieved
 from chat.rag.retrieval.searches import Searches
@@ -177,6 +178,7 @@ class Retriever(Searches):
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         chosen = summary_beside(question, chosen, names, filters, self.opening)
         chosen = tables_beside_captions(question, chosen, self.figures)
+        chosen = values_beside_notation(question, chosen, self._texts, self.paper_passages)
         sources = self.with_records(
             question, names, self.sources_for(chosen), filters.searched_papers, chosen_scope
         )
@@ -197,6 +199,10 @@ class Retriever(Searches):
             scholarly,
             tuple(degraded),
         )
+
+    def _texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
+        """The text of each chunk named (`leading.ChunkTexts`)."""
+        return {chunk: row.text for chunk, row in self.catalog.chunk_rows(chunk_ids).items()}
 
     def names_another(self, question: str, papers: Sequence[str]) -> bool:
         """Whether `question` names a paper other than `papers`: it writes a name as a name

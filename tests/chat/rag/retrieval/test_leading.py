@@ -12,6 +12,7 @@ from chat.rag.retrieval.leading import (
     definition_first,
     definition_in_scope,
     summary_beside,
+    values_beside_notation,
 )
 from ingest.index.filters import Filters
 
@@ -172,3 +173,40 @@ def test_an_unscoped_or_other_question_keeps_its_order() -> None:
         ranked = definition_in_scope(question, ZERO_RANKED, filters, _zero_passages)
 
         assert ranked == ZERO_RANKED
+
+
+ADAM = "1412.6980"
+BOX = f"{ADAM}#table-64@x"
+ADAM_PASSAGES = [
+    (f"{ADAM}#fulltext-2@x", "Adam combines AdaGrad and RMSProp."),
+    (f"{ADAM}#fulltext-4@x", "Good default settings are \u03b1 = 0.001, β1 = 0.9, β2 = 0.999."),
+    (f"{ADAM}#fulltext-42@x", "AdaMax's defaults are \u03b1 = 0.002, β1 = 0.9 and β2 = 0.999."),
+]
+BOX_TEXT = "Require: β1, β2 ∈ [0, 1): Exponential decay rates for the moment estimates"
+
+
+def test_the_passage_giving_the_boxed_symbols_values_joins_second() -> None:
+    chosen = [Candidate(f"{ADAM}#fulltext-9@x", ADAM, 2.0), Candidate(BOX, ADAM, 1.0)]
+
+    joined = values_beside_notation(
+        "What default decay rates are recommended for the moment estimates?",
+        chosen,
+        lambda ids: {i: BOX_TEXT for i in ids if i == BOX},
+        lambda paper: ADAM_PASSAGES if paper == ADAM else [],
+    )
+
+    assert [c.chunk_id for c in joined] == [chosen[0].chunk_id, f"{ADAM}#fulltext-4@x", BOX]
+    assert joined[1].score < joined[0].score
+
+
+def test_no_passage_joins_for_a_question_not_worded_as_a_boxed_symbol() -> None:
+    chosen = [Candidate(f"{ADAM}#fulltext-9@x", ADAM, 2.0), Candidate(BOX, ADAM, 1.0)]
+
+    joined = values_beside_notation(
+        "How fast does Adam converge?",
+        chosen,
+        lambda ids: {i: BOX_TEXT for i in ids if i == BOX},
+        lambda paper: ADAM_PASSAGES,
+    )
+
+    assert joined == chosen
