@@ -260,11 +260,13 @@ def holds_value(text: str, kind: str, entities: tuple[str, ...] = ()) -> bool:
 
 
 # How much more a sentence counts when it holds an answer of the asked kind: from a paper
-# that defines the entity asked about, printing the entity (less when a paper that defines
-# it is among the sources: that paper is the authority), or without the entity.
+# that defines the entity asked about, printing the entity (not at all when a paper that
+# defines it is among the sources: that paper is the authority, and another paper printing
+# the name uses it, "before feeding the inputs to the Transformer encoder"), or without the
+# entity.
 _OWN_AND_VALUE = 2.0
 _ENTITY_AND_VALUE = 1.5
-_ENTITY_BESIDE_OWN = 0.5
+_ENTITY_BESIDE_OWN = 0.0
 _VALUE_ONLY = 0.3
 _ENTITY_ONLY = 0.2
 # What a sentence keeps of its score when it names something else than the entities a

@@ -293,8 +293,17 @@ def _says_what_it_is(sentence: str, escaped: str, start: int) -> bool:
         sentence,
         re.IGNORECASE,
     )
-    return bool((copula or apposition) and near_start) or any(
-        m["paren"] or not _names_on(m["before"]) for m in introduced
+    # "We propose a new simple network architecture, the Transformer, based solely on ...":
+    # what is introduced, then its name set off after it.
+    named_after = re.search(
+        rf"\b{_INTRODUCE}\s+(?:[\w-]+\s+){{0,6}}?[\w-]+,\s+(?:the|our)\s+{escaped}\s*[,(]",
+        sentence,
+        re.IGNORECASE,
+    )
+    return (
+        bool((copula or apposition) and near_start)
+        or any(m["paren"] or not _names_on(m["before"]) for m in introduced)
+        or named_after is not None
     )
 
 

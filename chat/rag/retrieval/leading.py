@@ -15,7 +15,9 @@ paper repeats too often for the search to single that passage out (DPR's
 abstract never prints "DPR"). The opening passages of the paper the name
 asked about is from, the first that prints a number and the name or words
 of the question joins the passages for the answer, second
-(`summary_beside`). A symbol defined only in an algorithm box and asked for by
+(`summary_beside`); so does the opening passage that introduces a plain capitalised
+name ("the Transformer") no catalog name matched, when the paper ranked first has
+one. A symbol defined only in an algorithm box and asked for by
 its description's words gets the passage that gives its value
 (`values_beside_notation`).
 """
@@ -141,6 +143,8 @@ def summary_beside(
     if not chosen or AnswerType.parse(question).kind not in (NUMBER, SCORE):
         return list(chosen)
     introduced = {paper: m for m in names.matches if (paper := _the_paper_of(m))}
+    if not introduced:
+        return _introduction_beside(question, chosen, names, filters, opening)
     if len(introduced) != 1:
         return list(chosen)
     ((paper, match),) = introduced.items()
@@ -165,6 +169,36 @@ def summary_beside(
         return list(chosen)
     below = chosen[0].score - 1e-6
     return [chosen[0], Candidate(summary, paper, below), *chosen[1:]]
+
+
+def _introduction_beside(
+    question: str,
+    chosen: Sequence[Candidate],
+    names: Recognised,
+    filters: Filters,
+    opening: Opening,
+) -> list[Candidate]:
+    """`chosen` with, second, the opening passage of the paper ranked first that introduces
+    a plain capitalised name of the question no catalog name matched ("the Transformer's
+    feed-forward layers": "We propose a new simple network architecture, the Transformer,
+    ..."), so that the answer reads that paper as the name's own; unchanged when the
+    question has no such name or that paper's opening introduces none."""
+    matched = {fold(w) for m in names.matches for w in (m.name, m.asked, m.written) if w}
+    plain = [
+        e for e in AnswerType.parse(question).entities if e[1:].islower() and fold(e) not in matched
+    ]
+    paper = chosen[0].paper_id
+    if not plain or (filters.searched_papers and paper not in filters.searched_papers):
+        return list(chosen)
+    held = {c.chunk_id for c in chosen}
+    for chunk, text in opening(paper)[:_SUMMARY_PASSAGES]:
+        sentences = split_sentences(text)
+        if any(defines(s, name).strength >= 2 for s in sentences for name in plain):
+            if chunk in held:
+                return list(chosen)
+            below = chosen[0].score - 1e-6
+            return [chosen[0], Candidate(chunk, paper, below), *chosen[1:]]
+    return list(chosen)
 
 
 def _the_paper_of(match: NameMatch) -> str:

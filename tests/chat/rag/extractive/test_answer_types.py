@@ -268,3 +268,26 @@ def test_a_byline_that_names_the_paper_is_no_entity_its_sentences_must_print() -
 
     assert AnswerType.parse(question).entities == ()
     assert _first_quoted(question, sources).startswith("In this paper, we work on 500")
+
+
+def test_the_paper_introducing_a_plain_capitalised_name_answers_for_it() -> None:
+    """ "We propose ..., the Transformer," makes the paper the name's own: its sentence with
+    the value leads, and a paper that only feeds inputs to a Transformer encoder is the
+    name's user, not its authority."""
+    sources = [
+        source(1, "1706.03762", "The dimensionality of input and output is dmodel = 512, and "
+               "the inner-layer has dimensionality dff = 2048."),
+        source(2, "1706.03762", "We propose a new simple network architecture, the Transformer, "
+               "based solely on attention mechanisms.", kind="abstract"),
+        source(3, "2010.11929", "For the 1-dimensional and 2-dimensional positional embeddings, "
+               "we add positional embeddings to the inputs before feeding the inputs to the "
+               "Transformer encoder and at the beginning of each layer (shared between layers) "
+               "with 3 feed-forward layers."),
+    ]  # fmt: skip
+
+    answer = compose(
+        "What is the inner dimensionality of the Transformer's position-wise feed-forward layers?",
+        sources,
+    )
+
+    assert answer.sentences[0].text.endswith("dimensionality dff = 2048.")

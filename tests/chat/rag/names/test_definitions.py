@@ -82,6 +82,9 @@ def test_an_acronym_beside_its_long_form_is_a_definition(
          "chunked cross-attention"),
         ("The Transformer, a model built on attention alone, replaces recurrence.",
          "Transformer"),
+        # What is introduced, then its name set off after it.
+        ("We propose a new simple network architecture, the Transformer, based solely on "
+         "attention mechanisms.", "Transformer"),
     ],
 )  # fmt: skip
 def test_a_sentence_that_says_what_the_term_is_defines_it(sentence: str, term: str) -> None:
@@ -101,6 +104,8 @@ def test_a_sentence_that_says_what_the_term_is_defines_it(sentence: str, term: s
         # A longer name that ends with the term is another method (a namesake's).
         ("In this work, we propose Fast Quiet STaR, a more efficient framework.", "STaR"),
         ("We introduce Quiet STaR, which learns to think before speaking.", "STaR"),
+        # A name set off after what a paper uses, not what it introduces.
+        ("We use a standard architecture, the Transformer, as our encoder.", "Transformer"),
     ],
 )
 def test_a_mere_mention_is_not_a_definition(sentence: str, term: str) -> None:

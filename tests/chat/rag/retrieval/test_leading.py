@@ -210,3 +210,27 @@ def test_no_passage_joins_for_a_question_not_worded_as_a_boxed_symbol() -> None:
     )
 
     assert joined == chosen
+
+
+def test_a_number_question_gets_the_opening_that_introduces_its_plain_capitalised_name() -> None:
+    """ "the Transformer's" matches no name of the catalog; the paper ranked first introduces
+    it in its abstract, which joins second."""
+    paper = "1706.03762"
+    opening = [
+        (f"{paper}#0", "We propose a new simple network architecture, the Transformer, "
+                       "based solely on attention mechanisms."),
+    ]  # fmt: skip
+    chosen = [Candidate(f"{paper}#9", paper, 2.0), Candidate("2010.11929#3", "2010.11929", 1.0)]
+    question = "What is the inner dimensionality of the Transformer's feed-forward layers?"
+
+    joined = summary_beside(question, chosen, Recognised(), Filters(), lambda _: opening)
+    other = summary_beside(
+        "What is the inner dimensionality of the Reformer's feed-forward layers?",
+        chosen,
+        Recognised(),
+        Filters(),
+        lambda _: opening,
+    )
+
+    assert [c.chunk_id for c in joined] == [f"{paper}#9", f"{paper}#0", "2010.11929#3"]
+    assert other == chosen
