@@ -202,6 +202,14 @@ class ServiceSettings(BaseModel):
         "the pieces a model streams in that time go out as one `delta` (one write instead of "
         "many); the first piece goes at once; 0 sends each piece as it comes",
     )
+    worker_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="threads of each worker process that retrieve, compose extractive answers "
+        "and do the other blocking work of a request; more than a few only slows each "
+        "question down, since they share one interpreter lock",
+    )
     redis_url: str = Field(
         "",
         description="a Redis server that keeps the rate-limit counts and the open answer "

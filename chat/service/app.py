@@ -23,7 +23,6 @@ from fastapi.middleware.cors import CORSMiddleware
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from chat.rag.retrieval.retriever import Retriever
 from chat.service.access.admission import Admission
 from chat.service.access.auth import CSRF_HEADER, SessionSigner
 from chat.service.access.gate import Gate
@@ -77,6 +76,7 @@ from chat.service.web.papers.annotations import Annotations
 from chat.service.web.papers.pdfpages import PdfPages
 from chat.service.web.people import profiles
 from chat.service.web.uploads import reader as upload_reader
+from chat.service.worker import use_worker_threads, warm_up
 from chat.settings import Settings, SettingsError, env_name, get_settings
 from chat.wiring import Wiring
 from ingest.pdf.store import PdfStore
@@ -224,26 +224,10 @@ def create_app_from_env() -> FastAPI:
     return create_app(get_settings())
 
 
-# Retrieved at startup: a question with a name, on its way through every search.
-WARM_UP_QUESTION = "How does RAG combine a retriever with a generator?"
-
-
-def warm_up(index: Wiring) -> None:
-    """Load the answerer (a broken index raises here) and retrieve `WARM_UP_QUESTION`: the
-    first question then pays for none of what a retrieval reads once (the catalog's titles,
-    English word frequencies, the vector index's files: 1.7 s of CPU over the full library).
-    Without the remote reranker: startup waits for no other server."""
-    found = index.answerer.retriever
-    names, searches = found.name_catalog, (found.catalog, found.store, found.lexical)
-    try:
-        Retriever(*searches, found.embedder, found.config, names=names).retrieve(WARM_UP_QUESTION)
-    except Exception:  # the worker serves on; its questions meet the failure as before
-        logger.exception("the warm-up retrieval failed")
-
-
 def _lifespan(services: Services, mcp: McpEndpoint) -> Any:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        use_worker_threads(services.settings.worker_threads)
         # Load the embedder, the lexical index and the rest now, not on the first question.
         await asyncio.to_thread(warm_up, services.index)
         replica = services.index.replica if services.settings.shared_catalog else None
