@@ -34,6 +34,7 @@ from chat.rag.extractive.answer_type import (
     question_entities,
 )
 from chat.rag.extractive.notation import with_boxed_symbols, with_symbols
+from chat.rag.extractive.ordinals import ordinal_of, resolved
 from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
 from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
@@ -303,6 +304,9 @@ class ExtractiveGenerator:
         previous = [t.content for t in history if t.role == "user"]
         if not previous or not _leans(question):
             return question
+        # "what does the second one do?" after "What agents does PaSa consist of?" asks
+        # of the agent the previous answer lists second.
+        question = resolved(question, previous[-1], _answers(history)[-1:])
         if not question_entities(previous[-1]):
             return f"{previous[-1]} {question}"
         return _with_previous_names(question, history)
@@ -320,13 +324,17 @@ class ExtractiveGenerator:
         # "its default learning rate" after "What is the Adam optimizer?" asks for Adam's.
         # Only a word that points back does: a short question of its own ("sourdough rye")
         # is not about what was asked before.
-        points_back = FOLLOW_UP.search(question)
+        points_back = FOLLOW_UP.search(question) or ordinal_of(question)
         # Sources all of one paper are about what was asked before already: a name of
         # several words ("Dense Passage Retriever") would only favour the sentences that
         # repeat its words over those that answer; a name alone ("Adam", "DPR") still tells
         # the paper's own method from another it presents (AdaMax).
         one_paper = len({s.id for s in sources}) == 1
         asked = _with_previous_names(question, history, one_paper) if points_back else question
+        if ordinal_of(question) is not None:
+            previous = [t.content for t in history if t.role == "user"]
+            texts = [*_answers(history)[-1:], *(s.text for s in sources)]
+            asked = resolved(asked, previous[-1] if previous else "", texts)
         asked = with_symbols(asked)
         # Reading every source's sentences takes milliseconds of CPU: not on the event loop,
         # where every other stream waits for it.
@@ -351,9 +359,19 @@ class ExtractiveGenerator:
 
 
 def _leans(question: str) -> bool:
-    """Whether a question leans on the one before it: a word that points back, or so short
-    that it cannot stand alone."""
-    return bool(FOLLOW_UP.search(question)) or len(question.split()) < _STANDS_ALONE
+    """Whether a question leans on the one before it: a word that points back, a place
+    among what it asked ("the second one", `ordinals`), or so short that it cannot stand
+    alone."""
+    return (
+        bool(FOLLOW_UP.search(question))
+        or ordinal_of(question) is not None
+        or len(question.split()) < _STANDS_ALONE
+    )
+
+
+def _answers(history: Sequence[Turn]) -> list[str]:
+    """The answers of `history`, oldest first."""
+    return [t.content for t in history if t.role == "assistant"]
 
 
 def _with_previous_names(question: str, history: Sequence[Turn], names_alone: bool = False) -> str:
