@@ -22,6 +22,7 @@ those that define it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -316,11 +317,22 @@ class NameRecogniser:
         # Only the papers that give the name the long form written: "Virtual Gap Analysis"
         # is not any of the other things papers abbreviate as VGA.
         found = [r for r in self.names.rows_for_long_forms(grams) if r.defined]
-        written = {r.name: r.long_form for r in found}
+        # As the question writes it ("weight decay"), not as a paper prints it ("Weight
+        # Decay"): a long form typed in lower case is words, not a name of a paper's own.
+        written = {r.name: _as_written(question, r.long_form) for r in found}
         grouped: dict[str, list[NameRow]] = {}
         for row in found:
             grouped.setdefault(row.name, []).append(row)
         return {name: (rows, written[name]) for name, rows in grouped.items()}
+
+
+def _as_written(question: str, long_form: str) -> str:
+    """`long_form` as `question` writes it, its case and hyphens kept; as given when the
+    question writes it otherwise."""
+    words = fold(long_form).split()
+    pattern = r"[\s\-\u2010-\u2014]+".join(re.escape(w) for w in words)
+    found = re.search(rf"(?<!\w){pattern}(?!\w)", question, re.IGNORECASE)
+    return found.group(0) if found else long_form
 
 
 def boost(

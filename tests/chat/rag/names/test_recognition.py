@@ -353,3 +353,13 @@ def _dated_names(tmp_path: Path, papers: tuple[tuple[str, str, str, str], ...]) 
     names = NameCatalog(catalog)
     names.backfill()
     return names
+
+
+def test_a_long_form_is_kept_as_the_question_writes_it(names: NameCatalog) -> None:
+    """ "low-rank clone" typed in lower case is words, whatever case the paper prints its
+    long form in: the answer does not read the question as naming the paper's method."""
+    typed = _recogniser(names).recognise("Does low rank clone distil small models?")
+    cased = _recogniser(names).recognise("Does Low-Rank Clone distil small models?")
+
+    assert [(m.name, m.written) for m in typed.matches] == [("LRC", "low rank clone")]
+    assert [(m.name, m.written) for m in cased.matches] == [("LRC", "Low-Rank Clone")]
