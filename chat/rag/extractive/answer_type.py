@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from chat.rag.extractive.question import BYLINE
+from chat.rag.extractive.question import BYLINE, frame_weight
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.names.definitions import defines, find_name, is_name
 from ingest.index.lexical.analysis import terms
@@ -99,6 +99,17 @@ _SAMPLE_SIZE = frozenset({"N", "n"})
 _SYMBOL_AFTER = re.compile(r"number(?<!\wnumber) of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
 _SYMBOL_BEFORE = re.compile(r"([A-Z])(?<!\w[A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
 _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
+# "which reinforcement learning algorithm is it ...": the words up to its verb.
+_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE)
+_VERBS = frozenset(
+    ["is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could",
+     "would", "will", "should", "of", "in", "on", "for", "to", "from", "by", "with", "per",
+     "at", "about", "into", "between", "among", "that", "uses", "use"]
+)  # fmt: skip
+# Words that set a name off after its noun: "index, i.e., the FM-Index", "a library called".
+_NAMING = re.compile(r"\b(?:i\.e\.|e\.g\.|called|named|such as|namely)|[,:(]\s", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_WHICH = re.compile(r"\bwhich\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w-]*[A-Z0-9][\w-]*|(?<=[a-z,] )[A-Z][a-z]{2,}")
 
 
@@ -116,6 +127,8 @@ class AnswerType:
     counted: frozenset[str] = frozenset()  # the terms of what "how many" counts
     # Symbols the sources define as the number of what is counted ("L" for layers).
     symbols: frozenset[str] = frozenset()
+    # The terms of the noun "which ..." asks a name of ("which library": "librari").
+    noun: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, question: str) -> AnswerType:
@@ -123,7 +136,11 @@ class AnswerType:
         # "Rahman et al.'s detection paper" says which paper; its sentences never print
         # the surname, and are not about another subject for that.
         entities = question_entities(BYLINE.sub(" ", question))
-        return cls(answer_kind(question), entities, counted=frozenset(counted))
+        kind = answer_kind(question)
+        # "Which library ...?" asks a name; "What weight decay ...?" may ask a value.
+        naming = kind in (NAME, DATASET) or (kind == "" and _WHICH.search(question) is not None)
+        noun = asked_noun(question) if naming else frozenset()
+        return cls(kind, entities, counted=frozenset(counted), noun=noun)
 
     def in_sources(
         self,
@@ -269,6 +286,10 @@ _ENTITY_AND_VALUE = 1.5
 _ENTITY_BESIDE_OWN = 0.0
 _VALUE_ONLY = 0.3
 _ENTITY_ONLY = 0.2
+# For a sentence that prints a name beside the noun "which ..." asks a name of ("the SCaNN
+# library", "GPT-J as our base language model", "BM25 is a robust baseline").
+_NAMED_NOUN = 1.0
+_NOUN_GAP = 3  # words at most between the noun and the name
 # What a sentence keeps of its score when it names something else than the entities a
 # question names ("the last 4 layers of BERT" for BERT-large).
 _OFF_ENTITY = 0.5
@@ -277,13 +298,22 @@ _OFF_ENTITY = 0.5
 def favour_typed(scores: dict[Sentence, float], answer: AnswerType) -> dict[Sentence, float]:
     """`scores` raised for the sentences that hold an answer of the asked kind, most for
     those about the entity asked about (`AnswerType.about`), and lowered for those
-    about none of the entities the question names."""
+    about none of the entities the question names; and raised for those that print a
+    name beside the noun a "which ..." question asks a name of (`names_noun`)."""
     if not answer.wants_value:
-        return scores
+        named = {s for s in scores if answer.noun and names_noun(s, answer)}
+        return {s: v * (1 + _NAMED_NOUN) if s in named else v for s, v in scores.items()}
     return {s: value * _gain(s, answer) for s, value in scores.items()}
 
 
 def _gain(sentence: Sentence, answer: AnswerType) -> float:
+    gain = _typed_gain(sentence, answer)
+    if answer.noun and names_noun(sentence, answer):
+        return gain * (1 + _NAMED_NOUN)
+    return gain
+
+
+def _typed_gain(sentence: Sentence, answer: AnswerType) -> float:
     # A passage under a heading that names another method ("7.1 AdaMax" in the Adam paper)
     # is about that one: the paper's own values there are not the asked entity's.
     section = sentence.source.section
@@ -299,6 +329,50 @@ def _gain(sentence: Sentence, answer: AnswerType) -> float:
     if named:
         return 1 + (_ENTITY_BESIDE_OWN if answer.own_papers else _ENTITY_AND_VALUE)
     return 1 + _VALUE_ONLY
+
+
+def asked_noun(question: str) -> frozenset[str]:
+    """The terms of the noun a "which ..." or "what ..." question asks a name of: the last
+    of the few words after it, before its verb or a preposition ("Which base language model
+    does STaR fine-tune?": "model"); none when it has no such words, or when the noun frames
+    the question ("Which paper introduced ...?")."""
+    match = _ASKED_NOUN.search(question)
+    head: list[str] = []
+    for word in match.group(1).split() if match else ():
+        # "Which paper introduced": a word in "-ed" after the noun is its verb; before it
+        # ("Which compressed index"), a word of the noun's.
+        if word.lower() in _VERBS or (head and word.lower().endswith("ed")):
+            break
+        head.append(word)
+    noun = frozenset(terms(head[-1])) if head else frozenset()
+    return frozenset() if any(frame_weight(t) < 1 for t in noun) else noun
+
+
+def names_noun(sentence: Sentence, answer: AnswerType) -> bool:
+    """Whether `sentence` prints a name, not one asked about, just before the noun `answer`
+    asks a name of ("We use the SCaNN library", "BM25 is a robust baseline"), or after it
+    set off as its name ("a substring index, i.e., the FM-Index")."""
+    if answer.noun.isdisjoint(sentence.terms):
+        return False
+    tokens = sentence.text.split()
+    names = [_POSSESSIVE.sub("", t.strip(".,;:()[]\"'")) for t in tokens]
+    for index, token in enumerate(tokens):
+        if answer.noun.isdisjoint(terms(token)):
+            continue
+        before = names[max(0, index - _NOUN_GAP) : index]
+        after = names[index + 1 : index + 1 + _NOUN_GAP]
+        linked = _NAMING.search(" ".join(tokens[index : index + _NOUN_GAP + 1])) is not None
+        if any(_is_other_name(t, answer) for t in [*before, *(after if linked else ())]):
+            return True
+    return False
+
+
+def _is_other_name(token: str, answer: AnswerType) -> bool:
+    """A name marked by its case or digits ("SCaNN", "BM25", "GPT-J"; not "Weight" of "Weight
+    Decay") that is no entity asked about."""
+    if len(token) < 2 or not (is_name(token) or (token[:1].isupper() and _DIGIT.search(token))):
+        return False
+    return not any(mentions_entity(token, entity) for entity in answer.entities)
 
 
 def _is_value(text: str, match: re.Match[str]) -> bool:

@@ -20,6 +20,7 @@ from chat.rag.extractive.answer_type import (
 )
 from chat.rag.extractive.answerer import compose
 from chat.rag.sources import Source
+from ingest.index.lexical.analysis import terms
 from ingest.index.records import ParsedPdf
 from ingest.pdf.parsing import parse_pdf
 from tests.chat.rag.extractive.conftest import source
@@ -291,3 +292,29 @@ def test_the_paper_introducing_a_plain_capitalised_name_answers_for_it() -> None
     )
 
     assert answer.sentences[0].text.endswith("dimensionality dff = 2048.")
+
+
+@pytest.mark.parametrize(
+    ("question", "noun"),
+    [
+        ("Which base language model does STaR fine-tune?", "model"),
+        ("which reinforcement learning algorithm is it fine-tuned with?", "algorithm"),
+        ("Which compressed full-text substring index does SEAL use?", "index"),
+        ("Which paper introduced Batch Normalization?", ""),  # the paper frames the question
+        ("What weight decay did the ResNet paper use?", ""),  # asks a value, not a name
+    ],
+)  # fmt: skip
+def test_the_noun_a_which_question_asks_a_name_of(question: str, noun: str) -> None:
+    assert AnswerType.parse(question).noun == frozenset(terms(noun))
+
+
+def test_the_sentence_printing_a_name_beside_the_asked_noun_leads() -> None:
+    sources = [
+        source(1, "2112.04426", "We hypothesise that the retrieved neighbours are not helpful, "
+               "due to the efficacy of the nearest-neighbour search."),
+        source(2, "2112.04426", "We use the SCaNN library to achieve this."),
+    ]  # fmt: skip
+
+    answer = compose("which library do they use to search for the nearest neighbours?", sources)
+
+    assert answer.sentences[0].text == "We use the SCaNN library to achieve this."
