@@ -88,12 +88,19 @@ _ITEM_PREFIX_PAST_LINE = _item_prefix(f"{BARE_ID_PREFIX}?")
 # made up.
 _SHAPED = re.compile(rf"\s*(?:(?:arxiv|doc)\s*:|arxiv\s*\d|{BARE_ID})", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[,;]")
-# White space around the point of an id after "arXiv:", before its digits go on (or yet come).
-_ID_GAP = re.compile(r"(arxiv\s*:\s*\d{4})\s*\.\s*(?=\d|$)", re.IGNORECASE)
+# White space around the point of an id after "arXiv:", before its digits go on (or yet come):
+# only where there is some, since taking out none changes nothing.
+_ID_GAP = re.compile(r"(arxiv\s*:\s*\d{4})(?:\s+\.\s*|\.\s+)(?=\d|$)", re.IGNORECASE)
 # What `_name` takes off an item before listing it: its kind, if any (always matches).
 _KIND_PREFIX = re.compile(r"\s*(?:(?:arxiv|doc)\s*:?)?", re.IGNORECASE)
 # What each bracket that may hold a citation reads as, and what closes it (folded).
 _CLOSERS = {"[": "]", "(": ")"}
+# The characters that may read as an opener: the ASCII ones that fold to one, and any other.
+_MAYBE_OPENER = re.compile(
+    "["
+    + re.escape("".join(chr(code) for code in range(128) if fold_char(chr(code)) in _CLOSERS))
+    + r"]|[^\x00-\x7f]"
+)
 _SPACES = " \t"
 # Characters after which no space is wanted where a citation was removed.
 _NO_SPACE_BEFORE = ".,;:!?)\n\r"
@@ -322,9 +329,10 @@ class CitationGuard:
 
 def _opener(text: str, start: int) -> int | None:
     """Where the first character from `start` on that reads as `[` or `(` stands."""
-    for index in range(start, len(text)):
-        if fold_char(text[index]) in _CLOSERS:
-            return index
+    while (found := _MAYBE_OPENER.search(text, start)) is not None:
+        if fold_char(found[0]) in _CLOSERS:
+            return found.start()
+        start = found.end()
     return None
 
 
@@ -356,6 +364,8 @@ def _name(item: str) -> str:
 def _closed_gaps(inner: str) -> str:
     """`inner` with the white space inside an id after `arXiv:` taken out: a line break or
     spaces around its point ("arxiv:9999.\n99999", "arxiv:9999 .99999") do not split it."""
+    if _ID_GAP.search(inner) is None:
+        return inner  # the usual case, told without reading a replacement's template
     return _ID_GAP.sub(r"\1.", inner)
 
 

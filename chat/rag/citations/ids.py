@@ -12,6 +12,9 @@ parameters" and "1234.5678" stay numbers. Patterns are for text folded by
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+
 # The archives of old-style ids (before April 2007); q-fin and stat came later.
 ARCHIVES = (
     "acc-phys", "adap-org", "alg-geom", "ao-sci", "astro-ph", "atom-ph", "bayes-an",
@@ -20,7 +23,26 @@ ARCHIVES = (
     "nlin", "nucl-ex", "nucl-th", "patt-sol", "physics", "plasm-ph", "q-alg", "q-bio",
     "quant-ph", "solv-int", "supr-con",
 )  # fmt: skip
-_ARCHIVE = "(?:" + "|".join(sorted(ARCHIVES, key=len, reverse=True)) + r")(?:\.[a-z]{2})?"
+
+
+def _tree(names: Iterable[str], *, beginnings: bool = False) -> str:
+    """A pattern matching exactly `names` (with `beginnings`: every beginning of one, but
+    the empty one), written as the tree of their letters ("a(?:cc-phys|...)", a longer name
+    tried before a shorter one it begins with): a text that is none of them is told so
+    after a few branches, not after one branch for each name."""
+    rests: dict[str, list[str]] = {}
+    for name in names:
+        if name:
+            rests.setdefault(name[0], []).append(name[1:])
+    branches = []
+    for first, after in sorted(rests.items()):
+        rest = _tree(after, beginnings=beginnings)
+        optional = bool(rest) and (beginnings or "" in after)
+        branches.append(re.escape(first) + (f"{rest}?" if optional else rest))
+    return "(?:" + "|".join(branches) + ")" if branches else ""
+
+
+_ARCHIVE = _tree(ARCHIVES) + r"(?:\.[a-z]{2})?"
 _VERSION = r"(?:v\d+)?"
 # Where an id ends: no letter, digit or slash goes on, nor a point before a digit ("2.13.0").
 _END = r"(?![\w/]|\.\d)"
@@ -33,10 +55,10 @@ NUMBERED_ID = (
     r"|(?:1[5-9]|[2-9]\d)(?:0[1-9]|1[0-2])\.\d{5}"
     rf"|{_ARCHIVE}/\d{{7}}){_VERSION}{_END}"
 )
+
+
 # Every beginning of a `BARE_ID` (and a little more, which only delays a decision).
-_ARCHIVE_STARTS = sorted({name[:end] for name in ARCHIVES for end in range(1, len(name) + 1)})
 BARE_ID_PREFIX = (
     r"(?:\d{1,4}(?:\.\d{0,5}(?:v\d*)?\.?)?"
-    r"|(?:" + "|".join(sorted(_ARCHIVE_STARTS, key=len, reverse=True)) + r")"
-    r"(?:\.[a-z]{0,2})?(?:/\d{0,7}(?:v\d*)?)?)"
+    r"|" + _tree(ARCHIVES, beginnings=True) + r"(?:\.[a-z]{0,2})?(?:/\d{0,7}(?:v\d*)?)?)"
 )

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from chat.rag.citations.confusables import fold_char
-from chat.rag.citations.ids import BARE_ID, BARE_ID_PREFIX, NUMBERED_ID
+from chat.rag.citations.ids import ARCHIVES, BARE_ID, BARE_ID_PREFIX, NUMBERED_ID
 from chat.rag.sources import Source
 from ingest.index.records import normalise_paper_id
 
@@ -37,10 +37,27 @@ _HEAD = (
     r"|(?:https?://)?(?:dx\.)?(?:doi\.org/)?10\.48550/arxiv\."
     r"|arxiv\s*:?\s*)"
 )
+_URL_HEADS = [
+    f"{scheme}{host}arxiv.org/{kind}"
+    for scheme in ("", "http://", "https://")
+    for host in ("", "www.", "export.")
+    for kind in ("abs/", "pdf/")
+]
+_DOI_HEADS = [
+    f"{scheme}{host}10.48550/arxiv."
+    for scheme in ("", "http://", "https://")
+    for host in ("", "doi.org/", "dx.doi.org/")
+]
+# The heads as written in full, one of whose beginnings a text may end with.
+_HEADS = (*_URL_HEADS, *_DOI_HEADS, "arxiv:", "arxiv ")
+# What a reference begins with (in either case): the parenthesis around it, a head's first
+# character, an id's (a digit, an archive's first letter). Looked for before all the rest.
+_FIRSTS = {"(", *(head[0] for head in _HEADS), *"0123456789", *(name[0] for name in ARCHIVES)}
 # A whole reference, with the parentheses around it if it stands in them; not the target
 # of a Markdown link ("[the abstract](https://arxiv.org/abs/...)"), which is a link the
 # dock judges as links are judged, not a citation. Or an id written alone (`bare`).
 _REFERENCE = re.compile(
+    rf"(?=[{re.escape(''.join(sorted(_FIRSTS)))}])"
     r"(?<![\w/.@-])(?<!\]\()(?:(?:(?<!\])(?P<open>\(\s*))?"
     + _HEAD
     + _ID
@@ -61,19 +78,19 @@ _ARRIVING = re.compile(
 _WRAPPERS = {"<": ">", "{": "}"}
 # Where a reference can begin: a head, or an id written alone (a digit, an archive).
 _HEAD_LETTERS = frozenset("ahd1we(0123456789cgmnpqs<{")
-_URL_HEADS = [
-    f"{scheme}{host}arxiv.org/{kind}"
-    for scheme in ("", "http://", "https://")
-    for host in ("", "www.", "export.")
-    for kind in ("abs/", "pdf/")
-]
-_DOI_HEADS = [
-    f"{scheme}{host}10.48550/arxiv."
-    for scheme in ("", "http://", "https://")
-    for host in ("", "doi.org/", "dx.doi.org/")
-]
-# The heads as written in full, one of whose beginnings a text may end with.
-_HEADS = (*_URL_HEADS, *_DOI_HEADS, "arxiv:", "arxiv ")
+_HEAD_BEGINNINGS = frozenset(head[:end] for head in _HEADS for end in range(len(head) + 1))
+# A character of `_HEAD_LETTERS` (in either case) that no part of a word, a path or an
+# address stands right before: where a reference still arriving may begin.
+_HEAD_START = re.compile(
+    r"(?<![\w/.@-])["
+    + re.escape("".join(sorted(_HEAD_LETTERS | {c.upper() for c in _HEAD_LETTERS})))
+    + "]"
+)
+# A head that may hold white space ("arXiv : 2203.12533"), and a text up to its last one.
+_ARXIV = re.compile("arxiv", re.IGNORECASE)
+_THROUGH_LAST_SPACE = re.compile(r".*\s", re.DOTALL)
+# How `fold_char` folds each ASCII character (white space to " ", controls to nothing).
+_ASCII_FOLDS = str.maketrans({chr(code): fold_char(chr(code)) for code in range(128)})
 # How far back a reference still arriving may begin.
 _LONGEST = 96
 # Characters already emitted that a reference's start is read against ("](", "[ ").
@@ -86,16 +103,22 @@ class _Folded:
     """Text as it reads, with the raw index each folded character comes from."""
 
     text: str
-    owners: list[int]
+    owners: Sequence[int]
 
     @classmethod
     def of(cls, raw: str) -> _Folded:
-        pieces, owners = [], []
-        for index, char in enumerate(raw):
-            piece = fold_char(char)
-            pieces.append(piece)
+        if raw.isascii():
+            text = raw.translate(_ASCII_FOLDS)
+            if len(text) == len(raw):
+                return cls(text, range(len(raw)))
+        pieces = list(map(fold_char, raw))
+        text = "".join(pieces)
+        if len(text) == len(raw) and "" not in pieces:
+            return cls(text, range(len(raw)))  # each character folds to one
+        owners: list[int] = []
+        for index, piece in enumerate(pieces):
             owners.extend([index] * len(piece))
-        return cls("".join(pieces), owners)
+        return cls(text, owners)
 
     def raw_index(self, folded_index: int, raw_length: int) -> int:
         return self.owners[folded_index] if folded_index < len(self.owners) else raw_length
@@ -195,18 +218,32 @@ def _arriving(text: str, folded: _Folded, start: int, then: str = "") -> int:
     """How many characters at the end of `text` (`folded`: it folded), from `start` on
     (with the spaces before them), could still grow into a reference when `then` follows
     them: 0 when none could."""
-    first = max(len(folded.text) - _LONGEST, folded.at(start))
-    for index in range(first, len(folded.text)):
-        if folded.text[index].lower() not in _HEAD_LETTERS:
-            continue
-        if index > 0 and re.match(r"[\w/.@-]", folded.text[index - 1]):
-            continue
+    first = _past_words(folded.text + then, max(len(folded.text) - _LONGEST, folded.at(start)))
+    for head in _HEAD_START.finditer(folded.text, first):
+        index = head.start()
         candidate = folded.text[index:] + then
         bare = candidate.lstrip("(<{ ").lower()
-        if _ARRIVING.fullmatch(candidate) or any(head.startswith(bare) for head in _HEADS):
+        if _ARRIVING.fullmatch(candidate) or bare in _HEAD_BEGINNINGS:
             begin = folded.raw_index(index, len(text))
             if begin > start and text[begin - 1] in _WRAPPERS:
                 begin -= 1  # "<" or "{" waits with what it may wrap
             begin = max(start, len(text[:begin].rstrip(_SPACES)))
             return len(text) - begin
     return 0
+
+
+def _past_words(tail: str, first: int) -> int:
+    """Where, from `first` on, a reference still arriving at the end of `tail` may begin.
+    Unless "arxiv" is written (a head may hold white space: "arXiv : 2203.1"), what may
+    still grow into a reference holds none but in the "(", "<", "{" and spaces it opens
+    with: it begins after the last white space or in such a run right before it, and
+    "the method " holds nothing back."""
+    if _ARXIV.search(tail, first) is not None:
+        return first
+    last = _THROUGH_LAST_SPACE.match(tail, first)
+    if last is None:
+        return first
+    begin = last.end() - 1
+    while begin > first and (tail[begin - 1] in "(<{" or tail[begin - 1].isspace()):
+        begin -= 1
+    return begin

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from chat.rag.citations.confusables import fold_char
+from chat.rag.citations.ids import ARCHIVES, BARE_ID, BARE_ID_PREFIX
 from tests.support.worlds.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(60)
@@ -172,3 +173,22 @@ def test_every_id_shaped_string_left_is_one_the_innocent_text_wrote() -> None:
     out, _, _ = _run(list(text))
 
     assert _id_shaped(out) == _id_shaped(innocent)
+
+
+def test_an_old_style_id_is_read_under_each_archive_and_no_other_word() -> None:
+    bare = re.compile(BARE_ID, re.IGNORECASE)
+    beginnings = {name[:end] for name in ARCHIVES for end in range(1, len(name) + 1)}
+
+    read = {word for word in beginnings if bare.fullmatch(f"{word}/0101001")}
+
+    assert read == set(ARCHIVES)
+
+
+def test_every_beginning_of_an_archive_and_no_other_word_may_still_grow_into_an_id() -> None:
+    arriving = re.compile(BARE_ID_PREFIX, re.IGNORECASE)
+    beginnings = {name[:end] for name in ARCHIVES for end in range(1, len(name) + 1)}
+    longer = {word + letter for word in beginnings for letter in "abcdefghijklmnopqrstuvwxyz-"}
+
+    held = {word for word in beginnings | longer if arriving.fullmatch(word)}
+
+    assert held == beginnings
