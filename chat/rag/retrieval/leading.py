@@ -15,11 +15,12 @@ paper repeats too often for the search to single that passage out (DPR's
 abstract never prints "DPR"). The opening passages of the paper the name
 asked about is from, the first that prints a number and the name or words
 of the question joins the passages for the answer, second
-(`summary_beside`); so does the opening passage that introduces a plain capitalised
-name ("the Transformer") no catalog name matched, when the paper ranked first has
-one. A symbol defined only in an algorithm box and asked for by
-its description's words gets the passage that gives its value
-(`values_beside_notation`).
+(`summary_beside`); for "how many", the first passage of that paper that
+counts what is asked (`count_beside`); and the opening passage that
+introduces a plain capitalised name ("the Transformer") no catalog name
+matched, when the paper ranked first has one. A symbol defined only in an
+algorithm box and asked for by its description's words gets the passage that
+gives its value (`values_beside_notation`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from dataclasses import dataclass, replace
 
 from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, answer_kind
 from chat.rag.extractive.notation import asked_symbols
+from chat.rag.extractive.scoring import counts
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
@@ -47,6 +49,7 @@ _DIGIT = re.compile(r"\d")
 _TABLE_LABEL = re.compile(r"Table\b", re.IGNORECASE)
 # The question's terms besides the name a passage of the summary shares at least.
 _SHARED_TERMS = 2
+_STEM_CHARS = 4  # a counted stem's first letters, looked for in a passage's text first
 
 # (chunk id, text) of a paper's opening body passages (its abstract, then its text), in
 # the order the paper reads.
@@ -169,6 +172,50 @@ def summary_beside(
         return list(chosen)
     below = chosen[0].score - 1e-6
     return [chosen[0], Candidate(summary, paper, below), *chosen[1:]]
+
+
+def count_beside(
+    question: str,
+    chosen: Sequence[Candidate],
+    names: Recognised,
+    filters: Filters,
+    passages: Opening,
+) -> list[Candidate]:
+    """`chosen` with, second, the first passage (in reading order, `passages`: all of a
+    paper's) of the one paper a name of the question is the own name of (the one the
+    search ranks first, of a name's several) that gives a number of what
+    "how many" counts and holds two more of the question's terms ("How many tokens does
+    the text of RETRO's training dataset total?": "The dataset consists of text documents
+    ... totalling over 5 trillion tokens"), when the search found none such: a paper
+    states its sizes once, in words the rest of it repeats. Unchanged for any other
+    question, or when the chunks hold that passage already."""
+    answer = AnswerType.parse(question)
+    ranked = list(dict.fromkeys(c.paper_id for c in chosen))
+    # Of each name's own papers, the one the search ranks first: the reading it took.
+    introduced = {
+        next(p for p in ranked if p in m.own_papers)
+        for m in names.matches
+        if any(p in m.own_papers for p in ranked)
+    }
+    if not chosen or not answer.counted or len(introduced) != 1:
+        return list(chosen)
+    (paper,) = introduced
+    if filters.searched_papers and paper not in filters.searched_papers:
+        return list(chosen)
+    asked = set(terms(question)) - answer.counted - set(terms(" ".join(answer.entities)))
+    counted = [t[:_STEM_CHARS] for t in answer.counted]
+    for chunk, text in passages(paper):
+        lower = text.lower()
+        if not _DIGIT.search(text) or not any(c in lower for c in counted):
+            continue
+        for sentence in split_sentences(text):
+            held = set(terms(sentence))
+            if len(asked & held) >= _SHARED_TERMS and counts(sentence, answer.counted):
+                if chunk in {c.chunk_id for c in chosen}:
+                    return list(chosen)
+                below = chosen[0].score - 1e-6
+                return [chosen[0], Candidate(chunk, paper, below), *chosen[1:]]
+    return list(chosen)
 
 
 def _introduction_beside(

@@ -28,6 +28,7 @@ from chat.rag.retrieval.coverage import CoverageReranker
 from chat.rag.retrieval.expansion import merged
 from chat.rag.retrieval.fusion import Candidate, fuse
 from chat.rag.retrieval.leading import (
+    count_beside,
     definition_first,
     definition_in_scope,
     summary_beside,
@@ -177,6 +178,7 @@ class Retriever(Searches):
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
         chosen = summary_beside(question, chosen, names, filters, self.opening)
+        chosen = count_beside(question, chosen, names, filters, self.paper_passages)
         chosen = tables_beside_captions(question, chosen, self.figures)
         chosen = values_beside_notation(question, chosen, self._texts, self.paper_passages)
         sources = self.with_records(

@@ -9,6 +9,7 @@ from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from chat.rag.retrieval.leading import (
     asked_name,
+    count_beside,
     definition_first,
     definition_in_scope,
     summary_beside,
@@ -234,3 +235,34 @@ def test_a_number_question_gets_the_opening_that_introduces_its_plain_capitalise
 
     assert [c.chunk_id for c in joined] == [f"{paper}#9", f"{paper}#0", "2010.11929#3"]
     assert other == chosen
+
+
+RETRO = "2112.04426"
+RETRO_MATCH = NameMatch(
+    "RETRO", "RETRO", (), (RETRO, "2505.14319"), introducers=(RETRO, "2505.14319")
+)
+RETRO_PASSAGES = [
+    (f"{RETRO}#0", "We retrieve from a database with trillions of tokens."),
+    (f"{RETRO}#9", "We tokenize the dataset with a vocabulary of 128,000 tokens. The dataset "
+                   "consists of text documents totalling over 5 trillion tokens."),
+    (f"{RETRO}#40", "The training dataset of the baseline holds 300 billion tokens of text."),
+]  # fmt: skip
+
+
+def test_a_how_many_question_gets_the_passage_that_counts_it_in_the_named_paper() -> None:
+    """RETRO has a namesake; the search ranks the 2021 paper first, whose passage giving a
+    number of tokens with two more of the question's words joins second."""
+    chosen = [Candidate(f"{RETRO}#3", RETRO, 2.0), Candidate("2505.14319#0", "2505.14319", 1.0)]
+    names = Recognised(matches=(RETRO_MATCH,))
+
+    joined = count_beside(
+        "How many tokens does the text of RETRO's training dataset total?",
+        chosen, names, Filters(), lambda paper: RETRO_PASSAGES if paper == RETRO else [],
+    )  # fmt: skip
+    value = count_beside(
+        "What is the vocabulary of RETRO's tokenizer?",
+        chosen, names, Filters(), lambda paper: RETRO_PASSAGES,
+    )  # fmt: skip
+
+    assert [c.chunk_id for c in joined] == [f"{RETRO}#3", f"{RETRO}#9", "2505.14319#0"]
+    assert value == chosen
