@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from chromadb.api import ClientAPI
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, DefaultAioHttpClient
 
 from chat.rag.answer.answering import Answerer
 from chat.rag.answer.generators import AnswerGenerator, ModelGenerator
@@ -177,7 +177,10 @@ class Wiring:
             key, base_url = settings.openai_endpoint()
             client = AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0)
             model = OpenAIChatModel(
-                client, settings.llm_model, max_tokens=settings.max_answer_tokens
+                client,
+                settings.llm_model,
+                max_tokens=settings.max_answer_tokens,
+                http_client=DefaultAioHttpClient,
             )
             rewriter = QueryRewriter.build(model, settings.query_rewrite, settings.query_rewrites)
             generator = ModelGenerator(

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
+import httpx2
 import openai
 import pytest
 
@@ -17,6 +18,7 @@ QUESTION = [
     {"role": "user", "content": "What is attention?"},
 ]
 API_KEY = "sk-test-secret-0123456789"
+HttpClient = Callable[[], httpx2.AsyncClient] | None
 
 
 @pytest.fixture
@@ -25,12 +27,25 @@ async def client(fake: FakeOpenAI) -> AsyncIterator[openai.AsyncOpenAI]:
         yield opened
 
 
+# Every test runs on the SDK's own HTTP client and on the aiohttp one the service uses.
+@pytest.fixture(params=[None, openai.DefaultAioHttpClient], ids=["httpx", "aiohttp"])
+def http_client(request: pytest.FixtureRequest) -> HttpClient:
+    made: HttpClient = request.param
+    return made
+
+
 @pytest.fixture
-def model(client: openai.AsyncOpenAI) -> OpenAIChatModel:
-    return _model(client)
+async def model(
+    client: openai.AsyncOpenAI, http_client: HttpClient
+) -> AsyncIterator[OpenAIChatModel]:
+    made = _model(client, http_client=http_client)
+    yield made
+    await made.aclose()
 
 
-def _model(client: openai.AsyncOpenAI, retries: int = 2) -> OpenAIChatModel:
+def _model(
+    client: openai.AsyncOpenAI, retries: int = 2, http_client: HttpClient = None
+) -> OpenAIChatModel:
     # Short enough for the hang tests, long enough for a busy machine to answer in time.
     return OpenAIChatModel(
         client,
@@ -40,6 +55,7 @@ def _model(client: openai.AsyncOpenAI, retries: int = 2) -> OpenAIChatModel:
         complete_timeout=2.0,
         retries=retries,
         backoff=0.01,
+        http_client=http_client,
     )
 
 
@@ -170,13 +186,14 @@ async def test_error_message_is_one_line_without_the_api_key(
     assert "\n" not in error.message
 
 
-async def test_connection_refused_raises_unreachable() -> None:
+async def test_connection_refused_raises_unreachable(http_client: HttpClient) -> None:
     with FakeOpenAI() as stopped:
         base_url = stopped.base_url
     async with openai.AsyncOpenAI(base_url=base_url, api_key=API_KEY) as client:
-        model = _model(client, retries=1)
+        model = _model(client, retries=1, http_client=http_client)
 
         _, error = await _stream_until_error(model)
+        await model.aclose()
 
     assert error.code == "upstream_unreachable"
     assert base_url in error.message
@@ -327,3 +344,25 @@ async def test_complete_hang_raises_timeout(fake: FakeOpenAI, model: OpenAIChatM
         await model.complete(QUESTION)
 
     assert raised.value.code == "upstream_timeout"
+
+
+async def test_a_model_on_its_own_http_client_streams_on_one_event_loop_after_another(
+    fake: FakeOpenAI, client: openai.AsyncOpenAI
+) -> None:
+    model = _model(client, http_client=openai.DefaultAioHttpClient)
+    fake.script_chat(ChatScript(pieces=("one",)), ChatScript(pieces=("two",)))
+
+    def on_a_new_loop() -> list[LlmChunk]:
+        async def read() -> list[LlmChunk]:
+            try:
+                return await _collect(model)
+            finally:
+                await model.aclose()
+
+        return asyncio.run(read())
+
+    first = await asyncio.to_thread(on_a_new_loop)
+    second = await asyncio.to_thread(on_a_new_loop)
+
+    assert [c.text for c in first] == ["one", ""]
+    assert [c.text for c in second] == ["two", ""]
