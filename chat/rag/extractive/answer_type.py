@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from chat.rag.extractive.question import BYLINE, frame_weight
 from chat.rag.extractive.sentences import Sentence
+from chat.rag.extractive.stated import SETTINGS, asked_setting, counted_symbols, states
 from chat.rag.names.definitions import defines, find_name, is_name
 from ingest.index.lexical.analysis import terms
 
@@ -49,7 +50,9 @@ _KINDS = (
         r"|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size"
         r"|dimension(?:s|ality)?|number of)\b"
         r"|\bwhat (?:share|fraction|proportion|percentage|portion)\b"
-        r"|\b(?:the|its|their) (?:[\w-]+ )?count\b",
+        r"|\b(?:the|its|their) (?:[\w-]+ )?count\b"
+        # "What temperature do they use?": a setting's value, the noun just before the verb.
+        rf"|\bwhat (?:[\w-]+ ){{0,3}}?(?:{SETTINGS})s?\s+(?:do|does|did|is|are|was|were|of|for)\b",
     ),
     (DATASET, r"\b(?:which|what) (?:\w+ )?(?:datasets?|benchmarks?|corpora|corpus|tasks?)\b"),
     (
@@ -94,10 +97,6 @@ _COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 # What a study counts, whose number papers print as its sample size: "a lab study (N=10)".
 _SAMPLED = frozenset(terms("participants users subjects people respondents workers raters"))
 _SAMPLE_SIZE = frozenset({"N", "n"})
-# Each opens with what the search skips to ("number", a capital), what precedes it looked at
-# after: a word boundary before it would be tried at every character of a passage.
-_SYMBOL_AFTER = re.compile(r"number(?<!\wnumber) of ([\w-]+)[^.;]{0,40}?\bas ([A-Z])\b")
-_SYMBOL_BEFORE = re.compile(r"([A-Z])(?<!\w[A-Z])\s?=\s?(?:the )?number of ([\w-]+)")
 _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
 # "which reinforcement learning algorithm is it ...": the words up to its verb.
 _ASKED_NOUN = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE)
@@ -129,6 +128,8 @@ class AnswerType:
     symbols: frozenset[str] = frozenset()
     # The terms of the noun "which ..." asks a name of ("which library": "librari").
     noun: frozenset[str] = frozenset()
+    # The terms of the noun a question for a number asks the value of ("temperature").
+    setting: frozenset[str] = frozenset()
 
     @classmethod
     def parse(cls, question: str) -> AnswerType:
@@ -140,7 +141,8 @@ class AnswerType:
         # "Which library ...?" asks a name; "What weight decay ...?" may ask a value.
         naming = kind in (NAME, DATASET) or (kind == "" and _WHICH.search(question) is not None)
         noun = asked_noun(question) if naming else frozenset()
-        return cls(kind, entities, counted=frozenset(counted), noun=noun)
+        setting = asked_setting(question) if kind == NUMBER else frozenset()
+        return cls(kind, entities, counted=frozenset(counted), noun=noun, setting=setting)
 
     def in_sources(
         self,
@@ -165,7 +167,7 @@ class AnswerType:
         symbols = {
             symbol
             for text in texts
-            for symbol, noun in _symbols(text)
+            for symbol, noun in counted_symbols(text)
             if self.counted.intersection(terms(noun))
         }
         if self.counted & _SAMPLED:
@@ -290,6 +292,9 @@ _ENTITY_ONLY = 0.2
 # library", "GPT-J as our base language model", "BM25 is a robust baseline").
 _NAMED_NOUN = 1.0
 _NOUN_GAP = 3  # words at most between the noun and the name
+# For a sentence that prints the noun a question asks the value of beside a value ("at a
+# temperature of 20"), unless the entity asked about has its own paper and it is not about it.
+_STATED = 2.0
 # What a sentence keeps of its score when it names something else than the entities a
 # question names ("the last 4 layers of BERT" for BERT-large).
 _OFF_ENTITY = 0.5
@@ -310,6 +315,9 @@ def _gain(sentence: Sentence, answer: AnswerType) -> float:
     gain = _typed_gain(sentence, answer)
     if answer.noun and names_noun(sentence, answer):
         return gain * (1 + _NAMED_NOUN)
+    about = not answer.own_papers or answer.about(sentence)
+    if answer.setting and about and states(sentence.text, answer.setting):
+        return gain * (1 + _STATED)
     return gain
 
 
@@ -382,13 +390,6 @@ def _is_value(text: str, match: re.Match[str]) -> bool:
     if sum(c.isdigit() for c in printed) > 1 or not printed[-1].isdigit():
         return True
     return re.match(r"\s[^\W\d_]{3,}", text[match.end() :]) is not None
-
-
-def _symbols(text: str) -> list[tuple[str, str]]:
-    """(symbol, noun) for each "the number of layers ... as L" or "L = the number of
-    layers" of `text`."""
-    found = [(m.group(2), m.group(1)) for m in _SYMBOL_AFTER.finditer(text)]
-    return found + [(m.group(1), m.group(2)) for m in _SYMBOL_BEFORE.finditer(text)]
 
 
 def _names_another(text: str) -> bool:

@@ -91,6 +91,11 @@ _ARXIV_STAMP = re.compile(
 # A paper's own reference numbers, "[12]", "[3, 5]", "[1-4]": the answer's citation guard
 # would read them as numbers of the answer's sources.
 _REFERENCE_MARK = re.compile(r"\s?\[\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*\]")
+# Values a sentence lists in brackets after "of" or "=" ("we tried temperatures of [1, 2, 5,
+# 10]"), not references: printed in parentheses, which the guard leaves alone.
+_VALUE_LIST = re.compile(
+    r"(?<=\bof )\[([\d.]+(?:,\s*[\d.]+)+)\]|(?<==\s)\[([\d.]+(?:,\s*[\d.]+)+)\]"
+)
 _DOTTED = re.compile(r"(?:[a-z]{1,2}\.)+[a-z]{1,2}")
 _MAX_WORDS = 80
 _MIN_WORDS = 4
@@ -299,14 +304,18 @@ def source_sentences(source: Source, rank: int) -> list[Sentence]:
     quotable = [is_quotable(t, first=i == 0) for i, t in enumerate(pieces)]
     if not is_reference_list(pieces, quotable):
         texts += [(t, False) for t, ok in zip(pieces, quotable, strict=True) if ok]
-    quoted = [
-        (_FOOTNOTE_MARK.sub("", _REFERENCE_MARK.sub("", text)), is_title)
-        for text, is_title in texts
-    ]
+    quoted = [(_unmarked(text), is_title) for text, is_title in texts]
     return [
         Sentence(text, source, rank, position, tuple(terms(text)), is_title)
         for position, (text, is_title) in enumerate(quoted)
     ]
+
+
+def _unmarked(text: str) -> str:
+    """`text` without the paper's reference and footnote marks, its bracketed lists of
+    values in parentheses."""
+    listed = _VALUE_LIST.sub(lambda m: f"({m[1] or m[2]})", text)
+    return _FOOTNOTE_MARK.sub("", _REFERENCE_MARK.sub("", listed))
 
 
 def defining_pieces(source: Source, rank: int) -> list[Sentence]:
@@ -317,7 +326,7 @@ def defining_pieces(source: Source, rank: int) -> list[Sentence]:
     if is_reference_list(pieces, [is_quotable(p, first=False) for p in pieces]):
         return []
     kept = [
-        _FOOTNOTE_MARK.sub("", _REFERENCE_MARK.sub("", p))
+        _unmarked(p)
         for p in pieces
         if not (is_reference_entry(p) or is_code_or_math(p)) and _WORD.search(p)
     ]

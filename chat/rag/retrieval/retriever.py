@@ -36,7 +36,7 @@ from chat.rag.retrieval.leading import (
     values_beside_notation,
 )
 from chat.rag.retrieval.retrieved import Retrieved
-from chat.rag.retrieval.searches import Searches
+from chat.rag.retrieval.searches import Searches, values_stated
 from chat.rag.retrieval.style import query_style
 from chat.rag.retrieval.vocabulary import (
     asked_names,
@@ -181,6 +181,7 @@ class Retriever(Searches):
         chosen = count_beside(question, chosen, names, filters, self.paper_passages)
         chosen = tables_beside_captions(question, chosen, self.figures)
         chosen = values_beside_notation(question, chosen, self._texts, self.paper_passages)
+        chosen = values_stated(question, chosen, names, filters, self.paper_passages)
         sources = self.with_records(
             question, names, self.sources_for(chosen), filters.searched_papers, chosen_scope
         )

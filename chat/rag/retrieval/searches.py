@@ -8,16 +8,21 @@ pseudo-relevance feedback from the best dense passages and RM3 from BM25's own
 `wordnet`), and the dense search again from the question's vector moved
 toward its best passages' (`feedback`). Then what the catalog holds of the
 candidates: their passages for the rerankers, a paper's opening, the sources
-handed to the answerer.
+handed to the answerer. A question for a setting of the one paper it is about
+reads all that paper's passages, a few hundred at most, for those that state
+the value (`values_stated`).
 `chat.rag.retrieval.retriever.Retriever` puts them in order.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from chat.rag.extractive.answer_type import AnswerType
+from chat.rag.extractive.sentences import split_sentences
+from chat.rag.extractive.stated import states
 from chat.rag.names.matches import Recognised
 from chat.rag.rerank.reranker import Passage
 from chat.rag.retrieval.config import RetrievalConfig
@@ -42,6 +47,11 @@ if TYPE_CHECKING:
 
 # A paper's first passages, where it says what its method is (`Searches.opening`).
 OPENING_PASSAGES = 12
+# Passages stating an asked value put first at most: the values a paper tries and keeps.
+_MOST_STATED = 3
+_STEM_CHARS = 4  # a noun's stem's first letters, looked for in a passage's text first
+# (chunk id, text) of all of a paper's passages, in the order the paper reads.
+Passages = Callable[[str], Sequence[tuple[str, str]]]
 
 
 class Searches:
@@ -293,3 +303,53 @@ class Searches:
     def _papers(self, candidates: Sequence[Candidate]) -> dict[str, Paper]:
         """The candidates' papers the catalog holds, by id, read in one query."""
         return {p.id: p for p in self.catalog.papers_among([c.paper_id for c in candidates])}
+
+
+def values_stated(
+    question: str,
+    chosen: Sequence[Candidate],
+    names: Recognised,
+    filters: Filters,
+    passages: Passages,
+) -> list[Candidate]:
+    """`chosen` with, first, the passages (`_MOST_STATED` at most) of the one paper the
+    question is scoped to (the caller's or the question's one paper, else the one paper
+    a name of the question is the own name of, when the search ranks it first) whose
+    sentences print the noun asked a value of beside a value (`stated.states`): those
+    with more such sentences and more of the question's other words first, then in the
+    order the paper reads. Every passage of the paper is read, a few hundred at most;
+    a passage that explains the setting at length but states no value gives way. Unchanged
+    for a question that asks for no such value, or that is about no one paper."""
+    noun = AnswerType.parse(question).setting
+    paper = _the_one_paper(chosen, names, filters)
+    if not chosen or not noun or not paper:
+        return list(chosen)
+    asked = set(terms(question)) - noun
+    found: list[tuple[int, int, str]] = []
+    stems = [t[:_STEM_CHARS] for t in noun]
+    for place, (chunk, text) in enumerate(passages(paper)):
+        lower = text.lower()
+        if not any(s in lower for s in stems) or not any(c.isdigit() for c in text):
+            continue
+        stating = [s for s in split_sentences(text) if states(s, noun)]
+        if stating:
+            shared = len(asked.intersection(terms(" ".join(stating))))
+            found.append((-(len(stating) + shared), place, chunk))
+    if not found:
+        return list(chosen)
+    leading = [chunk for _, _, chunk in sorted(found)[:_MOST_STATED]]
+    top = chosen[0].score
+    lead = [Candidate(c, paper, top + 1e-6 * (len(leading) - i)) for i, c in enumerate(leading)]
+    return [*lead, *(c for c in chosen if c.chunk_id not in set(leading))]
+
+
+def _the_one_paper(chosen: Sequence[Candidate], names: Recognised, filters: Filters) -> str:
+    """The paper the question is scoped to: the one searched, else the one paper named
+    whose own name the question asks with, when the search ranks it first; "" otherwise."""
+    if len(filters.searched_papers) == 1:
+        return filters.searched_papers[0]
+    if filters.searched_papers or not chosen:
+        return ""
+    first = chosen[0].paper_id
+    own = {p for m in names.matches for p in m.own_papers}
+    return first if first in own else ""

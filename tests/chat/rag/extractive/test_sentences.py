@@ -151,3 +151,12 @@ def test_a_rhetorical_question_is_not_quoted() -> None:
     quoted = [s.text for s in source_sentences(source, 0)]
 
     assert quoted == [PROSE]
+
+
+def test_values_listed_in_brackets_are_quoted_in_parentheses_not_dropped() -> None:
+    text = "For the distillation we tried temperatures of [1, 2, 5, 10] as in [4, 7]."
+    source = make_source(1, text=text)
+
+    quoted = [s.text for s in source_sentences(source, 0)]
+
+    assert quoted == ["For the distillation we tried temperatures of (1, 2, 5, 10) as in."]

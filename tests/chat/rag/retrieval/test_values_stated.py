@@ -1,0 +1,54 @@
+"""A question for a setting of the one paper it is scoped to gets, first, that paper's
+passages that state the value, however little of the rest of the question they share."""
+
+from __future__ import annotations
+
+from chat.rag.names.matches import NameMatch, Recognised
+from chat.rag.retrieval.fusion import Candidate
+from chat.rag.retrieval.searches import values_stated
+from ingest.index.filters import Filters
+
+PAPER = "1503.02531"
+PASSAGES = [
+    (f"{PAPER}#1", "We raise the temperature of the final softmax until the targets are soft."),
+    (f"{PAPER}#2", "The same high temperature is used, but after training a temperature of 1."),
+    (f"{PAPER}#3", "The small net matched the soft targets at a temperature of 20."),
+    (f"{PAPER}#4", "This net achieved 67 test errors, as shown in Table 2."),
+    (f"{PAPER}#5", "For the distillation we tried temperatures of [1, 2, 5, 10]."),
+]
+CHOSEN = [Candidate(f"{PAPER}#2", PAPER, 0.9), Candidate(f"{PAPER}#1", PAPER, 0.8)]
+
+
+def _passages(paper: str) -> list[tuple[str, str]]:
+    return PASSAGES if paper == PAPER else []
+
+
+def test_a_scoped_question_for_a_setting_leads_with_the_passages_stating_it() -> None:
+    scoped = Filters(paper_ids=(PAPER,))
+
+    found = values_stated("What temperature do they use?", CHOSEN, Recognised(), scoped, _passages)
+
+    assert [c.chunk_id for c in found] == [f"{PAPER}#3", f"{PAPER}#5", f"{PAPER}#2", f"{PAPER}#1"]
+    assert found[0].score > found[1].score > found[2].score
+
+
+def test_a_named_paper_ranked_first_is_read_like_a_scoped_one() -> None:
+    distillation = NameMatch(
+        name="KD", asked="KD", long_forms=(), definers=(PAPER,), introducers=(PAPER,), apart="KD"
+    )
+    names = Recognised(matches=(distillation,))
+
+    found = values_stated("What temperature does KD use?", CHOSEN, names, Filters(), _passages)
+
+    assert found[0].chunk_id == f"{PAPER}#3"
+
+
+def test_a_question_for_no_setting_or_no_one_paper_keeps_the_chunks() -> None:
+    scoped = Filters(paper_ids=(PAPER,))
+    two = Filters(paper_ids=(PAPER, "2112.04426"))
+
+    unasked = values_stated("What is distillation?", CHOSEN, Recognised(), scoped, _passages)
+    unscoped = values_stated("What temperature do they use?", CHOSEN, Recognised(), two, _passages)
+
+    assert unasked == CHOSEN
+    assert unscoped == CHOSEN
