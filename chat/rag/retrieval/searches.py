@@ -9,8 +9,8 @@ pseudo-relevance feedback from the best dense passages and RM3 from BM25's own
 toward its best passages' (`feedback`). Then what the catalog holds of the
 candidates: their passages for the rerankers, a paper's opening, the sources
 handed to the answerer. A question for a setting of the one paper it is about
-reads all that paper's passages, a few hundred at most, for those that state
-the value (`values_stated`).
+or the datasets it is tested on reads all that paper's passages, a few hundred
+at most, for those that state them (`values_stated`).
 `chat.rag.retrieval.retriever.Retriever` puts them in order.
 """
 
@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from chat.rag.extractive.answer_type import AnswerType
+from chat.rag.extractive.answer_type import DATASET, NUMBER, AnswerType, holds_value
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.extractive.stated import states
 from chat.rag.names.matches import Recognised
@@ -50,6 +50,7 @@ OPENING_PASSAGES = 12
 # Passages stating an asked value put first at most: the values a paper tries and keeps.
 _MOST_STATED = 3
 _STEM_CHARS = 4  # a noun's stem's first letters, looked for in a passage's text first
+_SHARED_TERMS = 2  # the question's words a sentence naming datasets shares at least
 # (chunk id, text) of all of a paper's passages, in the order the paper reads.
 Passages = Callable[[str], Sequence[tuple[str, str]]]
 
@@ -315,26 +316,38 @@ def values_stated(
     """`chosen` with, first, the passages (`_MOST_STATED` at most) of the one paper the
     question is scoped to (the caller's or the question's one paper, else the one paper
     a name of the question is the own name of, when the search ranks it first) whose
-    sentences print the noun asked a value of beside a value (`stated.states`): those
-    with more such sentences and more of the question's other words first, then in the
-    order the paper reads. Every passage of the paper is read, a few hundred at most;
-    a passage that explains the setting at length but states no value gives way. Unchanged
-    for a question that asks for no such value, or that is about no one paper."""
-    noun = AnswerType.parse(question).setting
+    sentences state what is asked: the noun asked a value of beside a value
+    (`stated.states`: "at a temperature of 20"), or, for "which datasets", names of
+    datasets in a sentence holding two more of the question's words ("We test our method
+    on PASCAL VOC and MS COCO"). Those with more such sentences and more of the
+    question's other words first, then in the order the paper reads. Every passage of
+    the paper is read, a few hundred at most; a passage that explains the setting at
+    length but states no value gives way. Unchanged for any other question, or one
+    about no one paper."""
+    answer = AnswerType.parse(question)
     paper = _the_one_paper(chosen, names, filters)
-    if not chosen or not noun or not paper:
+    asked = set(terms(question)) - answer.setting - set(terms(" ".join(answer.entities)))
+    stems = [t[:_STEM_CHARS] for t in answer.setting or answer.noun]
+    if not chosen or not paper or not stems or answer.kind not in (NUMBER, DATASET):
         return list(chosen)
-    asked = set(terms(question)) - noun
+
+    def stating(sentence: str) -> bool:
+        if answer.setting:
+            return states(sentence, answer.setting)
+        # "On which datasets is it tested?": "We test our method on PASCAL VOC and MS COCO".
+        shared = len(asked.intersection(terms(sentence)))
+        return shared >= _SHARED_TERMS and holds_value(sentence, DATASET, answer.entities)
+
     found: list[tuple[int, int, str]] = []
-    stems = [t[:_STEM_CHARS] for t in noun]
     for place, (chunk, text) in enumerate(passages(paper)):
         lower = text.lower()
-        if not any(s in lower for s in stems) or not any(c.isdigit() for c in text):
+        valued = not answer.setting or any(c.isdigit() for c in text)
+        if not valued or not any(s in lower for s in stems):
             continue
-        stating = [s for s in split_sentences(text) if states(s, noun)]
-        if stating:
-            shared = len(asked.intersection(terms(" ".join(stating))))
-            found.append((-(len(stating) + shared), place, chunk))
+        held = [s for s in split_sentences(text) if stating(s)]
+        if held:
+            shared = len(asked.intersection(terms(" ".join(held))))
+            found.append((-(len(held) + shared), place, chunk))
     if not found:
         return list(chosen)
     leading = [chunk for _, _, chunk in sorted(found)[:_MOST_STATED]]

@@ -52,3 +52,20 @@ def test_a_question_for_no_setting_or_no_one_paper_keeps_the_chunks() -> None:
 
     assert unasked == CHOSEN
     assert unscoped == CHOSEN
+
+
+def test_a_scoped_question_for_datasets_leads_with_the_passage_naming_those_tested_on() -> None:
+    paper = "1803.07113"
+    passages = [
+        (f"{paper}#1", "We choose YOLOv2 because it is the best detector on benchmark datasets."),
+        (f"{paper}#2", "Datasets with attributes are rare. We test our method on PASCAL VOC "
+                       "and MS COCO dataset and observe gains."),
+    ]  # fmt: skip
+    chosen = [Candidate(f"{paper}#1", paper, 0.9)]
+
+    found = values_stated(
+        "On which datasets is the method tested?",
+        chosen, Recognised(), Filters(paper_ids=(paper,)), lambda _: passages,
+    )  # fmt: skip
+
+    assert [c.chunk_id for c in found] == [f"{paper}#2", f"{paper}#1"]
