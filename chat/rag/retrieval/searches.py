@@ -16,13 +16,14 @@ at most, for those that state them (`values_stated`).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from chat.rag.extractive.answer_type import DATASET, NUMBER, AnswerType, holds_value
 from chat.rag.extractive.sentences import split_sentences
-from chat.rag.extractive.stated import states
+from chat.rag.extractive.stated import asked_setting, states
 from chat.rag.names.matches import Recognised
 from chat.rag.rerank.reranker import Passage
 from chat.rag.retrieval.config import RetrievalConfig
@@ -51,6 +52,7 @@ OPENING_PASSAGES = 12
 _MOST_STATED = 3
 _STEM_CHARS = 4  # a noun's stem's first letters, looked for in a passage's text first
 _SHARED_TERMS = 2  # the question's words a sentence naming datasets shares at least
+_PARTS = re.compile(r"\b(?:consists? of|compris|composed of|made up of)", re.IGNORECASE)
 # (chunk id, text) of all of a paper's passages, in the order the paper reads.
 Passages = Callable[[str], Sequence[tuple[str, str]]]
 
@@ -319,19 +321,24 @@ def values_stated(
     sentences state what is asked: the noun asked a value of beside a value
     (`stated.states`: "at a temperature of 20"), or, for "which datasets", names of
     datasets in a sentence holding two more of the question's words ("We test our method
-    on PASCAL VOC and MS COCO"). Those with more such sentences and more of the
-    question's other words first, then in the order the paper reads. Every passage of
-    the paper is read, a few hundred at most; a passage that explains the setting at
-    length but states no value gives way. Unchanged for any other question, or one
-    about no one paper."""
+    on PASCAL VOC and MS COCO"), or, for "What agents does PaSa consist of?", the noun
+    in a sentence telling what consists of what ("PaSa consists of two LLM agents").
+    Those with more such sentences and more of the question's other words first, then
+    in the order the paper reads. Every passage of the paper is read, a few hundred at
+    most; a passage that explains the setting at length but states no value gives way.
+    Unchanged for any other question, or one about no one paper."""
     answer = AnswerType.parse(question)
     paper = _the_one_paper(chosen, names, filters)
+    # "What agents does PaSa consist of?": "PaSa consists of two LLM agents: ...".
+    parts = asked_setting(question) if _PARTS.search(question) and not answer.kind else None
     asked = set(terms(question)) - answer.setting - set(terms(" ".join(answer.entities)))
-    stems = [t[:_STEM_CHARS] for t in answer.setting or answer.noun]
-    if not chosen or not paper or not stems or answer.kind not in (NUMBER, DATASET):
+    stems = [t[:_STEM_CHARS] for t in parts or answer.setting or answer.noun]
+    if not chosen or not paper or not stems or not (parts or answer.kind in (NUMBER, DATASET)):
         return list(chosen)
 
     def stating(sentence: str) -> bool:
+        if parts:
+            return not parts.isdisjoint(terms(sentence)) and bool(_PARTS.search(sentence))
         if answer.setting:
             return states(sentence, answer.setting)
         # "On which datasets is it tested?": "We test our method on PASCAL VOC and MS COCO".
@@ -341,7 +348,7 @@ def values_stated(
     found: list[tuple[int, int, str]] = []
     for place, (chunk, text) in enumerate(passages(paper)):
         lower = text.lower()
-        valued = not answer.setting or any(c.isdigit() for c in text)
+        valued = parts or not answer.setting or any(c.isdigit() for c in text)
         if not valued or not any(s in lower for s in stems):
             continue
         held = [s for s in split_sentences(text) if stating(s)]

@@ -69,3 +69,20 @@ def test_a_scoped_question_for_datasets_leads_with_the_passage_naming_those_test
     )  # fmt: skip
 
     assert [c.chunk_id for c in found] == [f"{paper}#2", f"{paper}#1"]
+
+
+def test_a_question_for_the_parts_of_a_paper_leads_with_the_passage_listing_them() -> None:
+    paper = "2501.10120"
+    passages = [
+        (f"{paper}#1", "We introduce PaSa, a paper search agent built from LLM agents."),
+        (f"{paper}#2", "PaSa consists of two LLM agents: the Crawler and the Selector."),
+        (f"{paper}#3", "Each instance consists of a query and the associated paper set."),
+    ]
+    chosen = [Candidate(f"{paper}#1", paper, 0.9)]
+
+    found = values_stated(
+        "What agents does PaSa consist of?",
+        chosen, Recognised(), Filters(paper_ids=(paper,)), lambda _: passages,
+    )  # fmt: skip
+
+    assert [c.chunk_id for c in found] == [f"{paper}#2", f"{paper}#1"]
