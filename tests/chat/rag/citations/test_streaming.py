@@ -5,10 +5,9 @@ differ)."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
+from bench.speed.guard import pieces_of
 from tests.support.worlds.sources import guarded, make_source
 
 pytestmark = pytest.mark.timeout(120)
@@ -60,16 +59,6 @@ GUARDED = (
 )
 
 
-def _random_cuts(text: str, shortest: int, longest: int, seed: int) -> list[str]:
-    chance = random.Random(seed)
-    pieces, start = [], 0
-    while start < len(text):
-        end = start + chance.randint(shortest, longest)
-        pieces.append(text[start:end])
-        start = end
-    return pieces
-
-
 def _words(text: str) -> list[str]:
     """Cut before each space, as a model's tokens often are (" word")."""
     pieces, start = [], 0
@@ -85,9 +74,7 @@ CUTS = {
     "two characters": [ANSWER[i : i + 2] for i in range(0, len(ANSWER), 2)],
     "words": _words(ANSWER),
     **{
-        f"{shortest}-{longest} characters, seed {seed}": _random_cuts(
-            ANSWER, shortest, longest, seed
-        )
+        f"{shortest}-{longest} characters, seed {seed}": pieces_of(ANSWER, shortest, longest, seed)
         for shortest, longest in ((1, 4), (3, 8), (5, 20), (20, 80))
         for seed in range(3)
     },
