@@ -7,9 +7,9 @@ catalog reads of some pages. Those threads are `PAPERCHAT_WORKER_THREADS` (defau
 the interpreter's default of the cores plus four: under one interpreter lock, six
 retrievals at once each go at a sixth of the speed and all finish late, while two take
 the questions nearly in the order they came. Measured with `bench.speed.serve` over the
-full index, 100 streams at once on two cores and two workers: the first word's p50 / p99
-came 4.1-4.8 / 7.1-7.8 s after the question with two threads against 6.5-7.5 /
-9.7-10.8 s with the default (docs/benchmarks.md has the quiet machine's figures).
+full index, 100 streams at once on two cores and two workers, runs in turns on a busy
+machine: the first word's p50 / p99 came 4.1-4.8 / 7.1-7.8 s after the question with two
+threads against 6.5-7.5 / 9.7-10.8 s with the default.
 """
 
 from __future__ import annotations
