@@ -91,7 +91,7 @@ def test_every_benchmark_records_its_figures() -> None:
 
     silent = sorted(name for name, source in scripts.items() if "results.record(" not in source)
 
-    assert len(scripts) == 28
+    assert len(scripts) == 29
     assert silent == []
     assert {path.stem for path in (ROOT / "bench").glob("*.py")} == HARNESS
 
