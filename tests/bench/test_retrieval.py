@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from bench.quality.retrieval import VARIANTS, split_of, variant_config
+import dataclasses
+from pathlib import Path
+
+from bench.quality.retrieval import (
+    VARIANTS,
+    compare_variants,
+    split_of,
+    variant_config,
+    variants_table,
+)
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.evaluation import load_questions
 from tests.support.data import EVAL
@@ -28,3 +37,36 @@ def test_the_first_variant_turns_both_levers_off_and_keeps_the_rest() -> None:
     assert off.dense_feedback.passages == 0
     assert off.k == 5
     assert off.synonyms.weight == base.synonyms.weight
+
+
+class _Retriever:
+    """Enough of a Retriever for the variants' loop over no questions."""
+
+    def __init__(self, config: RetrievalConfig) -> None:
+        self.config = config
+        self.configs: list[RetrievalConfig] = []
+
+    def with_config(self, config: RetrievalConfig) -> _Retriever:
+        self.configs.append(config)
+        return self
+
+
+def test_a_variant_needing_wordnet_is_left_out_and_said_so_when_the_database_is_missing(
+    tmp_path: Path,
+) -> None:
+    base = RetrievalConfig()
+    base = dataclasses.replace(
+        base, synonyms=dataclasses.replace(base.synonyms, wordnet_dir=str(tmp_path))
+    )
+    retriever = _Retriever(base)
+
+    report = compare_variants(retriever, [], ("dev",))  # type: ignore[arg-type]
+
+    assert report["WordNet synonyms"] == {"skipped": f"no WordNet database in {tmp_path}"}
+    assert "skipped" in report["both"]
+    # Only the variants that do not widen the query by WordNet ran.
+    assert [c.synonyms.terms for c in retriever.configs] == [0, 0]
+    assert {row["variant"] for row in variants_table(report, ("dev",)).rows} == {
+        "levers off",
+        "dense feedback",
+    }
