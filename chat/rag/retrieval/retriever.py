@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -36,7 +36,7 @@ from chat.rag.retrieval.leading import (
     values_beside_notation,
 )
 from chat.rag.retrieval.retrieved import Retrieved
-from chat.rag.retrieval.searches import Searches, values_stated
+from chat.rag.retrieval.searches import OPENING_PASSAGES, Searches, values_stated
 from chat.rag.retrieval.style import query_style
 from chat.rag.retrieval.vocabulary import (
     asked_names,
@@ -173,15 +173,17 @@ class Retriever(Searches):
             question, ranked, idf, degraded, names.cased(), steering.long_forms_by_term()
         )
         ranked = self.boost_named(question, ranked, steering, filters, expansion, idf)
-        ranked = definition_first(question, ranked, names, filters, self.opening)
-        ranked = definition_in_scope(question, ranked, filters, self.paper_passages)
+        # The steps below read papers' passages from the catalog, often the same paper's.
+        passages = PassagesRead(self.paper_passages)
+        ranked = definition_first(question, ranked, names, filters, passages.opening)
+        ranked = definition_in_scope(question, ranked, filters, passages)
         config = self.config
         chosen = config.choose(ranked, scoped=bool(filters.searched_papers))
-        chosen = summary_beside(question, chosen, names, filters, self.opening)
-        chosen = count_beside(question, chosen, names, filters, self.paper_passages)
+        chosen = summary_beside(question, chosen, names, filters, passages.opening)
+        chosen = count_beside(question, chosen, names, filters, passages)
         chosen = tables_beside_captions(question, chosen, self.figures)
-        chosen = values_beside_notation(question, chosen, self._texts, self.paper_passages)
-        chosen = values_stated(question, chosen, names, filters, self.paper_passages)
+        chosen = values_beside_notation(question, chosen, self._texts, passages)
+        chosen = values_stated(question, chosen, names, filters, passages)
         sources = self.with_records(
             question, names, self.sources_for(chosen), filters.searched_papers, chosen_scope
         )
@@ -216,20 +218,21 @@ class Retriever(Searches):
         written = set(asked_names(question))
         if self.names is None or not written:
             return False
+        passages = PassagesRead(self.paper_passages)
         for match in self.names.recognise(question).matches:
             if match.asked not in written or not match.own_papers:
                 continue
             if set(match.own_papers) & set(papers):
                 continue
-            if not any(self._prints(paper, match.asked) for paper in papers):
+            if not any(self._prints(paper, match.asked, passages) for paper in papers):
                 return True
         return False
 
-    def _prints(self, paper_id: str, name: str) -> bool:
+    def _prints(self, paper_id: str, name: str, passages: PassagesRead) -> bool:
         """Whether a paper's title or passages print `name` as a word of its own."""
         found = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
         paper = self.catalog.get_paper(paper_id)
-        texts = [paper.title if paper else "", *(t for _, t in self.paper_passages(paper_id))]
+        texts = [paper.title if paper else "", *(t for _, t in passages(paper_id))]
         return any(found.search(text) for text in texts)
 
     def with_records(
@@ -332,6 +335,25 @@ class Retriever(Searches):
                 if degraded is not None:
                     degraded.append(getattr(reranker, "name", type(reranker).__name__))
         return reordered
+
+
+class PassagesRead:
+    """A paper's passages (`read`: chunk id and text, in reading order) read from the
+    catalog once and kept for the one retrieval that asks again: made for each, so a
+    paper ingested again is read afresh by the next."""
+
+    def __init__(self, read: Callable[[str], Sequence[tuple[str, str]]]) -> None:
+        self._read = read
+        self._kept: dict[str, tuple[tuple[str, str], ...]] = {}
+
+    def __call__(self, paper_id: str) -> tuple[tuple[str, str], ...]:
+        if paper_id not in self._kept:
+            self._kept[paper_id] = tuple(self._read(paper_id))
+        return self._kept[paper_id]
+
+    def opening(self, paper_id: str) -> tuple[tuple[str, str], ...]:
+        """The paper's first `OPENING_PASSAGES` (`Searches.opening`)."""
+        return self(paper_id)[:OPENING_PASSAGES]
 
 
 def _scale(share: float, low: float, high: float) -> float:

@@ -281,3 +281,24 @@ def test_a_follow_up_names_another_paper_by_a_name_that_one_introduces_and_the_o
     unnamed = retriever.names_another("and how many passages does it read?", ["1503.02531"])
 
     assert (elsewhere, own, unnamed) == (True, False, False)
+
+
+def test_one_retrieval_reads_each_papers_passages_from_the_catalog_once(
+    small_index: Wiring, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    retriever = small_index.retriever
+    catalog = retriever.catalog
+    read = catalog.unit_chunks
+    reads: list[tuple[str, str]] = []
+
+    def counting(paper_id: str, unit: str) -> Any:
+        reads.append((paper_id, unit))
+        return read(paper_id, unit)
+
+    monkeypatch.setattr(catalog, "unit_chunks", counting)
+    question = "In 2007.01282, how many passages does Fusion-in-Decoder read for each question?"
+    retriever.retrieve(question)
+    retriever.retrieve(question)
+
+    # Each retrieval reads the paper once: none keeps what the one before read.
+    assert [r for r in reads if r[1] == "abstract"] == [("2007.01282", "abstract")] * 2
