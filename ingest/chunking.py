@@ -26,7 +26,17 @@ MAX_CHUNK_TOKENS = 254
 FULLTEXT_CHUNK_TOKENS = 200
 FULLTEXT_OVERLAP_TOKENS = 40
 ABSTRACT_OVERLAP_TOKENS = 32
-_SEPARATORS = ["\n\n", "\n", ". ", "; ", ", ", " ", ""]
+# A sentence's end: a period and a space, but not the period of an abbreviation inside a
+# sentence ("news articles vs. tweets", "Finn et al. used", "as in Fig. 2", "e.g. BM25"),
+# where a cut would leave the sentence's two halves in different chunks.
+_SENTENCE_END = "".join(
+    rf"(?<!\b{abbreviation})"
+    for abbreviation in (
+        r"vs", r"e\.g", r"i\.e", r"al", r"cf", r"[Ff]ig", r"[Ff]igs", r"[Ee]q", r"[Ee]qs",
+        r"[Ss]ec", r"[Tt]ab", r"resp", r"approx", r"[Rr]ef", r"[Rr]efs",
+    )
+) + r"\. "  # fmt: skip
+_SEPARATORS = ["\n\n", "\n", _SENTENCE_END, "; ", ", ", " ", ""]
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,7 @@ def _splitter(size: int, overlap: int, count_tokens: CountTokens) -> RecursiveCh
         length_function=count_tokens,
         separators=_SEPARATORS,
         keep_separator="end",
+        is_separator_regex=True,
         strip_whitespace=True,
     )
 

@@ -75,6 +75,26 @@ def test_fulltext_never_crosses_sections_and_keeps_pages(count_tokens: CountToke
     assert all(count_tokens(p.text) <= MAX_CHUNK_TOKENS for p in pieces)
 
 
+def test_chunks_are_cut_at_sentence_ends_not_after_an_abbreviation(
+    count_tokens: CountTokens,
+) -> None:
+    sentence = (
+        "Study {i} compares news articles vs. tweets as Finn et al. did in Fig. 3, "
+        "e.g. for COVID-19 publications, i.e. a narrow domain (cf. Sec. 4, Eq. 2)."
+    )
+    text = " ".join(sentence.format(i=i) for i in range(40))
+
+    body = fulltext_pieces([Block("2 Data", 2, text)], count_tokens)
+    abstract = abstract_pieces(_paper(text), count_tokens)
+
+    assert len(body) >= 3
+    assert len(abstract) >= 3
+    openings = [p.text for p in body]
+    openings += [p.text.removeprefix(_paper(text).title + "\n\n") for p in abstract]
+    assert [t for t in openings if not t.startswith("Study ")] == []
+    assert [t for t in openings if not t.endswith("Eq. 2).")] == []
+
+
 def test_a_word_longer_than_the_limit_is_cut_to_fit(count_tokens: CountTokens) -> None:
     word = "-".join(f"w{i}" for i in range(600))  # 2,889 characters without a space
     blocks = [Block("Appendix", 9, word)]
