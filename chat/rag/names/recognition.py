@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from chat.rag.names.config import NamesConfig
 from chat.rag.names.definitions import is_name
@@ -61,6 +62,8 @@ _COINERS_READ = 5
 # InstructGPT": its paper prints InstructGPT 101 times, no other more than once).
 _DOMINANT_COUNT = 20
 _DOMINANT_RATIO = 10
+# Matches kept, each for the rows it was made of (`NameRecogniser._match_of`).
+KEPT_MATCHES = 1_024
 
 
 class NameRecogniser:
@@ -82,6 +85,10 @@ class NameRecogniser:
         # Each name's coiner, read once while the catalog stays as it is: "RAG" has a
         # thousand definers whose dates every question naming it would read again.
         self._coiners: KeptAnswers[str | None] = KeptAnswers(names.catalog)
+        self._paper_count: KeptAnswers[int] = KeptAnswers(names.catalog)
+        # A match follows from its rows alone, which many questions read alike ("RAG" has
+        # hundreds, sorted and told apart by meaning for each): kept for the rows as read.
+        self._match_of = lru_cache(maxsize=KEPT_MATCHES)(self._match_of_rows)
 
     def recognise(self, question: str) -> Recognised:
         """The names `question` asks about, read once while the catalog stays as it is: a
@@ -109,11 +116,14 @@ class NameRecogniser:
             if row not in by_name.get(row.name, []):
                 by_name.setdefault(row.name, []).append(row)
         matches: dict[str, NameMatch] = {}
+        # Each name's singular in lower case, what a token must be to match it.
+        folded = {name: singular(name).lower() for name in by_name}
         for position, token in enumerate(asked):
+            key = singular(token).lower()
             candidates = {
                 name: found
                 for name, found in by_name.items()
-                if singular(name).lower() == singular(token).lower()
+                if folded[name] == key
                 and name not in matches
                 and any(accepts(r, token, position == 0, config) for r in found)
             }
@@ -125,14 +135,15 @@ class NameRecogniser:
                 small_caps = name.capitalize()
                 if token.isupper() and name.isupper() and small_caps in candidates:
                     rows += [r for r in candidates[small_caps] if r not in rows]
-                matches[name] = match_of(name, token, rows, config)
+                matches[name] = self._match_of(name, token, tuple(rows))
         for phrase in phrases:
             found = by_name.get(phrase, [])
             if phrase not in matches and any(accepts(r, phrase, False, config) for r in found):
-                matches[phrase] = match_of(phrase, phrase, found, config)
+                matches[phrase] = self._match_of(phrase, phrase, tuple(found))
         for name, (found, written) in self._long_forms_in(question).items():
             if name not in matches:
-                matches[name] = replace(match_of(name, name, found, config), written=written)
+                match = self._match_of(name, name, tuple(found))
+                matches[name] = replace(match, written=written)
         for match in self._typed_apart(question):
             # The words read as one name are not names of their own ("mei brd" is MeiBRD,
             # not BRD as well).
@@ -168,8 +179,11 @@ class NameRecogniser:
             if about:
                 boosting.append((match, about))
         boosted = frozenset(p for _, about in boosting for p in about)
-        papers = self.names.paper_count() if with_own else 0
+        papers = self._paper_count.get("", lambda _: self.names.paper_count()) if with_own else 0
         return Recognised(tuple(with_own), boosted, tuple(boosting), papers)
+
+    def _match_of_rows(self, name: str, asked: str, rows: tuple[NameRow, ...]) -> NameMatch:
+        return match_of(name, asked, rows, self.config)
 
     def _dominant_printer(self, token: str) -> str | None:
         """The paper whose own name `token` is though no paper defines it: the one that
@@ -229,7 +243,7 @@ class NameRecogniser:
                 passages = self.passages(f"{run.written} {name}")
                 apart, joined = apart_printings(run, name, passages)
                 if len(apart) <= len(joined | {r.paper_id for r in rows}):
-                    match = match_of(name, run.written, rows, self.config)
+                    match = self._match_of(name, run.written, tuple(rows))
                     found.append(replace(match, apart=run.written))
         return found
 
@@ -319,7 +333,9 @@ class NameRecogniser:
         found = [r for r in self.names.rows_for_long_forms(grams) if r.defined]
         # As the question writes it ("weight decay"), not as a paper prints it ("Weight
         # Decay"): a long form typed in lower case is words, not a name of a paper's own.
-        written = {r.name: _as_written(question, r.long_form) for r in found}
+        # Read once a name, from the long form of its last row.
+        last = {r.name: r.long_form for r in found}
+        written = {name: _as_written(question, form) for name, form in last.items()}
         grouped: dict[str, list[NameRow]] = {}
         for row in found:
             grouped.setdefault(row.name, []).append(row)

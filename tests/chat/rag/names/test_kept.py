@@ -1,15 +1,22 @@
-"""What name recognition keeps between questions: each question's names and the dates and
-words of the papers introducing a name, read again once the catalog is written."""
+"""What name recognition keeps between questions: each question's names, the dates and
+words of the papers introducing a name, the number of papers, read again once the catalog
+is written; and each name's match, made again only from other rows."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
+import chat.rag.names.recognition
+from chat.rag.names.config import NamesConfig
 from chat.rag.names.kept import KeptPapers
+from chat.rag.names.matches import NameMatch, match_of
 from chat.rag.names.recognition import NameRecogniser
 from ingest.index.catalog import Catalog
 from ingest.index.lexical.analysis import terms
-from ingest.index.name_catalog import NameCatalog
+from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.records import Chunk, Paper
 
 
@@ -71,3 +78,53 @@ def test_the_catalog_gives_the_dates_of_the_papers_it_holds(tmp_path: Path) -> N
     dates = catalog.published_among(["2004.04906", "2005.11401", "9999.99999"])
 
     assert dates == {"2004.04906": "2020-04", "2005.11401": ""}
+
+
+def test_a_names_match_is_made_once_for_the_rows_the_catalog_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
+    names = NameCatalog(catalog)
+    names.backfill()
+    made: list[str] = []
+
+    def counting(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) -> NameMatch:
+        made.append(name)
+        return match_of(name, asked, rows, config)
+
+    monkeypatch.setattr(chat.rag.names.recognition, "match_of", counting)
+    recogniser = NameRecogniser(names)
+    first = recogniser.recognise("What is DPR?")
+    second = recogniser.recognise("Who wrote DPR?")
+    _stored(catalog, "2507.23404", "2025-07", "We present Dual Prompt Routing (DPR).")
+    after = recogniser.recognise("How does DPR rank passages?")
+
+    assert made == ["DPR", "DPR"]
+    assert first.matches == second.matches
+    assert set(after.matches[0].definers) == {"2004.04906", "2507.23404"}
+
+
+def test_the_number_of_papers_is_counted_once_while_the_catalog_stays_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
+    names = NameCatalog(catalog)
+    names.backfill()
+    counted: list[int] = []
+    count = names.paper_count
+
+    def counting() -> int:
+        counted.append(count())
+        return counted[-1]
+
+    monkeypatch.setattr(names, "paper_count", counting)
+    recogniser = NameRecogniser(names)
+    first = recogniser.recognise("What is DPR?")
+    second = recogniser.recognise("Who wrote DPR?")
+    _stored(catalog, "2507.23404", "2025-07", "We present Dual Prompt Routing (DPR).")
+    after = recogniser.recognise("How does DPR rank passages?")
+
+    assert counted == [1, 2]
+    assert (first.papers_in_index, second.papers_in_index, after.papers_in_index) == (1, 1, 2)
