@@ -15,7 +15,8 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from chat.rag.extractive.question import BYLINE, frame_weight
+from chat.rag.extractive.nouns import asked_noun
+from chat.rag.extractive.question import BYLINE
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.extractive.stated import SETTINGS, asked_setting, counted_symbols, states
 from chat.rag.names.definitions import defines, find_name, is_name
@@ -61,7 +62,7 @@ _KINDS = (
         r"|decoder|retriever|backbone|algorithm|system|approach|generator|reader|tokenizer"
         r"|classifier|detector|reranker|embedder)s?\b"
         r"|\b(?:built|based) (?:on|upon)\b|\binitiali[sz]ed (?:from|with)\b"
-        r"|\b(?:called|named)\W*$",
+        r"|\b(?:called|named)\W*$|\bwhat (?:is|are|was|were) the names? of\b",
     ),
     (DEFINITION, r"^(?:what (?:is|are)|define|explain)\b"),
 )
@@ -98,13 +99,6 @@ _COUNTED = re.compile(r"\bhow many\s+((?:[\w-]+\s+)?[\w-]+)", re.IGNORECASE)
 _SAMPLED = frozenset(terms("participants users subjects people respondents workers raters"))
 _SAMPLE_SIZE = frozenset({"N", "n"})
 _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\bet al\b")
-# "which reinforcement learning algorithm is it ...": the words up to its verb.
-_ASKED_NOUN = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,4})", re.IGNORECASE)
-_VERBS = frozenset(
-    ["is", "are", "was", "were", "do", "does", "did", "has", "have", "had", "can", "could",
-     "would", "will", "should", "of", "in", "on", "for", "to", "from", "by", "with", "per",
-     "at", "about", "into", "between", "among", "that", "uses", "use"]
-)  # fmt: skip
 # Words that set a name off after its noun: "index, i.e., the FM-Index", "a library called".
 _NAMING = re.compile(r"\b(?:i\.e\.|e\.g\.|called|named|such as|namely)|[,:(]\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
@@ -337,23 +331,6 @@ def _typed_gain(sentence: Sentence, answer: AnswerType) -> float:
     if named:
         return 1 + (_ENTITY_BESIDE_OWN if answer.own_papers else _ENTITY_AND_VALUE)
     return 1 + _VALUE_ONLY
-
-
-def asked_noun(question: str) -> frozenset[str]:
-    """The terms of the noun a "which ..." or "what ..." question asks a name of: the last
-    of the few words after it, before its verb or a preposition ("Which base language model
-    does STaR fine-tune?": "model"); none when it has no such words, or when the noun frames
-    the question ("Which paper introduced ...?")."""
-    match = _ASKED_NOUN.search(question)
-    head: list[str] = []
-    for word in match.group(1).split() if match else ():
-        # "Which paper introduced": a word in "-ed" after the noun is its verb; before it
-        # ("Which compressed index"), a word of the noun's.
-        if word.lower() in _VERBS or (head and word.lower().endswith("ed")):
-            break
-        head.append(word)
-    noun = frozenset(terms(head[-1])) if head else frozenset()
-    return frozenset() if any(frame_weight(t) < 1 for t in noun) else noun
 
 
 def names_noun(sentence: Sentence, answer: AnswerType) -> bool:

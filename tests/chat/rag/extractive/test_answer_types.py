@@ -62,6 +62,7 @@ def _first_quoted(question: str, sources: list[Source]) -> str:
         ("What share of the surveyed papers run no human evaluation?", NUMBER),
         ("What is the inner dimensionality of the feed-forward layers?", NUMBER),
         ("What is the detector proposed in Zhu et al.'s paper called?", NAME),
+        ("What is the name of the library they share it in?", NAME),
         ("Which datasets is DPR evaluated on?", DATASET),
         ("What exact match does FiD achieve on TriviaQA?", SCORE),
         ("Which model is FiD built on?", NAME),
@@ -302,6 +303,8 @@ def test_the_paper_introducing_a_plain_capitalised_name_answers_for_it() -> None
         ("Which compressed full-text substring index does SEAL use?", "index"),
         ("Which paper introduced Batch Normalization?", ""),  # the paper frames the question
         ("What weight decay did the ResNet paper use?", ""),  # asks a value, not a name
+        ("What is the detector proposed in Zhu et al.'s paper called?", "detector"),
+        ("What is the name of the optimizer they train with?", "optimizer"),
     ],
 )  # fmt: skip
 def test_the_noun_a_which_question_asks_a_name_of(question: str, noun: str) -> None:
