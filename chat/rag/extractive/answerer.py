@@ -39,6 +39,7 @@ from chat.rag.extractive.question import FOLLOW_UP, QuestionTerms
 from chat.rag.extractive.scoring import repeats, score_sentences, select_sentences
 from chat.rag.extractive.sentences import Sentence, defining_pieces, source_sentences
 from chat.rag.extractive.shaping import answering_papers, well_opened, without_repeats
+from chat.rag.extractive.subject import on_subject
 from chat.rag.extractive.tables import best_cells, entity_row, table_rows
 from chat.rag.names.definitions import asked_term, defines, is_name
 from chat.rag.names.matches import Recognised
@@ -164,7 +165,9 @@ def compose(
     texts = [s.text for s in sources]
     answer = AnswerType.parse(question).in_sources(sentences, texts, named)
     found = query.sentence_terms(sentences)
-    scores = score_sentences(query, found, lambda scores: favour_typed(scores, answer))
+    scores = score_sentences(
+        query, found, lambda scores: on_subject(favour_typed(scores, answer), question, named)
+    )
     body = [s for s in sentences if not s.is_title]
     if any(scores[s] > 0 for s in body):
         scores = {s: scores[s] for s in body}
