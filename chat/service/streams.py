@@ -13,7 +13,6 @@ import socket
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from datetime import timedelta
-from typing import Any
 
 import anyio
 from sqlalchemy.exc import SQLAlchemyError
@@ -126,13 +125,17 @@ async def until_stopped(
     stops = {asyncio.ensure_future(event.wait()): end for end, event in ends.items()}
     loop = asyncio.get_running_loop()
     held = _Held(flush_s, loop.time)
+    woken = _Woken(loop)
+    for stop in stops:
+        stop.add_done_callback(woken.wake)
     step: asyncio.Future[Event | None] | None = None
     try:
         while not any(stop.done() for stop in stops):
             if step is None:
                 step = asyncio.ensure_future(anext(events, None))
-            waiting: list[asyncio.Future[Any]] = [step, *stops]
-            await asyncio.wait(waiting, timeout=held.wait(), return_when=asyncio.FIRST_COMPLETED)
+                step.add_done_callback(woken.wake)
+            if not step.done():
+                await woken.wait(held.wait())
             if not step.done():
                 if any(stop.done() for stop in stops):
                     await _cancel(step)
@@ -157,6 +160,31 @@ async def until_stopped(
             stop.cancel()
         if step is not None:
             await _cancel(step)
+
+
+class _Woken:
+    """What `until_stopped` waits on: the answer's step or a stop done (their callback
+    `wake`), or the held text due, whichever comes first. One future a wait, rather than
+    `asyncio.wait`'s callbacks added to and taken from each of them every time."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.waiter: asyncio.Future[None] | None = None
+
+    def wake(self, _: object = None) -> None:
+        if self.waiter is not None and not self.waiter.done():
+            self.waiter.set_result(None)
+
+    async def wait(self, due_s: float | None) -> None:
+        """Until `wake` is called, or `due_s` seconds have passed (None: no limit)."""
+        self.waiter = self.loop.create_future()
+        timer = self.loop.call_later(due_s, self.wake) if due_s is not None else None
+        try:
+            await self.waiter
+        finally:
+            self.waiter = None
+            if timer is not None:
+                timer.cancel()
 
 
 class _Held:

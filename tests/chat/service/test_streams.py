@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Sequence
 import anyio
 
 from chat.rag.answer.events import Delta, Done, Event
-from chat.service.streams import SHUTTING_DOWN, RunningTurns, until_stopped
+from chat.service.streams import SHUTTING_DOWN, RunningTurns, _Woken, until_stopped
 
 DONE = Done(finish_reason="stop", citations=(), dropped_citations=(), mode="llm")
 
@@ -106,3 +106,23 @@ def test_running_answers_are_stopped_by_their_message_or_their_conversation() ->
     assert stopped_by_message == [False, False, True]
     assert stopped_after_delete == [True, True, True]
     assert turns.answers() == []
+
+
+async def test_a_wait_ends_at_the_first_wake_after_it_began_or_when_due() -> None:
+    loop = asyncio.get_running_loop()
+    woken = _Woken(loop)
+
+    woken.wake()  # before the wait: nothing to end, nothing kept for later
+    waiting = asyncio.ensure_future(woken.wait(None))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    waited_past_the_early_wake = not waiting.done()
+    woken.wake()
+    await waiting
+    loop.call_soon(woken.wake)
+    async with asyncio.timeout(10):  # a wake that did not end the wait hangs here
+        await woken.wait(3600.0)
+        await woken.wait(0.0)  # due at once, with no wake
+
+    assert waited_past_the_early_wake
+    assert woken.waiter is None
