@@ -94,12 +94,16 @@ def apart_printings(
     Attention", "flash-attention"), and those that print the name joined (or its
     plural)."""
     pattern = r"[\s-]+".join(re.escape(w) for w in apart.words)
-    as_words = re.compile(rf"(?<![\w-]){pattern}s?(?![\w-])", re.IGNORECASE)
+    # What comes before the first word is looked at behind it, once it is found: a search
+    # that starts with a word's letters runs several times faster.
+    first = re.escape(apart.words[0])
+    after = pattern.removeprefix(first)
+    as_words = re.compile(rf"{first}(?<![\w-]{first}){after}s?(?![\w-])", re.IGNORECASE)
     as_name = re.compile(rf"(?<![\w-]){re.escape(name)}s?(?![\w-])")
     words, joined = set(), set()
     for paper_id, text in passages:
         if as_words.search(text):
             words.add(paper_id)
-        if as_name.search(text):
+        if name in text and as_name.search(text):  # most passages lack it: no search
             joined.add(paper_id)
     return frozenset(words), frozenset(joined)

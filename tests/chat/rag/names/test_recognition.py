@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from chat.rag.names.matches import NameMatch, Recognised, is_ambiguous
-from chat.rag.names.printing import Passages, name_parts, printings_in, typed_apart
+from chat.rag.names.printing import (
+    Passages,
+    apart_printings,
+    name_parts,
+    printings_in,
+    typed_apart,
+)
 from chat.rag.names.recognition import NameRecogniser
 from ingest.index.catalog import Catalog
 from ingest.index.lexical.analysis import terms
@@ -363,3 +369,21 @@ def test_a_long_form_is_kept_as_the_question_writes_it(names: NameCatalog) -> No
 
     assert [(m.name, m.written) for m in typed.matches] == [("LRC", "low rank clone")]
     assert [(m.name, m.written) for m in cased.matches] == [("LRC", "Low-Rank Clone")]
+
+
+def test_words_typed_apart_are_found_as_whole_words_in_any_case() -> None:
+    (run, *_) = typed_apart("flash attention")
+    passages = [
+        ("at-start", "Flash Attention speeds up training."),
+        ("hyphened", "we use flash-attentions in every layer"),
+        ("new-line", "kernels of FLASH\nATTENTION"),
+        ("inside", "splash attention and flash attentional layers"),
+        ("after-hyphen", "non-flash attention kernels"),
+        ("joined", "FlashAttention, and FlashAttentions"),
+        ("joined-inside", "MyFlashAttention is not FlashAttention-2"),
+    ]
+
+    apart, joined = apart_printings(run, "FlashAttention", passages)
+
+    assert apart == {"at-start", "hyphened", "new-line"}
+    assert joined == {"joined"}
