@@ -15,7 +15,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
-from chat.rag.extractive.nouns import asked_noun
+from chat.rag.extractive.nouns import asked_noun, asks_which, of_form
 from chat.rag.extractive.question import BYLINE
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.extractive.stated import SETTINGS, asked_setting, counted_symbols, states
@@ -47,8 +47,8 @@ _KINDS = (
     (
         NUMBER,
         r"\bhow (?:many|much|large|big|long|fast|often|far|small|high|low|deep|wide)\b"
-        r"|\bwhat (?:is|was|are) the (?:number|size|dimension|value|default|rate|batch size"
-        r"|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size"
+        r"|\bwhat (?:is|was|are) the (?:[\w-]+ ){0,2}?(?:number|size|dimension|values?|default"
+        r"|rate|batch size|learning rate|hidden size)\b|\b(?:learning rate|batch size|hidden size"
         r"|dimension(?:s|ality)?|number of)\b"
         r"|\bwhat (?:share|fraction|proportion|percentage|portion)\b"
         r"|\b(?:the|its|their) (?:[\w-]+ )?count\b"
@@ -102,7 +102,6 @@ _PERSON = re.compile(r"\b[A-Z][a-z]+(?: [A-Z]\.)? [A-Z][a-z]+\b(?: et al\.?)?|\b
 # Words that set a name off after its noun: "index, i.e., the FM-Index", "a library called".
 _NAMING = re.compile(r"\b(?:i\.e\.|e\.g\.|called|named|such as|namely)|[,:(]\s", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
-_WHICH = re.compile(r"\bwhich\b", re.IGNORECASE)
 _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w-]*[A-Z0-9][\w-]*|(?<=[a-z,] )[A-Z][a-z]{2,}")
 
 
@@ -131,9 +130,10 @@ class AnswerType:
         # "Rahman et al.'s detection paper" says which paper; its sentences never print
         # the surname, and are not about another subject for that.
         entities = question_entities(BYLINE.sub(" ", question))
+        question = of_form(question)  # "What is PaLM's vocabulary size?" asks a value
         kind = answer_kind(question)
         # "Which library ...?" asks a name; "What weight decay ...?" may ask a value.
-        naming = kind in (NAME, DATASET) or (kind == "" and _WHICH.search(question) is not None)
+        naming = kind in (NAME, DATASET) or (kind == "" and asks_which(question))
         noun = asked_noun(question) if naming else frozenset()
         setting = asked_setting(question) if kind == NUMBER else frozenset()
         return cls(kind, entities, counted=frozenset(counted), noun=noun, setting=setting)
