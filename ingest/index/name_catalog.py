@@ -148,6 +148,20 @@ class NameCatalog:
         query = USERS_QUERY.format(marks=",".join("?" * len(names)))
         return {str(name): int(count) for name, count in self.db.execute(query, names)}
 
+    def definers_of(self, name: str) -> tuple[int, str | None]:
+        """How many papers define `name` (all of them, where `rows_for` reads the most
+        explicit `DEFINING_ROWS`), and the first submitted of those with a date."""
+        count = self.db.execute(
+            "SELECT COUNT(DISTINCT paper_id) FROM names WHERE name = ? AND defined > 0", (name,)
+        ).fetchone()
+        first = self.db.execute(
+            "SELECT n.paper_id FROM names n JOIN papers p ON p.id = n.paper_id"
+            " WHERE n.name = ? AND n.defined > 0 AND p.published != ''"
+            " ORDER BY p.published, n.paper_id LIMIT 1",
+            (name,),
+        ).fetchone()
+        return int(count[0]) if count else 0, str(first[0]) if first else None
+
     def top_printers(self, name: str, limit: int = 2) -> list[tuple[str, int]]:
         """The papers that print `name` (as written) most often, with how often, most first:
         a name no paper defines may still be one paper's own, printed throughout it."""

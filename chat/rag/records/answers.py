@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from chat.rag.records.graph import graph_answer
 from chat.rag.records.questions import AUTHORS, DATE, GRAPH_FIELDS, PAPERS_BY, asked_field
 from chat.rag.records.sources import FIELD_OPENINGS, KIND, MONTHS
+from chat.rag.records.unowned import OPENING as UNOWNED
 from chat.rag.sources import Source
 
 _SENTENCE_END = re.compile(r"(?<=\.)\s+(?=[A-Z])")
@@ -27,6 +28,9 @@ def record_answer(question: str, sources: Sequence[Source]) -> list[str]:
         return [f"{s.text} {s.citation}\n" for s in records]
     pieces = []
     for source in records:
+        if source.text.startswith(UNOWNED):
+            pieces.append(f"{source.text} {source.citation}\n")
+            continue
         stated = _stating(source.text, field)
         if stated and len(records) > 1 and field != AUTHORS:
             # Of several papers, each sentence names its own: "It was ..." says whose.

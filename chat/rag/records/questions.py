@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from chat.rag.records.titles import KEY_CHARS, titles_of
+from chat.rag.records.unowned import Unowned, unowned_name
 from ingest.index.names import citations
 from ingest.index.names.citations import key_words
 from ingest.index.records import ARXIV_ID_RE
@@ -87,6 +88,9 @@ class RecordQuestion:
     paper_ids: tuple[str, ...] = ()
     person: str = ""
     asked_name: str = ""  # the well-known name the question calls the paper by ("RETRO")
+    # A name no paper of the library presents as its own though several define it ("LoRA",
+    # whose paper the library lacks): `paper_ids` are then the earliest of its definers.
+    unowned: Unowned | None = None
 
 
 def asked_field(question: str) -> str | None:
@@ -144,6 +148,8 @@ def read_question(
     headed = _title_starting(question, catalog) or _by_title_name(question, catalog)
     if headed:
         return RecordQuestion(field, (headed,))
+    if field in (AUTHORS, DATE) and (unowned := unowned_name(names, catalog)) is not None:
+        return RecordQuestion(field, (unowned.earliest,), unowned=unowned)
     scoped = [i for i in scope[:_MAX_SCOPED] if catalog.get_paper(i) is not None]
     return RecordQuestion(field, tuple(scoped)) if scoped else None
 

@@ -83,6 +83,9 @@ def record_sources(asked: RecordQuestion, catalog: Catalog) -> list[Source]:
     if asked.field == PAPERS_BY:
         texts = [listed_text(p) for p in papers[:MAX_PAPERS]]
         papers = papers[:MAX_PAPERS]
+    elif asked.unowned is not None:
+        papers = papers[:1]
+        texts = [f"{asked.unowned.statement()} The earliest here: {listed_text(p)}" for p in papers]
     else:
         texts = [record_text(p) for p in papers]
     return [
@@ -94,7 +97,8 @@ def record_sources(asked: RecordQuestion, catalog: Catalog) -> list[Source]:
 def listed_text(paper: Paper) -> str:
     """The paper as a list of papers states it: title, id, authors, first submission."""
     when = readable_date(paper.published) or readable_date(paper.updated)
-    dated = f", first submitted in {when}" if readable_date(paper.published) else ""
+    on = "on" if when[:1].isdigit() else "in"
+    dated = f", first submitted {on} {when}" if readable_date(paper.published) else ""
     if not dated and when:
         dated = f", its record updated {when}"
     return f"{paper.title} (arXiv:{paper.id}) is by {_authors(paper)}{dated}."

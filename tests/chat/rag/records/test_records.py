@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from chat.rag.names.matches import NameMatch, Recognised
+from chat.rag.names.recognition import NameRecogniser
 from chat.rag.records.answers import record_answer
 from chat.rag.records.questions import (
     AUTHORS,
@@ -21,6 +22,7 @@ from chat.rag.records.questions import (
 )
 from chat.rag.records.sources import paper_source, readable_date, record_sources, record_text
 from ingest.index.catalog import Catalog
+from ingest.index.name_catalog import NameCatalog
 from ingest.index.records import Chunk, Paper
 from tests.support.data import ABSTRACTS
 
@@ -246,4 +248,33 @@ def test_which_of_two_came_first_is_answered_from_both_records(shortened_catalog
     )
     assert text.endswith(
         "Adam: A Method for Stochastic Optimization came first. [arXiv:1412.6980]\n"
+    )
+
+
+def test_a_name_no_paper_presents_as_its_own_is_answered_as_missing(tmp_path: Path) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for paper_id, published in (("2503.00001", "2025-03"), ("2502.00002", "2025-02"),
+                                ("2504.00003", "")):  # fmt: skip
+        text = "We fine-tune a detector with Low-Rank Adaptation (LoRA) on few images."
+        paper = Paper(id=paper_id, title=f"Detector {paper_id}", abstract=text,
+                      authors=f"Author {paper_id}", published=published)  # fmt: skip
+        chunk = Chunk(f"{paper_id}#a0", paper_id, "abstract", 0, text, "", 0, 0, paper)
+        with catalog.transaction():
+            catalog.replace_unit(paper, "metadata", "abstract", paper_id, [chunk])
+    names = NameCatalog(catalog)
+    names.backfill()
+    question = "Who wrote the paper that introduced LoRA?"
+
+    asked = read_question(question, catalog, NameRecogniser(names).recognise(question))
+    assert asked is not None
+    answer = "".join(record_answer(question, record_sources(asked, catalog)))
+
+    assert asked.paper_ids == ("2502.00002",)  # the earliest with a date
+    assert answer.startswith(
+        "No paper of the library presents LoRA as its own: 3 of its papers define it as "
+        "\u201cLow-Rank Adaptation\u201d, none as its own name"
+    )
+    assert answer.rstrip().endswith(
+        "The earliest here: Detector 2502.00002 (arXiv:2502.00002) is by Author 2502.00002, "
+        "first submitted in February 2025. [arXiv:2502.00002]"
     )
