@@ -7,9 +7,12 @@ of 20", "temperatures in the range 2.5 to 4", "20 epochs").
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 
+from chat.rag.extractive.sentences import split_sentences
 from ingest.index.lexical.analysis import terms
 
 # Nouns of a paper's settings, asked for by their value ("what temperature", "what chunk
@@ -31,6 +34,8 @@ _BEFORE = 2
 # A number that reads as a label, not a value: "Table 2", "Section 3", "Eq. (4)".
 _LABEL = re.compile(r"^(?:tables?|figs?|figures?|sections?|eqs?|equations?|appendix)$", re.I)
 _DIGIT = re.compile(r"\d")
+# The asked terms a sentence holds at least to be the one of its paper that states a value.
+_LEAST_SHARED = 2
 # Words after a lone digit that make it no count of them: "at a temperature of 1 using".
 _NOT_UNITS = frozenset(
     [
@@ -111,3 +116,33 @@ def counted_symbols(text: str) -> list[tuple[str, str]]:
     layers" of `text`."""
     found = [(m.group(2), m.group(1)) for m in _SYMBOL_AFTER.finditer(text)]
     return found + [(m.group(1), m.group(2)) for m in _SYMBOL_BEFORE.finditer(text)]
+
+
+def stating_scores(
+    asked: frozenset[str],
+    passages: Sequence[tuple[str, str]],
+    holds: Callable[[str], bool],
+    names: frozenset[str] = frozenset(),
+) -> dict[str, float]:
+    """For each passage of one paper's `passages` ((id, text), all of them) with a sentence
+    that `holds` a value and `_LEAST_SHARED` of the `asked` terms, the most weight of asked
+    terms such a sentence holds, each weighed by how few of the paper's passages print it:
+    in BERT's paper "BERT" weighs little and "activation" much."""
+    held = {chunk: set(terms(text)) for chunk, text in passages}
+    printing = Counter(t for words in held.values() for t in words & asked)
+    weight = {t: math.log(1 + len(held) / n) for t, n in printing.items()}
+    telling = asked - names  # "BERT" tells none of BERT's sentences apart
+    scores: dict[str, float] = {}
+    for chunk, text in passages:
+        if len(telling & held[chunk]) < _LEAST_SHARED:
+            continue
+        for sentence in split_sentences(text):
+            shared = asked.intersection(terms(sentence))
+            score = sum(weight[t] for t in shared)
+            if (
+                len(shared & telling) >= _LEAST_SHARED
+                and score > scores.get(chunk, 0.0)
+                and holds(sentence)
+            ):
+                scores[chunk] = score
+    return scores

@@ -21,10 +21,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from chat.rag.extractive.answer_type import DATASET, NUMBER, AnswerType, holds_value
+from chat.rag.extractive.answer_type import DATASET, NUMBER, SCORE, AnswerType, holds_value
+from chat.rag.extractive.question import frame_weight
 from chat.rag.extractive.sentences import split_sentences
-from chat.rag.extractive.stated import asked_setting, states
-from chat.rag.names.matches import Recognised
+from chat.rag.extractive.stated import asked_setting, states, stating_scores
+from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.rerank.reranker import Passage
 from chat.rag.retrieval.config import RetrievalConfig
 from chat.rag.retrieval.expansion import cooccurring_terms, expandable, merged, synonym_terms
@@ -333,8 +334,10 @@ def values_stated(
     parts = asked_setting(question) if _PARTS.search(question) and not answer.kind else None
     asked = set(terms(question)) - answer.setting - set(terms(" ".join(answer.entities)))
     stems = [t[:_STEM_CHARS] for t in parts or answer.setting or answer.noun]
-    if not chosen or not paper or not stems or not (parts or answer.kind in (NUMBER, DATASET)):
+    if not chosen or not paper:
         return list(chosen)
+    if not stems or not (parts or answer.kind in (NUMBER, DATASET)):
+        return _best_beside(question, answer, chosen, paper, passages, names.matches)
 
     def stating(sentence: str) -> bool:
         if parts:
@@ -356,11 +359,33 @@ def values_stated(
             shared = len(asked.intersection(terms(" ".join(held))))
             found.append((-(len(held) + shared), place, chunk))
     if not found:
-        return list(chosen)
+        return _best_beside(question, answer, chosen, paper, passages, names.matches)
     leading = [chunk for _, _, chunk in sorted(found)[:_MOST_STATED]]
     top = chosen[0].score
     lead = [Candidate(c, paper, top + 1e-6 * (len(leading) - i)) for i, c in enumerate(leading)]
     return [*lead, *(c for c in chosen if c.chunk_id not in set(leading))]
+
+
+def _best_beside(
+    question: str,
+    answer: AnswerType,
+    chosen: Sequence[Candidate],
+    paper: str,
+    passages: Passages,
+    own_names: Sequence[NameMatch],
+) -> list[Candidate]:
+    """`chosen` with, second, the passage of `paper` stating best the value or name asked
+    (`stating_scores`), when the search found none as good; unchanged for other questions."""
+    if not answer.wants_value and not answer.noun:
+        return list(chosen)
+    asked = frozenset(t for t in terms(question) if frame_weight(t) == 1)
+    valued = answer.kind in (NUMBER, SCORE)
+    names = frozenset(t for m in own_names for t in terms(m.asked) if paper in m.own_papers)
+    scores = stating_scores(asked, passages(paper), lambda s: not valued or answer.holds(s), names)
+    best = max(scores, key=lambda chunk: scores[chunk], default=None)
+    if best is None or any(scores.get(c.chunk_id, 0.0) >= scores[best] for c in chosen):
+        return list(chosen)  # the search found as good a passage
+    return [chosen[0], Candidate(best, paper, chosen[0].score - 1e-6), *chosen[1:]]
 
 
 def _the_one_paper(chosen: Sequence[Candidate], names: Recognised, filters: Filters) -> str:

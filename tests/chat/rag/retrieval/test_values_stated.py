@@ -86,3 +86,38 @@ def test_a_question_for_the_parts_of_a_paper_leads_with_the_passage_listing_them
     )  # fmt: skip
 
     assert [c.chunk_id for c in found] == [f"{paper}#2", f"{paper}#1"]
+
+
+BERT = "1810.04805"
+BERT_PASSAGES = [
+    (f"{BERT}#1", "BERT is designed to pre-train deep bidirectional representations."),
+    (f"{BERT}#2", "We apply the feature-based approach by extracting the activations of BERT."),
+    (f"{BERT}#3", "We use BERT for question answering, as described in Section 4."),
+    (f"{BERT}#4", "We use a gelu activation rather than the standard relu, following OpenAI GPT."),
+    (f"{BERT}#5", "BERT uses a bidirectional Transformer."),
+]
+BERT_NAME = NameMatch(
+    name="BERT", asked="BERT", long_forms=(), definers=(BERT,), introducers=(BERT,), apart="BERT"
+)
+
+
+def _bert(paper: str) -> list[tuple[str, str]]:
+    return BERT_PASSAGES if paper == BERT else []
+
+
+def test_a_question_for_a_name_of_the_named_paper_gets_the_passage_stating_it_second() -> None:
+    chosen = [Candidate(f"{BERT}#2", BERT, 0.9), Candidate(f"{BERT}#5", BERT, 0.8)]
+    names = Recognised(matches=(BERT_NAME,))
+
+    found = values_stated("What activation does BERT use?", chosen, names, Filters(), _bert)
+
+    assert [c.chunk_id for c in found] == [f"{BERT}#2", f"{BERT}#4", f"{BERT}#5"]
+
+
+def test_a_passage_sharing_only_the_papers_name_and_one_word_is_not_added() -> None:
+    chosen = [Candidate(f"{BERT}#5", BERT, 0.9)]
+    names = Recognised(matches=(BERT_NAME,))
+
+    found = values_stated("What tokenizer does BERT use?", chosen, names, Filters(), _bert)
+
+    assert found == chosen
