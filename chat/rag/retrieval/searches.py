@@ -327,7 +327,7 @@ def values_stated(
     Those with more such sentences and more of the question's other words first, then
     in the order the paper reads. Every passage of the paper is read, a few hundred at
     most; a passage that explains the setting at length but states no value gives way.
-    Unchanged for any other question, or one about no one paper."""
+    Else `_best_beside`; unchanged for a question about no one paper."""
     answer = AnswerType.parse(question)
     paper = _the_one_paper(chosen, names, filters)
     # "What agents does PaSa consist of?": "PaSa consists of two LLM agents: ...".
