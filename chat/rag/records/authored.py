@@ -18,16 +18,31 @@ if TYPE_CHECKING:
 
 # A surname as a question writes it: capitalised, perhaps after a particle ("van den Oord").
 _SURNAME = r"(?:(?:van|von|de|der|den|da|di|du|le|la|del)\s+)*[A-Z][\w'\u2019-]*"
-_AUTHORS = rf"(?P<who>{_SURNAME})(?:\s+(?:and|&)\s+(?P<also>{_SURNAME}))?(?:\s+et\s+al\.?)?"
-# What a paper is called after its description: "paper", "work", "method", ...
-_KIND = r"(?:paper|article|work|study|preprint|method|model|approach|framework)"
+# One author, two ("Zhu and Saligrama") or a list ("Hinton, Vinyals and Dean": the first
+# and the last are read), perhaps "et al.".
+_AUTHORS = (
+    rf"(?P<who>{_SURNAME})(?:(?:\s*,\s*{_SURNAME})*\s*,?\s+(?:and|&)\s+(?P<also>{_SURNAME}))?"
+    r"(?P<others>\s+et\s+al\.?)?"
+)
+_POSSESSIVE = r"(?:'s|\u2019s|')"
+# What a paper is called after its description: "paper", "work", "method", "models", ...
+_KIND = (
+    r"(?:papers?|articles?|works?|stud(?:y|ies)|preprints?|methods?|models?|approach(?:es)?"
+    r"|frameworks?|networks?|systems?|architectures?|algorithms?|detectors?|retrievers?"
+    r"|readers?|benchmarks?|datasets?|optimi[sz]ers?|techniques?)"
+)
 _WHAT = r"(?P<what>[^?,;:()]{3,120}?)"
 _PATTERNS = (
     # "Rahman et al.'s zero-shot object detection paper", "Hinton's distillation paper"
-    re.compile(rf"\b{_AUTHORS}(?:'s|\u2019s|')\s+{_WHAT}\s+{_KIND}\b"),
+    re.compile(rf"\b{_AUTHORS}{_POSSESSIVE}\s+{_WHAT}\s+{_KIND}\b"),
     # "the zero-shot detection paper by Zhu et al."
     re.compile(rf"\b{_WHAT}\s+{_KIND}\s+(?:by|of|from)\s+{_AUTHORS}"),
 )
+# "Zhu and Saligrama train their zero-shot detector": two names, or "et al.", doing
+# something with "their" method.
+_DOING = re.compile(rf"\b{_AUTHORS}\s+(?:[a-z]+\s+){{1,3}}?their\s+{_WHAT}\s+{_KIND}\b")
+# "Hinton, Vinyals and Dean's paper": a byline of two or more names and no description.
+_BYLINE_ALONE = re.compile(rf"\b{_AUTHORS}{_POSSESSIVE}\s+(?:\w+\s+)?{_KIND}\b")
 # Title words a description must share with the paper's title: two, or all of a shorter one.
 _SHARED_WORDS = 2
 # How much more nearly the best title must be the description than the next (the share of
@@ -40,11 +55,20 @@ _MOST_PAPERS = 5_000
 def authored_paper(question: str, catalog: Catalog) -> str | None:
     """The paper the question names by a surname (two, when it names two) and words of its
     title; None when it names none so, or when two papers fit alike."""
-    for pattern in _PATTERNS:
-        for match in pattern.finditer(question):
-            found = _paper_of(catalog, match["who"], match["also"], match["what"])
-            if found is not None:
-                return found
+    doing = [m for m in _DOING.finditer(question) if m["also"] or m["others"]]
+    for match in [*(m for p in _PATTERNS for m in p.finditer(question)), *doing]:
+        found = _paper_of(catalog, match["who"], match["also"], match["what"])
+        if found is not None:
+            return found
+    for match in _BYLINE_ALONE.finditer(question):
+        if not match["also"]:
+            continue  # one surname alone names too many papers
+        first, last = (
+            papers_by_surname(catalog.db, match[who], _MOST_PAPERS + 1) for who in ("who", "also")
+        )
+        both = first & last if max(len(first), len(last)) <= _MOST_PAPERS else set()
+        if len(both) == 1:
+            return next(iter(both))
     return None
 
 

@@ -47,6 +47,15 @@ def catalog(tmp_path: Path) -> Catalog:
         ("What does Zhu and Saligrama's zero-shot detection work use?", "1803.07113"),
         ("On which datasets is Zhu et al.'s zero shot detection method tested?", "1803.07113"),
         ("What temperature does Hinton's distillation paper use?", "1503.02531"),
+        # A kind in the plural or of another name; a byline of three; the authors doing
+        # something with "their" method; a byline alone that only one paper has.
+        ("How many classes do Rahman et al.'s zero-shot object detection models see?",
+         "1803.06049"),
+        ("Which backbone does Zhu et al.'s zero shot detection network use?", "1803.07113"),
+        ("What does Zhu, Wang and Saligrama's zero-shot detection work use?", "1803.07113"),
+        ("On which datasets do Zhu and Saligrama test their zero shot detection method?",
+         "1803.07113"),
+        ("What temperature does Hinton, Vinyals and Dean's paper use?", "1503.02531"),
     ],
 )  # fmt: skip
 def test_the_byline_and_the_title_words_name_the_paper(
@@ -62,6 +71,8 @@ def test_the_byline_and_the_title_words_name_the_paper(
         "What does Rahman et al.'s distillation paper propose?",  # not Rahman's topic
         "What does Smith et al.'s zero-shot detection paper propose?",  # no such author
         "What is zero-shot object detection?",  # no byline at all
+        "What does Wang and Lovelace's paper propose?",  # no paper has both
+        "Results show their zero shot detection method works.",  # no byline
     ],
 )
 def test_no_paper_when_none_or_several_fit(catalog: Catalog, question: str) -> None:
