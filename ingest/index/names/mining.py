@@ -44,6 +44,20 @@ _PRESENTING_RE = re.compile(
     r"|\b(?:called|named|dubbed|termed|coined)(?:\s+(?:as|the|an?|our))?\s*[\"\u201c]?\s*$",
     re.IGNORECASE,
 )
+_PRESENTING_VERB_RE = re.compile(
+    r"\b(?:propos|present|introduc|develop|design|call|refer(?:s|red)?\s+to|nam|dub|term|coin)"
+    r"\w*",
+    re.IGNORECASE,
+)
+# Words between a presenting verb and a definition that make the definition another thing's,
+# which the presented thing is for, uses, extends or is compared with. Lower case only: a
+# capitalised one is a name's ("Spatial Attention Enhancement (SAE) and ...").
+_RELATING_RE = re.compile(
+    r"\b(?:that|which|whose|where|whereby|with|without|using|uses?|utili[sz]\w*|combin\w*"
+    r"|integrat\w*|leverag\w*|incorporat\w*|employ\w*|adopt\w*|exploit\w*"
+    r"|appl(?:y|ies|ied|ying)|via|by|for|in|on|upon|to|into|onto|from|over|between|against"
+    r"|than|based|built|beyond|extend\w*|improv\w*|enhanc\w*|replac\w*)\b"
+)
 _NAMED_AS_RE = re.compile(
     r"\bwe\s+(?:call|refer\s+to|name|dub|term)\s+(?:it|this|them|(?:this|the|our)\s+"
     r"(?:\w+\s+)?(?:model|method|approach|framework|architecture|system|algorithm))"
@@ -230,8 +244,16 @@ def _presents(lead: str) -> bool:
     """Whether the words before a definition present it as the paper's own ("We develop a
     novel solution, ..."). Only the words before the name and its long form count: in "We
     compare Term Frequency-Inverse Document Frequency (TF-IDF)" the "Term" is the long
-    form's, not a paper terming something."""
-    return _PRESENTING_RE.search(lead) is not None
+    form's, not a paper terming something. What is presented is the verb's object: a
+    definition after a word relating that object to something else is of the other thing
+    ("We present ProtoBERT-LoRA, a framework that combines PubMedBERT with ... Low-Rank
+    Adaptation (LoRA)" presents ProtoBERT-LoRA, it uses LoRA)."""
+    presenting = _PRESENTING_RE.search(lead)
+    if presenting is None:
+        return False
+    # The last presenting verb: "We refer to this setting as FSNCD and propose SHC (...)".
+    verbs = list(_PRESENTING_VERB_RE.finditer(lead, presenting.start()))
+    return _RELATING_RE.search(lead, verbs[-1].end() if verbs else presenting.end()) is None
 
 
 def names_given(sentence: str) -> list[str]:

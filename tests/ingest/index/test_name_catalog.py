@@ -224,6 +224,31 @@ def test_a_word_of_the_long_form_does_not_present_it_as_the_papers_own() -> None
     assert [(d.name, d.introduced) for d in presented] == [("CALL", True)]
 
 
+def test_a_definition_related_to_what_is_presented_is_not_the_papers_own() -> None:
+    """The verb presents its object; a name defined after "that combines ... with", "for",
+    "based on" is another thing the presented one uses or serves."""
+    used = definitions_in(
+        "We present TinyTune, a framework that couples a small encoder with Low-Rank "
+        "Adaptation (LoRA) for cheap training.",
+        "abstract",
+    )
+    served = definitions_in("We propose a benchmark for Visual Question Answering (VQA).", "x")
+    own = definitions_in("We propose TinyTune and a Sparse Gradient Router (SGR).", "x")
+    second = definitions_in(
+        "We refer to this task as Open Set Tuning (OST) and propose Hard Negative Mixing (HNM).",
+        "x",
+    )
+    in_a_name = definitions_in(
+        "We design the Feature Enhancement Block (FEB) and the Global Fusion Unit (GFU).", "x"
+    )
+
+    assert [(d.name, d.introduced) for d in used] == [("LoRA", False)]
+    assert [(d.name, d.introduced) for d in served] == [("VQA", False)]
+    assert [(d.name, d.introduced) for d in own] == [("SGR", True)]
+    assert [(d.name, d.introduced) for d in second] == [("OST", True), ("HNM", True)]
+    assert [(d.name, d.introduced) for d in in_a_name] == [("FEB", True), ("GFU", True)]
+
+
 def test_a_participle_presents_only_what_follows_it_at_once() -> None:
     listed = definitions_in(
         "The system combines named entity recognition with count vectorization and TF-IDF "

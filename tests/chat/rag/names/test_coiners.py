@@ -29,7 +29,7 @@ def test_an_older_cited_definer_is_read_as_the_names_coiner(
     catalog = Catalog(tmp_path / "catalog.sqlite")
     original, later = "2004.04906", "2507.23404"
     _dated(catalog, original, "2020-04", "Our dense passage retriever (DPR) indexes passages.")
-    _dated(catalog, later, "2025-07", "We present an enhanced Dense Passage Retrieval (DPR).")
+    _dated(catalog, later, "2025-07", "We present a new Dense Passage Retrieval (DPR) system.")
     for number in range(citing):
         cites = f"2601.0010{number}"
         _dated(catalog, cites, "2026-01", "A reader over retrieved passages.")
