@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 
+from chat.rag.names.coining import cited_coiner, late_introducers
 from chat.rag.names.config import NamesConfig
 from chat.rag.names.definitions import is_name
 from chat.rag.names.kept import KeptAnswers, KeptPapers
@@ -41,7 +42,6 @@ from chat.rag.names.printing import Passages, apart_printings, printings_in, spe
 from chat.rag.retrieval.fusion import Candidate, Hit
 from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import NameCatalog, NameRow
-from ingest.index.names.citations import citing_ids
 from ingest.index.names.mining import INTRODUCED, fold, number_forms, singular, tokens
 
 # Words that ask rather than describe a paper: they never tell two namesakes apart.
@@ -53,10 +53,6 @@ _ASKING_WORDS = frozenset(
 )
 # The question's other words a namesake must hold to be read before the oldest.
 _FITTING_WORDS = 2
-# An older paper defining a name is read as its coiner when the library's reference lists
-# cite it this often or more (`_with_cited_coiner`), among the oldest few of them.
-_COINER_CITED = 1
-_COINERS_READ = 5
 # A name no paper defines is the own name of the paper that prints it this often or more,
 # and this many times as often as any other paper ("We call the resulting models
 # InstructGPT": its paper prints InstructGPT 101 times, no other more than once).
@@ -86,6 +82,7 @@ class NameRecogniser:
         # thousand definers whose dates every question naming it would read again.
         self._coiners: KeptAnswers[str | None] = KeptAnswers(names.catalog)
         self._paper_count: KeptAnswers[int] = KeptAnswers(names.catalog)
+        self._late: KeptAnswers[frozenset[str]] = KeptAnswers(names.catalog)
         # A match follows from its rows alone, which many questions read alike ("RAG" has
         # hundreds, sorted and told apart by meaning for each): kept for the rows as read.
         self._match_of = lru_cache(maxsize=KEPT_MATCHES)(self._match_of_rows)
@@ -165,7 +162,9 @@ class NameRecogniser:
                 question,
                 named,
                 self._with_cited_coiner(
-                    self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+                    self._without_late_introducers(
+                        self._with_long_forms_introducers(replace(m, users=users.get(m.name, 0)))
+                    )
                 ),
             )
             for m in matches.values()
@@ -282,41 +281,32 @@ class NameRecogniser:
             return match
         return replace(match, introducers=tuple(dict.fromkeys([*match.introducers, *more])))
 
+    def _without_late_introducers(self, match: NameMatch) -> NameMatch:
+        """`match` without the papers presenting as their own a long form of the name that
+        several papers of the library had defined before them: a 2025
+        paper proposing "Low-Rank Adaptation (LoRA) patching" did not coin LoRA, which
+        hundreds of earlier papers define alike, and "Who introduced LoRA?" is not about
+        it. A paper naming itself so in its title or in words ("we call it ...") stays."""
+        if not match.introducers:
+            return match
+        key = f"{match.name}\x1f{hash(match.introducers)}"
+        late = self._late.get(key, lambda _: late_introducers(self.names, match))
+        if not late:
+            return match
+        return replace(match, introducers=tuple(p for p in match.introducers if p not in late))
+
     def _with_cited_coiner(self, match: NameMatch) -> NameMatch:
         """`match` with the paper that coined the name among its introducers when the
         mining missed it: a paper defining the name before any of its introducers, that
-        the library's reference lists cite (`_COINER_CITED` times at least, the most
-        cited of such). Dense Passage Retrieval defines "DPR" in its text, not as its
-        abstract's own name; a 2025 paper presenting "an enhanced DPR framework" does
-        the latter, and is not what "DPR" means to a reader."""
+        the library's reference lists cite (`coining.cited_coiner`). Dense Passage
+        Retrieval defines "DPR" in its text, not as its abstract's own name; a 2025 paper
+        presenting "an enhanced DPR framework" does the latter, and is not what "DPR"
+        means to a reader."""
         if not match.introducers:
             return match
         key = f"{match.name}\x1f{hash((match.introducers, match.definers))}"
-        best = self._coiners.get(key, lambda _: self._cited_coiner(match))
+        best = self._coiners.get(key, lambda _: cited_coiner(self.names, match))
         return match if best is None else replace(match, introducers=(best, *match.introducers))
-
-    def _cited_coiner(self, match: NameMatch) -> str | None:
-        """The paper `_with_cited_coiner` puts first, None when there is none."""
-        # Papers defining it in the other number count too: the ResNet paper defines
-        # "residual nets (ResNets)", 2025 papers "Residual Network (ResNet)".
-        name = match.name
-        forms = [name[:-1] if name.endswith("s") else f"{name}s"]
-        plural = self.names.rows_for(forms, [f.lower() for f in forms], defined_only=True)
-        defining = [*match.definers, *(r.paper_id for r in plural if r.defined)]
-        others = [p for p in dict.fromkeys(defining) if p not in match.introducers]
-        if not others:
-            return None
-        catalog = self.names.catalog
-        dates = catalog.published_among([*match.introducers, *others])
-        first = min((dates.get(p) or "9" for p in match.introducers), default="9")
-        older = sorted(
-            (p for p in others if dates.get(p) and dates[p] < first), key=dates.__getitem__
-        )
-        cited = {p: len(citing_ids(catalog.db, p)) for p in older[:_COINERS_READ]}
-        best = max(cited, key=lambda p: (cited[p], -older.index(p)), default=None)
-        if best is None or cited[best] < _COINER_CITED:
-            return None
-        return best
 
     def _long_forms_in(self, question: str) -> dict[str, tuple[list[NameRow], str]]:
         """Names whose long form the question writes out, with the rows of the papers that

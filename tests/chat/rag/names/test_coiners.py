@@ -83,3 +83,33 @@ def test_a_name_no_paper_defines_is_the_own_name_of_the_paper_printing_it_throug
     found = [m.own_papers for m in matches if m.name == "InstructGPT"]
 
     assert found == ([(paper,)] if own else [])
+
+
+@pytest.mark.parametrize(("earlier", "still_introducer"), [(3, False), (2, True)])
+def test_a_late_paper_presenting_a_long_form_many_defined_before_did_not_coin_the_name(
+    tmp_path: Path, earlier: int, still_introducer: bool
+) -> None:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    for number in range(earlier):
+        _dated(catalog, f"2301.0010{number}", "2023-01", "We fine-tune with Low-Rank Adaptation "
+               "(LoRA) under a small budget.")  # fmt: skip
+    late, titled = "2510.03747", "2511.00001"
+    _dated(catalog, late, "2025-10", "We propose a novel approach, Low-Rank Adaptation (LoRA) "
+           "patching, which attacks deepfake defenses.")  # fmt: skip
+    names = NameCatalog(catalog)
+    names.backfill()
+
+    (match,) = NameRecogniser(names).recognise("Who introduced LoRA?").matches
+
+    assert (late in match.introducers) is still_introducer
+    assert late in match.definers
+    # A paper whose title names it keeps it whatever came before.
+    paper = Paper(id=titled, title="LoRA: a later namesake", abstract="A method.",
+                  published="2025-11")  # fmt: skip
+    with catalog.transaction():
+        catalog.replace_unit(paper, "metadata", "abstract", titled, [
+            Chunk(f"{titled}#a0", titled, "abstract", 0, "A method.", "Abstract", 0, 0, paper)
+        ])  # fmt: skip
+        names.replace_papers([titled])
+    (match,) = NameRecogniser(names).recognise("Who introduced LoRA?").matches
+    assert titled in match.introducers
