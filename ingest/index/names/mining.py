@@ -141,12 +141,30 @@ def _valid_pair(short: str, long: str) -> str | None:
         start = _digit_words_start(short, tail)
     if start is None:
         return None
-    found = tail[start:].strip(" ,;:-")
+    found = _spelled_by_initials(short, tail, tail[start:].strip(" ,;:-"))
     if len(found) <= len(short) or len(found) > _MAX_LONG_CHARS or not found[0].isalnum():
         return None
     if capitalised and not _initials_spell(short, found):
         return None
     return found
+
+
+def _spelled_by_initials(short: str, tail: str, found: str) -> str:
+    """`found`, or the longer run of `tail`'s last words whose initials spell `short`
+    letter for letter when `found`'s do not: matching letters from the end, Schwartz-Hearst
+    reads "Proximal Policy Optimization (PPO)" as "Policy Optimization" (the "p" of
+    "Optimization"), a long form that says less than the paper wrote."""
+    letters = short.lower()
+    if not letters.isalpha() or _initials(found) == letters:
+        return found
+    words = re.findall(r"[^\s\-\u2010-\u2014]+[\s\-\u2010-\u2014]*", tail)
+    run = "".join(words[-len(letters) :]) if len(words) >= len(letters) else ""
+    return run.strip(" ,;:-") if len(run) > len(found) and _initials(run) == letters else found
+
+
+def _initials(text: str) -> str:
+    """The first letters of `text`'s words (at spaces and hyphens), lower case."""
+    return "".join(w[0].lower() for w in re.split(r"[\s\-\u2010-\u2014]+", text) if w)
 
 
 def _is_capitalised(token: str) -> bool:

@@ -62,6 +62,28 @@ def test_parentheses_that_define_nothing_are_left_alone() -> None:
     assert _pairs("()") == []
 
 
+def test_a_long_form_whose_initials_spell_the_acronym_is_read_whole() -> None:
+    """Matching letters from the end alone stops at "Policy Optimization", whose "p" of
+    "Optimization" stands in for the first P; the paper wrote three words for three letters."""
+    pairs = [
+        (d.name, d.long_form)
+        for text in (
+            "We fine-tune with Proximal Policy Optimization (PPO) on the reward.",
+            "Models adapt by test-time adaptation (TTA) on each batch.",
+            "We prompt with Tree-of-Thoughts (ToT) search.",
+            "We keep Low-Rank Adaptation (LoRA) as it is.",
+        )
+        for d in definitions_in(text, "abstract")
+    ]
+
+    assert pairs == [
+        ("PPO", "Proximal Policy Optimization"),
+        ("TTA", "test-time adaptation"),
+        ("ToT", "Tree-of-Thoughts"),
+        ("LoRA", "Low-Rank Adaptation"),
+    ]
+
+
 def test_a_long_form_must_hold_the_acronyms_letters_in_order() -> None:
     assert _pairs("a generative adversarial network (GAN)") == [
         ("GAN", "generative adversarial network")
