@@ -61,24 +61,25 @@ def authored_paper(question: str, catalog: Catalog) -> str | None:
         if found is not None:
             return found
     for match in _BYLINE_ALONE.finditer(question):
-        if not match["also"]:
-            continue  # one surname alone names too many papers
-        first, last = (
-            papers_by_surname(catalog.db, match[who], _MOST_PAPERS + 1) for who in ("who", "also")
-        )
-        both = first & last if max(len(first), len(last)) <= _MOST_PAPERS else set()
-        if len(both) == 1:
-            return next(iter(both))
+        if match["also"] and (found := _paper_of(catalog, match["who"], match["also"], "")):
+            return found
     return None
 
 
 def _paper_of(catalog: Catalog, who: str, also: str | None, what: str) -> str | None:
+    """The paper of `who` (and `also`) that `what` describes: the one whose title shares the
+    most of its words; or, given two surnames, the one paper of the library they share,
+    however the question describes it ("Izacard and Grave's passage-fusing reader")."""
+    papers = papers_by_surname(catalog.db, who, _MOST_PAPERS + 1)
+    if also:
+        with_also = papers_by_surname(catalog.db, also, _MOST_PAPERS + 1)
+        whole = max(len(papers), len(with_also)) <= _MOST_PAPERS  # neither list cut short
+        papers &= with_also
+        if whole and len(papers) == 1:
+            return next(iter(papers))
     wanted = set(terms(what))  # stop words ("what does the") leave no term
     if not wanted:
         return None
-    papers = papers_by_surname(catalog.db, who, _MOST_PAPERS + 1)
-    if also:
-        papers &= papers_by_surname(catalog.db, also, _MOST_PAPERS + 1)
     needed = min(_SHARED_WORDS, len(wanted))
     if len(papers) > _MOST_PAPERS:
         return None  # the commonest surnames: their byline narrows nothing

@@ -56,6 +56,9 @@ def catalog(tmp_path: Path) -> Catalog:
         ("On which datasets do Zhu and Saligrama test their zero shot detection method?",
          "1803.07113"),
         ("What temperature does Hinton, Vinyals and Dean's paper use?", "1503.02531"),
+        # Two names are one paper's whatever the description says of it.
+        ("Which GPUs did Rahman and Porikli train their novel-concept detector on?",
+         "1803.06049"),
     ],
 )  # fmt: skip
 def test_the_byline_and_the_title_words_name_the_paper(
