@@ -57,7 +57,7 @@ def catalog(tmp_path: Path) -> Catalog:
          "1803.07113"),
         ("What temperature does Hinton, Vinyals and Dean's paper use?", "1503.02531"),
         # Two names are one paper's whatever the description says of it.
-        ("Which GPUs did Rahman and Porikli train their novel-concept detector on?",
+        ("Which GPUs did Rahman and Porikli train their open-world detector on?",
          "1803.06049"),
     ],
 )  # fmt: skip
