@@ -7,6 +7,7 @@ finds every paper on that topic, by anyone; the byline tells which one is meant.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from chat.rag.records.titles import titles_of
@@ -52,11 +53,24 @@ _MOST_FITTING = 300
 _MOST_PAPERS = 5_000
 
 
-def authored_paper(question: str, catalog: Catalog) -> str | None:
+# The papers a description's names are the own names of ("RAG" in "Lewis et al.'s RAG
+# models"): `NameRecogniser.recognise` read for them.
+NamedPapers = Callable[[str], set[str]]
+
+
+def authored_paper(
+    question: str, catalog: Catalog, named_papers: NamedPapers | None = None
+) -> str | None:
     """The paper the question names by a surname (two, when it names two) and words of its
-    title; None when it names none so, or when two papers fit alike."""
+    title, or a name of its own (`named_papers`: "Lewis et al.'s RAG models" is the RAG
+    paper Lewis wrote, not a namesake); None when it names none so, or when two papers fit
+    alike."""
     doing = [m for m in _DOING.finditer(question) if m["also"] or m["others"]]
     for match in [*(m for p in _PATTERNS for m in p.finditer(question)), *doing]:
+        if named_papers is not None and (named := named_papers(match["what"])):
+            by = papers_by_surname(catalog.db, match["who"], _MOST_PAPERS + 1) & named
+            if len(by) == 1:
+                return next(iter(by))
         found = _paper_of(catalog, match["who"], match["also"], match["what"])
         if found is not None:
             return found

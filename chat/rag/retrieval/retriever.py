@@ -128,12 +128,22 @@ class Retriever(Searches):
         named = [i for i in ids_in_question(question) if self.catalog.get_paper(i) is not None]
         if not named and self.names is not None:
             named = [p for p in [where_paper(question, self.catalog, self.names.recognise)] if p]
-        if not named and (authored := authored_paper(question, self.catalog)) is not None:
+        if not named and (authored := self._authored(question)) is not None:
             named = [authored]  # "Rahman et al.'s zero-shot object detection paper"
         titled = paper_titled(question, self.catalog) if not named else None
         if titled is not None:
             named = [titled]
         return filters.with_papers(named) if named else filters
+
+    def _authored(self, question: str) -> str | None:
+        """`authored_paper`, the names of a description read with the recogniser."""
+        recognise = self.names.recognise if self.names is not None else None
+
+        def named_papers(words: str) -> set[str]:
+            found = recognise(words).matches if recognise is not None else ()
+            return {p for match in found for p in match.own_papers}
+
+        return authored_paper(question, self.catalog, named_papers)
 
     def retrieve(self, question: str, filters: Filters | None = None) -> Retrieved:
         started = time.perf_counter()

@@ -80,3 +80,19 @@ def test_the_byline_and_the_title_words_name_the_paper(
 )
 def test_no_paper_when_none_or_several_fit(catalog: Catalog, question: str) -> None:
     assert authored_paper(question, catalog) is None
+
+
+def test_a_name_in_the_description_is_the_paper_of_that_name_the_author_wrote(
+    catalog: Catalog,
+) -> None:
+    """ "Zhu et al.'s ZSD network": of the papers ZSD is the own name of, Zhu's."""
+
+    def named_papers(words: str) -> set[str]:
+        return {"1803.07113", "1803.06049"} if "ZSD" in words else set()
+
+    question = "Which backbone does Zhu et al.'s ZSD network use?"
+
+    assert authored_paper(question, catalog, named_papers) == "1803.07113"
+    assert authored_paper(question, catalog) is None  # the title does not print ZSD
+    # A name none of the author's papers owns names nothing.
+    assert authored_paper("What does Hinton's ZSD paper use?", catalog, named_papers) is None
