@@ -158,16 +158,22 @@ def _in_order(letters: list[str], text: str) -> bool:
     return True
 
 
+_QUOTES = "\"'\u2018\u2019\u201c\u201d"
+
+
 def long_form_before(sentence: str, acronym: str, flags: int = 0) -> str:
     """The long form printed just before "(acronym)", as in "Zero Redundancy Optimizer
     (ZeRO)", or ""."""
     for match in re.finditer(rf"\(\s*{re.escape(acronym)}\s*[),;]", sentence, flags):
         before = sentence[: match.start()].rstrip()
-        tokens = re.findall(r"[^\s(),;:]+", before)
+        # A long form set in quotes is read without them: "the \u2018Semantic Alignment
+        # Network\u2019 (SAN)".
+        quoted = (t.strip(_QUOTES) for t in re.findall(r"[^\s(),;:]+", before))
+        tokens = [t for t in quoted if t]
         for count in range(1, min(len(tokens), len(acronym) + 2) + 1):
             phrase = " ".join(tokens[-count:])
             if _initials_match(acronym, phrase):
-                return phrase.strip("\"'\u201c\u201d")
+                return phrase
     return ""
 
 

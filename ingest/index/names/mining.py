@@ -141,12 +141,17 @@ def _valid_pair(short: str, long: str) -> str | None:
         start = _digit_words_start(short, tail)
     if start is None:
         return None
-    found = _spelled_by_initials(short, tail, tail[start:].strip(" ,;:-"))
+    found = _spelled_by_initials(short, tail, tail[start:].strip(_AROUND_A_LONG_FORM))
     if len(found) <= len(short) or len(found) > _MAX_LONG_CHARS or not found[0].isalnum():
         return None
     if capitalised and not _initials_spell(short, found):
         return None
     return found
+
+
+# Punctuation a long form may stand between, which is not the long form's: "the 'Semantic
+# Alignment Network' (SAN)".
+_AROUND_A_LONG_FORM = " ,;:-\"'\u2018\u2019\u201c\u201d"
 
 
 def _spelled_by_initials(short: str, tail: str, found: str) -> str:
@@ -159,7 +164,11 @@ def _spelled_by_initials(short: str, tail: str, found: str) -> str:
         return found
     words = re.findall(r"[^\s\-\u2010-\u2014]+[\s\-\u2010-\u2014]*", tail)
     run = "".join(words[-len(letters) :]) if len(words) >= len(letters) else ""
-    return run.strip(" ,;:-") if len(run) > len(found) and _initials(run) == letters else found
+    return (
+        run.strip(_AROUND_A_LONG_FORM)
+        if len(run) > len(found) and _initials(run) == letters
+        else found
+    )
 
 
 def _initials(text: str) -> str:

@@ -84,6 +84,18 @@ def test_a_long_form_whose_initials_spell_the_acronym_is_read_whole() -> None:
     ]
 
 
+def test_quotes_around_a_long_form_are_not_the_long_forms() -> None:
+    single = definitions_in(
+        "The first part is the \u2018Sparse Routing Layer\u2019 (SRL), a layer.", "x"
+    )
+    double = definitions_in('We name it the "Sparse Routing Layer" (SRL).', "x")
+
+    assert [(d.name, d.long_form) for d in [*single, *double]] == [
+        ("SRL", "Sparse Routing Layer"),
+        ("SRL", "Sparse Routing Layer"),
+    ]
+
+
 def test_a_long_form_must_hold_the_acronyms_letters_in_order() -> None:
     assert _pairs("a generative adversarial network (GAN)") == [
         ("GAN", "generative adversarial network")

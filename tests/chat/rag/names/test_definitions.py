@@ -178,6 +178,11 @@ def test_words_of_a_term_printed_joined_define_it() -> None:
         ("We release the Semantic Scholar Open Research Corpus (S2ORC).", "S2ORC",
          "Semantic Scholar Open Research Corpus"),
         ("Data sit in an Amazon Web Services (AWS) bucket.", "AWS", "Amazon Web Services"),
+        # A long form set in quotes, single or double.
+        ("The first part is the \u2018Sparse Routing Layer\u2019 (SRL), a layer.", "SRL",
+         "Sparse Routing Layer"),
+        ('The first part is the "Sparse Routing Layer" (SRL), a layer.', "SRL",
+         "Sparse Routing Layer"),
     ],
 )  # fmt: skip
 def test_long_forms_apposed_or_counted_are_read(sentence: str, term: str, long_form: str) -> None:
