@@ -12,12 +12,31 @@ import pytest
 import chat.rag.names.recognition
 from chat.rag.names.config import NamesConfig
 from chat.rag.names.kept import KeptPapers
-from chat.rag.names.matches import NameMatch, match_of
+from chat.rag.names.matches import NameMatch, Recognised, match_of
 from chat.rag.names.recognition import NameRecogniser
 from ingest.index.catalog import Catalog
 from ingest.index.lexical.analysis import terms
 from ingest.index.name_catalog import NameCatalog, NameRow
 from ingest.index.records import Chunk, Paper
+
+
+def _one_dpr(tmp_path: Path) -> tuple[Catalog, NameCatalog]:
+    catalog = Catalog(tmp_path / "catalog.sqlite")
+    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
+    names = NameCatalog(catalog)
+    names.backfill()
+    return catalog, names
+
+
+def _asked_before_and_after_a_namesake(
+    catalog: Catalog, names: NameCatalog
+) -> tuple[Recognised, Recognised, Recognised]:
+    """DPR recognised twice, then once more after a second paper defines it."""
+    recogniser = NameRecogniser(names)
+    first = recogniser.recognise("What is DPR?")
+    second = recogniser.recognise("Who wrote DPR?")
+    _stored(catalog, "2507.23404", "2025-07", "We present Dual Prompt Routing (DPR).")
+    return first, second, recogniser.recognise("How does DPR rank passages?")
 
 
 def _stored(catalog: Catalog, paper_id: str, published: str, text: str) -> None:
@@ -32,10 +51,7 @@ def _stored(catalog: Catalog, paper_id: str, published: str, text: str) -> None:
 def test_a_questions_names_are_read_again_once_a_paper_introducing_one_arrives(
     tmp_path: Path,
 ) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
-    names = NameCatalog(catalog)
-    names.backfill()
+    catalog, names = _one_dpr(tmp_path)
     recogniser = NameRecogniser(names)
     first = recogniser.recognise("What is DPR?")
 
@@ -83,10 +99,7 @@ def test_the_catalog_gives_the_dates_of_the_papers_it_holds(tmp_path: Path) -> N
 def test_a_names_match_is_made_once_for_the_rows_the_catalog_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
-    names = NameCatalog(catalog)
-    names.backfill()
+    catalog, names = _one_dpr(tmp_path)
     made: list[str] = []
 
     def counting(name: str, asked: str, rows: Sequence[NameRow], config: NamesConfig) -> NameMatch:
@@ -94,11 +107,7 @@ def test_a_names_match_is_made_once_for_the_rows_the_catalog_gives(
         return match_of(name, asked, rows, config)
 
     monkeypatch.setattr(chat.rag.names.recognition, "match_of", counting)
-    recogniser = NameRecogniser(names)
-    first = recogniser.recognise("What is DPR?")
-    second = recogniser.recognise("Who wrote DPR?")
-    _stored(catalog, "2507.23404", "2025-07", "We present Dual Prompt Routing (DPR).")
-    after = recogniser.recognise("How does DPR rank passages?")
+    first, second, after = _asked_before_and_after_a_namesake(catalog, names)
 
     assert made == ["DPR", "DPR"]
     assert first.matches == second.matches
@@ -108,10 +117,7 @@ def test_a_names_match_is_made_once_for_the_rows_the_catalog_gives(
 def test_the_number_of_papers_is_counted_once_while_the_catalog_stays_as_it_is(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    catalog = Catalog(tmp_path / "catalog.sqlite")
-    _stored(catalog, "2004.04906", "2020-04", "We present the Dense Passage Retriever (DPR).")
-    names = NameCatalog(catalog)
-    names.backfill()
+    catalog, names = _one_dpr(tmp_path)
     counted: list[int] = []
     count = names.paper_count
 
@@ -120,11 +126,7 @@ def test_the_number_of_papers_is_counted_once_while_the_catalog_stays_as_it_is(
         return counted[-1]
 
     monkeypatch.setattr(names, "paper_count", counting)
-    recogniser = NameRecogniser(names)
-    first = recogniser.recognise("What is DPR?")
-    second = recogniser.recognise("Who wrote DPR?")
-    _stored(catalog, "2507.23404", "2025-07", "We present Dual Prompt Routing (DPR).")
-    after = recogniser.recognise("How does DPR rank passages?")
+    first, second, after = _asked_before_and_after_a_namesake(catalog, names)
 
     assert counted == [1, 2]
     assert (first.papers_in_index, second.papers_in_index, after.papers_in_index) == (1, 1, 2)
