@@ -22,12 +22,12 @@ OPENING = "No paper of the library presents "
 class Unowned:
     name: str  # as the papers print it
     definers: int  # the papers defining it
-    long_form: str  # the commonest, "" when none
+    long_form: str  # the commonest (papers may mean other things by it), "" when none
     earliest: str  # the earliest paper defining it
 
     def statement(self) -> str:
         """What the library says of the name, in one sentence."""
-        meaning = f" as \u201c{self.long_form}\u201d" if self.long_form else ""
+        meaning = f" (most often as \u201c{self.long_form}\u201d)" if self.long_form else ""
         return (
             f"{OPENING}{self.name} as its own: {self.definers} of its papers define it"
             f"{meaning}, none as its own name, so the paper that introduced it is not in the"

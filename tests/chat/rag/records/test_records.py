@@ -271,8 +271,8 @@ def test_a_name_no_paper_presents_as_its_own_is_answered_as_missing(tmp_path: Pa
 
     assert asked.paper_ids == ("2502.00002",)  # the earliest with a date
     assert answer.startswith(
-        "No paper of the library presents LoRA as its own: 3 of its papers define it as "
-        "\u201cLow-Rank Adaptation\u201d, none as its own name"
+        "No paper of the library presents LoRA as its own: 3 of its papers define it (most "
+        "often as \u201cLow-Rank Adaptation\u201d), none as its own name"
     )
     assert answer.rstrip().endswith(
         "The earliest here: Detector 2502.00002 (arXiv:2502.00002) is by Author 2502.00002, "
