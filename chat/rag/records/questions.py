@@ -61,6 +61,14 @@ _GRAPH = (
      rf"|have cited|build on|builds on|built on) (?P<paper>.+?){_END}"),
     (CITED_BY, rf"\b(?:citations (?:of|to)|papers citing) (?P<paper>.+?){_END}"),
 )  # fmt: skip
+# "Which detectors ...", "What datasets ...": the noun a which/what question asks for.
+_ASKED_NOUN = re.compile(r"\s*(?:which|what)\s+(?:other\s+)?(?P<noun>[a-z]+)\b", re.IGNORECASE)
+# Nouns of a question that asks for papers (or asks nothing of a noun: "What does ...").
+_CITED_THINGS = frozenset((
+    "papers", "paper", "works", "work", "articles", "article", "publications", "studies",
+    "references", "reference", "prior", "previous", "earlier", "related",
+    "does", "did", "do", "is", "are", "was", "were", "has", "have",
+))  # fmt: skip
 _ID_RE = re.compile(rf"(?:arxiv:\s*|\b)(?P<full>{ARXIV_ID_RE.pattern})\b", re.IGNORECASE)
 _QUOTED = re.compile('["\u201c\'\u2018](?P<title>[^"\u201d\u2019]{8,}?)["\u201d\u2019]')
 _MIN_TITLE = KEY_CHARS  # a shorter title written in a question is too likely a phrase
@@ -108,7 +116,11 @@ def asked_field(question: str) -> str | None:
 
 
 def graph_match(question: str) -> tuple[str, str] | None:
-    """A citation graph question's field and the words naming its paper, else None."""
+    """A citation graph question's field and the words naming its paper, else None. "Which
+    detectors does ZS-YOLO build on?" asks for detectors, which the paper's text names: a
+    question for things other than papers is about the content."""
+    if (asked := _ASKED_NOUN.match(question)) and asked["noun"].lower() not in _CITED_THINGS:
+        return None
     for field, pattern in _GRAPH:
         match = re.search(pattern, question, re.IGNORECASE)
         if match:

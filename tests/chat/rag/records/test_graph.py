@@ -32,6 +32,10 @@ CITED_BY_FID = ("What papers does FiD cite?", "What does Fusion-in-Decoder build
         ("What papers does FiD cite?", CITES),
         ("What does RETRO retrieve?", None),
         ("Which venue was 1907.00326 accepted to?", "venue"),
+        ("Which prior works does RETRO build on?", CITES),
+        # Things other than papers are the content's: the text names them.
+        ("Which detectors does the zero-shot detection paper build on?", None),
+        ("What datasets do DPR and FiD build on?", None),
     ],
 )
 def test_graph_questions_are_told_from_other_questions(question: str, field: str | None) -> None:
