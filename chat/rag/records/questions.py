@@ -160,7 +160,7 @@ def read_question(
     headed = _title_starting(question, catalog) or _by_title_name(question, catalog)
     if headed:
         return RecordQuestion(field, (headed,))
-    if field in (AUTHORS, DATE) and (unowned := unowned_name(names, catalog)) is not None:
+    if field in (AUTHORS, DATE) and (unowned := unowned_name(question, names, catalog)) is not None:
         return RecordQuestion(field, (unowned.earliest,), unowned=unowned)
     scoped = [i for i in scope[:_MAX_SCOPED] if catalog.get_paper(i) is not None]
     return RecordQuestion(field, tuple(scoped)) if scoped else None

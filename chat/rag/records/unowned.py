@@ -5,6 +5,7 @@ names the earliest paper of the library defining it, instead of one that merely 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,6 +15,17 @@ if TYPE_CHECKING:
     from chat.rag.names.matches import Recognised
     from ingest.index.catalog import Catalog
 
+# The name right after the question's asking words, perhaps as "the paper that introduced"
+# it or "the <name> paper", and nothing after it but words of publishing.
+_ASKING_FOR_PAPER = (
+    r"\b(?:who\s+(?:wrote|authored|are\s+the\s+authors\s+of|were\s+the\s+authors\s+of)"
+    r"|authors?\s+of|when\s+(?:was|were|did))\s+(?:the\s+)?"
+    r"(?:(?:first\s+)?(?:paper|work|article)s?\s+(?:that|which|to)\s+"
+    r"(?:first\s+)?(?:introduced?|proposed?|presented?|defined?)\s+(?:the\s+)?)?"
+    r"{name}(?:\s+(?:paper|model|method|algorithm|architecture|framework)s?)?"
+    r"(?:\s+(?:first\s+)?(?:published|introduced|proposed|released|submitted|written"
+    r"|come\s+out|appear))?\s*[?.!]*$"
+)
 # The opening of the record text of such a name (`chat/rag/records/answers.py` quotes it whole).
 OPENING = "No paper of the library presents "
 
@@ -35,14 +47,28 @@ class Unowned:
         )
 
 
-def unowned_name(names: Recognised, catalog: Catalog) -> Unowned | None:
-    """The first name of the question that two or more papers define and none presents as
-    its own, with the earliest of those papers; None when every name has its paper."""
+def unowned_name(question: str, names: Recognised, catalog: Catalog) -> Unowned | None:
+    """The first name the question asks for the paper of (`_asks_for_paper_of`) that two or
+    more papers define and none presents as its own, with the earliest of those papers;
+    None when every such name has its paper."""
     for name in names.matches:
         if name.own_papers or len(name.definers) < 2 or not name.marked:
+            continue
+        if not _asks_for_paper_of(question, {name.asked, name.written, name.name}):
             continue
         count, earliest = NameCatalog(catalog).definers_of(name.name)
         if earliest is not None:
             long_form = name.long_forms[0] if name.long_forms else ""
             return Unowned(name.name, count, long_form, earliest)
     return None
+
+
+def _asks_for_paper_of(question: str, forms: set[str]) -> bool:
+    """Whether the question asks who wrote or when came out the name's own paper ("Who wrote
+    the paper that introduced LoRA?", "When was RLHF published?", "the authors of PPO"),
+    not another paper about it ("Who wrote a survey of large language models?")."""
+    for form in (f for f in forms if f):
+        pattern = _ASKING_FOR_PAPER.format(name=re.escape(form))
+        if re.search(pattern, question.strip(), re.IGNORECASE):
+            return True
+    return False

@@ -278,3 +278,10 @@ def test_a_name_no_paper_presents_as_its_own_is_answered_as_missing(tmp_path: Pa
         "The earliest here: Detector 2502.00002 (arXiv:2502.00002) is by Author 2502.00002, "
         "first submitted in February 2025. [arXiv:2502.00002]"
     )
+    # Another paper about the name is not the name's own paper.
+    survey = "Who wrote a survey of LoRA methods?"
+    assert read_question(survey, catalog, NameRecogniser(names).recognise(survey)) is None
+    dated = "When was the LoRA paper first published?"
+    found = read_question(dated, catalog, NameRecogniser(names).recognise(dated))
+    assert found is not None
+    assert found.unowned is not None
