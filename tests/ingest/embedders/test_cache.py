@@ -127,7 +127,10 @@ def test_ingest_pdfs_takes_the_vectors_of_the_cache_its_option_names(
     stored = ChunkStore(open_chroma(data / "chroma"), None).vectors([r[0] for r in rows])
     found, cached = VectorCache.load(SHARED_CACHE).find([r[1] for r in rows])
     assert len(rows) > 20
-    assert len(found) == len(rows)
+    # The shared vectors were made from an earlier chunking: a chunk the chunker now cuts
+    # elsewhere (after "et al." no more) is embedded anew, every other one comes from them.
+    assert len(found) >= 0.9 * len(rows)
+    assert set(stored) == {r[0] for r in rows}
     differences = [np.abs(stored[rows[i][0]] - cached[n]).max() for n, i in enumerate(found)]
     assert max(differences) < 1e-6
 
