@@ -149,6 +149,9 @@ def _valid_pair(short: str, long: str) -> str | None:
     return found
 
 
+# What separates a long form's words, whose first letters its short form takes: spaces and
+# hyphens or dashes ("Fusion-in-Decoder").
+_WORD_BREAK = r"[\s\-\u2010-\u2014]+"
 # Punctuation a long form may stand between, which is not the long form's: "the 'Semantic
 # Alignment Network' (SAN)".
 _AROUND_A_LONG_FORM = " ,;:-\"'\u2018\u2019\u201c\u201d"
@@ -162,7 +165,7 @@ def _spelled_by_initials(short: str, tail: str, found: str) -> str:
     letters = short.lower()
     if not letters.isalpha() or _initials(found) == letters:
         return found
-    words = re.findall(r"[^\s\-\u2010-\u2014]+[\s\-\u2010-\u2014]*", tail)
+    words = re.findall(rf"(?:(?!{_WORD_BREAK}).)+(?:{_WORD_BREAK})?", tail)
     run = "".join(words[-len(letters) :]) if len(words) >= len(letters) else ""
     return (
         run.strip(_AROUND_A_LONG_FORM)
@@ -173,7 +176,7 @@ def _spelled_by_initials(short: str, tail: str, found: str) -> str:
 
 def _initials(text: str) -> str:
     """The first letters of `text`'s words (at spaces and hyphens), lower case."""
-    return "".join(w[0].lower() for w in re.split(r"[\s\-\u2010-\u2014]+", text) if w)
+    return "".join(w[0].lower() for w in re.split(_WORD_BREAK, text) if w)
 
 
 def _is_capitalised(token: str) -> bool:
@@ -187,7 +190,7 @@ def _initials_spell(short: str, long: str) -> bool:
     next letter in order, the first word its first letter: "Retrieval-Enhanced
     Transformer" spells "Retro" (R, e, t). A capitalised word is a short form only so
     ("the capital of France (Paris)" is none)."""
-    words = [w for w in re.split(r"[\s\-\u2010-\u2014]+", long) if w]
+    words = [w for w in re.split(_WORD_BREAK, long) if w]
     letters = short.lower()
     if len(words) < 2 or words[0][0].lower() != letters[0]:
         return False
