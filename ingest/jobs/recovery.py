@@ -45,7 +45,18 @@ class JobIndexer(Indexer):
         self, works: Sequence[UnitWork], vectors: np.ndarray, guard: CommitGuard | None = None
     ) -> int:
         self._note(w.unit for w in works)
-        return super().write(works, vectors, guard=guard or self.guard)
+        try:
+            return super().write(works, vectors, guard=guard or self.guard)
+        except Exception as e:
+            # Said here, by the thread that wrote: the job's task may have been ended
+            # meanwhile (a worker that woke up past its lease), and its end logs no reason.
+            _log.warning(
+                "job %s: its write of %d units was not committed: %s",
+                self.job_id,
+                len(works),
+                str(e).strip() or type(e).__name__,
+            )
+            raise
 
     def recover(self) -> int:
         """Put right this job's units that an earlier run of it left half written; returns
