@@ -17,9 +17,11 @@ the service's answerer, extractive when no model is configured, a follow-up afte
 answer to its first turn). An answer is right when it states the fact (every group of
 `answer_terms` has one of its strings in the text) and cites every gold paper; a
 citation-graph answer is right when it names or cites at least half of the gold papers
-(its recall). Also counted: the papers an answer cites that are not gold ("other
-cited", per answer; a citation-graph answer citing the paper asked about, `about`, is not
-counted for it) and the answers that declined.
+(its recall). Also counted: the answers that state the fact in their opening, the text
+through their first citation (`leads`: the fact asked, first, rather than somewhere in
+the answer), the papers an answer cites that are not gold ("other cited", per answer; a
+citation-graph answer citing the paper asked about, `about`, is not counted for it) and
+the answers that declined.
 
 Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
 `--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
@@ -41,6 +43,7 @@ from typing import Any
 from bench import results
 from bench.dev_index import data_dir_option, index_at
 from bench.quality.facts import Reply, answer_all, cited_id, has_fact, read_questions
+from chat.rag.citations.guard import CITATION_PATTERN
 
 QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "library.jsonl"
 KINDS = (
@@ -56,7 +59,8 @@ GOALS: dict[str, float | None] = {
 OTHER_CITED_GOAL = 0.3  # papers cited per answer that are not gold, at most
 # A citation-graph answer is right when it names this share of the gold papers.
 GRAPH_RECALL = 0.5
-COLUMNS = ("questions", "right", "fact", "gold recall", "other cited", "refused")
+COLUMNS = ("questions", "right", "fact", "leads", "gold recall", "other cited", "refused")
+_CITATION = re.compile(CITATION_PATTERN)
 
 
 def gold_of(row: Mapping[str, Any]) -> tuple[str, ...]:
@@ -77,6 +81,13 @@ def named(reply: Reply, papers: Iterable[str], titles: Mapping[str, str]) -> set
     return found
 
 
+def opening(text: str) -> str:
+    """What an answer says first: its text through its first citation (its first cited
+    claim and whatever framed it), all of it when it cites nothing."""
+    first = _CITATION.search(text)
+    return text if first is None else text[: first.end()]
+
+
 def score(reply: Reply, row: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, float]:
     """One answer's figures. `titles` maps the gold papers to their titles."""
     gold = set(gold_of(row))
@@ -89,6 +100,7 @@ def score(reply: Reply, row: Mapping[str, Any], titles: Mapping[str, str]) -> di
     return {
         "right": float(right),
         "fact": float(fact),
+        "leads": float(fact and has_fact(opening(reply.text), row["answer_terms"])),
         "gold recall": recall,
         "other cited": float(len(cited - gold - asked)),
         "refused": float(reply.refused),

@@ -253,3 +253,20 @@ def test_a_citation_graph_answer_naming_too_few_papers_is_wrong() -> None:
 
     assert figures["gold recall"] == pytest.approx(1 / 3)
     assert figures["right"] == 0.0
+
+
+FACT = {
+    "qid": "l001", "kind": "fact", "question": "How many layers does BERT-large have?",
+    "history": [], "gold_id": "1810.04805", "answer_terms": [["24"]],
+}  # fmt: skip
+
+
+def test_an_answer_leads_with_the_fact_only_when_its_first_cited_claim_states_it() -> None:
+    first = "BERT-LARGE has L=24 layers [arXiv:1810.04805]. It is bidirectional [arXiv:1810.04805]."
+    later = "BERT is bidirectional [arXiv:1810.04805]. BERT-LARGE has L=24 [arXiv:1810.04805]."
+
+    leading = score(reply(first, "1810.04805"), FACT, {})
+    trailing = score(reply(later, "1810.04805"), FACT, {})
+
+    assert (leading["right"], leading["leads"]) == (1.0, 1.0)
+    assert (trailing["right"], trailing["leads"]) == (1.0, 0.0)
