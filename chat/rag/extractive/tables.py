@@ -39,6 +39,12 @@ _TIED = 4  # cells quoted at most when several answer as well
 _ABRIDGED = 3  # the shortest header word read as a question word cut short ("Acc")
 # "(large)", "(Lewis et al., 2020)" after a row's label.
 _ASIDE = re.compile(r"\s*\([^()]*\)")
+_DURATION = re.compile(
+    r"[\d.,]+\s*(?:s|sec|seconds?|min|minutes?|h|hrs?|hours?|d|days?|weeks?|months?)$",
+    re.IGNORECASE,
+)
+# A size a row label prints apart ("3 B", "169 M"), read as the question writes it ("3B").
+_SPACED_SIZE = re.compile(r"(\d)\s+([KMBTkmbt])\b")
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,8 @@ def _cells(line: str) -> list[str]:
 
 
 def _is_number(cell: str) -> bool:
-    return _NUMBER_CELL.match(cell) is not None
+    """Whether a cell is a value: a number ("78.4", "632M") or a duration ("12 hours")."""
+    return _NUMBER_CELL.match(cell) is not None or _DURATION.match(cell) is not None
 
 
 def table_cells(text: str) -> list[Cell]:
@@ -114,9 +121,28 @@ def best_cells(
     if not best:
         return None
     source = best[0][0]
-    text = "; ".join(cell.quoted() for _, cell in best[:_TIED])
-    held = tuple(t for _, c in best[:_TIED] for t in terms(f"{c.label} {c.column}"))
+    cells = [cell for _, cell in best[:_TIED]]
+    cells += _also_asked(query, cells, table_cells(source.text))
+    text = "; ".join(cell.quoted() for cell in cells)
+    held = tuple(t for c in cells for t in terms(f"{c.label} {c.column}"))
     return Sentence(text, source, rank, 0, held, False, "", True)
+
+
+def _also_asked(query: QuestionTerms, chosen: Sequence[Cell], cells: Sequence[Cell]) -> list[Cell]:
+    """The cells of the first chosen cell's row under columns naming something else the
+    question asks ("how many layers and what model dimension": "Layers" beside "Model
+    Dimension"), in the table's order."""
+    covered = {t for c in chosen for t in _abridged_in(query.content, set(terms(c.column)))}
+    row = chosen[0].label
+    also: list[Cell] = []
+    for cell in cells:
+        if cell.label != row or cell in chosen:
+            continue
+        new = _abridged_in(query.content, set(terms(cell.column))) - covered
+        if new:
+            also.append(cell)
+            covered |= new
+    return also
 
 
 def entity_row(answer: AnswerType, sources: Sequence[Source], rank: int = 0) -> Sentence | None:
@@ -163,7 +189,11 @@ def _match(cell: Cell, query: QuestionTerms, answer: AnswerType, forms: Sequence
         return 0  # a row of another model than the one asked about
     in_label = len(query.content & label) + 2 * named
     in_column = len(_abridged_in(query.content, column)) + 2 * answer.mentions(cell.column)
-    return in_label + in_column if in_label and in_column else 0
+    if not (in_label and in_column):
+        return 0
+    # "How long did it train?": "Training Time · 12 hours" over "Training Steps · 1M".
+    lasting = "long" in query.weights and _DURATION.match(cell.value) is not None
+    return in_label + in_column + lasting
 
 
 def _abridged_in(wanted: frozenset[str], header: set[str]) -> set[str]:
@@ -174,6 +204,19 @@ def _abridged_in(wanted: frozenset[str], header: set[str]) -> set[str]:
         for t in wanted
         if t in header or any(len(h) >= _ABRIDGED and t.startswith(h) for h in header)
     }
+
+
+def labels_holding(wanted: frozenset[str], text: str) -> tuple[int, int]:
+    """How many of the terms `wanted` a table's column headers hold, and how many its row
+    labels (each row's first cell; "3 B" read as "3B") hold: a table answers a question
+    for a value when both hold some ("Layers | Model Dimension" over "3 B | 32 | 2560" for
+    the layers and dimension of a 3B model)."""
+    header: set[str] = set()
+    labels: set[str] = set()
+    for _, line, above in read_rows(text):
+        header.update(terms(above))
+        labels.update(terms(_SPACED_SIZE.sub(r"\1\2", _cells(line)[0])))
+    return len(_abridged_in(wanted, header)), len(wanted & labels)
 
 
 def table_rows(source: Source, rank: int) -> list[Sentence]:

@@ -20,7 +20,8 @@ counts what is asked (`count_beside`); and the opening passage that
 introduces a plain capitalised name ("the Transformer") no catalog name
 matched, when the paper ranked first has one. A symbol defined only in an
 algorithm box and asked for by its description's words gets the passage that
-gives its value (`values_beside_notation`).
+gives its value (`values_beside_notation`); one for a value of the one paper searched,
+the table whose headers and row labels hold its words (`table_asked`).
 """
 
 from __future__ import annotations
@@ -33,13 +34,14 @@ from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, answer_ki
 from chat.rag.extractive.notation import asked_symbols
 from chat.rag.extractive.scoring import counts
 from chat.rag.extractive.sentences import split_sentences
+from chat.rag.extractive.tables import labels_holding
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
 from ingest.index.filters import Filters
 from ingest.index.lexical.analysis import terms
 from ingest.index.names.mining import fold
-from ingest.index.records import chunk_place
+from ingest.index.records import Paper, chunk_place
 
 # Introducing papers looked through: a name a handful of papers introduce is contested.
 _MOST_INTRODUCERS = 3
@@ -348,6 +350,37 @@ def tables_beside_captions(
             held.add(table)
             found.append(replace(candidate, chunk_id=table))
     return found
+
+
+def table_asked(
+    question: str, chosen: Sequence[Candidate], paper: Paper, figures: Figures, texts: ChunkTexts
+) -> list[Candidate]:
+    """`chosen` with, second, the table of `paper` whose headers and row labels hold most of
+    the question's words (`labels_holding`, then its caption's), for a value: "how many
+    layers ... its 3B model" is the row "3 B | 32 | 2560" under "Layers | Model Dimension",
+    too far from the question's words for the search. Its title's words are not sought: a
+    row naming the paper itself ("PaLM 540B") tells no table apart."""
+    answer = AnswerType.parse(question)
+    if not chosen or answer.kind not in (NUMBER, SCORE):
+        return list(chosen)
+    wanted = frozenset(t for t in terms(question) if not t.isdigit()) - set(terms(paper.title))
+    read = figures(paper.id)
+    captions = {_table_of(f.chunk_id, read): f.chunk_id for f in read if f.kind == "caption"}
+    tables = [f.chunk_id for f in read if f.kind == "table"]
+    found = texts([*tables, *(c for t, c in captions.items() if t)])
+    best, most = "", 0
+    for chunk in tables:
+        header, labels = labels_holding(wanted, found.get(chunk, ""))
+        # The caption tells tables of like rows and columns apart ("nDCG@10"); a setting
+        # asked ("what mini-batch size") must be a column's.
+        told = len(wanted.intersection(terms(found.get(captions.get(chunk, ""), ""))))
+        setting = not answer.setting or labels_holding(answer.setting, found.get(chunk, ""))[0]
+        if header and labels and setting and header + labels + told > most:
+            best, most = chunk, header + labels + told
+    if not best or best in {c.chunk_id for c in chosen[:2]}:
+        return list(chosen)
+    rest = [c for c in chosen if c.chunk_id != best]
+    return [rest[0], Candidate(best, paper.id, rest[0].score), *rest[1:]]
 
 
 def _table_of(caption_id: str, figures: Sequence[Figure]) -> str | None:

@@ -32,6 +32,7 @@ from chat.rag.retrieval.leading import (
     definition_first,
     definition_in_scope,
     summary_beside,
+    table_asked,
     tables_beside_captions,
     values_beside_notation,
 )
@@ -194,6 +195,7 @@ class Retriever(Searches):
         chosen = tables_beside_captions(question, chosen, self.figures)
         chosen = values_beside_notation(question, chosen, self._texts, passages)
         chosen = values_stated(question, chosen, names, filters, passages)
+        chosen = self._table_asked(question, chosen, filters)
         sources = self.with_records(
             question, names, self.sources_for(chosen), filters.searched_papers, chosen_scope
         )
@@ -214,6 +216,17 @@ class Retriever(Searches):
             scholarly,
             tuple(degraded),
         )
+
+    def _table_asked(
+        self, question: str, chosen: Sequence[Candidate], filters: Filters
+    ) -> list[Candidate]:
+        """`leading.table_asked` for the one paper searched, if any."""
+        if len(filters.searched_papers) != 1:
+            return list(chosen)
+        found = self.catalog.get_paper(filters.searched_papers[0])
+        if found is None:
+            return list(chosen)
+        return table_asked(question, chosen, found, self.figures, self._texts)
 
     def _texts(self, chunk_ids: Sequence[str]) -> dict[str, str]:
         """The text of each chunk named (`leading.ChunkTexts`)."""

@@ -7,7 +7,7 @@ import pytest
 
 from chat.rag.extractive.answer_type import AnswerType
 from chat.rag.extractive.answerer import compose, quoted_text
-from chat.rag.extractive.tables import entity_row, read_rows
+from chat.rag.extractive.tables import entity_row, labels_holding, read_rows
 from chat.rag.sources import Source
 from tests.chat.rag.extractive.conftest import source
 from tests.support.worlds.sources import make_source
@@ -194,3 +194,49 @@ def test_a_row_of_the_entity_asked_about_is_quoted_with_its_header() -> None:
         "Table 1 (Model | NQ EM | TriviaQA EM | TriviaQA EM): "
         "Fusion-in-Decoder (large) | 51.4 | 67.6 | 80.1"
     )
+
+
+_RWKV_TABLE = (
+    "Name | Layers | Model Dimension | Parameters\n"
+    "169 M | 12 | 768 | 1.693 \u00d7 10^8\n"
+    "3 B | 32 | 2560 | 2.985 \u00d7 10^9\n"
+    "7 B | 32 | 4096 | 7.393 \u00d7 10^9"
+)
+_AGENTS_TABLE = (
+    "Agent | Median | Env. Frames | Training Time | Training Steps\n"
+    "R2D2 | 1920.6% | 37.5B | 5 days | 2.16M\n"
+    "MuZero | 2041.1% | 20.0B | 12 hours | 1M"
+)
+
+
+def _table(paper: str, text: str) -> list[Source]:
+    prose = source(1, paper, "We train every model of the family on the same data.")
+    return [prose, make_source(2, paper, text, kind="table", section="Table 2", page=14)]
+
+
+def test_a_question_for_two_columns_of_a_row_gets_both_cells() -> None:
+    answer = compose(
+        "How many layers and what model dimension does the 3B model have?",
+        _table("2305.13048", _RWKV_TABLE),
+    )
+
+    said = "".join(answer.pieces())
+    assert "3 B · Model Dimension · 2560; 3 B · Layers · 32" in said
+
+
+def test_how_long_is_answered_by_the_cell_that_holds_a_duration() -> None:
+    answer = compose(
+        "How long did MuZero train according to the comparison table?",
+        _table("1911.08265", _AGENTS_TABLE),
+    )
+
+    said = "".join(answer.pieces())
+    assert "MuZero · Training Time · 12 hours" in said
+    assert "Training Steps" not in said
+
+
+def test_labels_holding_counts_header_and_row_label_terms_apart() -> None:
+    wanted = frozenset({"layer", "dimens", "3b", "batch"})
+
+    assert labels_holding(wanted, _RWKV_TABLE) == (2, 1)  # "3 B" read as "3B"
+    assert labels_holding(frozenset({"batch"}), _RWKV_TABLE) == (0, 0)
