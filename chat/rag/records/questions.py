@@ -7,7 +7,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from chat.rag.records.titles import KEY_CHARS, titles_of
+from chat.rag.records.titles import (
+    KEY_CHARS,
+    capitalised_head,
+    folded,
+    title_head_paper,
+    titles_of,
+)
 from chat.rag.records.unowned import Unowned, unowned_name
 from ingest.index.names import citations
 from ingest.index.names.citations import key_words
@@ -148,7 +154,11 @@ def read_question(
     titled = _by_title(question, catalog) or _by_title_opening(question, catalog)
     if titled:
         return RecordQuestion(field, (titled,))
+    head, headed = capitalised_head(question, catalog)  # taken after the names it holds
     for name in names.matches:
+        if headed and f" {folded(name.asked)} " not in f" {head} ":
+            # "Who wrote Beyond Summarization, the position paper on AI support ...?"
+            return RecordQuestion(field, (headed,))
         # Of a name's papers, the one the question is scoped to (a reading asked again).
         papers = sorted(name.own_papers, key=lambda p: p not in scope)
         if (
@@ -157,7 +167,7 @@ def read_question(
             and catalog.get_paper(papers[0]) is not None
         ):
             return RecordQuestion(field, (papers[0],), asked_name=name.asked)
-    headed = _title_starting(question, catalog) or _by_title_name(question, catalog)
+    headed = headed or _title_starting(question, catalog) or _by_title_name(question, catalog)
     if headed:
         return RecordQuestion(field, (headed,))
     if field in (AUTHORS, DATE) and (unowned := unowned_name(question, names, catalog)) is not None:
@@ -184,7 +194,7 @@ def side_paper(side: str, catalog: Catalog, names: Recognised) -> str | None:
     """The paper one side of a comparison names: its whole words as a name the question's
     names hold, a paper's title, or a title's part before its colon (the first submitted);
     read as written, then without a leading article or a trailing "paper"."""
-    written = _fold(re.sub(r"(?:'s|\u2019s)\b", "", side))
+    written = folded(re.sub(r"(?:'s|\u2019s)\b", "", side))
     bare = re.sub(r"^(?:the|a|an)\s+|\s+paper$", "", written)
     for reading in dict.fromkeys((written, bare)):
         if reading and (found := _paper_called(reading, catalog, names)):
@@ -217,39 +227,16 @@ def where_paper(
     if not plain:
         return None
     for name in recognise(where).matches:
-        if name.own_papers and _fold(plain) in {_fold(name.asked), _fold(name.name)}:
+        if name.own_papers and folded(plain) in {folded(name.asked), folded(name.name)}:
             return name.own_papers[0]
     return _title_row(catalog, plain)
 
 
 def _paper_called(written: str, catalog: Catalog, names: Recognised) -> str | None:
     for name in names.matches:
-        if name.own_papers and written in {_fold(name.asked), _fold(name.name)}:
+        if name.own_papers and written in {folded(name.asked), folded(name.name)}:
             return name.own_papers[0]
-    return _title_row(catalog, written) or _title_head_paper(written, catalog)
-
-
-def _title_head_paper(head: str, catalog: Catalog) -> str | None:
-    """The first submitted of the papers whose title puts `head` (folded) before its
-    colon: "batch normalization" for "Batch Normalization: Accelerating ..."."""
-    titles = titles_of(catalog)
-    if titles is not None:
-        heads = [(t.published, t.id) for t in titles.with_head(head, _fold)]
-    else:
-        rows = catalog.db.execute(
-            "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
-            (_words_like(head) + "%:%",),
-        ).fetchall()
-        heads = [
-            (r["published"], r["id"]) for r in rows if _fold(r["title"].partition(":")[0]) == head
-        ]
-    return str(min(heads, key=lambda h: (h[0] or "9", h[1]))[1]) if heads else None
-
-
-def _words_like(folded: str) -> str:
-    """A LIKE pattern for `folded`'s words in order, whatever a title prints between them
-    ("paper plain: making" for "paper plain making"), escaped."""
-    return "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in folded.split())
+    return _title_row(catalog, written) or title_head_paper(written, catalog)
 
 
 def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:
@@ -266,8 +253,8 @@ def _papers_by(question: str, catalog: Catalog) -> RecordQuestion | None:
 
 def _by_title(question: str, catalog: Catalog) -> str | None:
     """The paper whose title the question writes, quoted or not (the longest that fits)."""
-    folded = " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
-    return _titled(question, catalog, cased=False, fits=lambda title: _fold(title) in folded)
+    asked = folded(question)
+    return _titled(question, catalog, cased=False, fits=lambda title: folded(title) in asked)
 
 
 def paper_titled(question: str, catalog: Catalog) -> str | None:
@@ -318,10 +305,10 @@ def _by_title_opening(question: str, catalog: Catalog) -> str | None:
     starts = [" ".join(words[i : i + width]) for i in range(len(words) - width + 1)]
     if not starts:
         return None
-    folded = f" {_fold(question)} "
+    padded = f" {folded(question)} "
     best: tuple[int, str, str] | None = None
     for paper_id, title, published in citations.opening_with(catalog.db, starts):
-        opening = _opening_written(title, folded)
+        opening = _opening_written(title, padded)
         if opening and (best is None or (-opening, published or "9") < best[:2]):
             best = (-opening, published or "9", paper_id)
     return best[2] if best else None
@@ -332,8 +319,8 @@ def _opening_written(title: str, folded_question: str) -> int:
     when they make a shortened title: up to its colon (three words at least), or most of
     it, five words at least; else 0."""
     head, colon, _ = title.partition(":")
-    words = _fold(title).split()
-    head_words = len(_fold(head).split()) if colon else 0
+    words = folded(title).split()
+    head_words = len(folded(head).split()) if colon else 0
     held = 0
     for count in range(len(words), 2, -1):
         if f" {' '.join(words[:count])} " in folded_question:
@@ -350,8 +337,8 @@ def _by_title_name(question: str, catalog: Catalog) -> str | None:
     title puts before its colon ("the Batch Normalization paper" is "Batch Normalization:
     Accelerating Deep Network Training ..."); of several such titles, the first submitted."""
     for match in _NAMED_PAPER.finditer(question):
-        name = _fold(match["name"])
-        found = _title_head_paper(name, catalog) if name else None
+        name = folded(match["name"])
+        found = title_head_paper(name, catalog) if name else None
         if found:
             return found
     return None
@@ -362,14 +349,14 @@ def _title_starting(question: str, catalog: Catalog) -> str | None:
     paper by ("Who cites Dense Passage Retrieval?"): three words at least."""
     matched = graph_match(question)
     written = matched[1].lower() if matched else ""
-    words = _fold(written)
+    words = folded(written)
     if len(words.split()) < _MIN_TITLE_WORDS - 1 or len(words) < _MIN_TITLE:
         return None
     escaped = re.sub(r"([\\%_])", r"\\\1", written)
     rows = catalog.db.execute(
         "SELECT id, title FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'", (f"{escaped}%",)
     ).fetchall()
-    ids = [r["id"] for r in rows if f"{_fold(r['title'])} ".startswith(f"{words} ")]
+    ids = [r["id"] for r in rows if f"{folded(r['title'])} ".startswith(f"{words} ")]
     return str(ids[0]) if len(ids) == 1 else None
 
 
@@ -381,7 +368,3 @@ def _title_row(catalog: Catalog, title: str) -> str | None:
         "SELECT id FROM papers WHERE lower(title) = ? LIMIT 1", (title.strip().lower(),)
     ).fetchone()
     return None if row is None else str(row["id"])
-
-
-def _fold(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())

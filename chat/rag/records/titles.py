@@ -9,7 +9,8 @@ ASCII only on SQLite; the first row in the table's order where one is
 taken). It is read again when the catalog's generation moves, that is after
 any write, in any process, but at most every `REREAD_S` seconds: while the
 catalog changes faster, the lookups ask its SQL, so a paper just ingested is
-found at once.
+found at once. Below it, the lookups of what a title puts before its colon
+(`title_head_paper`, `capitalised_head`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 # Titles are found in a text by their first characters: no title shorter is looked for.
 KEY_CHARS = 12
+# Capitalised words in a row, as a title is written ("Beyond Summarization").
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)+")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
 
@@ -137,3 +140,45 @@ def titles_of(catalog: Catalog) -> Titles | None:
         titles = Titles(read, lower)
         _cache[catalog] = (generation, time.monotonic(), titles)
         return titles
+
+
+def folded(text: str) -> str:
+    """`text` lowered, its punctuation read as spaces, its spaces single."""
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def title_head_paper(head: str, catalog: Catalog) -> str | None:
+    """The first submitted of the papers whose title puts `head` (folded) before its
+    colon: "batch normalization" for "Batch Normalization: Accelerating ..."."""
+    titles = titles_of(catalog)
+    if titles is not None:
+        heads = [(t.published, t.id) for t in titles.with_head(head, folded)]
+    else:
+        rows = catalog.db.execute(
+            "SELECT id, title, published FROM papers WHERE lower(title) LIKE ? ESCAPE '\\'",
+            (_words_like(head) + "%:%",),
+        ).fetchall()
+        heads = [
+            (r["published"], r["id"]) for r in rows if folded(r["title"].partition(":")[0]) == head
+        ]
+    return str(min(heads, key=lambda h: (h[0] or "9", h[1]))[1]) if heads else None
+
+
+def capitalised_head(question: str, catalog: Catalog) -> tuple[str, str | None]:
+    """The part before a title's colon that the question writes capitalised, two words
+    or more ("Beyond Summarization" for "Beyond Summarization: Designing AI Support
+    ..."), folded, with its first submitted paper; ("", None) when it writes none."""
+    for match in _CAPITALISED_RUN.finditer(question):
+        words = match[0].split()
+        for size in range(len(words), 1, -1):  # the longest first
+            for start in range(len(words) - size + 1):
+                head = folded(" ".join(words[start : start + size]))
+                if found := title_head_paper(head, catalog):
+                    return head, found
+    return "", None
+
+
+def _words_like(folded: str) -> str:
+    """A LIKE pattern for `folded`'s words in order, whatever a title prints between them
+    ("paper plain: making" for "paper plain making"), escaped."""
+    return "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in folded.split())

@@ -197,6 +197,28 @@ def test_a_leading_clause_names_a_paper_by_its_name_or_whole_title(
     assert found == paper
 
 
+@pytest.mark.parametrize(
+    ("question", "paper"),
+    [
+        # What a title puts before its colon, capitalised, over a name written after it.
+        ("Who wrote Batch Normalization, the rival of Adam for deep nets?", "1502.03167"),
+        ("When was Paper Plain, which compares to Adam, submitted?", "2203.00130"),
+        # Without a name in the question too.
+        ("Who wrote Batch Normalization, the position paper?", "1502.03167"),
+        # The name alone, or a name the capitalised words hold, is the name's paper.
+        ("Who wrote Adam?", "1412.6980"),
+        ("Who wrote Adam Optimizer Notes?", "1412.6980"),
+    ],
+)
+def test_a_title_head_written_capitalised_names_the_paper_over_a_name_outside_it(
+    shortened_catalog: Catalog, question: str, paper: str
+) -> None:
+    asked = read_question(question, shortened_catalog, _adam())
+
+    assert asked is not None
+    assert asked.paper_ids == (paper,)
+
+
 @pytest.mark.parametrize(("scope", "paper"), [((), "1412.6980"), (("2010.11929",), "2010.11929")])
 def test_a_name_of_several_papers_is_read_as_the_one_the_question_is_scoped_to(
     shortened_catalog: Catalog, scope: tuple[str, ...], paper: str

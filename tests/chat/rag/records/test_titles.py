@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from chat.rag.records import titles
-from chat.rag.records.questions import _by_title, _title_head_paper, _title_row, paper_titled
-from chat.rag.records.titles import titles_of
+from chat.rag.records.questions import _by_title, _title_row, paper_titled
+from chat.rag.records.titles import title_head_paper, titles_of
 from ingest.index.catalog import Catalog
 from ingest.index.records import Chunk, Paper
 
@@ -45,7 +45,7 @@ def test_the_lookups_find_what_the_catalog_holds(catalog: Catalog) -> None:
     assert paper_titled("what is new in attention is all you need?", catalog) is None
     assert _by_title("what is new in attention is all you need?", catalog) == "1706.03762"
     assert _title_row(catalog, " ATTENTION is all you need ") == "1706.03762"
-    assert _title_head_paper("batch normalization", catalog) == "1502.03167"
+    assert title_head_paper("batch normalization", catalog) == "1502.03167"
     assert _title_row(catalog, "über große sprachmodelle im test") is None, (
         "SQLite's lower() leaves Ü and ß as they are, and so do the titles in memory"
     )
