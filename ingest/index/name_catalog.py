@@ -13,7 +13,7 @@ from ingest.index.catalog import Catalog
 from ingest.index.names.mining import mine_paper
 
 # Bumped when mining changes: every paper's names are mined again on the next open.
-NAMES_VERSION = "9"
+NAMES_VERSION = "10"
 _META_KEY = "names_version"
 # The defining rows of a name read at question time: its most explicit few hundred (a
 # common acronym such as "LLM" is defined by thousands of papers, and which of them is

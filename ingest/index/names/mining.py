@@ -144,6 +144,8 @@ def _valid_pair(short: str, long: str) -> str | None:
     found = _spelled_by_initials(short, tail, tail[start:].strip(_AROUND_A_LONG_FORM))
     if len(found) <= len(short) or len(found) > _MAX_LONG_CHARS or not found[0].isalnum():
         return None
+    if short in found.split():
+        return None  # "AI Level of Detail (AI LOD)": a longer name, not what AI stands for
     if capitalised and not _initials_spell(short, found):
         return None
     return found
@@ -294,10 +296,12 @@ def names_given(sentence: str) -> list[str]:
 def initialism(name: str) -> str | None:
     """The initials of a hyphenated or multi-word name, case kept: "Fusion-in-Decoder" ->
     "FiD"; None for one word, fewer than two capitals, or a name that is already short
-    ("CAV-MAE" is not "CM")."""
+    ("CAV-MAE" is not "CM", nor "AoD-IP" "AI")."""
     parts = [p for p in re.split(r"[-\s]+", name) if p]
     if not any(c.islower() for p in parts for c in p[1:]):
         return None
+    if any(sum(c.isupper() for c in p) > 1 for p in parts):
+        return None  # made of short names itself: "AoD-IP" is not "AI"
     letters = "".join(p[0] for p in parts if p[0].isalpha())
     if len(parts) < 2 or len(letters) != len(parts) or sum(c.isupper() for c in letters) < 2:
         return None

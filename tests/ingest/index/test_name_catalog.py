@@ -239,6 +239,16 @@ def test_a_short_name_is_not_given_initials_of_its_own() -> None:
     assert initialism("Fusion-in-Decoder") == "FiD"
     assert initialism("CAV-MAE") is None
     assert initialism("GPT-4") is None
+    assert initialism("AoD-IP") is None  # short names joined; its capitals spell no name
+
+
+def test_a_long_form_that_prints_its_short_form_is_a_longer_name() -> None:
+    text = "We propose AI Level of Detail (AI LOD), a framework for NPCs."
+
+    assert ("AI", "AI Level of Detail") not in _pairs(text)
+    assert _pairs("We study Artificial Intelligence (AI) in games.") == [
+        ("AI", "Artificial Intelligence")
+    ]
 
 
 def test_a_word_of_the_long_form_does_not_present_it_as_the_papers_own() -> None:
