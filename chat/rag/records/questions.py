@@ -40,7 +40,10 @@ _FIELDS = (
      r"|\bwhere (?:was|were|did) .*\b(?:published|presented|accepted|appear)"),
     (DATE, r"\bwhen (?:was|were|did|is)\b.*\b(?:published|submitted|released|posted|appear"
      r"|come out|written)|\b(?:what|which) (?:year|date|month)\b|\bpublication date\b"),
-    (CATEGORY, r"\b(?:arxiv )?categor(?:y|ies)\b|\bsubject class"),
+    # The paper's categories, not a dataset's ("how do they split the ILSVRC categories").
+    (CATEGORY, r"\barxiv categor|\bsubject class|\bin (?:what|which) categor(?:y|ies)\b"
+     r"|\bcategor(?:y|ies) of (?:the|this|that|its) paper\b|\b(?:what|which) categor(?:y|ies)"
+     r"\b[^?]*\b(?:in|under|listed|filed|belongs? to|falls? under)\s*\??\s*$"),
     (VERSION, r"\b(?:which|what|latest|current) version\b|\bhow many versions\b"),
 )  # fmt: skip
 # Which of two came first: "Which came out first, X or Y?", "Was X or Y submitted first?"

@@ -11,6 +11,7 @@ from chat.rag.names.recognition import NameRecogniser
 from chat.rag.records.answers import record_answer
 from chat.rag.records.questions import (
     AUTHORS,
+    CATEGORY,
     DATE,
     PAPERS_BY,
     VENUE,
@@ -46,6 +47,23 @@ def test_record_questions_are_told_from_questions_about_content() -> None:
     assert asked_field("Which venue was 1907.00326 accepted to?") == VENUE
     assert asked_field("What papers by Yang Liu are there?") == PAPERS_BY
     assert asked_field("What does RETRO retrieve?") is None
+
+
+@pytest.mark.parametrize(
+    ("question", "field"),
+    [
+        ("What category is BEIR in?", CATEGORY),
+        ("Which category does RAG belong to?", CATEGORY),
+        ("What are the arXiv categories of RETRO?", CATEGORY),
+        ("In which category was DPR posted?", CATEGORY),
+        # A dataset's or a task's categories are the paper's content.
+        ("How do they split the ILSVRC-2017 categories into seen and unseen?", None),
+        ("Which categories of lawsuits does Multi-LexSum cover?", None),
+        ("Can a small network sort medical scans into categories?", None),
+    ],
+)
+def test_a_category_question_asks_for_the_papers_own(question: str, field: str | None) -> None:
+    assert asked_field(question) == field
 
 
 def test_dates_read_as_a_month_or_a_day() -> None:
