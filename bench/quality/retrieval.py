@@ -10,7 +10,8 @@ relevance policy refuses unanswerable and answerable questions.
 
 Then each retrieval variant of `VARIANTS` (the levers for questions in
 everyday words: WordNet's synonyms in the BM25 query, dense pseudo-relevance
-feedback; off, each alone, both) over every question with a gold paper, the
+feedback; off, each alone, both, and dense feedback for the questions the style
+classifier reads as in everyday words alone) over every question with a gold paper, the
 held-out hard questions (`bench/data/hard_heldout.jsonl`) among them: recall
 @1/@5 of the hybrid ranking by kind (plain-language, short, messy, abstract,
 PDF questions), on the development questions and on the held-out third
@@ -67,12 +68,18 @@ KIND_ORDER = ("plain", "short", "messy", "abstracts", "PDFs")
 # Each lever for questions in everyday words alone and together, as the settings give
 # them otherwise; the first row is both off, the product before them.
 SYNONYMS_ON = {"terms": 8, "weight": 0.5}
-DENSE_FEEDBACK_ON = {"passages": 3, "weight": 0.5}
+DENSE_FEEDBACK_ON = {"passages": 3, "weight": 0.5, "layman_share": 0.0}
+# Dense feedback for the questions in everyday words alone (`DenseFeedbackConfig.layman_share`).
+DENSE_FEEDBACK_LAYMAN = {**DENSE_FEEDBACK_ON, "layman_share": 0.8}
 VARIANTS: tuple[tuple[str, dict[str, dict[str, Any]]], ...] = (
     ("levers off", {"synonyms": {"terms": 0}, "dense_feedback": {"passages": 0}}),
     ("WordNet synonyms", {"synonyms": SYNONYMS_ON, "dense_feedback": {"passages": 0}}),
     ("dense feedback", {"synonyms": {"terms": 0}, "dense_feedback": DENSE_FEEDBACK_ON}),
     ("both", {"synonyms": SYNONYMS_ON, "dense_feedback": DENSE_FEEDBACK_ON}),
+    (
+        "dense feedback, layman only",
+        {"synonyms": {"terms": 0}, "dense_feedback": DENSE_FEEDBACK_LAYMAN},
+    ),
 )
 
 

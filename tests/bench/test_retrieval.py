@@ -39,6 +39,17 @@ def test_the_first_variant_turns_both_levers_off_and_keeps_the_rest() -> None:
     assert off.synonyms.weight == base.synonyms.weight
 
 
+def test_the_layman_variant_is_dense_feedback_for_the_layman_style_alone() -> None:
+    base = RetrievalConfig()
+    variants = dict(VARIANTS)
+
+    every = variant_config(base, variants["dense feedback"]).dense_feedback
+    layman = variant_config(base, variants["dense feedback, layman only"]).dense_feedback
+
+    assert every.layman_share == 0
+    assert layman == dataclasses.replace(every, layman_share=base.style.layman_share)
+
+
 class _Retriever:
     """Enough of a Retriever for the variants' loop over no questions."""
 
@@ -65,8 +76,9 @@ def test_a_variant_needing_wordnet_is_left_out_and_said_so_when_the_database_is_
     assert report["WordNet synonyms"] == {"skipped": f"no WordNet database in {tmp_path}"}
     assert "skipped" in report["both"]
     # Only the variants that do not widen the query by WordNet ran.
-    assert [c.synonyms.terms for c in retriever.configs] == [0, 0]
+    assert [c.synonyms.terms for c in retriever.configs] == [0, 0, 0]
     assert {row["variant"] for row in variants_table(report, ("dev",)).rows} == {
         "levers off",
         "dense feedback",
+        "dense feedback, layman only",
     }

@@ -8,18 +8,21 @@ second BM25 query, whose hits are fused as a list of their own.
 
 On the dense side the same idea moves the question's vector (Rocchio): toward
 the mean of the vectors of its best first-pass passages, and the vector
-store is searched again with the moved one (`DenseFeedbackConfig`).
+store is searched again with the moved one (`DenseFeedbackConfig`), for every
+question or only for those in everyday words (`chat.rag.retrieval.style`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from chat.rag.bounds import check_bounds, described
+from chat.rag.retrieval.style import Frequencies, StyleConfig, indexed_style
+from chat.rag.retrieval.vocabulary import VocabularyConfig
 from ingest.index.lexical.analysis import terms
 from ingest.index.lexical.bm25 import inverse_document_frequency
 
@@ -165,7 +168,11 @@ class DenseFeedbackConfig:
 
     # Off: over the full index 3 passages lift the development plain-language questions'
     # R@5 from 0.377 to 0.449 but not the held-out ones', and cost a PDF and an abstract
-    # question their first place (docs/adaptation.md).
+    # question their first place (docs/adaptation.md). Given to the questions in everyday
+    # words alone (`layman_share` 0.8, the style's own), they keep the PDFs' first places
+    # and lift the development R@5 as much, the held-out one still not (0.452 either way),
+    # and a held-out abstract question read as in everyday words still loses its first
+    # place (`python -m bench.quality.retrieval`, "dense feedback, layman only").
     passages: int = field(
         default=0,
         metadata=described(
@@ -182,9 +189,28 @@ class DenseFeedbackConfig:
             at_least=0,
         ),
     )
+    layman_share: float = field(
+        default=0.0,
+        metadata=described(
+            "only for a question in everyday words: one of more than "
+            "`PAPERCHAT_RETRIEVAL__STYLE__SHORT_WORDS` words, with no typo or shorthand, whose "
+            "papers' words hold less than this share of its term weight; 0 for every question",
+            at_least=0,
+        ),
+    )
 
     def __post_init__(self) -> None:
         check_bounds(self)
+
+    def applies(
+        self, question: str, index: Frequencies, vocabulary: VocabularyConfig, style: StyleConfig
+    ) -> bool:
+        """Whether the question's vector is moved: when this is on, for a question in
+        everyday words (`indexed_style` with `layman_share`), or for every one."""
+        if not self.passages or not self.layman_share:
+            return bool(self.passages)
+        gate = replace(style, layman_share=self.layman_share)
+        return indexed_style(question, index, vocabulary, gate) == "layman"
 
 
 def moved_vector(question: np.ndarray, passages: Sequence[np.ndarray], weight: float) -> np.ndarray:

@@ -85,8 +85,8 @@ class Searches:
         vector = self.embedder.embed([question])[0]
         nearest = self.store.search(vector, self.config.candidates, filters)
         papers = self.catalog.chunk_papers([chunk_id for chunk_id, _ in nearest])
-        feedback = self.config.dense_feedback
-        if feedback.passages:
+        config, feedback = self.config, self.config.dense_feedback
+        if feedback.applies(question, self.lexical, config.vocabulary, config.style):
             first: dict[str, str] = {}
             for chunk_id, _ in nearest:
                 if chunk_id in papers and len(first) < feedback.passages:
@@ -107,12 +107,8 @@ class Searches:
 
     def _in_categories(self, paper_ids: set[str], categories: Sequence[str]) -> set[str]:
         wanted = set(categories)
-        keep = set()
-        for paper_id in paper_ids:
-            paper = self.catalog.get_paper(paper_id)
-            if paper is not None and wanted & set(paper.categories):
-                keep.add(paper_id)
-        return keep
+        papers = {paper_id: self.catalog.get_paper(paper_id) for paper_id in paper_ids}
+        return {i for i, p in papers.items() if p is not None and wanted & set(p.categories)}
 
     def lexical_search(
         self, question: str, filters: Filters, extra: Sequence[tuple[str, float]] = ()

@@ -22,11 +22,19 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Literal, Protocol
 
 from chat.rag.bounds import check_bounds, described
 from chat.rag.retrieval.fusion import FusionConfig
-from chat.rag.retrieval.vocabulary import english_zipf, question_words, weight_share
+from chat.rag.retrieval.vocabulary import (
+    VocabularyConfig,
+    english_zipf,
+    question_words,
+    scholarly_terms,
+    weight_share,
+)
+from ingest.index.lexical.analysis import terms
+from ingest.index.lexical.bm25 import inverse_document_frequency
 
 Style = Literal["short", "layman", "messy"]
 STYLES: tuple[Style, ...] = ("short", "layman", "messy")
@@ -116,3 +124,26 @@ def query_style(
     if weight_share(idf, scholarly) < config.layman_share:
         return "layman"
     return "messy"
+
+
+class Frequencies(Protocol):
+    """What the style reads of the lexical index (`ingest.index.lexical.bm25.LexicalIndex`)."""
+
+    def document_frequencies(self, stems: Sequence[str]) -> dict[str, int]: ...
+
+    def count(self) -> int: ...
+
+
+def indexed_style(
+    question: str, index: Frequencies, vocabulary: VocabularyConfig, config: StyleConfig
+) -> Style:
+    """`query_style` of `question` with its statistics read from `index`: the retriever's
+    own, but for the names the papers define, which count among the papers' words there
+    and not here."""
+    documents = index.count()
+    asked = list(dict.fromkeys(terms(question)))
+    behind = question_words(question)
+    frequency = index.document_frequencies(list(dict.fromkeys([*asked, *behind])))
+    idf = {t: inverse_document_frequency(frequency.get(t, 0), documents) for t in asked}
+    scholarly = [t for t in scholarly_terms(behind, frequency, documents, vocabulary) if t in idf]
+    return query_style(question, idf, scholarly, documents, config)

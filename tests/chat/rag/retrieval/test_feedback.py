@@ -112,3 +112,47 @@ def test_dense_feedback_searches_again_from_the_moved_vector(small_index: Wiring
 
     assert [hit[0] for hit in again] != [hit[0] for hit in first]
     assert {hit[1] for hit in first[:3]} <= {hit[1] for hit in again[:10]}
+
+
+# A question of `questions-hard.jsonl`'s layman style, and one of the papers' own words.
+LAYMAN = "How do you make a neural net forget less when learning new things?"
+KEYWORD = (
+    "How does NEX rank chain-of-thought samples without labels using exploration and "
+    "exploitation phases of MLP neurons?"
+)
+
+
+def test_feedback_for_everyday_words_moves_a_layman_question_and_not_a_keyword_one(
+    small_index: Wiring,
+) -> None:
+    off = small_index.retriever.with_config(
+        RetrievalConfig(dense_feedback=DenseFeedbackConfig(passages=0))
+    )
+    gate = DenseFeedbackConfig(passages=3, weight=1.0, layman_share=0.8)
+    gated = small_index.retriever.with_config(RetrievalConfig(dense_feedback=gate))
+
+    moved = gated.dense(LAYMAN, Filters())
+    kept = gated.dense(KEYWORD, Filters())
+
+    assert [hit[0] for hit in moved] != [hit[0] for hit in off.dense(LAYMAN, Filters())]
+    assert kept == off.dense(KEYWORD, Filters())
+
+
+def test_feedback_for_everyday_words_reads_the_style_from_the_index(small_index: Wiring) -> None:
+    lexical = small_index.retriever.lexical
+    config = RetrievalConfig()
+    gate = DenseFeedbackConfig(passages=3, layman_share=0.8)
+    expected = {
+        LAYMAN: True,
+        KEYWORD: False,
+        "sparse view CBCT recon w dual transfomer": False,  # short
+        "How does sparse-view CBCT recon w/ a dual-domain transfomer work?": False,  # messy
+    }
+
+    applied = {q: gate.applies(q, lexical, config.vocabulary, config.style) for q in expected}
+    ungated = DenseFeedbackConfig(passages=3).applies(
+        KEYWORD, lexical, config.vocabulary, config.style
+    )
+
+    assert applied == expected
+    assert ungated
