@@ -43,6 +43,8 @@ _DURATION = re.compile(
     r"[\d.,]+\s*(?:s|sec|seconds?|min|minutes?|h|hrs?|hours?|d|days?|weeks?|months?)$",
     re.IGNORECASE,
 )
+_ALGORITHM = re.compile(r"\s*Algorithm\s+\d")
+_HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
 # A size a row label prints apart ("3 B", "169 M"), read as the question writes it ("3B").
 _SPACED_SIZE = re.compile(r"(\d)\s+([KMBTkmbt])\b")
 
@@ -217,6 +219,17 @@ def labels_holding(wanted: frozenset[str], text: str) -> tuple[int, int]:
         header.update(terms(above))
         labels.update(terms(_SPACED_SIZE.sub(r"\1\2", _cells(line)[0])))
     return len(_abridged_in(wanted, header)), len(wanted & labels)
+
+
+def may_answer(question: str, setting: frozenset[str], text: str) -> bool:
+    """Whether a table can answer a question for a value: not an algorithm box read as a
+    table ("Algorithm 1 DetectGPT ..."), with a column for the setting asked ("what
+    mini-batch size"), and with a duration for "how long"."""
+    lines = text.split("\n")
+    if _ALGORITHM.match(lines[0]) or (setting and not labels_holding(setting, text)[0]):
+        return False
+    cells = [cell for line in lines for cell in _cells(line)]
+    return not _HOW_LONG.search(question) or any(_DURATION.match(c) for c in cells)
 
 
 def table_rows(source: Source, rank: int) -> list[Sentence]:

@@ -34,7 +34,7 @@ from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, answer_ki
 from chat.rag.extractive.notation import asked_symbols
 from chat.rag.extractive.scoring import counts
 from chat.rag.extractive.sentences import split_sentences
-from chat.rag.extractive.tables import labels_holding
+from chat.rag.extractive.tables import labels_holding, may_answer
 from chat.rag.names.definitions import asked_term, defines
 from chat.rag.names.matches import NameMatch, Recognised
 from chat.rag.retrieval.fusion import Candidate
@@ -371,11 +371,10 @@ def table_asked(
     best, most = "", 0
     for chunk in tables:
         header, labels = labels_holding(wanted, found.get(chunk, ""))
-        # The caption tells tables of like rows and columns apart ("nDCG@10"); a setting
-        # asked ("what mini-batch size") must be a column's.
+        # The caption tells tables of like rows and columns apart ("nDCG@10").
         told = len(wanted.intersection(terms(found.get(captions.get(chunk, ""), ""))))
-        setting = not answer.setting or labels_holding(answer.setting, found.get(chunk, ""))[0]
-        if header and labels and setting and header + labels + told > most:
+        fits = may_answer(question, answer.setting, found.get(chunk, ""))
+        if header and labels and fits and header + labels + told > most:
             best, most = chunk, header + labels + told
     if not best or best in {c.chunk_id for c in chosen[:2]}:
         return list(chosen)

@@ -81,3 +81,29 @@ def test_a_table_the_search_already_ranked_near_the_top_is_left_in_its_place() -
     found = table_asked("How many layers does the 3B model have?", chosen, RWKV, _figures, _texts)
 
     assert found == chosen
+
+
+def test_an_algorithm_box_and_a_table_with_no_duration_for_how_long_are_not_taken() -> None:
+    box = "2305.13048#table-62@0f"
+    texts = {
+        **TEXTS,
+        box: "Algorithm 1 Training | Algorithm 1 Training\n1: Input: layers | 3 B models, 32",
+    }
+    figures = [*FIGURES, Figure(box, "table", 62, 16, "")]
+
+    def read(chunks: Sequence[str]) -> Mapping[str, str]:
+        return {c: texts[c] for c in chunks if c in texts}
+
+    boxed = table_asked(
+        "How many layers does the algorithm use for 3B models?",
+        PROSE,
+        RWKV,
+        lambda _paper: [figures[0], figures[3]],
+        read,
+    )
+    lasting = table_asked(
+        "How long did the 3B model with 32 layers train?", PROSE, RWKV, _figures, _texts
+    )
+
+    assert _ids(boxed) == _ids(PROSE)
+    assert _ids(lasting) == _ids(PROSE)
