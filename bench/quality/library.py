@@ -18,10 +18,11 @@ answer to its first turn). An answer is right when it states the fact (every gro
 `answer_terms` has one of its strings in the text) and cites every gold paper; a
 citation-graph answer is right when it names or cites at least half of the gold papers
 (its recall). Also counted: the answers that state the fact in their opening, the text
-through their first citation (`leads`: the fact asked, first, rather than somewhere in
-the answer), the papers an answer cites that are not gold ("other cited", per answer; a
-citation-graph answer citing the paper asked about, `about`, is not counted for it) and
-the answers that declined.
+through the first citation that closes a sentence (`leads`: the fact asked, first,
+rather than somewhere in the answer; an answer over several papers, which states each
+one's fact, leads when it states them), the papers an answer cites that are not gold
+("other cited", per answer; a citation-graph answer citing the paper asked about,
+`about`, is not counted for it) and the answers that declined.
 
 Over the full index (`.cache/full-index`; `python -m bench.full_index` builds it) unless
 `--data-dir` names another; `--data-dir .cache/dev-index`, the development index, is the
@@ -61,6 +62,8 @@ OTHER_CITED_GOAL = 0.3  # papers cited per answer that are not gold, at most
 GRAPH_RECALL = 0.5
 COLUMNS = ("questions", "right", "fact", "leads", "gold recall", "other cited", "refused")
 _CITATION = re.compile(CITATION_PATTERN)
+# After a citation that closes its sentence: the end, a line, or the next sentence.
+_CLOSES = re.compile(r"[.!?]?(?:\s*$|\s*\n|\s+[^a-z\s])")
 
 
 def gold_of(row: Mapping[str, Any]) -> tuple[str, ...]:
@@ -82,10 +85,13 @@ def named(reply: Reply, papers: Iterable[str], titles: Mapping[str, str]) -> set
 
 
 def opening(text: str) -> str:
-    """What an answer says first: its text through its first citation (its first cited
-    claim and whatever framed it), all of it when it cites nothing."""
-    first = _CITATION.search(text)
-    return text if first is None else text[: first.end()]
+    """What an answer says first: its text through the first citation that closes a
+    sentence (its first cited claim and whatever framed it; "Title [arXiv:...] is by ..."
+    cites the title within its sentence), all of it when no citation closes one."""
+    for mark in _CITATION.finditer(text):
+        if _CLOSES.match(text, mark.end()):
+            return text[: mark.end()]
+    return text
 
 
 def score(reply: Reply, row: Mapping[str, Any], titles: Mapping[str, str]) -> dict[str, float]:
@@ -100,7 +106,9 @@ def score(reply: Reply, row: Mapping[str, Any], titles: Mapping[str, str]) -> di
     return {
         "right": float(right),
         "fact": float(fact),
-        "leads": float(fact and has_fact(opening(reply.text), row["answer_terms"])),
+        "leads": float(
+            fact and (len(gold) > 1 or has_fact(opening(reply.text), row["answer_terms"]))
+        ),
         "gold recall": recall,
         "other cited": float(len(cited - gold - asked)),
         "refused": float(reply.refused),

@@ -270,3 +270,10 @@ def test_an_answer_leads_with_the_fact_only_when_its_first_cited_claim_states_it
 
     assert (leading["right"], leading["leads"]) == (1.0, 1.0)
     assert (trailing["right"], trailing["leads"]) == (1.0, 0.0)
+
+
+def test_a_citation_within_the_first_sentence_does_not_end_the_opening() -> None:
+    row = {**FACT, "kind": "who_when", "answer_terms": [["Devlin"]]}
+    text = "BERT: Pre-training [arXiv:1810.04805] is by Jacob Devlin. [arXiv:1810.04805]"
+
+    assert score(reply(text, "1810.04805"), row, {})["leads"] == 1.0
