@@ -142,6 +142,8 @@ _AFFILIATION = (
 # Characters without which a sentence holds no code, math or address (a quick first look).
 _CODE_MARKS = frozenset("{}=<>_\\$|+^(\u2212\u00d7\u2211\u220f\u222b\u2208\u2264\u2265\u2248\u00b7")
 _CODE_STARTS = ("def ", "class ", "import ", "from ", "return ")
+# A sentence that opens with these carries on an equation: "= E[g t 2 ] (1 - b2) ...".
+_EQUATION_GOES_ON = ("=", "+", "\u2212", "\u00b7", "\u2264", "\u2265", "\u2248")
 _CAPTION_WORDS = ("Fig", "Tab", "Algorithm", "Listing", "Top", "Bottom", "Left", "Right",
                   "Middle", "Center", "Inset", "(left", "(right", "(middle", "(top", "(bottom",
                   "(center", "...", "\u2026")  # fmt: skip
@@ -244,7 +246,7 @@ def is_code_or_math(sentence: str) -> bool:
     single = sum(
         1 for t in tokens if len(t.strip(".,;:()[]")) == 1 and t.strip(".,;:()[]").isalpha()
     )
-    if _COMMENT.search(sentence):
+    if _COMMENT.search(sentence) or sentence.startswith(_EQUATION_GOES_ON):
         return True
     return code >= 2 or math > max(3, len(tokens) // 6) or single > max(3, len(tokens) // 4)
 

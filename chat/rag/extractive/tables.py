@@ -43,7 +43,9 @@ _DURATION = re.compile(
     r"[\d.,]+\s*(?:s|sec|seconds?|min|minutes?|h|hrs?|hours?|d|days?|weeks?|months?)$",
     re.IGNORECASE,
 )
+# An algorithm box read as a table: "Algorithm 1 ..." over its steps "1: ...", "2: ...".
 _ALGORITHM = re.compile(r"\s*Algorithm\s+\d")
+_STEP = re.compile(r"(?:^|\|)\s*\d{1,2}:\s", re.MULTILINE)
 _HOW_LONG = re.compile(r"\bhow long\b", re.IGNORECASE)
 # A size a row label prints apart ("3 B", "169 M"), read as the question writes it ("3B").
 _SPACED_SIZE = re.compile(r"(\d)\s+([KMBTkmbt])\b")
@@ -72,7 +74,9 @@ def _is_number(cell: str) -> bool:
 
 def table_cells(text: str) -> list[Cell]:
     """The numbers of a table's text with their row labels and column headers; none
-    when it has no header line as wide as its rows."""
+    when it has no header line as wide as its rows, or is an algorithm box."""
+    if is_algorithm(text):
+        return []
     lines = [_REFERENCE_MARK.sub("", line).strip() for line in text.split("\n") if line.strip()]
     headers: list[list[str]] = []
     found: list[Cell] = []
@@ -221,14 +225,19 @@ def labels_holding(wanted: frozenset[str], text: str) -> tuple[int, int]:
     return len(_abridged_in(wanted, header)), len(wanted & labels)
 
 
+def is_algorithm(text: str) -> bool:
+    """Whether a table's text is an algorithm box ("Algorithm 1 FlashAttention", numbered
+    steps "1: Load Q, K by blocks"): its numbers are steps and symbols, not values."""
+    return _ALGORITHM.match(text) is not None or len(_STEP.findall(text)) >= 2
+
+
 def may_answer(question: str, setting: frozenset[str], text: str) -> bool:
     """Whether a table can answer a question for a value: not an algorithm box read as a
     table ("Algorithm 1 DetectGPT ..."), with a column for the setting asked ("what
     mini-batch size"), and with a duration for "how long"."""
-    lines = text.split("\n")
-    if _ALGORITHM.match(lines[0]) or (setting and not labels_holding(setting, text)[0]):
+    if is_algorithm(text) or (setting and not labels_holding(setting, text)[0]):
         return False
-    cells = [cell for line in lines for cell in _cells(line)]
+    cells = [cell for line in text.split("\n") for cell in _cells(line)]
     return not _HOW_LONG.search(question) or any(_DURATION.match(c) for c in cells)
 
 
@@ -255,7 +264,9 @@ def read_rows(text: str) -> list[tuple[int, str, str]]:
     column's name, not a number; a line of one label, "Published", is a group's): read
     column by column when every one is as wide as the row ("TriviaQA" over "EM":
     "TriviaQA EM"), else the first as printed; "" when the table opens with rows. A
-    table printed after another in one chunk has its own header."""
+    table printed after another in one chunk has its own header. None of an algorithm box."""
+    if is_algorithm(text):
+        return []
     lines = [_REFERENCE_MARK.sub("", line).strip() for line in text.split("\n")]
     rows: list[tuple[int, str, str]] = []
     headers: list[str] = []

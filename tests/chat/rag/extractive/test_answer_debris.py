@@ -65,6 +65,23 @@ def test_a_pseudo_code_line_with_a_comment_is_never_quoted() -> None:
     ]
 
 
+def test_a_sentence_that_carries_on_an_equation_is_never_quoted() -> None:
+    text = (
+        "= E[g t 2 ] \u00b7 (1 \u2212 \u03b22) + \u03b6 (3) where \u03b6 = 0 if the true second "
+        "moment is stationary; otherwise the decay rate \u03b21 can be chosen small. Good "
+        "default settings for the tested problems are \u03b21 = 0.9 and \u03b22 = 0.999."
+    )
+    sources = [source(1, "1412.6980", text)]
+
+    pieces = extract_answer("What default decay rates does Adam use?", sources)
+
+    assert not any("E[g" in piece for piece in pieces)
+    assert (
+        "Good default settings for the tested problems are \u03b21 = 0.9 and \u03b22 = 0.999. "
+        "[arXiv:1412.6980]"
+    ) in pieces
+
+
 def _pdf_reference_sources() -> list[Source]:
     parsed = parse_pdf(str(PDFS / "1706.03762v7.pdf"))
     blocks = [b for b in parsed.blocks if b.is_references and b.text.startswith("[")]

@@ -240,3 +240,26 @@ def test_labels_holding_counts_header_and_row_label_terms_apart() -> None:
 
     assert labels_holding(wanted, _RWKV_TABLE) == (2, 1)  # "3 B" read as "3B"
     assert labels_holding(frozenset({"batch"}), _RWKV_TABLE) == (0, 0)
+
+
+def test_an_algorithm_box_read_as_a_table_is_no_table_of_values() -> None:
+    box = (
+        "Algorithm 2 STaR |\n"
+        "| Input M0: an initial pretrained LLM; questions X w/ few-shot prompts\n"
+        "1: M \u2190 M0 |\n"
+        "2: for iteration in n_iterations do # Outer loop | 2: for iteration in n_iterations do"
+    )
+    steps = "9: | for 1 \u2264 i \u2264 Tr do\n10: | Load Qi, Oi from HBM to on-chip SRAM."
+    prose = "For each outer loop we prompt with each of the 9,741 training questions."
+    sources = [
+        make_source(1, "2203.14465", box, kind="table", section="Algorithm 2", page=3),
+        make_source(2, "2205.14135", steps, kind="table", section="", page=20),
+        source(3, "2203.14465", prose),
+    ]
+
+    answer = compose("How many training questions do they prompt with in each outer loop?", sources)
+
+    assert [s.text for s in answer.sentences if s.is_row] == []
+    assert read_rows(box) == []
+    assert read_rows(steps) == []
+    assert "9,741" in "".join(answer.pieces())
