@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 # Titles are found in a text by their first characters: no title shorter is looked for.
 KEY_CHARS = 12
 # Capitalised words in a row, as a title is written ("Beyond Summarization").
+_MOST_HEAD_WORDS = 8  # a title's part before its colon is looked for up to this long
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*)+")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 
@@ -100,9 +101,12 @@ class Titles:
             with self._lock:
                 if self._heads is None:
                     self._heads = self._by_head(fold)
+        found = self._heads.get(head, ())
+        if not found:
+            return []
         words = ".*?".join(re.escape(word) for word in head.split())
         in_order = re.compile(f"{words}.*:", re.DOTALL)
-        return [t for t in self._heads.get(head, ()) if in_order.match(self.lower(t.title))]
+        return [t for t in found if in_order.match(self.lower(t.title))]
 
     def _by_head(self, fold: Callable[[str], str]) -> dict[str, list[Title]]:
         heads = defaultdict(list)
@@ -170,7 +174,7 @@ def capitalised_head(question: str, catalog: Catalog) -> tuple[str, str | None]:
     ..."), folded, with its first submitted paper; ("", None) when it writes none."""
     for match in _CAPITALISED_RUN.finditer(question):
         words = match[0].split()
-        for size in range(len(words), 1, -1):  # the longest first
+        for size in range(min(len(words), _MOST_HEAD_WORDS), 1, -1):  # the longest first
             for start in range(len(words) - size + 1):
                 head = folded(" ".join(words[start : start + size]))
                 if found := title_head_paper(head, catalog):
