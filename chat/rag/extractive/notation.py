@@ -38,6 +38,13 @@ def with_symbols(question: str) -> str:
     return f"{question} {' '.join(printed)}" if printed else question
 
 
+def printed_symbol(term: str) -> str:
+    """The symbol a term spelling a Greek letter stands for, as a paper prints it ("beta2":
+    "β2", "epsilon": "ε"); "" for any other term."""
+    match = _SPELLED.fullmatch(term)
+    return _LETTERS[match.group(1).lower()] + (match.group(2) or "") if match else ""
+
+
 # A line of an algorithm box that names its symbols: "Require: β1, β2 ∈ [0, 1): Exponential
 # decay rates for the moment estimates", "Input: η: learning rate".
 _BOX_LINE = re.compile(

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from chat.rag.extractive.notation import printed_symbol
 from chat.rag.extractive.sentences import Sentence
 from chat.rag.extractive.word_forms import families_of, family_terms, with_family_terms
 from chat.rag.names.definitions import find_name, is_name, long_form_of
@@ -269,7 +270,9 @@ class QuestionTerms:
         held = set().union(*(found[s] for s in chosen))
         anywhere = set().union(*found.values())
         wanted = [t for t in self.content if t not in _ASKING_TERMS and len(t) > 2]
-        missing = [t for t in wanted if t not in held and t not in anywhere]
+        # "beta2" is there where the sources print "β2".
+        said = held | anywhere
+        missing = [t for t in wanted if t not in said and printed_symbol(t) not in said]
         named = [t for t in missing if t in self.names or any(c.isdigit() for c in t)]
         words = [t for t in missing if t not in named and not self._verb_shaped(t)]
         if len(words) < _MISSING_SHARE * len(wanted):

@@ -68,3 +68,16 @@ def test_the_surnames_of_a_byline_the_question_names_a_paper_by_are_not_missed()
 
     assert not pieces[0].startswith("Only part"), pieces[0]
     assert "Self-Taught Reasoner" in pieces[0]
+
+
+def test_a_greek_letter_the_question_spells_out_is_covered_where_a_source_prints_it() -> None:
+    sources = [
+        source(1, "1412.6980", "Good default values for Adam on the tested problems are "
+               "\u03b11 = 0.001, \u03b21 = 0.9 and \u03b22 = 0.999."),
+    ]  # fmt: skip
+
+    printed = extract_answer("What value of beta2 does Adam use by default?", sources)
+    missing = extract_answer("What value of gamma3 does Adam use by default?", sources)
+
+    assert not printed[0].startswith("Only part"), printed[0]
+    assert missing[0].startswith("Only part"), missing[0]
