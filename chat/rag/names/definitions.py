@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ingest.index.names.mining import initialism, names_given
+from ingest.index.names.mining import QUOTES, initialism, names_given
 
 _ASKS = (
     re.compile(r"^what (?:does|do|did) (?P<term>.+?) (?:stand|stands) for\b", re.IGNORECASE),
@@ -158,9 +158,6 @@ def _in_order(letters: list[str], text: str) -> bool:
     return True
 
 
-_QUOTES = "\"'\u2018\u2019\u201c\u201d"
-
-
 def long_form_before(sentence: str, acronym: str, flags: int = 0) -> str:
     """The long form printed just before "(acronym)", as in "Zero Redundancy Optimizer
     (ZeRO)", or ""."""
@@ -168,7 +165,7 @@ def long_form_before(sentence: str, acronym: str, flags: int = 0) -> str:
         before = sentence[: match.start()].rstrip()
         # A long form set in quotes is read without them: "the \u2018Semantic Alignment
         # Network\u2019 (SAN)".
-        quoted = (t.strip(_QUOTES) for t in re.findall(r"[^\s(),;:]+", before))
+        quoted = (t.strip(QUOTES) for t in re.findall(r"[^\s(),;:]+", before))
         tokens = [t for t in quoted if t]
         for count in range(1, min(len(tokens), len(acronym) + 2) + 1):
             phrase = " ".join(tokens[-count:])

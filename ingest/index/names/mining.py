@@ -154,9 +154,10 @@ def _valid_pair(short: str, long: str) -> str | None:
 # What separates a long form's words, whose first letters its short form takes: spaces and
 # hyphens or dashes ("Fusion-in-Decoder").
 _WORD_BREAK = r"[\s\-\u2010-\u2014]+"
-# Punctuation a long form may stand between, which is not the long form's: "the 'Semantic
-# Alignment Network' (SAN)".
-_AROUND_A_LONG_FORM = " ,;:-\"'\u2018\u2019\u201c\u201d"
+# The quotes a long form may be set in, which are not the long form's: "the 'Semantic
+# Alignment Network' (SAN)"; with the punctuation it may stand between.
+QUOTES = "\"'\u2018\u2019\u201c\u201d"
+_AROUND_A_LONG_FORM = f" ,;:-{QUOTES}"
 
 
 def _spelled_by_initials(short: str, tail: str, found: str) -> str:
