@@ -67,28 +67,31 @@ def authored_paper(
     alike."""
     doing = [m for m in _DOING.finditer(question) if m["also"] or m["others"]]
     for match in [*(m for p in _PATTERNS for m in p.finditer(question)), *doing]:
-        if named_papers is not None and (named := named_papers(match["what"])):
-            by = papers_by_surname(catalog.db, match["who"], _MOST_PAPERS + 1) & named
-            if len(by) == 1:
-                return next(iter(by))
-        found = _paper_of(catalog, match["who"], match["also"], match["what"])
+        papers = papers_by_surname(catalog.db, match["who"], _MOST_PAPERS + 1)
+        named = named_papers(match["what"]) if named_papers is not None else set()
+        if len(by := papers & named) == 1:
+            return next(iter(by))
+        found = _paper_of(catalog, papers, match["who"], match["also"], match["what"])
         if found is not None:
             return found
-    for match in _BYLINE_ALONE.finditer(question):
-        if match["also"] and (found := _paper_of(catalog, match["who"], match["also"], "")):
+    for match in (m for m in _BYLINE_ALONE.finditer(question) if m["also"]):
+        papers = papers_by_surname(catalog.db, match["who"], _MOST_PAPERS + 1)
+        if found := _paper_of(catalog, papers, match["who"], match["also"], ""):
             return found
     return None
 
 
-def _paper_of(catalog: Catalog, who: str, also: str | None, what: str) -> str | None:
-    """The paper of `who` (and `also`) that `what` describes: the one whose title shares the
-    most of its words; or, given two surnames, the one paper of the library they share,
-    however the question describes it ("Izacard and Grave's passage-fusing reader")."""
-    papers = papers_by_surname(catalog.db, who, _MOST_PAPERS + 1)
+def _paper_of(
+    catalog: Catalog, papers: set[str], who: str, also: str | None, what: str
+) -> str | None:
+    """The paper of `who` (`papers`, theirs as the byline index gives them) and `also` that
+    `what` describes: the one whose title shares the most of its words; or, given two
+    surnames, the one paper of the library they share, however the question describes it
+    ("Izacard and Grave's passage-fusing reader")."""
     if also:
         with_also = papers_by_surname(catalog.db, also, _MOST_PAPERS + 1)
         whole = max(len(papers), len(with_also)) <= _MOST_PAPERS  # neither list cut short
-        papers &= with_also
+        papers = papers & with_also
         if whole and len(papers) == 1:
             return next(iter(papers))
     wanted = set(terms(what))  # stop words ("what does the") leave no term
