@@ -94,7 +94,7 @@ class NameRecogniser:
 
     def _recognise(self, question: str) -> Recognised:
         config = self.config
-        asked = tokens(question)
+        asked = _with_variant_heads(tokens(question))
         if not asked:
             return Recognised()
         phrases = named_phrases(question, asked)
@@ -363,3 +363,16 @@ def boost(
     ]
     raised.sort(key=lambda c: c.score, reverse=True)
     return raised
+
+
+# What follows a name to say which of its models is meant: "BERT-large", "ViT-Huge", "T5-11B".
+_VARIANT = re.compile(
+    r"(?P<head>.+?)-(?:base|large|small|medium|huge|tiny|mini|big|xl|xxl|\d+(?:\.\d+)?[kmb])", re.I
+)
+
+
+def _with_variant_heads(asked: list[str]) -> list[str]:
+    """The question's tokens with the name each variant's token is of ("BERT" after
+    "BERT-large"): the variant's own paper is that name's."""
+    heads = [m["head"] for t in asked if (m := _VARIANT.fullmatch(t))]
+    return [*asked, *(h for h in dict.fromkeys(heads) if h not in asked)]

@@ -387,3 +387,14 @@ def test_words_typed_apart_are_found_as_whole_words_in_any_case() -> None:
 
     assert apart == {"at-start", "hyphened", "new-line"}
     assert joined == {"joined"}
+
+
+def test_a_models_variant_is_read_as_the_name_it_is_of(names: NameCatalog) -> None:
+    """RETRO's paper names its models by size; "RETRO-7B" and "Retro-large" are RETRO."""
+    sized = _recogniser(names).recognise("How many layers does RETRO-7B have?")
+    large = _recogniser(names).recognise("Is Retro-large trained longer?")
+    numbered = _recogniser(names).recognise("Is RETRO-2 a sequel?")
+
+    assert [m.name for m in sized.matches] == ["Retro"]
+    assert [m.name for m in large.matches] == ["Retro"]
+    assert numbered.matches == ()  # "-2" names another model, not a size of this one
