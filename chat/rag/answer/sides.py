@@ -19,8 +19,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from chat.rag.answer.stating import notation, stating_sentence
+from chat.rag.answer.stating import stating_sentence
 from chat.rag.extractive.answerer import compose, quoted_text
+from chat.rag.extractive.notation import notation
 from chat.rag.names.matches import Recognised
 from chat.rag.records.questions import asked_field, paper_titled, side_paper
 from chat.rag.retrieval.retrieved import Retrieved

@@ -10,8 +10,9 @@ dataset", "the top four hidden layers") state another number or none.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
+from chat.rag.extractive.notation import counted_noun, notation
 from chat.rag.extractive.sentences import Sentence, source_sentences
 from chat.rag.extractive.tables import table_rows
 from chat.rag.sources import Source
@@ -20,8 +21,6 @@ _NUMBER = r"\d[\d,.]*\s*(?:[kKMBT]\b|(?:thousand|million|billion|trillion)\b)?"
 # Words printed between a number and what it counts: "992 80GB A100 GPUs", "6 identical
 # layers"; a word more would count something else ("39B code tokens").
 _BETWEEN = r"(?:\s+(?:[\w-]*\d[\w-]*|identical|parallel|total))*"
-_SYMBOL = r"[A-Za-z]"
-_SAMPLED = frozenset({"participant", "subject", "user", "respondent", "people", "person"})
 
 
 def stating_sentence(
@@ -35,7 +34,7 @@ def stating_sentence(
     PaLM's 780 billion tokens on page 3, a finetuning set's 5.8B on page 20), then most of
     the counted words ("encoder" of "encoder layers") and of its name (`label`), then the
     first in the retrieved order. None when none states one."""
-    noun = _noun(counted)
+    noun = counted_noun(counted)
     if not noun:
         return None
     symbols = notation(counted, [source.text for source in sources])
@@ -49,37 +48,6 @@ def stating_sentence(
             score = (_held(sentence, kept), -(source.page or 0), _held(sentence, named), -rank)
             if best is None or score > best:
                 best, found = score, sentence
-    return found
-
-
-def _noun(counted: str) -> str:
-    """The counted word a number is printed with, singular or plural: "layers" of
-    "encoder layers" read as "layer"."""
-    words = counted.split()
-    if not words:
-        return ""
-    last = words[-1].lower()
-    return last[:-1] if last.endswith("s") and len(last) > 3 else last
-
-
-def notation(counted: str, texts: Iterable[str]) -> set[str]:
-    """The letters `texts` define for the counted thing: "the number of layers ... as L",
-    "#L = the number of layers", "N = 6 identical layers", "h = 8 parallel attention
-    layers, or heads"."""
-    noun = _noun(counted)
-    if not noun:
-        return set()
-    counted = rf"(?:[\w-]+\s+)?{re.escape(noun)}s?\b"
-    patterns = (
-        rf"number of {counted}[^;]{{0,40}}?\bas\s+({_SYMBOL})\b",
-        rf"#?({_SYMBOL})\s*=\s*the number of {counted}",
-        rf"\b({_SYMBOL})\s*=\s*\d+(?:\s+[\w-]+){{0,4}}?,?\s+(?:or\s+)?{counted}",
-    )
-    # A study's number of participants is its N ("A controlled lab study (N=10)").
-    found = {"N"} if noun in _SAMPLED else set()
-    for text in texts:
-        for pattern in patterns:
-            found.update(m[1] for m in re.finditer(pattern, text, flags=re.IGNORECASE))
     return found
 
 

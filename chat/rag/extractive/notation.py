@@ -12,8 +12,9 @@ estimates") is asked for by its description's words; the prose gives its value
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from chat.rag.extractive.sentences import split_sentences
 from ingest.index.lexical.analysis import terms
 
 # The letters papers name their settings by; not "phi", "chi", "nu" or "xi", which
@@ -90,3 +91,65 @@ def with_boxed_symbols(question: str, texts: Iterable[str]) -> str:
     """`question` with the symbols it asks for in words (`asked_symbols`) after it."""
     symbols = asked_symbols(question, texts)
     return f"{question} {' '.join(symbols)}" if symbols else question
+
+
+# A letter a paper names a count by ("L", "h", "N").
+_LETTER = r"[A-Za-z]"
+_SAMPLED = frozenset({"participant", "subject", "user", "respondent", "people", "person"})
+
+
+def counted_noun(counted: str) -> str:
+    """The counted word a number is printed with, singular or plural: "layers" of
+    "encoder layers" read as "layer"."""
+    words = counted.split()
+    if not words:
+        return ""
+    last = words[-1].lower()
+    return last[:-1] if last.endswith("s") and len(last) > 3 else last
+
+
+def notation(counted: str, texts: Iterable[str]) -> set[str]:
+    """The letters `texts` define for the counted thing: "the number of layers ... as L",
+    "#L = the number of layers", "N = 6 identical layers", "h = 8 parallel attention
+    layers, or heads"."""
+    noun = counted_noun(counted)
+    if not noun:
+        return set()
+    counted = rf"(?:[\w-]+\s+)?{re.escape(noun)}s?\b"
+    patterns = (
+        rf"number of {counted}[^;]{{0,40}}?\bas\s+({_LETTER})\b",
+        rf"#?({_LETTER})\s*=\s*the number of {counted}",
+        rf"\b({_LETTER})\s*=\s*\d+(?:\s+[\w-]+){{0,4}}?,?\s+(?:or\s+)?{counted}",
+    )
+    # A study's number of participants is its N ("A controlled lab study (N=10)").
+    found = {"N"} if noun in _SAMPLED else set()
+    for text in texts:
+        for pattern in patterns:
+            found.update(m[1] for m in re.finditer(pattern, text, flags=re.IGNORECASE))
+    return found
+
+
+def notation_stated(
+    counted: str, entities: Sequence[str], passages: Sequence[tuple[str, str]]
+) -> list[str]:
+    """The first of a paper's `passages` ((id, text) in reading order) with a sentence that
+    names an entity asked about and sets the letter the paper defines for what is
+    `counted` ("BERT-large (L=24, H=1024, A=16)"), then the passage defining it ("We
+    denote the number of layers ... as L"); [] when it defines none or sets it for none
+    of them."""
+    defining = [c for c, text in passages if notation(counted, [text])]
+    symbols = notation(counted, [text for c, text in passages if c in defining[:1]])
+    named = [e.lower() for e in entities if e]
+    if not symbols or not named:
+        return []
+    setting = _setting(symbols)
+    for chunk, text in passages:
+        for sentence in split_sentences(text):
+            if setting.search(sentence) and any(e in sentence.lower() for e in named):
+                return list(dict.fromkeys([chunk, defining[0]]))
+    return []
+
+
+def _setting(symbols: Iterable[str]) -> re.Pattern[str]:
+    """A pattern for one of `symbols` set to a number ("L=24", "h = 8")."""
+    return re.compile(rf"(?<![\w#])(?:{'|'.join(sorted(symbols))})\s*=\s*\d")

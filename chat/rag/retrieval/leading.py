@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from chat.rag.extractive.answer_type import NUMBER, SCORE, AnswerType, answer_kind
-from chat.rag.extractive.notation import asked_symbols
+from chat.rag.extractive.notation import asked_symbols, notation_stated
 from chat.rag.extractive.scoring import counts
 from chat.rag.extractive.sentences import split_sentences
 from chat.rag.extractive.tables import labels_holding, may_answer
@@ -188,9 +188,9 @@ def count_beside(
     search ranks first, of a name's several) that gives a number of what
     "how many" counts and holds two more of the question's terms ("How many tokens does
     the text of RETRO's training dataset total?": "The dataset consists of text documents
-    ... totalling over 5 trillion tokens"), when the search found none such: a paper
-    states its sizes once, in words the rest of it repeats. Unchanged for any other
-    question, or when the chunks hold that passage already."""
+    ... totalling over 5 trillion tokens"), else those setting and defining the letter it
+    counts them by (`notation_stated`): a paper states its sizes once, in words the rest of
+    it repeats. Unchanged for any other question, or when the chunks hold them already."""
     answer = AnswerType.parse(question)
     ranked = list(dict.fromkeys(c.paper_id for c in chosen))
     # Of each name's own papers, the one the search ranks first: the reading it took.
@@ -205,19 +205,22 @@ def count_beside(
     if filters.searched_papers and paper not in filters.searched_papers:
         return list(chosen)
     asked = set(terms(question)) - answer.counted - set(terms(" ".join(answer.entities)))
-    counted = [t[:_STEM_CHARS] for t in answer.counted]
+    counted, held = [t[:_STEM_CHARS] for t in answer.counted], {c.chunk_id for c in chosen}
     for chunk, text in passages(paper):
         lower = text.lower()
         if not _DIGIT.search(text) or not any(c in lower for c in counted):
             continue
         for sentence in split_sentences(text):
-            held = set(terms(sentence))
-            if len(asked & held) >= _SHARED_TERMS and counts(sentence, answer.counted):
-                if chunk in {c.chunk_id for c in chosen}:
+            shared = len(asked.intersection(terms(sentence)))
+            if shared >= _SHARED_TERMS and counts(sentence, answer.counted):
+                if chunk in held:
                     return list(chosen)
                 below = chosen[0].score - 1e-6
                 return [chosen[0], Candidate(chunk, paper, below), *chosen[1:]]
-    return list(chosen)
+    # Else where it sets the letter it counts them by: "BERT-large (L=24, H=1024, A=16)".
+    found = notation_stated(" ".join(answer.counted), answer.entities, passages(paper))
+    added = [Candidate(c, paper, chosen[0].score - 1e-6) for c in found if c not in held]
+    return [chosen[0], *added, *chosen[1:]]
 
 
 def _introduction_beside(

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from chat.rag.extractive.answerer import compose
-from chat.rag.extractive.notation import asked_symbols, boxed_notation, with_symbols
+from chat.rag.extractive.notation import (
+    asked_symbols,
+    boxed_notation,
+    notation_stated,
+    with_symbols,
+)
+from tests.chat.rag.extractive.conftest import source
 from tests.support.worlds.sources import make_source
 
 
@@ -80,3 +86,36 @@ def test_the_sentence_giving_the_boxed_symbols_values_answers() -> None:
     answer = compose("What default decay rates are recommended for the moment estimates?", sources)
 
     assert "β1 = 0.9, β2 = 0.999" in "".join(answer.pieces())
+
+
+BERT_PASSAGES = [
+    ("1810.04805#f3", "BERT is a multi-layer bidirectional Transformer encoder."),
+    ("1810.04805#f17", "In this work, we denote the number of layers (i.e., Transformer "
+                       "blocks) as L, the hidden size as H, and the number of self-attention "
+                       "heads as A."),
+    ("1810.04805#f18", "We primarily report results on two model sizes: BERT-base (L=12, "
+                       "H=768, A=12) and BERT-large (L=24, H=1024, A=16)."),
+]  # fmt: skip
+
+
+def test_the_passages_setting_and_defining_the_counted_letter_are_found() -> None:
+    found = notation_stated("layer", ["BERT-large"], BERT_PASSAGES)
+    other = notation_stated("layer", ["ViT-Huge"], BERT_PASSAGES)
+    undefined = notation_stated("token", ["BERT-large"], BERT_PASSAGES)
+
+    assert found == ["1810.04805#f18", "1810.04805#f17"]
+    assert other == []
+    assert undefined == []
+
+
+def test_given_both_passages_the_sentence_setting_the_counted_letter_answers() -> None:
+    distractor = "All layers of BERT-large have been fine-tuned, and BERT-large performs well."
+    sources = [
+        source(1, "1810.04805", distractor),
+        *(source(n, "1810.04805", text) for n, (_, text) in enumerate(BERT_PASSAGES, 2)),
+    ]
+
+    answer = compose("How many layers does BERT-large have?", sources)
+
+    assert answer.sentences[0].text.startswith("We primarily report results on two model")
+    assert "L=24" in "".join(answer.pieces())

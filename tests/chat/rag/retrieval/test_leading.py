@@ -266,3 +266,32 @@ def test_a_how_many_question_gets_the_passage_that_counts_it_in_the_named_paper(
 
     assert [c.chunk_id for c in joined] == [f"{RETRO}#3", f"{RETRO}#9", "2505.14319#0"]
     assert value == chosen
+
+
+BERT = "1810.04805"
+BERT_PASSAGES = [
+    (f"{BERT}#3", "BERT is a multi-layer bidirectional Transformer encoder."),
+    (f"{BERT}#17", "We denote the number of layers (i.e., Transformer blocks) as L, the hidden "
+                   "size as H, and the number of self-attention heads as A."),
+    (f"{BERT}#18", "We report results on two model sizes: BERT-base (L=12, H=768, A=12) and "
+                   "BERT-large (L=24, H=1024, A=16)."),
+]  # fmt: skip
+
+
+def test_a_count_the_paper_gives_by_its_letter_brings_the_setting_and_the_definition() -> None:
+    chosen = [Candidate(f"{BERT}#40", BERT, 2.0), Candidate("1901.11373#15", "1901.11373", 1.0)]
+    names = Recognised(matches=(NameMatch("BERT", "BERT", (), (BERT,), introducers=(BERT,)),))
+
+    joined = count_beside(
+        "How many layers does BERT-large have?",
+        chosen, names, Filters(), lambda paper: BERT_PASSAGES if paper == BERT else [],
+    )  # fmt: skip
+    tokens = count_beside(
+        "How many tokens does BERT-large read?",
+        chosen, names, Filters(), lambda paper: BERT_PASSAGES,
+    )  # fmt: skip
+
+    assert [c.chunk_id for c in joined] == [
+        f"{BERT}#40", f"{BERT}#18", f"{BERT}#17", "1901.11373#15"
+    ]  # fmt: skip
+    assert tokens == chosen
