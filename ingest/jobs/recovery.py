@@ -50,11 +50,12 @@ class JobIndexer(Indexer):
         except Exception as e:
             # Said here, by the thread that wrote: the job's task may have been ended
             # meanwhile (a worker that woke up past its lease), and its end logs no reason.
+            first = _first_cause(e)
             _log.warning(
                 "job %s: its write of %d units was not committed: %s",
                 self.job_id,
                 len(works),
-                str(e).strip() or type(e).__name__,
+                str(first).strip() or type(first).__name__,
             )
             raise
 
@@ -115,3 +116,12 @@ def recover_units(indexer: Indexer, units: Sequence[Unit]) -> int:
         rebuild_units(indexer.lexical, catalog, [*mine, *others])
     catalog.clear_pending([*mine, *others])
     return removed
+
+
+def _first_cause(error: BaseException) -> BaseException:
+    """The error that began `error`'s chain: a refusal by the server ("terminating
+    connection due to idle-in-transaction timeout") rather than the closed connection that
+    cleaning up after it met."""
+    while (earlier := error.__cause__ or error.__context__) is not None:
+        error = earlier
+    return error

@@ -16,7 +16,7 @@ from ingest.index.vectors.store import ChunkStore, open_chroma
 from ingest.index.writer import UnitWork
 from ingest.jobs.leases import LeaseLost
 from ingest.jobs.queue import open_queue, prepare
-from ingest.jobs.recovery import JobIndexer
+from ingest.jobs.recovery import JobIndexer, _first_cause
 from ingest.jobs.tasks import INGEST_PDF
 from tests.conftest import postgres_schema
 from tests.support.worlds.vectors import unit_vectors
@@ -89,3 +89,19 @@ def test_a_finished_job_forgets_its_units(parts: tuple[Catalog, ChunkStore, list
 
     assert noted == [("2101.00001", "fulltext")]
     assert indexer.noted() == []
+
+
+def _closed_after_a_refusal() -> None:
+    try:
+        raise RuntimeError("terminating connection due to idle-in-transaction timeout")
+    except RuntimeError:
+        raise ConnectionError("the connection is closed") from None
+
+
+def test_a_refused_write_is_logged_by_the_error_that_began_it() -> None:
+    with pytest.raises(ConnectionError) as raised:
+        _closed_after_a_refusal()
+
+    first = _first_cause(raised.value)
+
+    assert str(first) == "terminating connection due to idle-in-transaction timeout"

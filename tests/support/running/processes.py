@@ -15,3 +15,12 @@ def stop_process(process: subprocess.Popen[bytes], timeout: float = 30) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+# What a worker woken past its lease logs when its late commit is refused: by the lease guard,
+# or, when the stop caught it inside its transaction, by the server, which ended that session
+# (and its locks) after its idle timeout.
+LATE_COMMIT_REFUSED = (
+    r"not committed: .*(?:is no longer worker|idle-in-transaction|terminating connection"
+    r"|server closed the connection)"
+)
