@@ -137,16 +137,18 @@ def notation_stated(
     `counted` ("BERT-large (L=24, H=1024, A=16)"), then the passage defining it ("We
     denote the number of layers ... as L"); [] when it defines none or sets it for none
     of them."""
-    defining = [c for c, text in passages if notation(counted, [text])]
-    symbols = notation(counted, [text for c, text in passages if c in defining[:1]])
     named = [e.lower() for e in entities if e]
-    if not symbols or not named:
+    if not named:
+        return []
+    defined = ((chunk, notation(counted, [text])) for chunk, text in passages)
+    defining, symbols = next(((c, found) for c, found in defined if found), ("", set()))
+    if not symbols:
         return []
     setting = _setting(symbols)
     for chunk, text in passages:
         for sentence in split_sentences(text):
             if setting.search(sentence) and any(e in sentence.lower() for e in named):
-                return list(dict.fromkeys([chunk, defining[0]]))
+                return list(dict.fromkeys([chunk, defining]))
     return []
 
 
